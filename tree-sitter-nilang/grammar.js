@@ -1,0 +1,369 @@
+/**
+ * @file Tree-sitter grammar for NiLang, a reversible programming language.
+ * @license MIT
+ *
+ * Statements end at a newline or `;`. A newline is only a terminator where a
+ * statement may end; inside parentheses and brackets, and after a binary
+ * operator, it is ordinary white space (the same trick tree-sitter-go uses).
+ */
+
+/// <reference types="tree-sitter-cli/dsl" />
+// @ts-check
+
+const PREC = {
+  or: 1,
+  and: 2,
+  compare: 3,
+  add: 5,
+  mul: 6,
+  shift: 7,
+  unary: 8,
+  power: 9,
+  postfix: 10,
+};
+
+const IDENT = /[A-Za-z_\u00C0-\u024F\u0370-\u03FF\u2100-\u214F][A-Za-z0-9_\u00C0-\u024F\u0370-\u03FF\u2100-\u214F]*!?/;
+
+function commaSep(rule) {
+  return optional(commaSep1(rule));
+}
+
+function commaSep1(rule) {
+  return seq(rule, repeat(seq(',', rule)), optional(','));
+}
+
+module.exports = grammar({
+  name: 'nilang',
+
+  extras: $ => [$.comment, /\s/],
+
+  word: $ => $.identifier,
+
+  conflicts: $ => [
+    [$.generic_type, $._expression],
+    [$.type_identifier, $._expression],
+  ],
+
+  supertypes: $ => [$._statement, $._expression, $._type],
+
+  rules: {
+    source_file: $ => repeat(choice($.function_definition, $._terminator)),
+
+    // ---------------------------------------------------------------- items
+
+    function_definition: $ => seq(
+      optional(field('doc', $.docstring)),
+      repeat(field('attribute', $.function_attribute)),
+      'function',
+      field('name', $.identifier),
+      field('parameters', $.parameter_list),
+      optional(field('where', $.where_clause)),
+      field('body', optional($.block)),
+      'end',
+    ),
+
+    docstring: $ => $.string,
+
+    function_attribute: $ => choice('@kernel', '@inline'),
+
+    parameter_list: $ => seq(
+      '(',
+      commaSep(field('parameter', $.parameter)),
+      optional(seq(';', commaSep(field('keyword', $.keyword_parameter)))),
+      ')',
+    ),
+
+    parameter: $ => seq(
+      field('name', $.identifier),
+      optional(seq('::', field('type', $._type))),
+    ),
+
+    keyword_parameter: $ => seq(
+      field('name', $.identifier),
+      optional(seq('::', field('type', $._type))),
+      '=',
+      field('default', $._expression),
+    ),
+
+    where_clause: $ => seq(
+      'where',
+      choice(
+        seq(field('bound', $.type_bound), repeat(seq(',', field('bound', $.type_bound)))),
+        seq('{', commaSep1(field('bound', $.type_bound)), '}'),
+      ),
+    ),
+
+    type_bound: $ => prec.right(seq(
+      field('name', $.identifier),
+      optional(seq(
+        choice(':', '<:'),
+        field('trait', $.identifier),
+        repeat(seq('+', field('trait', $.identifier))),
+      )),
+    )),
+
+    // ---------------------------------------------------------------- types
+
+    _type: $ => choice($.type_identifier, $.generic_type, $.slice_type, $.tuple_type),
+
+    type_identifier: $ => $.identifier,
+
+    generic_type: $ => seq(
+      field('name', $.identifier),
+      choice('<', '{'),
+      commaSep1(field('argument', $._type)),
+      choice('>', '}'),
+    ),
+
+    slice_type: $ => seq('[', field('element', $._type), ']'),
+
+    tuple_type: $ => seq('(', commaSep(field('element', $._type)), ')'),
+
+    // ---------------------------------------------------------------- statements
+
+    _terminator: _ => choice('\n', ';'),
+
+    // The last statement of a block may sit on the line of its `end`.
+    block: $ => choice(
+      seq(repeat1($._line), optional($._statement)),
+      $._statement,
+    ),
+
+    _line: $ => choice($._terminator, seq($._statement, $._terminator)),
+
+    _statement: $ => choice(
+      $.instruction,
+      $.call_statement,
+      $.ancilla_statement,
+      $.if_statement,
+      $.while_statement,
+      $.for_statement,
+      $.begin_block,
+      $.inverse_statement,
+      $.routine_statement,
+      $.unroutine_statement,
+      $.safe_statement,
+      $.invcheckoff_statement,
+      $.inbounds_statement,
+      $.typecast_statement,
+    ),
+
+    instruction: $ => seq(
+      field('target', $._expression),
+      field('operator', $.instruction_operator),
+      field('value', $._expression),
+    ),
+
+    instruction_operator: _ => choice(
+      '+=', '-=', '⊻=', '^=', '*=', '/=', '=',
+      '.+=', '.-=', '.⊻=', '.^=', '.*=', './=', '.=',
+    ),
+
+    call_statement: $ => prec(1, seq(
+      field('function', $._callee),
+      field('arguments', $.argument_list),
+    )),
+
+    _callee: $ => choice(prec(PREC.postfix, $.identifier), $.parenthesized_inverse),
+
+    parenthesized_inverse: $ => seq('(', '~', field('function', $.identifier), ')'),
+
+    ancilla_statement: $ => seq(
+      field('name', $._expression),
+      field('direction', choice($.allocate, $.deallocate)),
+      field('value', $._expression),
+    ),
+
+    allocate: _ => choice('←', '<-'),
+    deallocate: _ => choice('→', '->'),
+
+    condition: $ => prec(1, seq(
+      '(',
+      field('pre', $._expression),
+      ',',
+      field('post', choice($._expression, $.same_as_pre)),
+      ')',
+    )),
+
+    same_as_pre: _ => '~',
+
+    if_statement: $ => seq(
+      'if',
+      field('condition', choice($.condition, $._expression)),
+      field('consequence', optional($.block)),
+      repeat(field('alternative', $.elseif_clause)),
+      optional(field('alternative', $.else_clause)),
+      'end',
+    ),
+
+    elseif_clause: $ => seq(
+      'elseif',
+      field('condition', choice($.condition, $._expression)),
+      field('body', optional($.block)),
+    ),
+
+    else_clause: $ => seq('else', field('body', optional($.block))),
+
+    while_statement: $ => seq(
+      'while',
+      field('condition', choice($.condition, $._expression)),
+      field('body', optional($.block)),
+      'end',
+    ),
+
+    for_statement: $ => seq(
+      'for',
+      field('variable', $.identifier),
+      choice('=', 'in', '∈'),
+      field('range', $.range),
+      field('body', optional($.block)),
+      'end',
+    ),
+
+    range: $ => seq(
+      field('start', $._expression),
+      ':',
+      field('step_or_stop', $._expression),
+      optional(seq(':', field('stop', $._expression))),
+    ),
+
+    begin_block: $ => seq('begin', field('body', optional($.block)), 'end'),
+
+    inverse_statement: $ => seq(
+      '~',
+      choice(
+        field('body', $._statement),
+        seq('(', field('body', $._statement), optional($._terminator), ')'),
+      ),
+    ),
+
+    routine_statement: $ => seq('@routine', field('body', $._statement)),
+
+    unroutine_statement: _ => token(seq('~', /[ \t]*/, '@routine')),
+
+    safe_statement: $ => seq('@safe', field('body', $._expression)),
+
+    invcheckoff_statement: $ => seq('@invcheckoff', field('body', $._statement)),
+
+    inbounds_statement: $ => seq('@inbounds', field('body', $._statement)),
+
+    typecast_statement: $ => seq(
+      field('cast', $.typecast),
+      field('arguments', $.argument_list),
+    ),
+
+    typecast: $ => seq('(', field('from', $._type), '=>', field('to', $._type), ')'),
+
+    // ---------------------------------------------------------------- expressions
+
+    _expression: $ => choice(
+      $.identifier,
+      $.integer,
+      $.float,
+      $.boolean,
+      $.string,
+      $.call,
+      $.broadcast_call,
+      $.index,
+      $.field_access,
+      $.adjoint,
+      $.unary,
+      $.binary,
+      $.parenthesized,
+      $.tuple,
+      $.macro_call,
+    ),
+
+    call: $ => prec(PREC.postfix, seq(
+      field('function', $._callee),
+      field('arguments', $.argument_list),
+    )),
+
+    broadcast_call: $ => prec(PREC.postfix, seq(
+      field('function', $._expression),
+      '.',
+      field('arguments', $.argument_list),
+    )),
+
+    argument_list: $ => seq(
+      '(',
+      commaSep(field('argument', $._expression)),
+      optional(seq(';', commaSep(field('keyword', $.keyword_argument)))),
+      ')',
+    ),
+
+    keyword_argument: $ => seq(field('name', $.identifier), '=', field('value', $._expression)),
+
+    index: $ => prec(PREC.postfix, seq(
+      field('value', $._expression),
+      '[',
+      commaSep1(field('index', choice($._expression, $.range, $.colon))),
+      ']',
+    )),
+
+    colon: _ => ':',
+
+    field_access: $ => prec(PREC.postfix, seq(
+      field('value', $._expression),
+      '.',
+      field('field', choice($.identifier, $.integer)),
+    )),
+
+    adjoint: $ => prec(PREC.postfix, seq(field('value', $._expression), token.immediate('\''))),
+
+    unary: $ => prec(PREC.unary, seq(
+      field('operator', choice('-', '+', '!')),
+      field('operand', $._expression),
+    )),
+
+    binary: $ => {
+      const table = [
+        [prec.left, PREC.or, '||'],
+        [prec.left, PREC.and, '&&'],
+        [prec.left, PREC.compare, choice('==', '!=', '≠', '<', '<=', '≤', '>', '>=', '≥')],
+        [prec.left, PREC.add, choice('+', '-', '|', '⊻', '.+', '.-')],
+        [prec.left, PREC.mul, choice('*', '/', '÷', '%', '&', '.*', './')],
+        [prec.left, PREC.shift, choice('<<', '>>')],
+        [prec.right, PREC.power, choice('^', '.^')],
+      ];
+      return choice(...table.map(([fn, p, op]) => fn(p, seq(
+        field('left', $._expression),
+        // @ts-ignore
+        field('operator', op),
+        field('right', $._expression),
+      ))));
+    },
+
+    parenthesized: $ => seq('(', field('expression', $._expression), ')'),
+
+    tuple: $ => seq('(', $._expression, ',', commaSep(field('element', $._expression)), ')'),
+
+    macro_call: $ => prec.right(seq(
+      field('name', $.macro_name),
+      optional(field('argument', $._expression)),
+    )),
+
+    macro_name: _ => /@[A-Za-z_][A-Za-z0-9_]*/,
+
+    // ---------------------------------------------------------------- tokens
+
+    identifier: _ => IDENT,
+
+    integer: _ => token(choice(/[0-9][0-9_]*/, /0x[0-9a-fA-F_]+/, /0b[01_]+/)),
+
+    float: _ => token(choice(
+      /[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9]+)?/,
+      /\.[0-9][0-9_]*([eE][+-]?[0-9]+)?/,
+      /[0-9][0-9_]*[eE][+-]?[0-9]+/,
+    )),
+
+    boolean: _ => choice('true', 'false'),
+
+    string: _ => token(choice(
+      seq('"""', repeat(choice(/[^"\\]/, /\\./, /"[^"]/, /""[^"]/)), '"""'),
+      seq('"', repeat(choice(/[^"\\\n]/, /\\./)), '"'),
+    )),
+
+    comment: _ => token(seq('#', /.*/)),
+  },
+});
