@@ -215,7 +215,7 @@ module.exports = grammar({
       'for',
       field('variable', $.identifier),
       choice('=', 'in', '∈'),
-      field('range', $.range),
+      field('range', choice($.range, $.reversed_range)),
       field('body', optional($.block)),
       'end',
     ),
@@ -226,6 +226,10 @@ module.exports = grammar({
       field('step_or_stop', $._expression),
       optional(seq(':', field('stop', $._expression))),
     ),
+
+    // `reverse(a:s:b)` visits the elements of `a:s:b` backwards; inverting a
+    // `for` loop produces it, and inverting it again gives the range back.
+    reversed_range: $ => seq('reverse', '(', field('range', $.range), ')'),
 
     begin_block: $ => seq('begin', field('body', optional($.block)), 'end'),
 
