@@ -1,1 +1,338 @@
-fn main() {}
+//! `nilc`: the NiLang command line.
+//!
+//! A thin shell over the compiler core: it reads files, fills the salsa
+//! database, and prints what the queries return.
+//!
+//! Exit codes: 0 clean, 1 errors found (or warnings with `--deny-warnings`),
+//! 2 usage or IO errors.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::diagnostics::{Diagnostic, Severity};
+use nilang_compiler::{ast::Span, render};
+
+#[derive(Parser)]
+#[command(name = "nilc", version, about = "The NiLang compiler: check, invert and compile reversible .nil programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check `.nil` files for syntax and reversibility errors.
+    Check {
+        /// Files or directories (searched recursively for `.nil` files).
+        /// Defaults to the current directory.
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Exit with status 1 on warnings too.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// When to colour the output.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Print the inverse of the functions of a file (or of one function) as `.nil` source.
+    Inverse {
+        /// The `.nil` file.
+        file: PathBuf,
+        /// Only this function.
+        function: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    /// Diagnostics with source excerpts.
+    Human,
+    /// One line per diagnostic: `file:line:col: severity[code]: message`.
+    Short,
+    /// A JSON array of diagnostics.
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// An error that stops the command before it produced output (exit 2).
+struct Fatal(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check {
+            paths,
+            format,
+            deny_warnings,
+            color,
+        } => check(paths, format, deny_warnings, color),
+        Command::Inverse { file, function } => inverse(&file, function.as_deref()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Fatal(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A loaded file: its text, or the diagnostic explaining why it has none.
+struct Loaded {
+    path: String,
+    text: String,
+    /// Set when the file is not UTF-8: the only diagnostic for it.
+    encoding_error: Option<Diagnostic>,
+}
+
+fn load(path: &Path) -> Result<Loaded, Fatal> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Fatal(format!("cannot read `{}`: {}", path.display(), io_reason(&e))))?;
+    let display = path.display().to_string();
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Loaded {
+            path: display,
+            text,
+            encoding_error: None,
+        }),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            // The lossy text has the same valid prefix, so the offset holds.
+            let at = valid as u32;
+            Ok(Loaded {
+                path: display,
+                text,
+                encoding_error: Some(
+                    Diagnostic::error(
+                        "E0005",
+                        Span::new(at, at + 1),
+                        "file is not valid UTF-8",
+                    )
+                    .with_label(format!("invalid byte at offset {valid}"))
+                    .with_help("save the file as UTF-8"),
+                ),
+            })
+        }
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Expands directories into their `.nil` files (sorted, hidden folders and
+/// `target` skipped, symbolic links to folders not followed).
+fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
+    let mut out = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Fatal(format!("cannot read `{}`: {}", path.display(), io_reason(&e))))?;
+        if meta.is_dir() {
+            let before = out.len();
+            walk(path, &mut out, 0)?;
+            if out.len() == before {
+                return Err(Fatal(format!("no `.nil` files found under `{}`", path.display())));
+            }
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Fatal> {
+    if depth > 64 {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Fatal(format!("cannot read `{}`: {}", dir.display(), io_reason(&e))))?;
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            if !name.starts_with('.') && name != "target" {
+                walk(&path, out, depth + 1)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "nil") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn color_enabled(color: Color) -> bool {
+    match color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
+}
+
+/// Loads files into a fresh database as one project.
+fn build_project(db: &mut RootDatabase, loaded: &[Loaded]) -> (Project, Vec<SourceFile>) {
+    let files: Vec<SourceFile> = loaded
+        .iter()
+        .map(|l| {
+            let text = if l.encoding_error.is_some() {
+                String::new()
+            } else {
+                l.text.clone()
+            };
+            SourceFile::new(db, l.path.clone(), text)
+        })
+        .collect();
+    let project = Project::new(db, files.clone());
+    (project, files)
+}
+
+fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool, color: Color) -> Result<ExitCode, Fatal> {
+    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+    let files = collect(&paths)?;
+    let loaded = files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
+    let mut database = RootDatabase::default();
+    let (project, sources) = build_project(&mut database, &loaded);
+
+    let mut errors = 0usize;
+    let mut warnings = 0usize;
+    let mut human = String::new();
+    let mut json = Vec::new();
+    let color = color_enabled(color);
+    for (l, &file) in loaded.iter().zip(&sources) {
+        let diagnostics: Vec<Diagnostic> = match &l.encoding_error {
+            Some(d) => vec![d.clone()],
+            None => db::file_diagnostics(&database, project, file).to_vec(),
+        };
+        for d in &diagnostics {
+            match d.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+            }
+        }
+        match format {
+            Format::Human => human.push_str(&render::render_human(&l.path, &l.text, &diagnostics, color)),
+            Format::Short => {
+                for d in &diagnostics {
+                    let (line, col) = render::line_col(&l.text, d.primary.span.start);
+                    human.push_str(&format!(
+                        "{}:{line}:{col}: {}[{}]: {}\n",
+                        l.path,
+                        d.severity.as_str(),
+                        d.code,
+                        d.message
+                    ));
+                }
+            }
+            Format::Json => json.extend(diagnostics.iter().map(|d| render::to_json(&l.path, &l.text, d))),
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let written = match format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&json).map_err(|e| Fatal(e.to_string()))?;
+            writeln!(stdout, "{text}")
+        }
+        _ => {
+            let summary = format!(
+                "checked {} file{}: {} error{}, {} warning{}",
+                loaded.len(),
+                plural(loaded.len()),
+                errors,
+                plural(errors),
+                warnings,
+                plural(warnings)
+            );
+            write!(stdout, "{human}").and_then(|_| writeln!(stdout, "{summary}"))
+        }
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Fatal(format!("cannot write output: {e}")));
+    }
+    let failed = errors > 0 || (deny_warnings && warnings > 0);
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
+    let loaded = load(path)?;
+    let mut database = RootDatabase::default();
+    let (project, sources) = build_project(&mut database, std::slice::from_ref(&loaded));
+    let file = sources[0];
+    let diagnostics: Vec<Diagnostic> = match &loaded.encoding_error {
+        Some(d) => vec![d.clone()],
+        None => db::file_diagnostics(&database, project, file)
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect(),
+    };
+    if !diagnostics.is_empty() {
+        eprint!(
+            "{}",
+            render::render_human(&loaded.path, &loaded.text, &diagnostics, std::io::stderr().is_terminal())
+        );
+        eprintln!("error: `{}` has errors; fix them before inverting it", loaded.path);
+        return Ok(ExitCode::from(1));
+    }
+    let functions = db::file_functions(&database, file);
+    let selected: Vec<_> = match function {
+        Some(name) => {
+            let found: Vec<_> = functions
+                .iter()
+                .copied()
+                .filter(|f| f.name(&database) == name)
+                .collect();
+            if found.is_empty() {
+                let mut names: Vec<&str> = functions.iter().map(|f| f.name(&database).as_str()).collect();
+                names.sort_unstable();
+                return Err(Fatal(format!(
+                    "no function `{name}` in `{}`; it defines: {}",
+                    loaded.path,
+                    if names.is_empty() { "nothing".to_string() } else { names.join(", ") }
+                )));
+            }
+            found
+        }
+        None => functions.to_vec(),
+    };
+    let mut out = String::new();
+    for (i, f) in selected.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(db::inverse_source(&database, *f));
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(out.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(Fatal(format!("cannot write output: {e}")));
+    }
+    Ok(ExitCode::SUCCESS)
+}

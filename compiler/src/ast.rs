@@ -1,0 +1,525 @@
+//! The typed syntax tree of a `.nil` file.
+//!
+//! Every node carries a [`Span`]. Spans inside a [`Function`] are relative to
+//! the start of that function's text, so that editing one function leaves the
+//! trees of the others equal (and salsa does not re-run their checks). The
+//! function's absolute offset lives next to it in [`crate::syntax::Item`].
+
+use std::fmt;
+
+/// A byte range. Inside a function it is relative to the function's start.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: u32, end: u32) -> Span {
+        Span { start, end }
+    }
+
+    pub fn shift(self, offset: u32) -> Span {
+        Span::new(self.start + offset, self.end + offset)
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn contains(self, offset: u32) -> bool {
+        self.start <= offset && offset <= self.end
+    }
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// A name and where it was written.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Function {
+    pub name: Ident,
+    pub doc: Option<String>,
+    pub kernel: bool,
+    pub inline: bool,
+    pub params: Vec<Param>,
+    pub kwparams: Vec<KwParam>,
+    pub generics: Vec<Generic>,
+    pub body: Block,
+    /// The whole definition, `function` to `end` (docstring included).
+    pub span: Span,
+    /// The signature line: from `function` to the end of the `where` clause.
+    pub header_span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: Option<Type>,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct KwParam {
+    pub name: Ident,
+    pub ty: Option<Type>,
+    pub default: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Generic {
+    pub name: Ident,
+    pub bounds: Vec<Ident>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Type {
+    pub kind: TypeKind,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeKind {
+    /// `f64`, `T`, `Complex<T>`, `Matrix{T}`.
+    Named { name: String, args: Vec<Type> },
+    /// `[T]`
+    Slice(Box<Type>),
+    /// `(T, U)`
+    Tuple(Vec<Type>),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// The operator of an instruction `target op= value`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum InstrOp {
+    Add,
+    Sub,
+    Xor,
+    Mul,
+    Div,
+    /// `=`: irreversible, always rejected by the checks.
+    Assign,
+}
+
+impl InstrOp {
+    pub fn inverse(self) -> InstrOp {
+        match self {
+            InstrOp::Add => InstrOp::Sub,
+            InstrOp::Sub => InstrOp::Add,
+            InstrOp::Xor => InstrOp::Xor,
+            InstrOp::Mul => InstrOp::Div,
+            InstrOp::Div => InstrOp::Mul,
+            InstrOp::Assign => InstrOp::Assign,
+        }
+    }
+
+    pub fn as_str(self, broadcast: bool) -> &'static str {
+        match (self, broadcast) {
+            (InstrOp::Add, false) => "+=",
+            (InstrOp::Sub, false) => "-=",
+            (InstrOp::Xor, false) => "⊻=",
+            (InstrOp::Mul, false) => "*=",
+            (InstrOp::Div, false) => "/=",
+            (InstrOp::Assign, false) => "=",
+            (InstrOp::Add, true) => ".+=",
+            (InstrOp::Sub, true) => ".-=",
+            (InstrOp::Xor, true) => ".⊻=",
+            (InstrOp::Mul, true) => ".*=",
+            (InstrOp::Div, true) => "./=",
+            (InstrOp::Assign, true) => ".=",
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum StmtKind {
+    /// `target op= value`
+    Instr {
+        target: Expr,
+        op: InstrOp,
+        op_span: Span,
+        broadcast: bool,
+        value: Expr,
+    },
+    /// `f(args...)`, or `~f(args...)` / `(~f)(args...)` when `inverted`.
+    Call(Call),
+    /// `name ← value`
+    Alloc { name: Ident, value: Expr },
+    /// `name → value`
+    Dealloc { name: Ident, value: Expr },
+    /// `if (pre, post) ... elseif ... else ... end`
+    If {
+        branches: Vec<Branch>,
+        otherwise: Option<Block>,
+    },
+    /// `while (pre, post) ... end`
+    While { cond: Cond, body: Block },
+    /// `for var = range ... end`
+    For {
+        var: Ident,
+        range: Range,
+        body: Block,
+    },
+    /// `begin ... end`
+    Begin(Block),
+    /// `~stmt`: run the inverse of `stmt`.
+    Inverse(Box<Stmt>),
+    /// `@routine stmt`
+    Routine(Box<Stmt>),
+    /// `~@routine`
+    Unroutine,
+    /// `@safe expr`: an irreversible expression evaluated for its side effects.
+    Safe(Expr),
+    /// `@invcheckoff stmt`
+    InvCheckOff(Box<Stmt>),
+    /// `@inbounds stmt`
+    InBounds(Box<Stmt>),
+    /// `(from => to)(value)`
+    Typecast { from: Type, to: Type, value: Expr },
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Call {
+    pub callee: Ident,
+    pub inverted: bool,
+    pub args: Vec<Expr>,
+    pub kwargs: Vec<KwArg>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct KwArg {
+    pub name: Ident,
+    pub value: Expr,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Branch {
+    pub cond: Cond,
+    pub body: Block,
+}
+
+/// The `(pre, post)` pair of `if` and `while`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Cond {
+    pub pre: Expr,
+    pub post: Post,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Post {
+    Expr(Expr),
+    /// `~`: the postcondition is the precondition.
+    SameAsPre(Span),
+    /// Written without a postcondition (`while x > 0`): an error for `while`
+    /// and `if`, kept so that the rest can still be checked.
+    Missing,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Range {
+    pub start: Expr,
+    pub step: Option<Expr>,
+    pub stop: Expr,
+    /// `reverse(start:step:stop)`: the same elements, last first.
+    pub reversed: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+}
+
+impl UnaryOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Plus => "+",
+            UnaryOp::Not => "!",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    BitOr,
+    Xor,
+    DotAdd,
+    DotSub,
+    Mul,
+    Div,
+    IntDiv,
+    Rem,
+    BitAnd,
+    DotMul,
+    DotDiv,
+    Shl,
+    Shr,
+    Pow,
+    DotPow,
+}
+
+impl BinaryOp {
+    pub fn from_str(s: &str) -> Option<BinaryOp> {
+        Some(match s {
+            "||" => BinaryOp::Or,
+            "&&" => BinaryOp::And,
+            "==" => BinaryOp::Eq,
+            "!=" | "≠" => BinaryOp::Ne,
+            "<" => BinaryOp::Lt,
+            "<=" | "≤" => BinaryOp::Le,
+            ">" => BinaryOp::Gt,
+            ">=" | "≥" => BinaryOp::Ge,
+            "+" => BinaryOp::Add,
+            "-" => BinaryOp::Sub,
+            "|" => BinaryOp::BitOr,
+            "⊻" => BinaryOp::Xor,
+            ".+" => BinaryOp::DotAdd,
+            ".-" => BinaryOp::DotSub,
+            "*" => BinaryOp::Mul,
+            "/" => BinaryOp::Div,
+            "÷" => BinaryOp::IntDiv,
+            "%" => BinaryOp::Rem,
+            "&" => BinaryOp::BitAnd,
+            ".*" => BinaryOp::DotMul,
+            "./" => BinaryOp::DotDiv,
+            "<<" => BinaryOp::Shl,
+            ">>" => BinaryOp::Shr,
+            "^" => BinaryOp::Pow,
+            ".^" => BinaryOp::DotPow,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinaryOp::Or => "||",
+            BinaryOp::And => "&&",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::BitOr => "|",
+            BinaryOp::Xor => "⊻",
+            BinaryOp::DotAdd => ".+",
+            BinaryOp::DotSub => ".-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::IntDiv => "÷",
+            BinaryOp::Rem => "%",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::DotMul => ".*",
+            BinaryOp::DotDiv => "./",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Pow => "^",
+            BinaryOp::DotPow => ".^",
+        }
+    }
+
+    /// Binding strength, higher binds tighter (matches the grammar).
+    pub fn precedence(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            Or => 1,
+            And => 2,
+            Eq | Ne | Lt | Le | Gt | Ge => 3,
+            Add | Sub | BitOr | Xor | DotAdd | DotSub => 5,
+            Mul | Div | IntDiv | Rem | BitAnd | DotMul | DotDiv => 6,
+            Shl | Shr => 7,
+            Pow | DotPow => 9,
+        }
+    }
+
+    pub fn right_assoc(self) -> bool {
+        matches!(self, BinaryOp::Pow | BinaryOp::DotPow)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ExprKind {
+    Var(String),
+    /// An integer literal, as written.
+    Int(String),
+    /// A float literal, as written.
+    Float(String),
+    Bool(bool),
+    Str(String),
+    Call {
+        callee: Ident,
+        args: Vec<Expr>,
+        kwargs: Vec<KwArg>,
+        broadcast: bool,
+    },
+    Index {
+        base: Box<Expr>,
+        indices: Vec<IndexArg>,
+    },
+    Field {
+        base: Box<Expr>,
+        field: Ident,
+    },
+    /// `x'`: the complex conjugate.
+    Adjoint(Box<Expr>),
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Paren(Box<Expr>),
+    Tuple(Vec<Expr>),
+    /// `@name arg`, only meaningful under `@safe`.
+    Macro {
+        name: String,
+        arg: Option<Box<Expr>>,
+    },
+    /// Text that did not parse; a syntax error was reported for it.
+    Error,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum IndexArg {
+    Expr(Expr),
+    Range(Box<Range>),
+    /// `:`, the whole axis.
+    Colon(Span),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+
+    /// The variable at the root of a place expression: `x` for `x[i].re'`.
+    pub fn root_var(&self) -> Option<(&str, Span)> {
+        match &self.kind {
+            ExprKind::Var(name) => Some((name, self.span)),
+            ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => base.root_var(),
+            ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => inner.root_var(),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => operand.root_var(),
+            ExprKind::Call { callee, args, .. }
+                if args.len() == 1 && matches!(callee.name.as_str(), "real" | "imag") =>
+            {
+                args[0].root_var()
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the expression is a dataview: a place an instruction can change.
+    pub fn is_place(&self) -> bool {
+        match &self.kind {
+            ExprKind::Var(_) => true,
+            ExprKind::Index { base, .. } | ExprKind::Field { base, .. } => base.is_place(),
+            ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => inner.is_place(),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => operand.is_place(),
+            ExprKind::Call { callee, args, .. }
+                if args.len() == 1 && matches!(callee.name.as_str(), "real" | "imag") =>
+            {
+                args[0].is_place()
+            }
+            ExprKind::Tuple(items) => items.iter().all(Expr::is_place),
+            _ => false,
+        }
+    }
+
+    /// Calls `f` on this expression and every sub-expression, parents first.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Call { args, kwargs, .. } => {
+                args.iter().for_each(|a| a.walk(f));
+                kwargs.iter().for_each(|k| k.value.walk(f));
+            }
+            ExprKind::Index { base, indices } => {
+                base.walk(f);
+                for index in indices {
+                    match index {
+                        IndexArg::Expr(e) => e.walk(f),
+                        IndexArg::Range(r) => r.walk(f),
+                        IndexArg::Colon(_) => {}
+                    }
+                }
+            }
+            ExprKind::Field { base, .. } => base.walk(f),
+            ExprKind::Adjoint(e) | ExprKind::Paren(e) => e.walk(f),
+            ExprKind::Unary { operand, .. } => operand.walk(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            ExprKind::Tuple(items) => items.iter().for_each(|e| e.walk(f)),
+            ExprKind::Macro { arg: Some(arg), .. } => arg.walk(f),
+            _ => {}
+        }
+    }
+}
+
+impl Range {
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        self.start.walk(f);
+        if let Some(step) = &self.step {
+            step.walk(f);
+        }
+        self.stop.walk(f);
+    }
+}
+
+impl Block {
+    pub fn new(stmts: Vec<Stmt>) -> Block {
+        Block { stmts }
+    }
+}

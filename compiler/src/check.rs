@@ -1,0 +1,616 @@
+//! The static reversibility checks of one function (BRIEF section 3).
+//!
+//! Places are compared by their root variable and access path: `x` overlaps
+//! `x[i]`, `x.re` does not overlap `x.im`, and `x[i]` is assumed distinct from
+//! `x[j]` (different index expressions) because that cannot be decided
+//! statically; the runtime checks of the generated code catch the rest.
+
+use rustc_hash::FxHashSet;
+
+use crate::ast::*;
+use crate::builtins;
+use crate::diagnostics::Diagnostic;
+use crate::effects::{visit_block, visit_stmt};
+use crate::printer::print_expr;
+use crate::resolve::{DefKind, Resolution};
+use crate::types::FunctionTypes;
+
+/// What the checks need to know about callees.
+pub trait CalleeInfo {
+    /// Which parameters of the `.nil` function `name` it mutates.
+    fn mutated_params(&self, name: &str) -> Option<Vec<bool>>;
+}
+
+pub fn check_function(
+    function: &Function,
+    resolution: &Resolution,
+    types: &FunctionTypes,
+    callees: &dyn CalleeInfo,
+) -> Vec<Diagnostic> {
+    let mut checker = Checker {
+        resolution,
+        types,
+        callees,
+        out: Vec::new(),
+    };
+    checker.block(&function.body);
+    checker.open_ancillas(function);
+    checker.out
+}
+
+/// A place as a root variable and an access path, e.g. `x`, `[i]`, `.re`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Place {
+    root: String,
+    root_span: Span,
+    path: Vec<String>,
+    span: Span,
+}
+
+impl Place {
+    fn of(expr: &Expr) -> Option<Place> {
+        match &expr.kind {
+            ExprKind::Var(name) => Some(Place {
+                root: name.clone(),
+                root_span: expr.span,
+                path: Vec::new(),
+                span: expr.span,
+            }),
+            ExprKind::Index { base, indices } => {
+                let mut place = Place::of(base)?;
+                let text: Vec<String> = indices
+                    .iter()
+                    .map(|i| match i {
+                        IndexArg::Expr(e) => print_expr(e),
+                        IndexArg::Range(_) | IndexArg::Colon(_) => ":".to_string(),
+                    })
+                    .collect();
+                place.path.push(format!("[{}]", text.join(",")));
+                place.span = expr.span;
+                Some(place)
+            }
+            ExprKind::Field { base, field } => {
+                let mut place = Place::of(base)?;
+                place.path.push(format!(".{}", field.name));
+                place.span = expr.span;
+                Some(place)
+            }
+            ExprKind::Call { callee, args, .. }
+                if args.len() == 1 && matches!(callee.name.as_str(), "real" | "imag") =>
+            {
+                let mut place = Place::of(&args[0])?;
+                place.path.push(if callee.name == "real" { ".re" } else { ".im" }.to_string());
+                place.span = expr.span;
+                Some(place)
+            }
+            ExprKind::Adjoint(inner)
+            | ExprKind::Paren(inner)
+            | ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand: inner,
+            } => {
+                let mut place = Place::of(inner)?;
+                place.span = expr.span;
+                Some(place)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether writing one may change the other.
+    fn overlaps(&self, other: &Place) -> bool {
+        if self.root != other.root {
+            return false;
+        }
+        let n = self.path.len().min(other.path.len());
+        // A slice `x[:, j]` may overlap any element: compare only up to it.
+        for (a, b) in self.path[..n].iter().zip(&other.path[..n]) {
+            if a != b && !(a.contains(':') || b.contains(':')) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn text(&self) -> String {
+        format!("{}{}", self.root, self.path.concat())
+    }
+}
+
+/// The places an expression reads: maximal place sub-expressions, plus the
+/// places read inside their indices.
+fn read_places(expr: &Expr, out: &mut Vec<Place>) {
+    if let Some(place) = Place::of(expr) {
+        out.push(place);
+        expr.walk(&mut |e| {
+            if let ExprKind::Index { indices, .. } = &e.kind {
+                for index in indices {
+                    match index {
+                        IndexArg::Expr(i) => read_places(i, out),
+                        IndexArg::Range(r) => {
+                            read_places(&r.start, out);
+                            if let Some(s) = &r.step {
+                                read_places(s, out);
+                            }
+                            read_places(&r.stop, out);
+                        }
+                        IndexArg::Colon(_) => {}
+                    }
+                }
+            }
+        });
+        return;
+    }
+    match &expr.kind {
+        ExprKind::Call { args, kwargs, .. } => {
+            args.iter().for_each(|a| read_places(a, out));
+            kwargs.iter().for_each(|k| read_places(&k.value, out));
+        }
+        ExprKind::Index { base, .. } => read_places(base, out),
+        ExprKind::Field { base, .. } => read_places(base, out),
+        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places(e, out),
+        ExprKind::Unary { operand, .. } => read_places(operand, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            read_places(lhs, out);
+            read_places(rhs, out);
+        }
+        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places(e, out)),
+        _ => {}
+    }
+}
+
+struct Checker<'a> {
+    resolution: &'a Resolution,
+    types: &'a FunctionTypes,
+    callees: &'a dyn CalleeInfo,
+    out: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn def_kind(&self, span: Span) -> Option<&DefKind> {
+        self.resolution
+            .def_at(span)
+            .map(|d| &self.resolution.defs[d].kind)
+    }
+
+    fn is_integer(&self, place: &Place) -> bool {
+        let Some(id) = self.resolution.def_at(place.root_span) else {
+            return false;
+        };
+        let ty = &self.types.defs[id];
+        if place.path.iter().any(|p| p.starts_with('[')) {
+            ty.element().is_integer()
+        } else {
+            ty.is_integer()
+        }
+    }
+
+    /// Which argument positions a call statement mutates.
+    fn mutated_positions(&self, call: &Call) -> Vec<bool> {
+        if let Some(instr) = builtins::instruction(&call.callee.name) {
+            return (0..call.args.len())
+                .map(|i| instr.mutates.contains(&i))
+                .collect();
+        }
+        let m = self
+            .callees
+            .mutated_params(&call.callee.name)
+            .unwrap_or_default();
+        (0..call.args.len())
+            .map(|i| m.get(i).copied().unwrap_or(false))
+            .collect()
+    }
+
+    /// Variables (root names) a statement may change, with where.
+    fn writes(&self, stmt: &Stmt) -> Vec<(String, Span)> {
+        let mut out = Vec::new();
+        visit_stmt(stmt, &mut |s| self.direct_writes(s, &mut out));
+        out
+    }
+
+    fn block_writes(&self, block: &Block) -> Vec<(String, Span)> {
+        let mut out = Vec::new();
+        visit_block(block, &mut |s| self.direct_writes(s, &mut out));
+        out
+    }
+
+    fn direct_writes(&self, stmt: &Stmt, out: &mut Vec<(String, Span)>) {
+        match &stmt.kind {
+            StmtKind::Instr { target, .. } => {
+                if let Some((root, _)) = target.root_var() {
+                    out.push((root.to_string(), target.span));
+                }
+            }
+            StmtKind::Typecast { value, .. } => {
+                if let Some((root, _)) = value.root_var() {
+                    out.push((root.to_string(), value.span));
+                }
+            }
+            StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. } => {
+                out.push((name.name.clone(), name.span));
+            }
+            StmtKind::Call(call) => {
+                for (arg, mutated) in call.args.iter().zip(self.mutated_positions(call)) {
+                    if mutated && let Some((root, _)) = arg.root_var() {
+                        out.push((root.to_string(), arg.span));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Instr {
+                target,
+                op,
+                op_span,
+                value,
+                ..
+            } => self.instruction(target, *op, *op_span, value),
+            StmtKind::Call(call) => self.call(call),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (k, branch) in branches.iter().enumerate() {
+                    self.branch_condition(branch, &branches[k..], otherwise.as_ref());
+                }
+                for branch in branches {
+                    self.block(&branch.body);
+                }
+                if let Some(block) = otherwise {
+                    self.block(block);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                if matches!(cond.post, Post::Missing) {
+                    self.out.push(
+                        Diagnostic::error("E0404", cond.span, "`while` without a postcondition")
+                            .with_label("only a precondition is given")
+                            .with_help(
+                                "write `while (pre, post)`: `post` must be false before the first iteration and true after every one, so that the loop can run backwards",
+                            ),
+                    );
+                }
+                self.block(body);
+            }
+            StmtKind::For { var, range, body } => self.for_loop(var, range, body),
+            StmtKind::Begin(block) => self.block(block),
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Typecast { value, .. } => {
+                if !value.is_place() {
+                    self.not_a_place(value, "a typecast converts a variable in place");
+                }
+            }
+            StmtKind::Alloc { .. }
+            | StmtKind::Dealloc { .. }
+            | StmtKind::Unroutine
+            | StmtKind::Safe(_) => {}
+        }
+    }
+
+    fn not_a_place(&mut self, expr: &Expr, why: &str) {
+        self.out.push(
+            Diagnostic::error(
+                "E0207",
+                expr.span,
+                format!("`{}` is not an assignable place", print_expr(expr)),
+            )
+            .with_label(why.to_string())
+            .with_help(
+                "change a variable, an element `x[i]`, a field `x.re`, or a view of one such as `-x` or `x'`",
+            ),
+        );
+    }
+
+    fn immutable_root(&mut self, expr: &Expr) {
+        let Some((root, span)) = expr.root_var() else {
+            return;
+        };
+        // A loop variable gets E0402 from the loop itself.
+        let what = match self.def_kind(span) {
+            Some(DefKind::KwParam(_)) => "a keyword parameter",
+            _ => return,
+        };
+        self.out.push(
+            Diagnostic::error("E0209", expr.span, format!("`{root}` is {what} and cannot be changed"))
+                .with_label("changed here")
+                .with_help(format!(
+                    "copy it into an ancilla first: `tmp ← zero(T); tmp += {root}`"
+                )),
+        );
+    }
+
+    fn instruction(&mut self, target: &Expr, op: InstrOp, op_span: Span, value: &Expr) {
+        if !target.is_place() {
+            self.not_a_place(target, "an instruction changes its left-hand side");
+            return;
+        }
+        self.immutable_root(target);
+        match op {
+            InstrOp::Assign => {
+                self.out.push(
+                    Diagnostic::error("E0204", op_span, "irreversible assignment")
+                        .with_label("`=` overwrites the old value, which is lost")
+                        .with_help(
+                            "accumulate instead: allocate a zero ancilla and write `y += value`; use `@safe` only for side effects such as printing",
+                        ),
+                );
+                return;
+            }
+            InstrOp::Mul | InstrOp::Div => {
+                let sym = if op == InstrOp::Mul { "*=" } else { "/=" };
+                self.out.push(
+                    Diagnostic::error(
+                        "E0205",
+                        op_span,
+                        format!("`{sym}` is not reversible on ordinary numbers"),
+                    )
+                    .with_label("multiplying by zero, or rounding, loses the old value")
+                    .with_help(
+                        "accumulate the product into a fresh ancilla (`z ← zero(T); z += y * x`), or use `MULINT`/`DIVINT` for integer factors",
+                    ),
+                );
+                return;
+            }
+            _ => {}
+        }
+        let Some(target_place) = Place::of(target) else {
+            return;
+        };
+        let mut reads = Vec::new();
+        read_places(value, &mut reads);
+        if let Some(read) = reads.iter().find(|r| r.overlaps(&target_place)) {
+            self.out.push(
+                Diagnostic::error(
+                    "E0201",
+                    read.span,
+                    format!(
+                        "`{}` is read and written by the same instruction",
+                        target_place.text()
+                    ),
+                )
+                .with_label("read here")
+                .with_secondary(target_place.span, "written here")
+                .with_help(format!(
+                    "copy the value first: `tmp ← zero(T); tmp += {}`, use `tmp` on the right, then uncompute it",
+                    read.text()
+                )),
+            );
+            return;
+        }
+        self.shared_reads(&reads);
+    }
+
+    fn shared_reads(&mut self, reads: &[Place]) {
+        for (j, b) in reads.iter().enumerate() {
+            if let Some(a) = reads[..j].iter().find(|a| a.text() == b.text()) {
+                if self.is_integer(b) {
+                    continue;
+                }
+                self.out.push(
+                    Diagnostic::warning(
+                        "W0203",
+                        b.span,
+                        format!("`{}` is passed twice to one instruction", b.text()),
+                    )
+                    .with_label("second use")
+                    .with_secondary(a.span, "first use")
+                    .with_help(format!(
+                        "its gradient would be written twice (a shared write); square with `abs2({})`, or copy it into an ancilla first",
+                        b.text()
+                    )),
+                );
+                return;
+            }
+        }
+    }
+
+    fn call(&mut self, call: &Call) {
+        let mutated = self.mutated_positions(call);
+        let name = &call.callee.name;
+        for (arg, &m) in call.args.iter().zip(&mutated) {
+            if m {
+                if !arg.is_place() {
+                    self.not_a_place(arg, &format!("`{name}` changes this argument"));
+                } else {
+                    self.immutable_root(arg);
+                }
+            }
+        }
+        let places: Vec<Option<Place>> = call.args.iter().map(Place::of).collect();
+        for j in 0..call.args.len() {
+            for i in 0..j {
+                let (mi, mj) = (mutated[i], mutated[j]);
+                match (mi, mj) {
+                    (true, true) => {
+                        if let (Some(a), Some(b)) = (&places[i], &places[j])
+                            && a.overlaps(b)
+                        {
+                            self.out.push(
+                                Diagnostic::error(
+                                    "E0202",
+                                    b.span,
+                                    format!("`{}` is passed twice to `{name}`, which changes both", b.text()),
+                                )
+                                .with_label("passed again here")
+                                .with_secondary(a.span, "first passed here")
+                                .with_help("pass two different variables; aliasing makes the instruction irreversible"),
+                            );
+                            return;
+                        }
+                    }
+                    (true, false) | (false, true) => {
+                        let (w, r) = if mi { (i, j) } else { (j, i) };
+                        let Some(written) = &places[w] else { continue };
+                        let mut reads = Vec::new();
+                        read_places(&call.args[r], &mut reads);
+                        if let Some(read) = reads.iter().find(|p| p.overlaps(written)) {
+                            self.out.push(
+                                Diagnostic::error(
+                                    "E0201",
+                                    read.span,
+                                    format!(
+                                        "`{}` is changed by `{name}` and also read by it",
+                                        written.text()
+                                    ),
+                                )
+                                .with_label("read here")
+                                .with_secondary(written.span, "changed here")
+                                .with_help(format!(
+                                    "pass a copy: `tmp ← zero(T); tmp += {}`, call with `tmp`, then uncompute it",
+                                    read.text()
+                                )),
+                            );
+                            return;
+                        }
+                    }
+                    (false, false) => {}
+                }
+            }
+        }
+        let reads: Vec<Place> = places
+            .iter()
+            .zip(&mutated)
+            .filter(|(_, m)| !**m)
+            .filter_map(|(p, _)| p.clone())
+            .collect();
+        self.shared_reads(&reads);
+    }
+
+    fn branch_condition(&mut self, branch: &Branch, rest: &[Branch], otherwise: Option<&Block>) {
+        match &branch.cond.post {
+            Post::Missing => self.out.push(
+                Diagnostic::error("E0405", branch.cond.span, "`if` without a postcondition")
+                    .with_label("only a precondition is given")
+                    .with_help(format!(
+                        "write `if ({}, ~)` if the branch leaves the condition's variables alone, or give the postcondition that holds after it",
+                        print_expr(&branch.cond.pre)
+                    )),
+            ),
+            Post::SameAsPre(tilde) => {
+                let mut read_roots = FxHashSet::default();
+                branch.cond.pre.walk(&mut |e| {
+                    if let ExprKind::Var(name) = &e.kind {
+                        read_roots.insert(name.clone());
+                    }
+                });
+                let mut writes = Vec::new();
+                for b in rest {
+                    writes.extend(self.block_writes(&b.body));
+                }
+                if let Some(block) = otherwise {
+                    writes.extend(self.block_writes(block));
+                }
+                if let Some((name, span)) = writes.into_iter().find(|(n, _)| read_roots.contains(n)) {
+                    self.out.push(
+                        Diagnostic::error(
+                            "E0401",
+                            branch.cond.pre.span,
+                            format!("the condition reads `{name}`, which the branch changes"),
+                        )
+                        .with_label("evaluated again after the branch, because of `~`")
+                        .with_secondary(span, format!("`{name}` changed here"))
+                        .with_secondary(*tilde, "postcondition taken to be the precondition")
+                        .with_help(
+                            "write the postcondition explicitly, `if (pre, post)`, with `post` true exactly when the first branch ran",
+                        ),
+                    );
+                }
+            }
+            Post::Expr(_) => {}
+        }
+    }
+
+    fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block) {
+        let writes = self.block_writes(body);
+        if let Some((_, span)) = writes.iter().find(|(n, _)| *n == var.name) {
+            self.out.push(
+                Diagnostic::error(
+                    "E0402",
+                    *span,
+                    format!("the loop variable `{}` is changed in the loop body", var.name),
+                )
+                .with_label("changed here")
+                .with_secondary(var.span, "loop variable")
+                .with_help("copy it into an ancilla and change the copy"),
+            );
+        }
+        let mut bound_names = FxHashSet::default();
+        range.walk(&mut |e| {
+            if let ExprKind::Var(name) = &e.kind {
+                bound_names.insert(name.clone());
+            }
+        });
+        if let Some((name, span)) = writes
+            .iter()
+            .find(|(n, _)| bound_names.contains(n) && *n != var.name)
+        {
+            self.out.push(
+                Diagnostic::error(
+                    "E0403",
+                    *span,
+                    format!("`{name}` is used in the loop's range and changed in its body"),
+                )
+                .with_label("changed here")
+                .with_secondary(range.span, "range read here")
+                .with_help("running the loop backwards needs the same range: change a copy, or move the change out of the loop"),
+            );
+        }
+        self.block(body);
+    }
+
+    /// Ancillas alive at the end of their scope are deallocated with the
+    /// value they were allocated with, if that value is still computable.
+    fn open_ancillas(&mut self, function: &Function) {
+        let mut written: FxHashSet<String> = FxHashSet::default();
+        for stmt in &function.body.stmts {
+            for (name, _) in self.writes(stmt) {
+                written.insert(name);
+            }
+        }
+        for open in &self.resolution.open_ancillas {
+            let def = &self.resolution.defs[open.def];
+            let Some(value) = &def.alloc_value else {
+                continue;
+            };
+            let mut culprit = None;
+            value.walk(&mut |e| {
+                if let ExprKind::Var(name) = &e.kind
+                    && written.contains(name)
+                    && culprit.is_none()
+                {
+                    culprit = Some(name.clone());
+                }
+            });
+            if let Some(culprit) = culprit {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0301",
+                        def.span,
+                        format!("ancilla `{}` is never deallocated", def.name),
+                    )
+                    .with_label(format!(
+                        "allocated with a value that reads `{culprit}`, which changes later"
+                    ))
+                    .with_secondary(open.scope_end, "still allocated at the end of this block")
+                    .with_help(format!(
+                        "deallocate it explicitly with `{} → value`, giving the value it has at that point",
+                        def.name
+                    )),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! The salsa database and the tracked queries every front end shares.
+//!
+//! Inputs: [`SourceFile`] (a path and its text) and [`Project`] (the files
+//! compiled together: a crate's `.nil` files, or the paths given to `nilc`).
+//!
+//! Per-function queries are keyed by [`FnId`], an interned (file, name,
+//! ordinal). They read [`function_ast`], whose spans are relative to the
+//! function, so an edit inside one function leaves every other function's
+//! tree equal: salsa backdates it and does not re-run their checks.
+
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
+
+use crate::ast::Function;
+use crate::check::{self, CalleeInfo};
+use crate::diagnostics::Diagnostic;
+use crate::effects::{self, LocalEffects, Mutations};
+use crate::invert;
+use crate::printer;
+use crate::resolve::{self, Items, Resolution, Signature};
+use crate::syntax::{self, ParsedFile};
+use crate::types::{self, FunctionTypes};
+
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub text: String,
+}
+
+#[salsa::input(debug)]
+pub struct Project {
+    #[returns(ref)]
+    pub files: Vec<SourceFile>,
+}
+
+/// One function of the project: the `ordinal`-th definition named `name` in
+/// `file` (ordinal > 0 only for duplicates, which are reported).
+#[salsa::interned(debug)]
+pub struct FnId<'db> {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub name: String,
+    #[returns(copy)]
+    pub ordinal: u32,
+}
+
+#[salsa::db]
+pub trait Db: salsa::Database {}
+
+/// The database. Cloning gives a handle on the same storage (a snapshot for a
+/// reader thread in the language server).
+#[salsa::db]
+#[derive(Clone)]
+pub struct RootDatabase {
+    storage: salsa::Storage<Self>,
+    log: Arc<Mutex<Option<Vec<ExecutedQuery>>>>,
+}
+
+/// A query that salsa ran (not reused), from the event log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutedQuery {
+    /// Debug rendering, e.g. `check_function(Id(402))`.
+    pub query: String,
+    pub key: salsa::Id,
+}
+
+impl Default for RootDatabase {
+    fn default() -> Self {
+        let log: Arc<Mutex<Option<Vec<ExecutedQuery>>>> = Arc::default();
+        let sink = log.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind
+                && let Ok(mut guard) = sink.lock()
+                && let Some(entries) = guard.as_mut()
+            {
+                entries.push(ExecutedQuery {
+                    query: format!("{database_key:?}"),
+                    key: database_key.key_index(),
+                });
+            }
+        })));
+        RootDatabase { storage, log }
+    }
+}
+
+impl RootDatabase {
+    /// Starts recording which queries execute.
+    pub fn start_logging(&self) {
+        if let Ok(mut guard) = self.log.lock() {
+            *guard = Some(Vec::new());
+        }
+    }
+
+    /// The queries executed since the last call (or `start_logging`).
+    pub fn take_log(&self) -> Vec<ExecutedQuery> {
+        self.log
+            .lock()
+            .ok()
+            .and_then(|mut g| g.as_mut().map(std::mem::take))
+            .unwrap_or_default()
+    }
+}
+
+#[salsa::db]
+impl salsa::Database for RootDatabase {}
+
+#[salsa::db]
+impl Db for RootDatabase {}
+
+// ------------------------------------------------------------------ parsing
+
+/// Parses a file into functions (with function-relative spans) and syntax errors.
+#[salsa::tracked(returns(ref))]
+pub fn parse_file(db: &dyn Db, file: SourceFile) -> Arc<ParsedFile> {
+    Arc::new(syntax::parse(file.text(db)))
+}
+
+/// The functions of a file, in order, as ids.
+#[salsa::tracked(returns(ref))]
+pub fn file_functions<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FnId<'db>> {
+    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
+    parse_file(db, file)
+        .items
+        .iter()
+        .map(|item| {
+            let ordinal = seen.entry(item.function.name.name.as_str()).or_insert(0);
+            let id = FnId::new(db, file, item.function.name.name.clone(), *ordinal);
+            *ordinal += 1;
+            id
+        })
+        .collect()
+}
+
+fn item<'a>(db: &'a dyn Db, f: FnId<'_>) -> Option<&'a syntax::Item> {
+    let parsed = parse_file(db, f.file(db));
+    parsed
+        .items
+        .iter()
+        .filter(|i| &i.function.name.name == f.name(db))
+        .nth(f.ordinal(db) as usize)
+}
+
+/// The function's tree. Equal across edits of other functions.
+#[salsa::tracked(returns(clone))]
+pub fn function_ast<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Arc<Function>> {
+    item(db, f).map(|i| i.function.clone())
+}
+
+/// Where the function starts in its file.
+#[salsa::tracked(returns(copy))]
+pub fn function_offset<'db>(db: &'db dyn Db, f: FnId<'db>) -> u32 {
+    item(db, f).map(|i| i.offset).unwrap_or(0)
+}
+
+// ------------------------------------------------------------------ items
+
+/// Every function of the project by name (first definition wins), and the
+/// duplicate-definition errors (absolute spans, by file).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ItemTable {
+    pub by_name: FxHashMap<String, (SourceFile, u32)>,
+    pub duplicates: Vec<(SourceFile, Diagnostic)>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
+    let mut table = ItemTable::default();
+    let mut first_at: FxHashMap<String, (SourceFile, crate::ast::Span)> = FxHashMap::default();
+    for &file in project.files(db) {
+        let parsed = parse_file(db, file);
+        let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
+        for item in &parsed.items {
+            let name = &item.function.name;
+            let ordinal = ordinals.entry(name.name.as_str()).or_insert(0);
+            let span = name.span.shift(item.offset);
+            match first_at.get(&name.name) {
+                None => {
+                    first_at.insert(name.name.clone(), (file, span));
+                    table.by_name.insert(name.name.clone(), (file, *ordinal));
+                }
+                Some((first_file, first_span)) => {
+                    let mut d = Diagnostic::error(
+                        "E0106",
+                        span,
+                        format!("function `{}` is defined twice", name.name),
+                    )
+                    .with_label("second definition")
+                    .with_help(
+                        "functions share one namespace per project (crate); rename one of them",
+                    );
+                    if *first_file == file {
+                        d = d.with_secondary(*first_span, "first defined here");
+                    } else {
+                        d.help = Some(format!(
+                            "it is also defined in {}; functions share one namespace per project, rename one of them",
+                            first_file.path(db)
+                        ));
+                    }
+                    table.duplicates.push((file, d));
+                }
+            }
+            *ordinal += 1;
+        }
+    }
+    Arc::new(table)
+}
+
+/// The function named `name` in the project.
+pub fn lookup_function<'db>(db: &'db dyn Db, project: Project, name: &str) -> Option<FnId<'db>> {
+    let (file, ordinal) = *item_table(db, project).by_name.get(name)?;
+    Some(FnId::new(db, file, name.to_string(), ordinal))
+}
+
+#[salsa::tracked(returns(clone))]
+pub fn function_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Signature> {
+    let ast = function_ast(db, f)?;
+    Some(Signature {
+        name: ast.name.name.clone(),
+        params: ast.params.iter().map(|p| p.name.name.clone()).collect(),
+        kwparams: ast.kwparams.iter().map(|p| p.name.name.clone()).collect(),
+    })
+}
+
+#[salsa::tracked(returns(clone))]
+fn function_names(db: &dyn Db, project: Project) -> Vec<String> {
+    let mut names: Vec<String> = item_table(db, project).by_name.keys().cloned().collect();
+    names.sort();
+    names
+}
+
+struct ProjectItems<'a> {
+    db: &'a dyn Db,
+    project: Project,
+}
+
+impl Items for ProjectItems<'_> {
+    fn signature(&self, name: &str) -> Option<Signature> {
+        function_signature(self.db, lookup_function(self.db, self.project, name)?)
+    }
+
+    fn function_names(&self) -> Vec<String> {
+        function_names(self.db, self.project)
+    }
+}
+
+// ------------------------------------------------------------------ analyses
+
+/// Name resolution of one function.
+#[salsa::tracked(returns(ref))]
+pub fn resolve_function<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<Resolution> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    Arc::new(resolve::resolve(&ast, &ProjectItems { db, project }))
+}
+
+/// Types of the parameters and ancillas of one function.
+#[salsa::tracked(returns(ref))]
+pub fn function_types<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<FunctionTypes> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    Arc::new(types::function_types(&ast, resolve_function(db, project, f)))
+}
+
+#[salsa::tracked(returns(clone))]
+pub fn function_local_effects<'db>(db: &'db dyn Db, f: FnId<'db>) -> LocalEffects {
+    function_ast(db, f)
+        .map(|ast| effects::local_effects(&ast))
+        .unwrap_or_default()
+}
+
+/// Which parameters each function of the project mutates (a fixpoint over
+/// the call graph; it reads only each function's local effects).
+#[salsa::tracked(returns(ref))]
+pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
+    let table = item_table(db, project);
+    let mut locals: Vec<(String, LocalEffects)> = table
+        .by_name
+        .iter()
+        .map(|(name, &(file, ordinal))| {
+            let id = FnId::new(db, file, name.clone(), ordinal);
+            (name.clone(), function_local_effects(db, id))
+        })
+        .collect();
+    locals.sort_by(|a, b| a.0.cmp(&b.0));
+    Arc::new(effects::solve(locals.iter().map(|(n, e)| (n.as_str(), e))))
+}
+
+/// The parameters of `f` that it mutates, by position.
+pub fn mutated_params(db: &dyn Db, project: Project, name: &str) -> Option<Vec<bool>> {
+    project_mutations(db, project).get(name).cloned()
+}
+
+struct ProjectCallees<'a> {
+    db: &'a dyn Db,
+    project: Project,
+}
+
+impl CalleeInfo for ProjectCallees<'_> {
+    fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
+        mutated_params(self.db, self.project, name)
+    }
+}
+
+/// Every diagnostic of one function, with function-relative spans.
+#[salsa::tracked(returns(ref))]
+pub fn check_function<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    let resolution = resolve_function(db, project, f);
+    let types = function_types(db, project, f);
+    let mut out = resolution.diagnostics.clone();
+    out.extend(types.diagnostics.iter().cloned());
+    out.extend(check::check_function(
+        &ast,
+        resolution,
+        types,
+        &ProjectCallees { db, project },
+    ));
+    out.sort_by_key(|d| (d.primary.span.start, d.code));
+    out.dedup();
+    Arc::new(out)
+}
+
+/// All diagnostics of a file with absolute spans, sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<Vec<Diagnostic>> {
+    let mut out = parse_file(db, file).diagnostics.clone();
+    for &f in file_functions(db, file) {
+        let offset = function_offset(db, f);
+        out.extend(
+            check_function(db, project, f)
+                .iter()
+                .map(|d| d.clone().shifted(offset)),
+        );
+    }
+    out.extend(
+        item_table(db, project)
+            .duplicates
+            .iter()
+            .filter(|(f, _)| *f == file)
+            .map(|(_, d)| d.clone()),
+    );
+    out.sort_by_key(|d| (d.primary.span.start, d.code));
+    Arc::new(out)
+}
+
+// ------------------------------------------------------------------ inverse
+
+/// The inverse of a function as a tree (spans of the original).
+#[salsa::tracked(returns(clone))]
+pub fn inverse_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Arc<Function>> {
+    function_ast(db, f).map(|ast| Arc::new(invert::invert_function(&ast)))
+}
+
+/// The inverse of a function as `.nil` source. In it, calls `g(...)` and
+/// uncalls `~g(...)` trade places, so the inverses of all the functions of a
+/// file form a module that is the inverse of the original.
+#[salsa::tracked(returns(ref))]
+pub fn inverse_source<'db>(db: &'db dyn Db, f: FnId<'db>) -> String {
+    inverse_function(db, f)
+        .map(|inv| printer::print_function(&inv))
+        .unwrap_or_default()
+}

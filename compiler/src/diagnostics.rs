@@ -1,0 +1,130 @@
+//! Diagnostics as plain values.
+//!
+//! The compiler never prints: analyses return [`Diagnostic`]s, and the shells
+//! (the CLI, the build plugin, the language server) render them. Codes are
+//! stable; [`CODES`] lists every one with a one-line summary.
+
+use serde::Serialize;
+
+use crate::ast::Span;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One finding. Spans are relative to the enclosing function while a check
+/// runs and absolute (bytes into the file) once they reach the shells.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub primary: Label,
+    pub secondary: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            primary: Label {
+                span,
+                message: String::new(),
+            },
+            secondary: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.primary.message = label.into();
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Moves every span by `offset` bytes (function-relative to absolute).
+    pub fn shifted(mut self, offset: u32) -> Diagnostic {
+        self.primary.span = self.primary.span.shift(offset);
+        for label in &mut self.secondary {
+            label.span = label.span.shift(offset);
+        }
+        self
+    }
+}
+
+/// Every diagnostic code with its severity and a summary (used by docs and tests).
+pub const CODES: &[(&str, &str)] = &[
+    ("E0001", "syntax error"),
+    ("E0002", "missing token"),
+    ("E0003", "nesting too deep"),
+    ("E0004", "construct not allowed here"),
+    ("E0005", "file is not valid UTF-8"),
+    ("E0101", "undefined variable"),
+    ("E0102", "unknown function"),
+    ("E0103", "variable allocated while it already exists"),
+    ("E0104", "ancilla used after deallocation"),
+    ("E0105", "deallocation of something that is not a live ancilla"),
+    ("E0106", "function defined twice"),
+    ("E0107", "parameter declared twice"),
+    ("E0108", "wrong number of arguments"),
+    ("E0109", "unknown keyword argument"),
+    ("E0201", "simultaneous read and write of one variable"),
+    ("E0202", "one variable passed twice to a mutating instruction or call"),
+    ("W0203", "shared read: the gradient of this variable would be written twice"),
+    ("E0204", "irreversible assignment"),
+    ("E0205", "`*=` or `/=` on a number system where it is not reversible"),
+    ("E0206", "call of a function that is not reversible"),
+    ("E0207", "target is not an assignable place"),
+    ("E0208", "reversible function used as a value"),
+    ("E0209", "mutating a loop variable, keyword parameter or constant"),
+    ("E0301", "ancilla never deallocated, and its final value cannot be inferred"),
+    ("E0401", "`if` with `~` postcondition whose branch writes what the condition reads"),
+    ("E0402", "`for` body writes its loop variable"),
+    ("E0403", "`for` body writes a variable its range reads"),
+    ("E0404", "`while` without a postcondition"),
+    ("E0405", "`if` without a postcondition"),
+    ("E0406", "`@routine` without a matching `~@routine`"),
+    ("E0407", "`~@routine` without a preceding `@routine`"),
+    ("E0601", "parameter without a type"),
+    ("E0602", "unknown type"),
+];

@@ -1,0 +1,139 @@
+//! Which parameters a function changes.
+//!
+//! A parameter is mutated when it is the target of an instruction, an
+//! allocation or a typecast, or is passed where a callee mutates. Calls make
+//! this a fixpoint over the call graph (recursion included): [`local_effects`]
+//! reads one function, [`solve`] closes over the project.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::ast::*;
+use crate::builtins;
+
+/// One function's own writes and the calls that may add more.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct LocalEffects {
+    pub arity: usize,
+    /// Parameters written directly.
+    pub writes: Vec<usize>,
+    /// `(callee, argument position, parameter passed there)`.
+    pub forwards: Vec<(String, usize, usize)>,
+}
+
+pub fn local_effects(function: &Function) -> LocalEffects {
+    let params: FxHashMap<&str, usize> = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.name.as_str(), i))
+        .collect();
+    let mut out = LocalEffects {
+        arity: function.params.len(),
+        ..LocalEffects::default()
+    };
+    let mut writes = FxHashSet::default();
+    visit_block(&function.body, &mut |stmt| match &stmt.kind {
+        StmtKind::Instr { target, .. } => {
+            if let Some(&p) = target.root_var().and_then(|(n, _)| params.get(n)) {
+                writes.insert(p);
+            }
+        }
+        StmtKind::Typecast { value, .. } => {
+            if let Some(&p) = value.root_var().and_then(|(n, _)| params.get(n)) {
+                writes.insert(p);
+            }
+        }
+        StmtKind::Call(call) => {
+            let fixed = builtins::instruction(&call.callee.name).map(|i| i.mutates);
+            for (pos, arg) in call.args.iter().enumerate() {
+                let Some(&p) = arg.root_var().and_then(|(n, _)| params.get(n)) else {
+                    continue;
+                };
+                match fixed {
+                    Some(mutates) if mutates.contains(&pos) => {
+                        writes.insert(p);
+                    }
+                    Some(_) => {}
+                    None => out.forwards.push((call.callee.name.clone(), pos, p)),
+                }
+            }
+        }
+        _ => {}
+    });
+    out.writes = writes.into_iter().collect();
+    out.writes.sort_unstable();
+    out.forwards.sort();
+    out.forwards.dedup();
+    out
+}
+
+/// For each function, which of its parameters it mutates.
+pub type Mutations = FxHashMap<String, Vec<bool>>;
+
+pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)>) -> Mutations {
+    let functions: Vec<(&str, &LocalEffects)> = functions.into_iter().collect();
+    let mut result: Mutations = functions
+        .iter()
+        .map(|(name, fx)| {
+            let mut m = vec![false; fx.arity];
+            for &w in &fx.writes {
+                m[w] = true;
+            }
+            (name.to_string(), m)
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for (name, fx) in &functions {
+            for (callee, pos, param) in &fx.forwards {
+                let callee_mutates = result
+                    .get(callee)
+                    .and_then(|m| m.get(*pos).copied())
+                    .unwrap_or(false);
+                if callee_mutates {
+                    let m = result.get_mut(*name).expect("every function has an entry");
+                    if !m[*param] {
+                        m[*param] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return result;
+        }
+    }
+}
+
+/// Calls `f` on every statement, depth first, including the inverse of the
+/// statements under `~` (the same statements, so the same effects).
+pub fn visit_block(block: &Block, f: &mut dyn FnMut(&Stmt)) {
+    for stmt in &block.stmts {
+        visit_stmt(stmt, f);
+    }
+}
+
+pub fn visit_stmt(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+    f(stmt);
+    match &stmt.kind {
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            for b in branches {
+                visit_block(&b.body, f);
+            }
+            if let Some(block) = otherwise {
+                visit_block(block, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+            visit_block(body, f)
+        }
+        StmtKind::Inverse(inner)
+        | StmtKind::Routine(inner)
+        | StmtKind::InvCheckOff(inner)
+        | StmtKind::InBounds(inner) => visit_stmt(inner, f),
+        _ => {}
+    }
+}

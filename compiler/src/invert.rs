@@ -1,0 +1,172 @@
+//! The inverse of a function, statement by statement (table 1 of the paper).
+//!
+//! Inversion is an involution on the tree: `invert(invert(f)) == f`, exactly.
+//! Three choices make that hold:
+//! - a `for` loop over `a:s:b` inverts to one over `reverse(a:s:b)`, which
+//!   visits the same elements last first (`1:2:4` gives 3 then 1; the
+//!   textbook `4:-2:1` would visit 4 and 2);
+//! - `~stmt` inverts to `~(inverse of stmt)`;
+//! - a `@routine R ... ~@routine` pair keeps `R` forwards and inverts only
+//!   what lies between (compute, inverted copy, uncompute).
+//!
+//! Spans are kept, so diagnostics on an inverse point at the original source.
+
+use crate::ast::*;
+use crate::builtins;
+
+pub fn invert_function(f: &Function) -> Function {
+    Function {
+        body: invert_block(&f.body),
+        ..f.clone()
+    }
+}
+
+pub fn invert_block(block: &Block) -> Block {
+    let pairs = routine_pairs(&block.stmts);
+    Block::new(invert_range(&block.stmts, &pairs, 0, block.stmts.len()))
+}
+
+/// For each `@routine` at this level, the index of its `~@routine`.
+pub fn routine_pairs(stmts: &[Stmt]) -> Vec<Option<usize>> {
+    let mut pairs = vec![None; stmts.len()];
+    let mut open = Vec::new();
+    for (i, stmt) in stmts.iter().enumerate() {
+        match stmt.kind {
+            StmtKind::Routine(_) => open.push(i),
+            StmtKind::Unroutine => {
+                if let Some(start) = open.pop() {
+                    pairs[start] = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs
+}
+
+fn invert_range(stmts: &[Stmt], pairs: &[Option<usize>], lo: usize, hi: usize) -> Vec<Stmt> {
+    let mut segments: Vec<Vec<Stmt>> = Vec::new();
+    let mut k = lo;
+    while k < hi {
+        match pairs[k] {
+            Some(end) if end < hi => {
+                let mut segment = vec![stmts[k].clone()];
+                segment.extend(invert_range(stmts, pairs, k + 1, end));
+                segment.push(stmts[end].clone());
+                segments.push(segment);
+                k = end + 1;
+            }
+            _ => {
+                segments.push(vec![invert_stmt(&stmts[k])]);
+                k += 1;
+            }
+        }
+    }
+    segments.into_iter().rev().flatten().collect()
+}
+
+pub fn invert_stmt(stmt: &Stmt) -> Stmt {
+    let kind = match &stmt.kind {
+        StmtKind::Instr {
+            target,
+            op,
+            op_span,
+            broadcast,
+            value,
+        } => StmtKind::Instr {
+            target: target.clone(),
+            op: op.inverse(),
+            op_span: *op_span,
+            broadcast: *broadcast,
+            value: value.clone(),
+        },
+        StmtKind::Call(call) => StmtKind::Call(invert_call(call)),
+        StmtKind::Alloc { name, value } => StmtKind::Dealloc {
+            name: name.clone(),
+            value: value.clone(),
+        },
+        StmtKind::Dealloc { name, value } => StmtKind::Alloc {
+            name: name.clone(),
+            value: value.clone(),
+        },
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => StmtKind::If {
+            branches: branches
+                .iter()
+                .map(|b| Branch {
+                    cond: swap_cond(&b.cond),
+                    body: invert_block(&b.body),
+                })
+                .collect(),
+            otherwise: otherwise.as_ref().map(invert_block),
+        },
+        StmtKind::While { cond, body } => StmtKind::While {
+            cond: swap_cond(cond),
+            body: invert_block(body),
+        },
+        StmtKind::For { var, range, body } => StmtKind::For {
+            var: var.clone(),
+            range: Range {
+                reversed: !range.reversed,
+                ..range.clone()
+            },
+            body: invert_block(body),
+        },
+        StmtKind::Begin(block) => StmtKind::Begin(invert_block(block)),
+        StmtKind::Inverse(inner) => StmtKind::Inverse(Box::new(invert_stmt(inner))),
+        StmtKind::Routine(inner) => StmtKind::Routine(inner.clone()),
+        StmtKind::Unroutine => StmtKind::Unroutine,
+        StmtKind::Safe(e) => StmtKind::Safe(e.clone()),
+        StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(invert_stmt(inner))),
+        StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(invert_stmt(inner))),
+        StmtKind::Typecast { from, to, value } => StmtKind::Typecast {
+            from: to.clone(),
+            to: from.clone(),
+            value: value.clone(),
+        },
+    };
+    Stmt {
+        kind,
+        span: stmt.span,
+    }
+}
+
+fn invert_call(call: &Call) -> Call {
+    match builtins::instruction(&call.callee.name) {
+        Some(instr) => Call {
+            callee: Ident {
+                name: instr.inverse.to_string(),
+                span: call.callee.span,
+            },
+            ..call.clone()
+        },
+        None => Call {
+            inverted: !call.inverted,
+            ..call.clone()
+        },
+    }
+}
+
+fn swap_cond(cond: &Cond) -> Cond {
+    match &cond.post {
+        Post::Expr(post) => Cond {
+            pre: post.clone(),
+            post: Post::Expr(cond.pre.clone()),
+            span: cond.span,
+        },
+        Post::SameAsPre(_) | Post::Missing => cond.clone(),
+    }
+}
+
+/// The statements a `~@routine` at index `at` of `stmts` stands for: the
+/// inverse of its `@routine`, or `None` when it has no partner.
+pub fn unroutine_expansion(stmts: &[Stmt], at: usize) -> Option<Stmt> {
+    let pairs = routine_pairs(stmts);
+    let start = pairs.iter().position(|p| *p == Some(at))?;
+    match &stmts[start].kind {
+        StmtKind::Routine(inner) => Some(invert_stmt(inner)),
+        _ => None,
+    }
+}

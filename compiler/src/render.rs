@@ -1,0 +1,121 @@
+//! Rendering diagnostics for people (codespan-reporting) and for tools (JSON).
+
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term;
+use serde::Serialize;
+
+use crate::diagnostics::{Diagnostic, Severity};
+
+/// Line and column (both 1-based, column in characters) of a byte offset.
+pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
+    let offset = (offset as usize).min(text.len());
+    let offset = (0..=offset).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    (line, text[line_start..offset].chars().count() + 1)
+}
+
+fn to_codespan(d: &Diagnostic) -> cs::Diagnostic<()> {
+    let severity = match d.severity {
+        Severity::Error => cs::Severity::Error,
+        Severity::Warning => cs::Severity::Warning,
+    };
+    let mut labels = vec![cs::Label::primary((), d.primary.span.range()).with_message(&d.primary.message)];
+    labels.extend(
+        d.secondary
+            .iter()
+            .map(|l| cs::Label::secondary((), l.span.range()).with_message(&l.message)),
+    );
+    let mut out = cs::Diagnostic::new(severity)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels);
+    if let Some(help) = &d.help {
+        out = out.with_notes(vec![format!("help: {help}")]);
+    }
+    out
+}
+
+/// Renders diagnostics of one file as codespan text, with or without colour.
+pub fn render_human(path: &str, text: &str, diagnostics: &[Diagnostic], color: bool) -> String {
+    let file = SimpleFile::new(path, text);
+    let config = term::Config::default();
+    let mut out = String::new();
+    for d in diagnostics {
+        let cs = to_codespan(d);
+        if color {
+            let mut buffer = term::termcolor::Buffer::ansi();
+            let _ = term::emit_to_write_style(&mut buffer, &config, &file, &cs);
+            out.push_str(&String::from_utf8_lossy(buffer.as_slice()));
+        } else {
+            let mut s = String::new();
+            let _ = term::emit_to_string(&mut s, &config, &file, &cs);
+            out.push_str(&s);
+        }
+    }
+    out
+}
+
+/// The JSON form of a diagnostic (`nilc check --format json`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JsonDiagnostic {
+    pub file: String,
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub range: JsonRange,
+    pub label: String,
+    pub secondary: Vec<JsonLabel>,
+    pub help: Option<String>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JsonRange {
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub start_line: usize,
+    pub start_column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JsonLabel {
+    pub range: JsonRange,
+    pub message: String,
+}
+
+pub fn json_range(text: &str, span: crate::ast::Span) -> JsonRange {
+    let (start_line, start_column) = line_col(text, span.start);
+    let (end_line, end_column) = line_col(text, span.end);
+    JsonRange {
+        start_byte: span.start,
+        end_byte: span.end,
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+    }
+}
+
+pub fn to_json(path: &str, text: &str, d: &Diagnostic) -> JsonDiagnostic {
+    JsonDiagnostic {
+        file: path.to_string(),
+        code: d.code,
+        severity: d.severity,
+        message: d.message.clone(),
+        range: json_range(text, d.primary.span),
+        label: d.primary.message.clone(),
+        secondary: d
+            .secondary
+            .iter()
+            .map(|l| JsonLabel {
+                range: json_range(text, l.span),
+                message: l.message.clone(),
+            })
+            .collect(),
+        help: d.help.clone(),
+    }
+}

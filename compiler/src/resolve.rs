@@ -1,0 +1,690 @@
+//! Name resolution for one function: which definition every name refers to,
+//! and the life of each ancilla (allocated, used, deallocated).
+//!
+//! Scopes: the function body, each `if`/`elseif`/`else` branch, each loop
+//! body. `begin` blocks and `@routine` bodies do not open a scope, so an
+//! ancilla allocated in `@routine begin ... end` lives until `~@routine`
+//! deallocates it. A statement `~s` executes the inverse of `s`, so it is
+//! resolved in the inverse's order; `~@routine` stands for the inverse of its
+//! `@routine`.
+
+use rustc_hash::FxHashMap;
+
+use crate::ast::*;
+use crate::builtins;
+use crate::diagnostics::Diagnostic;
+use crate::invert::{invert_stmt, routine_pairs};
+
+pub type DefId = usize;
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum DefKind {
+    /// A positional parameter, by index.
+    Param(usize),
+    KwParam(usize),
+    Ancilla,
+    LoopVar,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Def {
+    pub name: String,
+    pub kind: DefKind,
+    /// Where it is defined (the name in the parameter list, `x ←`, `for x`).
+    pub span: Span,
+    /// For an ancilla: the value it was allocated with.
+    pub alloc_value: Option<Expr>,
+    /// For an ancilla: where it is deallocated, if it is.
+    pub dealloc: Option<Span>,
+}
+
+/// What a call statement calls.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Callee {
+    /// A `.nil` function of the project.
+    Function(String),
+    /// A built-in instruction such as `SWAP`.
+    Instruction(&'static str),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct CallRef {
+    pub span: Span,
+    pub callee: Callee,
+}
+
+/// An ancilla still alive at the end of its scope: deallocated implicitly
+/// with its allocation value, if that value can be recomputed there.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct OpenAncilla {
+    pub def: DefId,
+    /// The end of the scope (for the label).
+    pub scope_end: Span,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Resolution {
+    pub defs: Vec<Def>,
+    /// Every name occurrence that refers to a definition.
+    pub uses: Vec<(Span, DefId)>,
+    /// Every call of a function or instruction (statement position).
+    pub calls: Vec<CallRef>,
+    pub open_ancillas: Vec<OpenAncilla>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Resolution {
+    /// The definition a name at `span` refers to.
+    pub fn def_at(&self, span: Span) -> Option<DefId> {
+        self.uses.iter().find(|(s, _)| *s == span).map(|(_, d)| *d)
+    }
+}
+
+/// What the resolver needs to know of other functions.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Signature {
+    pub name: String,
+    pub params: Vec<String>,
+    pub kwparams: Vec<String>,
+}
+
+pub trait Items {
+    fn signature(&self, name: &str) -> Option<Signature>;
+    fn function_names(&self) -> Vec<String>;
+}
+
+pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
+    let mut r = Resolver {
+        items,
+        function,
+        out: Resolution::default(),
+        scopes: vec![FxHashMap::default()],
+    };
+    let mut seen: FxHashMap<&str, Span> = FxHashMap::default();
+    for (i, p) in function.params.iter().enumerate() {
+        if let Some(first) = seen.insert(&p.name.name, p.name.span) {
+            r.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0107",
+                    p.name.span,
+                    format!("parameter `{}` is declared twice", p.name.name),
+                )
+                .with_label("second declaration")
+                .with_secondary(first, "first declared here")
+                .with_help("rename one of the parameters"),
+            );
+        }
+        r.define(&p.name, DefKind::Param(i), None);
+    }
+    for (i, p) in function.kwparams.iter().enumerate() {
+        r.read_expr(&p.default);
+        if let Some(first) = seen.insert(&p.name.name, p.name.span) {
+            r.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0107",
+                    p.name.span,
+                    format!("parameter `{}` is declared twice", p.name.name),
+                )
+                .with_label("second declaration")
+                .with_secondary(first, "first declared here")
+                .with_help("rename one of the parameters"),
+            );
+        }
+        r.define(&p.name, DefKind::KwParam(i), None);
+    }
+    r.block_stmts(&function.body.stmts);
+    let end = Span::new(function.span.end, function.span.end);
+    r.close_scope(end);
+    r.out
+}
+
+struct Resolver<'a> {
+    items: &'a dyn Items,
+    function: &'a Function,
+    out: Resolution,
+    /// Name to definition, innermost scope last.
+    scopes: Vec<FxHashMap<String, DefId>>,
+}
+
+impl Resolver<'_> {
+    fn define(&mut self, name: &Ident, kind: DefKind, alloc_value: Option<Expr>) -> DefId {
+        let id = self.out.defs.len();
+        self.out.defs.push(Def {
+            name: name.name.clone(),
+            kind,
+            span: name.span,
+            alloc_value,
+            dealloc: None,
+        });
+        self.out.uses.push((name.span, id));
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .insert(name.name.clone(), id);
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<DefId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn is_live(&self, id: DefId) -> bool {
+        self.out.defs[id].dealloc.is_none()
+    }
+
+    fn open_scope(&mut self) {
+        self.scopes.push(FxHashMap::default());
+    }
+
+    fn close_scope(&mut self, end: Span) {
+        let scope = self.scopes.pop().unwrap_or_default();
+        let mut open: Vec<DefId> = scope
+            .values()
+            .copied()
+            .filter(|&d| self.out.defs[d].kind == DefKind::Ancilla && self.is_live(d))
+            .collect();
+        open.sort_unstable();
+        for def in open {
+            self.out.open_ancillas.push(OpenAncilla {
+                def,
+                scope_end: end,
+            });
+        }
+    }
+
+    fn block_stmts(&mut self, stmts: &[Stmt]) {
+        let pairs = routine_pairs(stmts);
+        for (i, stmt) in stmts.iter().enumerate() {
+            match &stmt.kind {
+                StmtKind::Unroutine => {
+                    match pairs.iter().position(|p| *p == Some(i)) {
+                        Some(start) => {
+                            if let StmtKind::Routine(inner) = &stmts[start].kind {
+                                self.stmt(&invert_stmt(inner));
+                            }
+                        }
+                        None => self.out.diagnostics.push(
+                            Diagnostic::error(
+                                "E0407",
+                                stmt.span,
+                                "`~@routine` without a preceding `@routine`",
+                            )
+                            .with_label("nothing to uncompute here")
+                            .with_help(
+                                "put `@routine stmt` earlier in the same block, or remove this line",
+                            ),
+                        ),
+                    }
+                }
+                StmtKind::Routine(_) if pairs[i].is_none() => {
+                    self.out.diagnostics.push(
+                        Diagnostic::error(
+                            "E0406",
+                            stmt.span,
+                            "`@routine` without a matching `~@routine`",
+                        )
+                        .with_label("this computation is never uncomputed")
+                        .with_help("add `~@routine` later in the same block to uncompute it"),
+                    );
+                    self.stmt(stmt);
+                }
+                _ => self.stmt(stmt),
+            }
+        }
+    }
+
+    fn scoped_block(&mut self, block: &Block, end: Span) {
+        self.open_scope();
+        self.block_stmts(&block.stmts);
+        self.close_scope(end);
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        let end = Span::new(stmt.span.end, stmt.span.end);
+        match &stmt.kind {
+            StmtKind::Instr { target, value, .. } => {
+                self.read_expr(value);
+                self.place(target);
+            }
+            StmtKind::Call(call) => self.call(call),
+            StmtKind::Alloc { name, value } => {
+                self.read_expr(value);
+                if let Some(existing) = self.lookup(&name.name).filter(|&d| self.is_live(d)) {
+                    let def = &self.out.defs[existing];
+                    let what = match def.kind {
+                        DefKind::Param(_) | DefKind::KwParam(_) => "a parameter",
+                        DefKind::LoopVar => "a loop variable",
+                        DefKind::Ancilla => "an ancilla that is still allocated",
+                    };
+                    self.out.diagnostics.push(
+                        Diagnostic::error(
+                            "E0103",
+                            name.span,
+                            format!("`{}` is already {what}", name.name),
+                        )
+                        .with_label("allocated again here")
+                        .with_secondary(def.span, "first defined here")
+                        .with_help(format!(
+                            "pick a fresh name, or deallocate `{}` first with `{} → value`",
+                            name.name, name.name
+                        )),
+                    );
+                    self.out.uses.push((name.span, existing));
+                    return;
+                }
+                self.define(name, DefKind::Ancilla, Some(value.clone()));
+            }
+            StmtKind::Dealloc { name, value } => {
+                self.read_expr(value);
+                let in_this_scope = self
+                    .scopes
+                    .last()
+                    .and_then(|s| s.get(&name.name))
+                    .copied();
+                match self.lookup(&name.name) {
+                    None => self.undefined(name),
+                    Some(id) if !self.is_live(id) => self.dead_use(name, id),
+                    Some(id) => {
+                        self.out.uses.push((name.span, id));
+                        let def = &self.out.defs[id];
+                        if def.kind != DefKind::Ancilla {
+                            let what = if matches!(def.kind, DefKind::LoopVar) {
+                                "a loop variable"
+                            } else {
+                                "a parameter"
+                            };
+                            self.out.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0105",
+                                    name.span,
+                                    format!("`{}` is {what}, not an ancilla", name.name),
+                                )
+                                .with_label("cannot be deallocated")
+                                .with_secondary(def.span, "defined here")
+                                .with_help("only variables allocated with `←` can be deallocated"),
+                            );
+                        } else if in_this_scope != Some(id) {
+                            self.out.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0105",
+                                    name.span,
+                                    format!(
+                                        "`{}` is deallocated in a different block than it was allocated in",
+                                        name.name
+                                    ),
+                                )
+                                .with_label("deallocated inside a branch or loop")
+                                .with_secondary(def.span, "allocated in an outer block")
+                                .with_help("allocate and deallocate an ancilla in the same block"),
+                            );
+                        } else {
+                            self.out.defs[id].dealloc = Some(stmt.span);
+                        }
+                    }
+                }
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for branch in branches {
+                    self.cond(&branch.cond);
+                }
+                for branch in branches {
+                    self.scoped_block(&branch.body, end);
+                }
+                if let Some(block) = otherwise {
+                    self.scoped_block(block, end);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.cond(cond);
+                self.scoped_block(body, end);
+            }
+            StmtKind::For { var, range, body } => {
+                self.read_expr(&range.start);
+                if let Some(step) = &range.step {
+                    self.read_expr(step);
+                }
+                self.read_expr(&range.stop);
+                self.open_scope();
+                self.define(var, DefKind::LoopVar, None);
+                self.block_stmts(&body.stmts);
+                self.close_scope(end);
+            }
+            StmtKind::Begin(block) => self.block_stmts(&block.stmts),
+            StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
+            StmtKind::Routine(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Unroutine => {}
+            StmtKind::Safe(expr) => self.read_expr(expr),
+            StmtKind::Typecast { value, .. } => self.place(value),
+        }
+    }
+
+    fn cond(&mut self, cond: &Cond) {
+        self.read_expr(&cond.pre);
+        if let Post::Expr(post) = &cond.post {
+            self.read_expr(post);
+        }
+    }
+
+    fn call(&mut self, call: &Call) {
+        let name = &call.callee.name;
+        let arity;
+        let mut kwnames: Vec<String> = Vec::new();
+        if let Some(instr) = builtins::instruction(name) {
+            self.out.calls.push(CallRef {
+                span: call.callee.span,
+                callee: Callee::Instruction(instr.name),
+            });
+            arity = Some(instr.arity);
+        } else if let Some(sig) = self.items.signature(name) {
+            self.out.calls.push(CallRef {
+                span: call.callee.span,
+                callee: Callee::Function(name.clone()),
+            });
+            arity = Some(sig.params.len());
+            kwnames = sig.kwparams;
+        } else if builtins::pure_function(name).is_some() {
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0206",
+                    call.callee.span,
+                    format!("`{name}` is not a reversible function"),
+                )
+                .with_label("its result would be thrown away")
+                .with_help(format!(
+                    "accumulate its value into a variable instead, e.g. `y += {name}(...)`"
+                )),
+            );
+            arity = None;
+        } else {
+            let mut candidates = self.items.function_names();
+            candidates.extend(builtins::INSTRUCTIONS.iter().map(|i| i.name.to_string()));
+            let suggestion = builtins::closest(name, candidates.iter().map(String::as_str));
+            let help = match suggestion {
+                Some(s) => format!("a function with a similar name exists: `{s}`"),
+                None => "define it with `function ... end` in a `.nil` file of this project, or check the spelling".to_string(),
+            };
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0102",
+                    call.callee.span,
+                    format!("unknown function `{name}`"),
+                )
+                .with_label("not defined in this project")
+                .with_help(help),
+            );
+            arity = None;
+        }
+        if let Some(arity) = arity
+            && arity != call.args.len()
+        {
+            let span = call
+                .args
+                .first()
+                .zip(call.args.last())
+                .map(|(a, b)| Span::new(a.span.start, b.span.end))
+                .unwrap_or(call.callee.span);
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0108",
+                    span,
+                    format!(
+                        "`{name}` takes {arity} argument{}, but {} {} given",
+                        if arity == 1 { "" } else { "s" },
+                        call.args.len(),
+                        if call.args.len() == 1 { "was" } else { "were" }
+                    ),
+                )
+                .with_label("wrong number of arguments")
+                .with_help(format!("pass exactly {arity} positional arguments")),
+            );
+        }
+        for arg in &call.args {
+            self.read_expr(arg);
+        }
+        for kw in &call.kwargs {
+            if !kwnames.contains(&kw.name.name) {
+                self.out.diagnostics.push(
+                    Diagnostic::error(
+                        "E0109",
+                        kw.name.span,
+                        format!("`{name}` has no keyword parameter `{}`", kw.name.name),
+                    )
+                    .with_label("unknown keyword")
+                    .with_help(if kwnames.is_empty() {
+                        format!("`{name}` takes no keyword arguments")
+                    } else {
+                        format!("its keyword parameters are: {}", kwnames.join(", "))
+                    }),
+                );
+            }
+            self.read_expr(&kw.value);
+        }
+    }
+
+    /// A place written to: its root must be a live variable.
+    fn place(&mut self, expr: &Expr) {
+        self.read_expr(expr);
+    }
+
+    fn read_expr(&mut self, expr: &Expr) {
+        let mut names: Vec<(Ident, bool)> = Vec::new();
+        let mut calls: Vec<(Ident, usize, bool)> = Vec::new();
+        let mut in_macro = false;
+        collect_names(expr, &mut names, &mut calls, &mut in_macro);
+        for (ident, is_type_position) in names {
+            match self.lookup(&ident.name) {
+                Some(id) if self.is_live(id) => self.out.uses.push((ident.span, id)),
+                Some(id) => self.dead_use(&ident, id),
+                None => {
+                    if is_type_position || self.is_global_name(&ident.name) {
+                        continue;
+                    }
+                    self.undefined(&ident);
+                }
+            }
+        }
+        for (callee, nargs, broadcast) in calls {
+            self.expr_call(&callee, nargs, broadcast);
+        }
+    }
+
+    fn is_global_name(&self, name: &str) -> bool {
+        builtins::CONSTANTS.contains(&name)
+            || builtins::SCALAR_TYPES.contains(&name)
+            || builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| *n == name)
+            || self.function.generics.iter().any(|g| g.name.name == name)
+    }
+
+    fn expr_call(&mut self, callee: &Ident, nargs: usize, broadcast: bool) {
+        let name = &callee.name;
+        if let Some(arity) = builtins::pure_function(name) {
+            if let Some(arity) = arity
+                && arity != nargs
+                && !broadcast
+            {
+                self.out.diagnostics.push(
+                    Diagnostic::error(
+                        "E0108",
+                        callee.span,
+                        format!(
+                            "`{name}` takes {arity} argument{}, but {nargs} {} given",
+                            if arity == 1 { "" } else { "s" },
+                            if nargs == 1 { "was" } else { "were" }
+                        ),
+                    )
+                    .with_label("wrong number of arguments")
+                    .with_help(format!("pass exactly {arity} arguments")),
+                );
+            }
+            return;
+        }
+        if self.items.signature(name).is_some() || builtins::instruction(name).is_some() {
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    "E0208",
+                    callee.span,
+                    format!("`{name}` is reversible and changes its arguments; it has no value"),
+                )
+                .with_label("used as a value here")
+                .with_help(format!(
+                    "call it as a statement on its own line, `{name}(...)`, and read the variable it updates"
+                )),
+            );
+            return;
+        }
+        if builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| n == name)
+            || builtins::SCALAR_TYPES.contains(&name.as_str())
+        {
+            return;
+        }
+        let known = builtins::PURE_FUNCTIONS.iter().map(|(n, _)| *n);
+        let help = match builtins::closest(name, known) {
+            Some(s) => format!("a function with a similar name exists: `{s}`"),
+            None => "expressions may call the built-in math functions (abs, sqrt, exp, log, sin, ...) and `zero`, `length`, `size`".to_string(),
+        };
+        self.out.diagnostics.push(
+            Diagnostic::error("E0102", callee.span, format!("unknown function `{name}`"))
+                .with_label("not a known function")
+                .with_help(help),
+        );
+    }
+
+    fn undefined(&mut self, ident: &Ident) {
+        let mut candidates: Vec<&str> = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.keys().map(String::as_str))
+            .collect();
+        candidates.sort_unstable();
+        let help = match builtins::closest(&ident.name, candidates) {
+            Some(s) => format!("a variable with a similar name is in scope: `{s}`"),
+            None => format!(
+                "declare it as a parameter, or allocate it first with `{} ← zero(T)`",
+                ident.name
+            ),
+        };
+        self.out.diagnostics.push(
+            Diagnostic::error(
+                "E0101",
+                ident.span,
+                format!("undefined variable `{}`", ident.name),
+            )
+            .with_label("not defined here")
+            .with_help(help),
+        );
+    }
+
+    fn dead_use(&mut self, ident: &Ident, id: DefId) {
+        let def = &self.out.defs[id];
+        let mut d = Diagnostic::error(
+            "E0104",
+            ident.span,
+            format!("`{}` is used after it was deallocated", ident.name),
+        )
+        .with_label("used here")
+        .with_help(format!(
+            "move the use before the deallocation, or allocate `{}` again with `←`",
+            ident.name
+        ));
+        if let Some(dealloc) = def.dealloc {
+            d = d.with_secondary(dealloc, "deallocated here");
+        }
+        self.out.diagnostics.push(d);
+        self.out.uses.push((ident.span, id));
+    }
+}
+
+/// Names read by an expression. A name directly inside `zero(..)`, `one(..)`
+/// or `zeros(..)` may be a type, which is fine when nothing else defines it.
+fn collect_names(
+    expr: &Expr,
+    names: &mut Vec<(Ident, bool)>,
+    calls: &mut Vec<(Ident, usize, bool)>,
+    in_macro: &mut bool,
+) {
+    match &expr.kind {
+        ExprKind::Var(name) => names.push((
+            Ident {
+                name: name.clone(),
+                span: expr.span,
+            },
+            false,
+        )),
+        ExprKind::Call {
+            callee,
+            args,
+            kwargs,
+            broadcast,
+        } => {
+            if !*in_macro {
+                calls.push((callee.clone(), args.len(), *broadcast));
+            }
+            let type_call = matches!(
+                callee.name.as_str(),
+                "zero" | "one" | "zeros" | "ones" | "typemax" | "typemin"
+            );
+            for (i, arg) in args.iter().enumerate() {
+                if type_call
+                    && i == 0
+                    && let ExprKind::Var(name) = &arg.kind
+                {
+                    names.push((
+                        Ident {
+                            name: name.clone(),
+                            span: arg.span,
+                        },
+                        name.chars().next().is_some_and(char::is_uppercase)
+                            || builtins::SCALAR_TYPES.contains(&name.as_str()),
+                    ));
+                    continue;
+                }
+                collect_names(arg, names, calls, in_macro);
+            }
+            for kw in kwargs {
+                collect_names(&kw.value, names, calls, in_macro);
+            }
+        }
+        ExprKind::Field { base, .. } => collect_names(base, names, calls, in_macro),
+        ExprKind::Macro { arg, .. } => {
+            let was = *in_macro;
+            *in_macro = true;
+            if let Some(arg) = arg {
+                collect_names(arg, names, calls, in_macro);
+            }
+            *in_macro = was;
+        }
+        ExprKind::Index { base, indices } => {
+            collect_names(base, names, calls, in_macro);
+            for index in indices {
+                match index {
+                    IndexArg::Expr(e) => collect_names(e, names, calls, in_macro),
+                    IndexArg::Range(r) => {
+                        collect_names(&r.start, names, calls, in_macro);
+                        if let Some(step) = &r.step {
+                            collect_names(step, names, calls, in_macro);
+                        }
+                        collect_names(&r.stop, names, calls, in_macro);
+                    }
+                    IndexArg::Colon(_) => {}
+                }
+            }
+        }
+        ExprKind::Adjoint(e) | ExprKind::Paren(e) => collect_names(e, names, calls, in_macro),
+        ExprKind::Unary { operand, .. } => collect_names(operand, names, calls, in_macro),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            collect_names(lhs, names, calls, in_macro);
+            collect_names(rhs, names, calls, in_macro);
+        }
+        ExprKind::Tuple(items) => {
+            for e in items {
+                collect_names(e, names, calls, in_macro);
+            }
+        }
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Error => {}
+    }
+}

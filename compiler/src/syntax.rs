@@ -1,0 +1,725 @@
+//! From text to the typed tree: tree-sitter parses, this module lowers the
+//! concrete tree to [`crate::ast`].
+//!
+//! Parsing never fails. Tree-sitter recovers from errors; every `ERROR` and
+//! `MISSING` node becomes a diagnostic and is left out of the tree, so the
+//! rest of the file is still checked.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use crate::ast::*;
+use crate::diagnostics::Diagnostic;
+
+/// How deep statements and expressions may nest. Deeper input is reported
+/// (E0003) instead of being walked, so that no pass can overflow the stack.
+pub const MAX_DEPTH: u32 = 128;
+
+/// One function of a file, with its offset in the file.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Item {
+    pub function: Arc<Function>,
+    /// Byte offset of the function's first byte (its docstring, if any).
+    pub offset: u32,
+}
+
+/// The result of parsing one file.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ParsedFile {
+    pub items: Vec<Item>,
+    /// Syntax errors, with absolute spans.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new({
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_nilang::LANGUAGE.into())
+            .expect("the bundled grammar matches the tree-sitter runtime");
+        parser
+    });
+}
+
+/// Parses with tree-sitter. Returns `None` only if tree-sitter itself gives up,
+/// which it does not do without a timeout or cancellation flag.
+pub fn parse_tree(text: &str) -> Option<Tree> {
+    PARSER.with(|parser| parser.borrow_mut().parse(text, None))
+}
+
+/// Parses `text` and lowers it. Never fails.
+pub fn parse(text: &str) -> ParsedFile {
+    let mut out = ParsedFile::default();
+    if text.len() > u32::MAX as usize / 2 {
+        out.diagnostics.push(
+            Diagnostic::error("E0001", Span::new(0, 0), "file is too large to parse")
+                .with_help("split the file; files up to 2 GiB are supported"),
+        );
+        return out;
+    }
+    let Some(tree) = parse_tree(text) else {
+        out.diagnostics.push(Diagnostic::error(
+            "E0001",
+            Span::new(0, 0),
+            "the parser gave up on this file",
+        ));
+        return out;
+    };
+    let root = tree.root_node();
+    collect_syntax_errors(root, text, &mut out.diagnostics);
+    let mut cursor = root.walk();
+    for child in root.named_children(&mut cursor) {
+        if child.kind() == "function_definition" {
+            let offset = child.start_byte() as u32;
+            let mut lower = Lower {
+                text,
+                offset,
+                diagnostics: Vec::new(),
+            };
+            if let Some(function) = lower.function(child) {
+                out.items.push(Item {
+                    function: Arc::new(function),
+                    offset,
+                });
+            }
+            out.diagnostics.extend(lower.diagnostics.into_iter().map(|d| d.shifted(offset)));
+        }
+    }
+    out.diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
+    out
+}
+
+/// Reports every `ERROR` and `MISSING` node, without recursion.
+fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
+    if !root.has_error() {
+        return;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let mut descend = node.has_error();
+        if node.is_missing() {
+            let what = missing_description(node.kind());
+            let at = node.start_byte() as u32;
+            out.push(
+                Diagnostic::error("E0002", Span::new(at, at), format!("missing {what}"))
+                    .with_label(format!("expected {what} here"))
+                    .with_help(format!("insert {what}")),
+            );
+            descend = false;
+        } else if node.is_error() {
+            let span = Span::new(node.start_byte() as u32, node.end_byte() as u32);
+            let snippet = snippet(&text[span.range()]);
+            let message = if snippet.is_empty() {
+                "syntax error".to_string()
+            } else {
+                format!("syntax error: unexpected `{snippet}`")
+            };
+            out.push(
+                Diagnostic::error("E0001", span, message)
+                    .with_label("the parser could not make sense of this")
+                    .with_help(error_hint(node, text)),
+            );
+            descend = false;
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn missing_description(kind: &str) -> String {
+    match kind {
+        "end" | ")" | "]" | "}" | "(" | "," | "=" => format!("`{kind}`"),
+        "identifier" => "a name".to_string(),
+        _ if kind.starts_with('_') || kind.contains('_') => "an expression".to_string(),
+        _ => format!("`{kind}`"),
+    }
+}
+
+fn error_hint(node: Node<'_>, text: &str) -> String {
+    let error_text = &text[node.start_byte()..node.end_byte()];
+    if error_text.contains("!=") || error_text.contains("!=") {
+        return "a name may end in `!`, so `k!=0` reads as `k! = 0`: write `k != 0`".into();
+    }
+    if let Some(parent) = node.parent() {
+        match parent.kind() {
+            "parameter_list" => {
+                return "parameters are `name::Type`, separated by commas; keyword parameters follow a `;`".into();
+            }
+            "condition" | "if_statement" | "while_statement" => {
+                return "conditions are written `(precondition, postcondition)`, e.g. `if (x > 0, ~)`".into();
+            }
+            _ => {}
+        }
+    }
+    "statements are instructions (`y += f(x)`), calls, `x ← value`, `if`, `while`, `for`, `begin` or `@routine`; each ends at a newline or `;`".into()
+}
+
+fn snippet(text: &str) -> String {
+    let first_line = text.lines().next().unwrap_or("").trim();
+    let mut out: String = first_line.chars().take(40).collect();
+    if first_line.chars().count() > 40 || text.trim().lines().count() > 1 {
+        out.push('…');
+    }
+    out
+}
+
+struct Lower<'a> {
+    text: &'a str,
+    /// Absolute offset of the current function; spans are relative to it.
+    offset: u32,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Lower<'a> {
+    fn span(&self, node: Node<'_>) -> Span {
+        Span::new(
+            node.start_byte() as u32 - self.offset,
+            node.end_byte() as u32 - self.offset,
+        )
+    }
+
+    fn text(&self, node: Node<'_>) -> &'a str {
+        &self.text[node.start_byte()..node.end_byte()]
+    }
+
+    fn ident(&self, node: Node<'_>) -> Ident {
+        Ident {
+            name: self.text(node).to_string(),
+            span: self.span(node),
+        }
+    }
+
+    fn too_deep(&mut self, node: Node<'_>, depth: u32) -> bool {
+        if depth <= MAX_DEPTH {
+            return false;
+        }
+        let span = self.span(node);
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0003",
+                span,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+            )
+            .with_label("this is nested too deeply to be checked")
+            .with_help("move the inner part into a function of its own"),
+        );
+        true
+    }
+
+    fn not_allowed(&mut self, node: Node<'_>, message: impl Into<String>, help: impl Into<String>) {
+        let span = self.span(node);
+        self.diagnostics
+            .push(Diagnostic::error("E0004", span, message).with_help(help));
+    }
+
+    fn function(&mut self, node: Node<'_>) -> Option<Function> {
+        let name = self.ident(node.child_by_field_name("name")?);
+        let doc = node
+            .child_by_field_name("doc")
+            .map(|d| docstring_text(self.text(d)));
+        let mut kernel = false;
+        let mut inline = false;
+        let mut cursor = node.walk();
+        for attr in node.children_by_field_name("attribute", &mut cursor) {
+            match self.text(attr) {
+                "@kernel" => kernel = true,
+                _ => inline = true,
+            }
+        }
+        let mut params = Vec::new();
+        let mut kwparams = Vec::new();
+        if let Some(list) = node.child_by_field_name("parameters") {
+            let mut cursor = list.walk();
+            for p in list.children_by_field_name("parameter", &mut cursor) {
+                let Some(pname) = p.child_by_field_name("name") else {
+                    continue;
+                };
+                params.push(Param {
+                    name: self.ident(pname),
+                    ty: p.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
+                    span: self.span(p),
+                });
+            }
+            let mut cursor = list.walk();
+            for p in list.children_by_field_name("keyword", &mut cursor) {
+                let (Some(pname), Some(default)) =
+                    (p.child_by_field_name("name"), p.child_by_field_name("default"))
+                else {
+                    continue;
+                };
+                kwparams.push(KwParam {
+                    name: self.ident(pname),
+                    ty: p.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
+                    default: self.expr(default, 0),
+                    span: self.span(p),
+                });
+            }
+        }
+        let mut generics = Vec::new();
+        let mut header_end = node
+            .child_by_field_name("parameters")
+            .map(|p| p.end_byte())
+            .unwrap_or(node.start_byte());
+        if let Some(clause) = node.child_by_field_name("where") {
+            header_end = clause.end_byte();
+            let mut cursor = clause.walk();
+            for bound in clause.children_by_field_name("bound", &mut cursor) {
+                let Some(gname) = bound.child_by_field_name("name") else {
+                    continue;
+                };
+                let mut c2 = bound.walk();
+                let bounds = bound
+                    .children_by_field_name("trait", &mut c2)
+                    .map(|t| self.ident(t))
+                    .collect();
+                generics.push(Generic {
+                    name: self.ident(gname),
+                    bounds,
+                });
+            }
+        }
+        let body = match node.child_by_field_name("body") {
+            Some(block) => self.block(block, 0),
+            None => Block::default(),
+        };
+        let header_start = {
+            let mut c = node.walk();
+            node.children(&mut c)
+                .find(|c| c.kind() == "function")
+                .map(|c| c.start_byte())
+                .unwrap_or(node.start_byte())
+        };
+        Some(Function {
+            name,
+            doc,
+            kernel,
+            inline,
+            params,
+            kwparams,
+            generics,
+            body,
+            span: self.span(node),
+            header_span: Span::new(
+                header_start as u32 - self.offset,
+                header_end as u32 - self.offset,
+            ),
+        })
+    }
+
+    fn ty(&mut self, node: Node<'_>, depth: u32) -> Option<Type> {
+        if self.too_deep(node, depth) {
+            return None;
+        }
+        let span = self.span(node);
+        let kind = match node.kind() {
+            "type_identifier" => TypeKind::Named {
+                name: self.text(node).to_string(),
+                args: Vec::new(),
+            },
+            "generic_type" => {
+                let name = self.text(node.child_by_field_name("name")?).to_string();
+                let mut cursor = node.walk();
+                let children: Vec<_> = node.children_by_field_name("argument", &mut cursor).collect();
+                let args = children
+                    .into_iter()
+                    .filter_map(|a| self.ty(a, depth + 1))
+                    .collect();
+                TypeKind::Named { name, args }
+            }
+            "slice_type" => {
+                TypeKind::Slice(Box::new(self.ty(node.child_by_field_name("element")?, depth + 1)?))
+            }
+            "tuple_type" => {
+                let mut cursor = node.walk();
+                let children: Vec<_> = node.children_by_field_name("element", &mut cursor).collect();
+                TypeKind::Tuple(
+                    children
+                        .into_iter()
+                        .filter_map(|a| self.ty(a, depth + 1))
+                        .collect(),
+                )
+            }
+            _ => return None,
+        };
+        Some(Type { kind, span })
+    }
+
+    fn block(&mut self, node: Node<'_>, depth: u32) -> Block {
+        let mut stmts = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if let Some(stmt) = self.stmt(child, depth + 1) {
+                stmts.push(stmt);
+            }
+        }
+        Block::new(stmts)
+    }
+
+    fn opt_block(&mut self, node: Option<Node<'_>>, depth: u32) -> Block {
+        node.map(|b| self.block(b, depth)).unwrap_or_default()
+    }
+
+    fn stmt(&mut self, node: Node<'_>, depth: u32) -> Option<Stmt> {
+        if node.is_error() || node.is_missing() || node.kind() == "comment" {
+            return None;
+        }
+        if self.too_deep(node, depth) {
+            return None;
+        }
+        let span = self.span(node);
+        let field = |name: &str| node.child_by_field_name(name);
+        let kind = match node.kind() {
+            "instruction" => {
+                let op_node = field("operator")?;
+                let op_text = self.text(op_node);
+                let broadcast = op_text.starts_with('.');
+                let op = match op_text.trim_start_matches('.') {
+                    "+=" => InstrOp::Add,
+                    "-=" => InstrOp::Sub,
+                    "⊻=" | "^=" => InstrOp::Xor,
+                    "*=" => InstrOp::Mul,
+                    "/=" => InstrOp::Div,
+                    _ => InstrOp::Assign,
+                };
+                StmtKind::Instr {
+                    target: self.expr(field("target")?, depth),
+                    op,
+                    op_span: self.span(op_node),
+                    broadcast,
+                    value: self.expr(field("value")?, depth),
+                }
+            }
+            "call_statement" => StmtKind::Call(self.call(node, depth)?),
+            "ancilla_statement" => {
+                let target = field("name")?;
+                let value = self.expr(field("value")?, depth);
+                if target.kind() != "identifier" {
+                    self.not_allowed(
+                        target,
+                        "only a plain name can be allocated or deallocated",
+                        "write `name ← value` with a fresh variable name",
+                    );
+                    return None;
+                }
+                let name = self.ident(target);
+                match field("direction")?.kind() {
+                    "allocate" => StmtKind::Alloc { name, value },
+                    _ => StmtKind::Dealloc { name, value },
+                }
+            }
+            "if_statement" => {
+                let mut branches = vec![Branch {
+                    cond: self.cond(field("condition")?, depth),
+                    body: self.opt_block(field("consequence"), depth),
+                }];
+                let mut otherwise = None;
+                let mut cursor = node.walk();
+                let alternatives: Vec<_> = node.children_by_field_name("alternative", &mut cursor).collect();
+                for alt in alternatives {
+                    if alt.kind() == "elseif_clause" {
+                        let Some(cond) = alt.child_by_field_name("condition") else {
+                            continue;
+                        };
+                        branches.push(Branch {
+                            cond: self.cond(cond, depth),
+                            body: self.opt_block(alt.child_by_field_name("body"), depth),
+                        });
+                    } else {
+                        otherwise = Some(self.opt_block(alt.child_by_field_name("body"), depth));
+                    }
+                }
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                }
+            }
+            "while_statement" => StmtKind::While {
+                cond: self.cond(field("condition")?, depth),
+                body: self.opt_block(field("body"), depth),
+            },
+            "for_statement" => StmtKind::For {
+                var: self.ident(field("variable")?),
+                range: self.for_range(field("range")?, depth)?,
+                body: self.opt_block(field("body"), depth),
+            },
+            "begin_block" => StmtKind::Begin(self.opt_block(field("body"), depth)),
+            "inverse_statement" => {
+                let inner = self.stmt(field("body")?, depth + 1)?;
+                match inner.kind {
+                    // `~f(x)` is the uncall of `f`: keep it a call.
+                    StmtKind::Call(mut call) => {
+                        call.inverted = !call.inverted;
+                        StmtKind::Call(call)
+                    }
+                    other => StmtKind::Inverse(Box::new(Stmt {
+                        kind: other,
+                        span: inner.span,
+                    })),
+                }
+            }
+            "routine_statement" => StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?)),
+            "unroutine_statement" => StmtKind::Unroutine,
+            "safe_statement" => StmtKind::Safe(self.expr(field("body")?, depth)),
+            "invcheckoff_statement" => {
+                StmtKind::InvCheckOff(Box::new(self.stmt(field("body")?, depth + 1)?))
+            }
+            "inbounds_statement" => StmtKind::InBounds(Box::new(self.stmt(field("body")?, depth + 1)?)),
+            "typecast_statement" => {
+                let cast = field("cast")?;
+                let from = self.ty(cast.child_by_field_name("from")?, depth)?;
+                let to = self.ty(cast.child_by_field_name("to")?, depth)?;
+                let args = field("arguments")?;
+                let (mut positional, _) = self.arguments(args, depth);
+                if positional.len() != 1 {
+                    self.not_allowed(
+                        args,
+                        "a typecast converts exactly one variable",
+                        "write `(T1 => T2)(x)`",
+                    );
+                    return None;
+                }
+                StmtKind::Typecast {
+                    from,
+                    to,
+                    value: positional.remove(0),
+                }
+            }
+            _ => return None,
+        };
+        Some(Stmt { kind, span })
+    }
+
+    fn call(&mut self, node: Node<'_>, depth: u32) -> Option<Call> {
+        let callee_node = node.child_by_field_name("function")?;
+        let (callee, inverted) = if callee_node.kind() == "parenthesized_inverse" {
+            (self.ident(callee_node.child_by_field_name("function")?), true)
+        } else {
+            (self.ident(callee_node), false)
+        };
+        let (args, kwargs) = self.arguments(node.child_by_field_name("arguments")?, depth);
+        Some(Call {
+            callee,
+            inverted,
+            args,
+            kwargs,
+        })
+    }
+
+    fn arguments(&mut self, node: Node<'_>, depth: u32) -> (Vec<Expr>, Vec<KwArg>) {
+        let mut cursor = node.walk();
+        let positional: Vec<_> = node.children_by_field_name("argument", &mut cursor).collect();
+        let args = positional
+            .into_iter()
+            .map(|a| self.expr(a, depth + 1))
+            .collect();
+        let mut cursor = node.walk();
+        let keywords: Vec<_> = node.children_by_field_name("keyword", &mut cursor).collect();
+        let kwargs = keywords
+            .into_iter()
+            .filter_map(|k| {
+                Some(KwArg {
+                    name: self.ident(k.child_by_field_name("name")?),
+                    value: self.expr(k.child_by_field_name("value")?, depth + 1),
+                })
+            })
+            .collect();
+        (args, kwargs)
+    }
+
+    fn cond(&mut self, node: Node<'_>, depth: u32) -> Cond {
+        let span = self.span(node);
+        if node.kind() != "condition" {
+            return Cond {
+                pre: self.expr(node, depth),
+                post: Post::Missing,
+                span,
+            };
+        }
+        let pre = match node.child_by_field_name("pre") {
+            Some(pre) => self.expr(pre, depth),
+            None => Expr::new(ExprKind::Error, span),
+        };
+        let post = match node.child_by_field_name("post") {
+            Some(post) if post.kind() == "same_as_pre" => Post::SameAsPre(self.span(post)),
+            Some(post) => Post::Expr(self.expr(post, depth)),
+            None => Post::Missing,
+        };
+        Cond { pre, post, span }
+    }
+
+    fn for_range(&mut self, node: Node<'_>, depth: u32) -> Option<Range> {
+        if node.kind() == "reversed_range" {
+            let mut range = self.range(node.child_by_field_name("range")?, depth)?;
+            range.reversed = true;
+            range.span = self.span(node);
+            return Some(range);
+        }
+        self.range(node, depth)
+    }
+
+    fn range(&mut self, node: Node<'_>, depth: u32) -> Option<Range> {
+        let start = self.expr(node.child_by_field_name("start")?, depth + 1);
+        let second = self.expr(node.child_by_field_name("step_or_stop")?, depth + 1);
+        let (step, stop) = match node.child_by_field_name("stop") {
+            Some(stop) => (Some(second), self.expr(stop, depth + 1)),
+            None => (None, second),
+        };
+        Some(Range {
+            start,
+            step,
+            stop,
+            reversed: false,
+            span: self.span(node),
+        })
+    }
+
+    fn expr(&mut self, node: Node<'_>, depth: u32) -> Expr {
+        let span = self.span(node);
+        if node.is_error() || node.is_missing() || self.too_deep(node, depth) {
+            return Expr::new(ExprKind::Error, span);
+        }
+        let d = depth + 1;
+        let field = |name: &str| node.child_by_field_name(name);
+        let kind = match node.kind() {
+            "identifier" => ExprKind::Var(self.text(node).to_string()),
+            "integer" => ExprKind::Int(self.text(node).to_string()),
+            "float" => ExprKind::Float(self.text(node).to_string()),
+            "boolean" => ExprKind::Bool(self.text(node) == "true"),
+            "string" => ExprKind::Str(self.text(node).to_string()),
+            "call" => match self.call(node, depth) {
+                Some(call) if !call.inverted => ExprKind::Call {
+                    callee: call.callee,
+                    args: call.args,
+                    kwargs: call.kwargs,
+                    broadcast: false,
+                },
+                Some(_) => {
+                    self.not_allowed(
+                        node,
+                        "an uncall `(~f)(...)` is a statement, not a value",
+                        "write the uncall on a line of its own",
+                    );
+                    ExprKind::Error
+                }
+                None => ExprKind::Error,
+            },
+            "broadcast_call" => {
+                let Some(function) = field("function") else {
+                    return Expr::new(ExprKind::Error, span);
+                };
+                if function.kind() != "identifier" {
+                    self.not_allowed(
+                        function,
+                        "only a named function can be broadcast",
+                        "write `f.(x)` with `f` a function name",
+                    );
+                    return Expr::new(ExprKind::Error, span);
+                }
+                let callee = self.ident(function);
+                let (args, kwargs) = match field("arguments") {
+                    Some(a) => self.arguments(a, depth),
+                    None => (Vec::new(), Vec::new()),
+                };
+                ExprKind::Call {
+                    callee,
+                    args,
+                    kwargs,
+                    broadcast: true,
+                }
+            }
+            "index" => {
+                let Some(base) = field("value") else {
+                    return Expr::new(ExprKind::Error, span);
+                };
+                let base = Box::new(self.expr(base, d));
+                let mut cursor = node.walk();
+                let children: Vec<_> = node.children_by_field_name("index", &mut cursor).collect();
+                let mut indices = Vec::new();
+                for index in children {
+                    match index.kind() {
+                        "colon" => indices.push(IndexArg::Colon(self.span(index))),
+                        "range" => {
+                            if let Some(r) = self.range(index, d) {
+                                indices.push(IndexArg::Range(Box::new(r)));
+                            }
+                        }
+                        _ => indices.push(IndexArg::Expr(self.expr(index, d))),
+                    }
+                }
+                ExprKind::Index { base, indices }
+            }
+            "field_access" => match (field("value"), field("field")) {
+                (Some(base), Some(f)) => ExprKind::Field {
+                    base: Box::new(self.expr(base, d)),
+                    field: self.ident(f),
+                },
+                _ => ExprKind::Error,
+            },
+            "adjoint" => match field("value") {
+                Some(v) => ExprKind::Adjoint(Box::new(self.expr(v, d))),
+                None => ExprKind::Error,
+            },
+            "unary" => match (field("operator"), field("operand")) {
+                (Some(op), Some(operand)) => ExprKind::Unary {
+                    op: match self.text(op) {
+                        "-" => UnaryOp::Neg,
+                        "+" => UnaryOp::Plus,
+                        _ => UnaryOp::Not,
+                    },
+                    operand: Box::new(self.expr(operand, d)),
+                },
+                _ => ExprKind::Error,
+            },
+            "binary" => match (field("left"), field("operator"), field("right")) {
+                (Some(l), Some(op), Some(r)) => match BinaryOp::from_str(self.text(op)) {
+                    Some(op) => ExprKind::Binary {
+                        op,
+                        lhs: Box::new(self.expr(l, d)),
+                        rhs: Box::new(self.expr(r, d)),
+                    },
+                    None => ExprKind::Error,
+                },
+                _ => ExprKind::Error,
+            },
+            "parenthesized" => match field("expression") {
+                Some(e) => ExprKind::Paren(Box::new(self.expr(e, d))),
+                None => ExprKind::Error,
+            },
+            "tuple" => {
+                let mut cursor = node.walk();
+                let children: Vec<_> = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .collect();
+                ExprKind::Tuple(children.into_iter().map(|c| self.expr(c, d)).collect())
+            }
+            "macro_call" => ExprKind::Macro {
+                name: field("name").map(|n| self.text(n)).unwrap_or("@").to_string(),
+                arg: field("argument").map(|a| Box::new(self.expr(a, d))),
+            },
+            _ => ExprKind::Error,
+        };
+        Expr::new(kind, span)
+    }
+}
+
+fn docstring_text(raw: &str) -> String {
+    let inner = raw
+        .strip_prefix("\"\"\"")
+        .and_then(|s| s.strip_suffix("\"\"\""))
+        .or_else(|| raw.strip_prefix('"').and_then(|s| s.strip_suffix('"')))
+        .unwrap_or(raw);
+    inner.trim().to_string()
+}

@@ -1,0 +1,242 @@
+//! The types code generation needs: every parameter's declared type, and each
+//! ancilla's type inferred from the value it is allocated with.
+
+use crate::ast::*;
+use crate::builtins;
+use crate::diagnostics::Diagnostic;
+use crate::resolve::{DefKind, Resolution};
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Ty {
+    /// `f64`, `i64`, `bool`, ...
+    Scalar(&'static str),
+    /// A type parameter from the `where` clause.
+    Generic(String),
+    /// `Complex<T>`, `Vec<T>`, `Matrix<T>`, `Csc<T>`, `Stack<T>`.
+    Constructed(&'static str, Vec<Ty>),
+    /// `[T]`
+    Slice(Box<Ty>),
+    Tuple(Vec<Ty>),
+    /// Not known (an error was reported, or inference gave up).
+    Unknown,
+}
+
+impl Ty {
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Ty::Scalar(s) if *s != "f64" && *s != "f32")
+    }
+
+    /// The element type of an array type, the type itself for scalars.
+    pub fn element(&self) -> &Ty {
+        match self {
+            Ty::Slice(inner) => inner.element(),
+            Ty::Constructed("Vec" | "Matrix" | "Csc" | "Stack", args) if args.len() == 1 => {
+                args[0].element()
+            }
+            other => other,
+        }
+    }
+
+    pub fn display(&self) -> String {
+        match self {
+            Ty::Scalar(s) => s.to_string(),
+            Ty::Generic(g) => g.clone(),
+            Ty::Constructed(name, args) => format!(
+                "{name}<{}>",
+                args.iter().map(Ty::display).collect::<Vec<_>>().join(", ")
+            ),
+            Ty::Slice(inner) => format!("[{}]", inner.display()),
+            Ty::Tuple(items) => format!(
+                "({})",
+                items.iter().map(Ty::display).collect::<Vec<_>>().join(", ")
+            ),
+            Ty::Unknown => "_".to_string(),
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct FunctionTypes {
+    /// The type of each definition of the resolution, by `DefId`.
+    pub defs: Vec<Ty>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn function_types(function: &Function, resolution: &Resolution) -> FunctionTypes {
+    let mut diagnostics = Vec::new();
+    let lower = |ty: &Option<Type>, name: &Ident, diagnostics: &mut Vec<Diagnostic>| match ty {
+        Some(ty) => lower_type(ty, function, diagnostics),
+        None => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "E0601",
+                    name.span,
+                    format!("parameter `{}` has no type", name.name),
+                )
+                .with_label("type needed for code generation")
+                .with_help(format!(
+                    "write `{}::T` with `T` a scalar (f64, i64, ...), an array type or a type parameter",
+                    name.name
+                )),
+            );
+            Ty::Unknown
+        }
+    };
+    let params: Vec<Ty> = function
+        .params
+        .iter()
+        .map(|p| lower(&p.ty, &p.name, &mut diagnostics))
+        .collect();
+    let kwparams: Vec<Ty> = function
+        .kwparams
+        .iter()
+        .map(|p| match &p.ty {
+            Some(_) => lower(&p.ty, &p.name, &mut diagnostics),
+            None => literal_type(&p.default).unwrap_or(Ty::Unknown),
+        })
+        .collect();
+    let mut defs: Vec<Ty> = Vec::with_capacity(resolution.defs.len());
+    for def in &resolution.defs {
+        let ty = match &def.kind {
+            DefKind::Param(i) => params[*i].clone(),
+            DefKind::KwParam(i) => kwparams[*i].clone(),
+            DefKind::LoopVar => Ty::Scalar("i64"),
+            DefKind::Ancilla => def
+                .alloc_value
+                .as_ref()
+                .map(|v| infer(v, function, resolution, &defs))
+                .unwrap_or(Ty::Unknown),
+        };
+        defs.push(ty);
+    }
+    FunctionTypes { defs, diagnostics }
+}
+
+fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>) -> Ty {
+    match &ty.kind {
+        TypeKind::Named { name, args } => {
+            if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+                if !args.is_empty() {
+                    diagnostics.push(
+                        Diagnostic::error("E0602", ty.span, format!("`{name}` takes no type arguments"))
+                            .with_help(format!("write `{name}`")),
+                    );
+                }
+                return Ty::Scalar(s);
+            }
+            if function.generics.iter().any(|g| &g.name.name == name) && args.is_empty() {
+                return Ty::Generic(name.clone());
+            }
+            if let Some((cname, arity)) = builtins::TYPE_CONSTRUCTORS.iter().find(|(n, _)| n == name) {
+                if args.len() != *arity {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            "E0602",
+                            ty.span,
+                            format!("`{name}` takes {arity} type argument(s), {} given", args.len()),
+                        )
+                        .with_help(format!("write `{name}<T>`")),
+                    );
+                    return Ty::Unknown;
+                }
+                let args = args
+                    .iter()
+                    .map(|a| lower_type(a, function, diagnostics))
+                    .collect();
+                return Ty::Constructed(cname, args);
+            }
+            let known = builtins::SCALAR_TYPES
+                .iter()
+                .copied()
+                .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
+                .chain(function.generics.iter().map(|g| g.name.name.as_str()));
+            let help = match builtins::closest(name, known) {
+                Some(s) => format!("did you mean `{s}`? Type parameters must be declared in `where`"),
+                None => format!(
+                    "declare it as a type parameter (`where {name}: Real`) or use f64, i64, [T], Vec<T>, Matrix<T>, Complex<T>"
+                ),
+            };
+            diagnostics.push(
+                Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
+                    .with_label("not a known type")
+                    .with_help(help),
+            );
+            Ty::Unknown
+        }
+        TypeKind::Slice(inner) => Ty::Slice(Box::new(lower_type(inner, function, diagnostics))),
+        TypeKind::Tuple(items) => Ty::Tuple(
+            items
+                .iter()
+                .map(|t| lower_type(t, function, diagnostics))
+                .collect(),
+        ),
+    }
+}
+
+fn literal_type(expr: &Expr) -> Option<Ty> {
+    match &expr.kind {
+        ExprKind::Int(_) => Some(Ty::Scalar("i64")),
+        ExprKind::Float(_) => Some(Ty::Scalar("f64")),
+        ExprKind::Bool(_) => Some(Ty::Scalar("bool")),
+        ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => literal_type(operand),
+        _ => None,
+    }
+}
+
+fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
+    let ExprKind::Var(name) = &expr.kind else {
+        return None;
+    };
+    if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+        return Some(Ty::Scalar(s));
+    }
+    function
+        .generics
+        .iter()
+        .any(|g| &g.name.name == name)
+        .then(|| Ty::Generic(name.clone()))
+}
+
+/// The type of an allocation value; `Unknown` when it is not evident.
+fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty]) -> Ty {
+    if let Some(ty) = literal_type(expr) {
+        return ty;
+    }
+    let var_type = |e: &Expr| -> Option<Ty> {
+        let id = resolution.def_at(e.span)?;
+        defs.get(id).cloned()
+    };
+    match &expr.kind {
+        ExprKind::Var(_) => var_type(expr).unwrap_or(Ty::Unknown),
+        ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
+            ("zero" | "one", [arg]) => type_name(arg, function)
+                .or_else(|| var_type(arg))
+                .unwrap_or_else(|| infer(arg, function, resolution, defs)),
+            ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
+                let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
+                let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
+                Ty::Constructed(ctor, vec![elem])
+            }
+            ("length" | "size", _) => Ty::Scalar("i64"),
+            ("identity" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "real" | "imag", [arg]) => {
+                infer(arg, function, resolution, defs)
+            }
+            _ => Ty::Unknown,
+        },
+        ExprKind::Index { base, .. } => infer(base, function, resolution, defs).element().clone(),
+        ExprKind::Binary { op, lhs, rhs } => {
+            use BinaryOp::*;
+            match op {
+                Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
+                _ => match infer(lhs, function, resolution, defs) {
+                    Ty::Unknown => infer(rhs, function, resolution, defs),
+                    t => t,
+                },
+            }
+        }
+        ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {
+            infer(operand, function, resolution, defs)
+        }
+        _ => Ty::Unknown,
+    }
+}
