@@ -22,7 +22,9 @@ const PREC = {
   postfix: 10,
 };
 
-const IDENT = /[A-Za-z_\u00C0-\u024F\u0370-\u03FF\u2100-\u214F][A-Za-z0-9_\u00C0-\u024F\u0370-\u03FF\u2100-\u214F]*!?/;
+// Letters: ASCII, Latin-1 and Latin Extended-A/B (without the operators
+// × and ÷), Greek and the letterlike symbols (ℯ, ℝ, ...).
+const IDENT = /[A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF\u2100-\u214F][A-Za-z0-9_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF\u2100-\u214F]*!?/;
 
 function commaSep(rule) {
   return optional(commaSep1(rule));
@@ -38,6 +40,17 @@ module.exports = grammar({
   extras: $ => [$.comment, /\s/],
 
   word: $ => $.identifier,
+
+  // Keywords are never identifiers, not even where no keyword could appear
+  // (without this `function += 1` would be an instruction, and a missing
+  // `end` would swallow the next `end` as a variable). `in` and `reverse`
+  // stay usable as names: they are keywords only after `for i` and `=`.
+  reserved: {
+    global: _ => [
+      'function', 'end', 'if', 'elseif', 'else', 'while', 'for', 'begin', 'where',
+      'true', 'false',
+    ],
+  },
 
   conflicts: $ => [
     [$.generic_type, $._expression],
@@ -237,7 +250,15 @@ module.exports = grammar({
       '~',
       choice(
         field('body', $._statement),
-        seq('(', field('body', $._statement), optional($._terminator), ')'),
+        // `~(s1; s2)` or one statement a line: the statements run inverted, last first.
+        seq(
+          '(',
+          repeat($._terminator),
+          field('body', $._statement),
+          repeat(seq(repeat1($._terminator), field('body', $._statement))),
+          repeat($._terminator),
+          ')',
+        ),
       ),
     ),
 
@@ -340,7 +361,13 @@ module.exports = grammar({
 
     parenthesized: $ => seq('(', field('expression', $._expression), ')'),
 
-    tuple: $ => seq('(', $._expression, ',', commaSep(field('element', $._expression)), ')'),
+    tuple: $ => seq(
+      '(',
+      field('element', $._expression),
+      ',',
+      commaSep(field('element', $._expression)),
+      ')',
+    ),
 
     macro_call: $ => prec.right(seq(
       field('name', $.macro_name),
