@@ -299,7 +299,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    pub fn from_str(s: &str) -> Option<BinaryOp> {
+    pub fn parse(s: &str) -> Option<BinaryOp> {
         Some(match s {
             "||" => BinaryOp::Or,
             "&&" => BinaryOp::And,
@@ -521,5 +521,22 @@ impl Range {
 impl Block {
     pub fn new(stmts: Vec<Stmt>) -> Block {
         Block { stmts }
+    }
+}
+
+/// The values `for i = start:step:stop` visits, last first when `reversed`
+/// (Julia's semantics: the last value is `start + step * ((stop - start) ÷ step)`;
+/// empty when `step` is zero or points away from `stop`). Code generation
+/// iterates the same way; this is its reference.
+pub fn range_values(start: i64, step: i64, stop: i64, reversed: bool) -> Vec<i64> {
+    if step == 0 || (step > 0 && start > stop) || (step < 0 && start < stop) {
+        return Vec::new();
+    }
+    let count = (stop - start) / step + 1;
+    let values = (0..count).map(|k| start + k * step);
+    if reversed {
+        values.rev().collect()
+    } else {
+        values.collect()
     }
 }

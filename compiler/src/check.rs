@@ -45,6 +45,8 @@ struct Place {
     root_span: Span,
     path: Vec<String>,
     span: Span,
+    /// Read only to compute an index: it carries no gradient.
+    index_only: bool,
 }
 
 impl Place {
@@ -55,6 +57,7 @@ impl Place {
                 root_span: expr.span,
                 path: Vec::new(),
                 span: expr.span,
+                index_only: false,
             }),
             ExprKind::Index { base, indices } => {
                 let mut place = Place::of(base)?;
@@ -79,7 +82,9 @@ impl Place {
                 if args.len() == 1 && matches!(callee.name.as_str(), "real" | "imag") =>
             {
                 let mut place = Place::of(&args[0])?;
-                place.path.push(if callee.name == "real" { ".re" } else { ".im" }.to_string());
+                place
+                    .path
+                    .push(if callee.name == "real" { ".re" } else { ".im" }.to_string());
                 place.span = expr.span;
                 Some(place)
             }
@@ -118,21 +123,35 @@ impl Place {
 }
 
 /// The places an expression reads: maximal place sub-expressions, plus the
-/// places read inside their indices.
+/// places read inside their indices (marked `index_only`). The argument of
+/// `length`, `size`, `zero` and friends is not read: only its shape or type is.
 fn read_places(expr: &Expr, out: &mut Vec<Place>) {
+    read_places_inner(expr, out);
+}
+
+fn index_reads(expr: &Expr, out: &mut Vec<Place>) {
+    let mut inner = Vec::new();
+    read_places_inner(expr, &mut inner);
+    out.extend(inner.into_iter().map(|p| Place {
+        index_only: true,
+        ..p
+    }));
+}
+
+fn read_places_inner(expr: &Expr, out: &mut Vec<Place>) {
     if let Some(place) = Place::of(expr) {
         out.push(place);
         expr.walk(&mut |e| {
             if let ExprKind::Index { indices, .. } = &e.kind {
                 for index in indices {
                     match index {
-                        IndexArg::Expr(i) => read_places(i, out),
+                        IndexArg::Expr(i) => index_reads(i, out),
                         IndexArg::Range(r) => {
-                            read_places(&r.start, out);
+                            index_reads(&r.start, out);
                             if let Some(s) = &r.step {
-                                read_places(s, out);
+                                index_reads(s, out);
                             }
-                            read_places(&r.stop, out);
+                            index_reads(&r.stop, out);
                         }
                         IndexArg::Colon(_) => {}
                     }
@@ -141,22 +160,43 @@ fn read_places(expr: &Expr, out: &mut Vec<Place>) {
         });
         return;
     }
+    if let ExprKind::Call { callee, args, .. } = &expr.kind
+        && is_shape_query(&callee.name)
+    {
+        args.iter().skip(1).for_each(|a| read_places_inner(a, out));
+        return;
+    }
     match &expr.kind {
         ExprKind::Call { args, kwargs, .. } => {
-            args.iter().for_each(|a| read_places(a, out));
-            kwargs.iter().for_each(|k| read_places(&k.value, out));
+            args.iter().for_each(|a| read_places_inner(a, out));
+            kwargs.iter().for_each(|k| read_places_inner(&k.value, out));
         }
-        ExprKind::Index { base, .. } => read_places(base, out),
-        ExprKind::Field { base, .. } => read_places(base, out),
-        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places(e, out),
-        ExprKind::Unary { operand, .. } => read_places(operand, out),
+        ExprKind::Index { base, .. } => read_places_inner(base, out),
+        ExprKind::Field { base, .. } => read_places_inner(base, out),
+        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places_inner(e, out),
+        ExprKind::Unary { operand, .. } => read_places_inner(operand, out),
         ExprKind::Binary { lhs, rhs, .. } => {
-            read_places(lhs, out);
-            read_places(rhs, out);
+            read_places_inner(lhs, out);
+            read_places_inner(rhs, out);
         }
-        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places(e, out)),
+        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places_inner(e, out)),
         _ => {}
     }
+}
+
+/// Calls whose first argument is used only for its shape or type.
+fn is_shape_query(name: &str) -> bool {
+    matches!(
+        name,
+        "length" | "size" | "zero" | "one" | "zeros" | "ones" | "eltype" | "typemax" | "typemin"
+    )
+}
+
+/// The variables an expression reads the value of (shape-only uses excluded).
+fn value_names(expr: &Expr) -> Vec<(String, Span)> {
+    let mut places = Vec::new();
+    read_places(expr, &mut places);
+    places.into_iter().map(|p| (p.root, p.root_span)).collect()
 }
 
 struct Checker<'a> {
@@ -199,13 +239,6 @@ impl Checker<'_> {
         (0..call.args.len())
             .map(|i| m.get(i).copied().unwrap_or(false))
             .collect()
-    }
-
-    /// Variables (root names) a statement may change, with where.
-    fn writes(&self, stmt: &Stmt) -> Vec<(String, Span)> {
-        let mut out = Vec::new();
-        visit_stmt(stmt, &mut |s| self.direct_writes(s, &mut out));
-        out
     }
 
     fn block_writes(&self, block: &Block) -> Vec<(String, Span)> {
@@ -324,11 +357,15 @@ impl Checker<'_> {
             _ => return,
         };
         self.out.push(
-            Diagnostic::error("E0209", expr.span, format!("`{root}` is {what} and cannot be changed"))
-                .with_label("changed here")
-                .with_help(format!(
-                    "copy it into an ancilla first: `tmp ← zero(T); tmp += {root}`"
-                )),
+            Diagnostic::error(
+                "E0209",
+                expr.span,
+                format!("`{root}` is {what} and cannot be changed"),
+            )
+            .with_label("changed here")
+            .with_help(format!(
+                "copy it into an ancilla first: `tmp ← zero(T); tmp += {root}`"
+            )),
         );
     }
 
@@ -390,10 +427,14 @@ impl Checker<'_> {
             );
             return;
         }
-        self.shared_reads(&reads);
+        // `⊻=` works on bits and booleans: nothing to differentiate.
+        if op != InstrOp::Xor {
+            self.shared_reads(&reads);
+        }
     }
 
     fn shared_reads(&mut self, reads: &[Place]) {
+        let reads: Vec<&Place> = reads.iter().filter(|p| !p.index_only).collect();
         for (j, b) in reads.iter().enumerate() {
             if let Some(a) = reads[..j].iter().find(|a| a.text() == b.text()) {
                 if self.is_integer(b) {
@@ -500,12 +541,10 @@ impl Checker<'_> {
                     )),
             ),
             Post::SameAsPre(tilde) => {
-                let mut read_roots = FxHashSet::default();
-                branch.cond.pre.walk(&mut |e| {
-                    if let ExprKind::Var(name) = &e.kind {
-                        read_roots.insert(name.clone());
-                    }
-                });
+                let read_roots: FxHashSet<String> = value_names(&branch.cond.pre)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect();
                 let mut writes = Vec::new();
                 for b in rest {
                     writes.extend(self.block_writes(&b.body));
@@ -535,12 +574,25 @@ impl Checker<'_> {
 
     fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block) {
         let writes = self.block_writes(body);
-        if let Some((_, span)) = writes.iter().find(|(n, _)| *n == var.name) {
+        // Allocating or deallocating the loop variable is reported by resolution.
+        let mut memory = FxHashSet::default();
+        visit_block(body, &mut |s| {
+            if let StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. } = &s.kind {
+                memory.insert(name.span);
+            }
+        });
+        if let Some((_, span)) = writes
+            .iter()
+            .find(|(n, span)| *n == var.name && !memory.contains(span))
+        {
             self.out.push(
                 Diagnostic::error(
                     "E0402",
                     *span,
-                    format!("the loop variable `{}` is changed in the loop body", var.name),
+                    format!(
+                        "the loop variable `{}` is changed in the loop body",
+                        var.name
+                    ),
                 )
                 .with_label("changed here")
                 .with_secondary(var.span, "loop variable")
@@ -548,11 +600,12 @@ impl Checker<'_> {
             );
         }
         let mut bound_names = FxHashSet::default();
-        range.walk(&mut |e| {
-            if let ExprKind::Var(name) = &e.kind {
-                bound_names.insert(name.clone());
-            }
-        });
+        for e in [Some(&range.start), range.step.as_ref(), Some(&range.stop)]
+            .into_iter()
+            .flatten()
+        {
+            bound_names.extend(value_names(e).into_iter().map(|(n, _)| n));
+        }
         if let Some((name, span)) = writes
             .iter()
             .find(|(n, _)| bound_names.contains(n) && *n != var.name)
@@ -574,26 +627,26 @@ impl Checker<'_> {
     /// Ancillas alive at the end of their scope are deallocated with the
     /// value they were allocated with, if that value is still computable.
     fn open_ancillas(&mut self, function: &Function) {
+        // Changes of values; allocating or deallocating an ancilla is not one.
         let mut written: FxHashSet<String> = FxHashSet::default();
         for stmt in &function.body.stmts {
-            for (name, _) in self.writes(stmt) {
-                written.insert(name);
-            }
+            visit_stmt(stmt, &mut |s| {
+                if !matches!(s.kind, StmtKind::Alloc { .. } | StmtKind::Dealloc { .. }) {
+                    let mut direct = Vec::new();
+                    self.direct_writes(s, &mut direct);
+                    written.extend(direct.into_iter().map(|(n, _)| n));
+                }
+            });
         }
         for open in &self.resolution.open_ancillas {
             let def = &self.resolution.defs[open.def];
             let Some(value) = &def.alloc_value else {
                 continue;
             };
-            let mut culprit = None;
-            value.walk(&mut |e| {
-                if let ExprKind::Var(name) = &e.kind
-                    && written.contains(name)
-                    && culprit.is_none()
-                {
-                    culprit = Some(name.clone());
-                }
-            });
+            let culprit = value_names(value)
+                .into_iter()
+                .map(|(n, _)| n)
+                .find(|n| written.contains(n));
             if let Some(culprit) = culprit {
                 self.out.push(
                     Diagnostic::error(

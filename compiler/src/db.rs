@@ -36,10 +36,13 @@ pub struct Project {
     pub files: Vec<SourceFile>,
 }
 
-/// One function of the project: the `ordinal`-th definition named `name` in
-/// `file` (ordinal > 0 only for duplicates, which are reported).
+/// One function of a project: the `ordinal`-th definition named `name` in
+/// `file` (ordinal > 0 only for duplicates, which are reported). Per-function
+/// queries take only this id, so salsa's event log names them directly.
 #[salsa::interned(debug)]
 pub struct FnId<'db> {
+    #[returns(copy)]
+    pub project: Project,
     #[returns(copy)]
     pub file: SourceFile,
     #[returns(ref)]
@@ -121,27 +124,38 @@ pub fn parse_file(db: &dyn Db, file: SourceFile) -> Arc<ParsedFile> {
 
 /// The functions of a file, in order, as ids.
 #[salsa::tracked(returns(ref))]
-pub fn file_functions<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FnId<'db>> {
+pub fn file_functions<'db>(db: &'db dyn Db, project: Project, file: SourceFile) -> Vec<FnId<'db>> {
     let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
     parse_file(db, file)
         .items
         .iter()
         .map(|item| {
             let ordinal = seen.entry(item.function.name.name.as_str()).or_insert(0);
-            let id = FnId::new(db, file, item.function.name.name.clone(), *ordinal);
+            let id = FnId::new(db, project, file, item.function.name.name.clone(), *ordinal);
             *ordinal += 1;
             id
         })
         .collect()
 }
 
+/// Where each function of a file is in its item list, by (name, ordinal).
+#[salsa::tracked(returns(ref))]
+fn file_item_index(db: &dyn Db, file: SourceFile) -> FxHashMap<(String, u32), usize> {
+    let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut index = FxHashMap::default();
+    for (i, item) in parse_file(db, file).items.iter().enumerate() {
+        let name = item.function.name.name.as_str();
+        let ordinal = ordinals.entry(name).or_insert(0);
+        index.insert((name.to_string(), *ordinal), i);
+        *ordinal += 1;
+    }
+    index
+}
+
 fn item<'a>(db: &'a dyn Db, f: FnId<'_>) -> Option<&'a syntax::Item> {
-    let parsed = parse_file(db, f.file(db));
-    parsed
-        .items
-        .iter()
-        .filter(|i| &i.function.name.name == f.name(db))
-        .nth(f.ordinal(db) as usize)
+    let file = f.file(db);
+    let i = *file_item_index(db, file).get(&(f.name(db).clone(), f.ordinal(db)))?;
+    parse_file(db, file).items.get(i)
 }
 
 /// The function's tree. Equal across edits of other functions.
@@ -212,7 +226,7 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
 /// The function named `name` in the project.
 pub fn lookup_function<'db>(db: &'db dyn Db, project: Project, name: &str) -> Option<FnId<'db>> {
     let (file, ordinal) = *item_table(db, project).by_name.get(name)?;
-    Some(FnId::new(db, file, name.to_string(), ordinal))
+    Some(FnId::new(db, project, file, name.to_string(), ordinal))
 }
 
 #[salsa::tracked(returns(clone))]
@@ -251,20 +265,21 @@ impl Items for ProjectItems<'_> {
 
 /// Name resolution of one function.
 #[salsa::tracked(returns(ref))]
-pub fn resolve_function<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<Resolution> {
+pub fn resolve_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Resolution> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
+    let project = f.project(db);
     Arc::new(resolve::resolve(&ast, &ProjectItems { db, project }))
 }
 
 /// Types of the parameters and ancillas of one function.
 #[salsa::tracked(returns(ref))]
-pub fn function_types<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<FunctionTypes> {
+pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionTypes> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
-    Arc::new(types::function_types(&ast, resolve_function(db, project, f)))
+    Arc::new(types::function_types(&ast, resolve_function(db, f)))
 }
 
 #[salsa::tracked(returns(clone))]
@@ -283,7 +298,7 @@ pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
         .by_name
         .iter()
         .map(|(name, &(file, ordinal))| {
-            let id = FnId::new(db, file, name.clone(), ordinal);
+            let id = FnId::new(db, project, file, name.clone(), ordinal);
             (name.clone(), function_local_effects(db, id))
         })
         .collect();
@@ -309,12 +324,13 @@ impl CalleeInfo for ProjectCallees<'_> {
 
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
-pub fn check_function<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
+pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
-    let resolution = resolve_function(db, project, f);
-    let types = function_types(db, project, f);
+    let project = f.project(db);
+    let resolution = resolve_function(db, f);
+    let types = function_types(db, f);
     let mut out = resolution.diagnostics.clone();
     out.extend(types.diagnostics.iter().cloned());
     out.extend(check::check_function(
@@ -332,10 +348,10 @@ pub fn check_function<'db>(db: &'db dyn Db, project: Project, f: FnId<'db>) -> A
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<Vec<Diagnostic>> {
     let mut out = parse_file(db, file).diagnostics.clone();
-    for &f in file_functions(db, file) {
+    for &f in file_functions(db, project, file) {
         let offset = function_offset(db, f);
         out.extend(
-            check_function(db, project, f)
+            check_function(db, f)
                 .iter()
                 .map(|d| d.clone().shifted(offset)),
         );

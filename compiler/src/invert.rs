@@ -14,10 +14,142 @@
 use crate::ast::*;
 use crate::builtins;
 
+/// The inverse of `f`: its ancillas' implicit deallocations are first made
+/// explicit ([`explicit_deallocations`]), so that the inverse allocates them.
 pub fn invert_function(f: &Function) -> Function {
+    let f = explicit_deallocations(f);
     Function {
         body: invert_block(&f.body),
+        ..f
+    }
+}
+
+/// `f` with a `x → v` written at the end of each block for every ancilla
+/// `x ← v` of that block that is still allocated there (the paper's
+/// preprocessing). A program that deallocates everything explicitly is
+/// returned unchanged, so `invert_function` is an involution on the result.
+pub fn explicit_deallocations(f: &Function) -> Function {
+    let mut live = Vec::new();
+    let mut body = complete(&f.body.stmts, &mut live);
+    close(&mut body, live);
+    Function {
+        body: Block::new(body),
         ..f.clone()
+    }
+}
+
+type Live = Vec<(Ident, Expr, Span)>;
+
+fn close(stmts: &mut Vec<Stmt>, live: Live) {
+    for (name, value, span) in live.into_iter().rev() {
+        stmts.push(Stmt {
+            kind: StmtKind::Dealloc { name, value },
+            span,
+        });
+    }
+}
+
+fn scope(block: &Block) -> Block {
+    let mut live = Vec::new();
+    let mut stmts = complete(&block.stmts, &mut live);
+    close(&mut stmts, live);
+    Block::new(stmts)
+}
+
+/// Completes nested scopes and tracks the ancillas of the current one.
+fn complete(stmts: &[Stmt], live: &mut Live) -> Vec<Stmt> {
+    let pairs = routine_pairs(stmts);
+    let mut out = Vec::with_capacity(stmts.len());
+    for (i, stmt) in stmts.iter().enumerate() {
+        if let StmtKind::Unroutine = stmt.kind
+            && let Some(start) = pairs.iter().position(|p| *p == Some(i))
+            && let StmtKind::Routine(inner) = &stmts[start].kind
+        {
+            track(&invert_stmt(inner), live);
+        }
+        out.push(complete_stmt(stmt, live));
+    }
+    out
+}
+
+fn complete_stmt(stmt: &Stmt, live: &mut Live) -> Stmt {
+    let kind = match &stmt.kind {
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => StmtKind::If {
+            branches: branches
+                .iter()
+                .map(|b| Branch {
+                    cond: b.cond.clone(),
+                    body: scope(&b.body),
+                })
+                .collect(),
+            otherwise: otherwise.as_ref().map(scope),
+        },
+        StmtKind::While { cond, body } => StmtKind::While {
+            cond: cond.clone(),
+            body: scope(body),
+        },
+        StmtKind::For { var, range, body } => StmtKind::For {
+            var: var.clone(),
+            range: range.clone(),
+            body: scope(body),
+        },
+        StmtKind::Begin(block) => StmtKind::Begin(Block::new(complete(&block.stmts, live))),
+        StmtKind::Routine(inner) => StmtKind::Routine(Box::new(complete_stmt(inner, live))),
+        StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(complete_stmt(inner, live))),
+        StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(complete_stmt(inner, live))),
+        StmtKind::Inverse(inner) => {
+            // What runs is the inverse; its allocations count, its inner
+            // scopes are completed in the original orientation.
+            track(&invert_stmt(inner), live);
+            StmtKind::Inverse(Box::new(complete_nested(inner)))
+        }
+        other => {
+            track(stmt, live);
+            other.clone()
+        }
+    };
+    Stmt {
+        kind,
+        span: stmt.span,
+    }
+}
+
+/// Completes the scopes nested in `stmt` without tracking its own level.
+fn complete_nested(stmt: &Stmt) -> Stmt {
+    let mut scratch = Vec::new();
+    complete_stmt(stmt, &mut scratch)
+}
+
+/// Updates `live` for the allocations and deallocations `stmt` performs at
+/// this scope level.
+fn track(stmt: &Stmt, live: &mut Live) {
+    match &stmt.kind {
+        StmtKind::Alloc { name, value } => live.push((name.clone(), value.clone(), stmt.span)),
+        StmtKind::Dealloc { name, .. } => {
+            if let Some(at) = live.iter().rposition(|(n, _, _)| n.name == name.name) {
+                live.remove(at);
+            }
+        }
+        StmtKind::Begin(block) => {
+            let pairs = routine_pairs(&block.stmts);
+            for (i, s) in block.stmts.iter().enumerate() {
+                if let StmtKind::Unroutine = s.kind
+                    && let Some(start) = pairs.iter().position(|p| *p == Some(i))
+                    && let StmtKind::Routine(inner) = &block.stmts[start].kind
+                {
+                    track(&invert_stmt(inner), live);
+                }
+                track(s, live);
+            }
+        }
+        StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+            track(inner, live)
+        }
+        StmtKind::Inverse(inner) => track(&invert_stmt(inner), live),
+        _ => {}
     }
 }
 

@@ -211,7 +211,9 @@ impl Printer {
             StmtKind::InvCheckOff(inner) => {
                 self.stmt_with_prefix(inner, &format!("{prefix}@invcheckoff "))
             }
-            StmtKind::InBounds(inner) => self.stmt_with_prefix(inner, &format!("{prefix}@inbounds ")),
+            StmtKind::InBounds(inner) => {
+                self.stmt_with_prefix(inner, &format!("{prefix}@inbounds "))
+            }
             StmtKind::Typecast { from, to, value } => {
                 let mut s = format!("{prefix}(");
                 write_type(&mut s, from);
@@ -228,7 +230,10 @@ impl Printer {
 
 fn is_compound(stmt: &Stmt) -> bool {
     match &stmt.kind {
-        StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::Begin(_) => true,
+        StmtKind::If { .. }
+        | StmtKind::While { .. }
+        | StmtKind::For { .. }
+        | StmtKind::Begin(_) => true,
         StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
             is_compound(inner)
         }

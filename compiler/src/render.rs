@@ -10,7 +10,10 @@ use crate::diagnostics::{Diagnostic, Severity};
 /// Line and column (both 1-based, column in characters) of a byte offset.
 pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
     let offset = (offset as usize).min(text.len());
-    let offset = (0..=offset).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let offset = (0..=offset)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
@@ -22,7 +25,8 @@ fn to_codespan(d: &Diagnostic) -> cs::Diagnostic<()> {
         Severity::Error => cs::Severity::Error,
         Severity::Warning => cs::Severity::Warning,
     };
-    let mut labels = vec![cs::Label::primary((), d.primary.span.range()).with_message(&d.primary.message)];
+    let mut labels =
+        vec![cs::Label::primary((), d.primary.span.range()).with_message(&d.primary.message)];
     labels.extend(
         d.secondary
             .iter()

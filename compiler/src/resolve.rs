@@ -196,26 +196,24 @@ impl Resolver<'_> {
         let pairs = routine_pairs(stmts);
         for (i, stmt) in stmts.iter().enumerate() {
             match &stmt.kind {
-                StmtKind::Unroutine => {
-                    match pairs.iter().position(|p| *p == Some(i)) {
-                        Some(start) => {
-                            if let StmtKind::Routine(inner) = &stmts[start].kind {
-                                self.stmt(&invert_stmt(inner));
-                            }
+                StmtKind::Unroutine => match pairs.iter().position(|p| *p == Some(i)) {
+                    Some(start) => {
+                        if let StmtKind::Routine(inner) = &stmts[start].kind {
+                            self.stmt(&invert_stmt(inner));
                         }
-                        None => self.out.diagnostics.push(
-                            Diagnostic::error(
-                                "E0407",
-                                stmt.span,
-                                "`~@routine` without a preceding `@routine`",
-                            )
-                            .with_label("nothing to uncompute here")
-                            .with_help(
-                                "put `@routine stmt` earlier in the same block, or remove this line",
-                            ),
-                        ),
                     }
-                }
+                    None => self.out.diagnostics.push(
+                        Diagnostic::error(
+                            "E0407",
+                            stmt.span,
+                            "`~@routine` without a preceding `@routine`",
+                        )
+                        .with_label("nothing to uncompute here")
+                        .with_help(
+                            "put `@routine stmt` earlier in the same block, or remove this line",
+                        ),
+                    ),
+                },
                 StmtKind::Routine(_) if pairs[i].is_none() => {
                     self.out.diagnostics.push(
                         Diagnostic::error(
@@ -276,11 +274,7 @@ impl Resolver<'_> {
             }
             StmtKind::Dealloc { name, value } => {
                 self.read_expr(value);
-                let in_this_scope = self
-                    .scopes
-                    .last()
-                    .and_then(|s| s.get(&name.name))
-                    .copied();
+                let in_this_scope = self.scopes.last().and_then(|s| s.get(&name.name)).copied();
                 match self.lookup(&name.name) {
                     None => self.undefined(name),
                     Some(id) if !self.is_live(id) => self.dead_use(name, id),
@@ -354,9 +348,9 @@ impl Resolver<'_> {
             }
             StmtKind::Begin(block) => self.block_stmts(&block.stmts),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+                self.stmt(inner)
+            }
             StmtKind::Unroutine => {}
             StmtKind::Safe(expr) => self.read_expr(expr),
             StmtKind::Typecast { value, .. } => self.place(value),
@@ -685,6 +679,10 @@ fn collect_names(
                 collect_names(e, names, calls, in_macro);
             }
         }
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Error => {}
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Error => {}
     }
 }

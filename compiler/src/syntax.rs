@@ -84,10 +84,12 @@ pub fn parse(text: &str) -> ParsedFile {
                     offset,
                 });
             }
-            out.diagnostics.extend(lower.diagnostics.into_iter().map(|d| d.shifted(offset)));
+            out.diagnostics
+                .extend(lower.diagnostics.into_iter().map(|d| d.shifted(offset)));
         }
     }
-    out.diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
+    out.diagnostics
+        .sort_by_key(|d| (d.primary.span.start, d.code));
     out
 }
 
@@ -102,7 +104,9 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
         let mut descend = node.has_error();
         if node.is_missing() {
             let what = missing_description(node.kind());
-            let at = node.start_byte() as u32;
+            // Tree-sitter puts a missing token where the next one starts,
+            // often lines later; report it right after the previous token.
+            let at = text[..node.start_byte()].trim_end().len() as u32;
             out.push(
                 Diagnostic::error("E0002", Span::new(at, at), format!("missing {what}"))
                     .with_label(format!("expected {what} here"))
@@ -254,9 +258,10 @@ impl<'a> Lower<'a> {
             }
             let mut cursor = list.walk();
             for p in list.children_by_field_name("keyword", &mut cursor) {
-                let (Some(pname), Some(default)) =
-                    (p.child_by_field_name("name"), p.child_by_field_name("default"))
-                else {
+                let (Some(pname), Some(default)) = (
+                    p.child_by_field_name("name"),
+                    p.child_by_field_name("default"),
+                ) else {
                     continue;
                 };
                 kwparams.push(KwParam {
@@ -331,19 +336,23 @@ impl<'a> Lower<'a> {
             "generic_type" => {
                 let name = self.text(node.child_by_field_name("name")?).to_string();
                 let mut cursor = node.walk();
-                let children: Vec<_> = node.children_by_field_name("argument", &mut cursor).collect();
+                let children: Vec<_> = node
+                    .children_by_field_name("argument", &mut cursor)
+                    .collect();
                 let args = children
                     .into_iter()
                     .filter_map(|a| self.ty(a, depth + 1))
                     .collect();
                 TypeKind::Named { name, args }
             }
-            "slice_type" => {
-                TypeKind::Slice(Box::new(self.ty(node.child_by_field_name("element")?, depth + 1)?))
-            }
+            "slice_type" => TypeKind::Slice(Box::new(
+                self.ty(node.child_by_field_name("element")?, depth + 1)?,
+            )),
             "tuple_type" => {
                 let mut cursor = node.walk();
-                let children: Vec<_> = node.children_by_field_name("element", &mut cursor).collect();
+                let children: Vec<_> = node
+                    .children_by_field_name("element", &mut cursor)
+                    .collect();
                 TypeKind::Tuple(
                     children
                         .into_iter()
@@ -426,7 +435,9 @@ impl<'a> Lower<'a> {
                 }];
                 let mut otherwise = None;
                 let mut cursor = node.walk();
-                let alternatives: Vec<_> = node.children_by_field_name("alternative", &mut cursor).collect();
+                let alternatives: Vec<_> = node
+                    .children_by_field_name("alternative", &mut cursor)
+                    .collect();
                 for alt in alternatives {
                     if alt.kind() == "elseif_clause" {
                         let Some(cond) = alt.child_by_field_name("condition") else {
@@ -456,7 +467,21 @@ impl<'a> Lower<'a> {
             },
             "begin_block" => StmtKind::Begin(self.opt_block(field("body"), depth)),
             "inverse_statement" => {
-                let inner = self.stmt(field("body")?, depth + 1)?;
+                let mut cursor = node.walk();
+                let bodies: Vec<_> = node.children_by_field_name("body", &mut cursor).collect();
+                let mut inner: Vec<Stmt> = bodies
+                    .into_iter()
+                    .filter_map(|b| self.stmt(b, depth + 1))
+                    .collect();
+                let inner = match inner.len() {
+                    0 => return None,
+                    // `~(s1; s2)` inverts the block `s1; s2`.
+                    n if n > 1 => Stmt {
+                        span: Span::new(inner[0].span.start, inner[n - 1].span.end),
+                        kind: StmtKind::Begin(Block::new(inner)),
+                    },
+                    _ => inner.remove(0),
+                };
                 match inner.kind {
                     // `~f(x)` is the uncall of `f`: keep it a call.
                     StmtKind::Call(mut call) => {
@@ -469,13 +494,17 @@ impl<'a> Lower<'a> {
                     })),
                 }
             }
-            "routine_statement" => StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?)),
+            "routine_statement" => {
+                StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?))
+            }
             "unroutine_statement" => StmtKind::Unroutine,
             "safe_statement" => StmtKind::Safe(self.expr(field("body")?, depth)),
             "invcheckoff_statement" => {
                 StmtKind::InvCheckOff(Box::new(self.stmt(field("body")?, depth + 1)?))
             }
-            "inbounds_statement" => StmtKind::InBounds(Box::new(self.stmt(field("body")?, depth + 1)?)),
+            "inbounds_statement" => {
+                StmtKind::InBounds(Box::new(self.stmt(field("body")?, depth + 1)?))
+            }
             "typecast_statement" => {
                 let cast = field("cast")?;
                 let from = self.ty(cast.child_by_field_name("from")?, depth)?;
@@ -504,7 +533,10 @@ impl<'a> Lower<'a> {
     fn call(&mut self, node: Node<'_>, depth: u32) -> Option<Call> {
         let callee_node = node.child_by_field_name("function")?;
         let (callee, inverted) = if callee_node.kind() == "parenthesized_inverse" {
-            (self.ident(callee_node.child_by_field_name("function")?), true)
+            (
+                self.ident(callee_node.child_by_field_name("function")?),
+                true,
+            )
         } else {
             (self.ident(callee_node), false)
         };
@@ -519,13 +551,17 @@ impl<'a> Lower<'a> {
 
     fn arguments(&mut self, node: Node<'_>, depth: u32) -> (Vec<Expr>, Vec<KwArg>) {
         let mut cursor = node.walk();
-        let positional: Vec<_> = node.children_by_field_name("argument", &mut cursor).collect();
+        let positional: Vec<_> = node
+            .children_by_field_name("argument", &mut cursor)
+            .collect();
         let args = positional
             .into_iter()
             .map(|a| self.expr(a, depth + 1))
             .collect();
         let mut cursor = node.walk();
-        let keywords: Vec<_> = node.children_by_field_name("keyword", &mut cursor).collect();
+        let keywords: Vec<_> = node
+            .children_by_field_name("keyword", &mut cursor)
+            .collect();
         let kwargs = keywords
             .into_iter()
             .filter_map(|k| {
@@ -683,7 +719,7 @@ impl<'a> Lower<'a> {
                 _ => ExprKind::Error,
             },
             "binary" => match (field("left"), field("operator"), field("right")) {
-                (Some(l), Some(op), Some(r)) => match BinaryOp::from_str(self.text(op)) {
+                (Some(l), Some(op), Some(r)) => match BinaryOp::parse(self.text(op)) {
                     Some(op) => ExprKind::Binary {
                         op,
                         lhs: Box::new(self.expr(l, d)),
@@ -706,7 +742,10 @@ impl<'a> Lower<'a> {
                 ExprKind::Tuple(children.into_iter().map(|c| self.expr(c, d)).collect())
             }
             "macro_call" => ExprKind::Macro {
-                name: field("name").map(|n| self.text(n)).unwrap_or("@").to_string(),
+                name: field("name")
+                    .map(|n| self.text(n))
+                    .unwrap_or("@")
+                    .to_string(),
                 arg: field("argument").map(|a| Box::new(self.expr(a, d))),
             },
             _ => ExprKind::Error,

@@ -118,8 +118,12 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
             if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
                 if !args.is_empty() {
                     diagnostics.push(
-                        Diagnostic::error("E0602", ty.span, format!("`{name}` takes no type arguments"))
-                            .with_help(format!("write `{name}`")),
+                        Diagnostic::error(
+                            "E0602",
+                            ty.span,
+                            format!("`{name}` takes no type arguments"),
+                        )
+                        .with_help(format!("write `{name}`")),
                     );
                 }
                 return Ty::Scalar(s);
@@ -127,13 +131,18 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
             if function.generics.iter().any(|g| &g.name.name == name) && args.is_empty() {
                 return Ty::Generic(name.clone());
             }
-            if let Some((cname, arity)) = builtins::TYPE_CONSTRUCTORS.iter().find(|(n, _)| n == name) {
+            if let Some((cname, arity)) =
+                builtins::TYPE_CONSTRUCTORS.iter().find(|(n, _)| n == name)
+            {
                 if args.len() != *arity {
                     diagnostics.push(
                         Diagnostic::error(
                             "E0602",
                             ty.span,
-                            format!("`{name}` takes {arity} type argument(s), {} given", args.len()),
+                            format!(
+                                "`{name}` takes {arity} type argument(s), {} given",
+                                args.len()
+                            ),
                         )
                         .with_help(format!("write `{name}<T>`")),
                     );
@@ -151,7 +160,9 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
                 .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
                 .chain(function.generics.iter().map(|g| g.name.name.as_str()));
             let help = match builtins::closest(name, known) {
-                Some(s) => format!("did you mean `{s}`? Type parameters must be declared in `where`"),
+                Some(s) => {
+                    format!("did you mean `{s}`? Type parameters must be declared in `where`")
+                }
                 None => format!(
                     "declare it as a type parameter (`where {name}: Real`) or use f64, i64, [T], Vec<T>, Matrix<T>, Complex<T>"
                 ),
@@ -197,6 +208,21 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
         .then(|| Ty::Generic(name.clone()))
 }
 
+/// The type of a field of a built-in type: `re`/`im` of a complex number, the
+/// compressed-column arrays of a sparse matrix.
+pub fn field_type(base: &Ty, field: &str) -> Ty {
+    match (base, field) {
+        (Ty::Constructed("Complex", args), "re" | "im") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed("Csc", _), "colptr" | "rowval") => {
+            Ty::Constructed("Vec", vec![Ty::Scalar("i64")])
+        }
+        (Ty::Constructed("Csc", args), "nzval") if args.len() == 1 => {
+            Ty::Constructed("Vec", vec![args[0].clone()])
+        }
+        _ => Ty::Unknown,
+    }
+}
+
 /// The type of an allocation value; `Unknown` when it is not evident.
 fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty]) -> Ty {
     if let Some(ty) = literal_type(expr) {
@@ -218,12 +244,16 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                 Ty::Constructed(ctor, vec![elem])
             }
             ("length" | "size", _) => Ty::Scalar("i64"),
-            ("identity" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "real" | "imag", [arg]) => {
-                infer(arg, function, resolution, defs)
-            }
+            (
+                "identity" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "real" | "imag",
+                [arg],
+            ) => infer(arg, function, resolution, defs),
             _ => Ty::Unknown,
         },
         ExprKind::Index { base, .. } => infer(base, function, resolution, defs).element().clone(),
+        ExprKind::Field { base, field } => {
+            field_type(&infer(base, function, resolution, defs), &field.name)
+        }
         ExprKind::Binary { op, lhs, rhs } => {
             use BinaryOp::*;
             match op {

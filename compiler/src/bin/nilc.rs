@@ -16,7 +16,11 @@ use nilang_compiler::diagnostics::{Diagnostic, Severity};
 use nilang_compiler::{ast::Span, render};
 
 #[derive(Parser)]
-#[command(name = "nilc", version, about = "The NiLang compiler: check, invert and compile reversible .nil programs")]
+#[command(
+    name = "nilc",
+    version,
+    about = "The NiLang compiler: check, invert and compile reversible .nil programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,6 +44,9 @@ enum Command {
         color: Color,
     },
     /// Print the inverse of the functions of a file (or of one function) as `.nil` source.
+    ///
+    /// The other `.nil` files of the file's folder are loaded too, so that
+    /// calls into them resolve; only errors in FILE itself stop the command.
     Inverse {
         /// The `.nil` file.
         file: PathBuf,
@@ -97,8 +104,13 @@ struct Loaded {
 }
 
 fn load(path: &Path) -> Result<Loaded, Fatal> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Fatal(format!("cannot read `{}`: {}", path.display(), io_reason(&e))))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        Fatal(format!(
+            "cannot read `{}`: {}",
+            path.display(),
+            io_reason(&e)
+        ))
+    })?;
     let display = path.display().to_string();
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Loaded {
@@ -115,13 +127,9 @@ fn load(path: &Path) -> Result<Loaded, Fatal> {
                 path: display,
                 text,
                 encoding_error: Some(
-                    Diagnostic::error(
-                        "E0005",
-                        Span::new(at, at + 1),
-                        "file is not valid UTF-8",
-                    )
-                    .with_label(format!("invalid byte at offset {valid}"))
-                    .with_help("save the file as UTF-8"),
+                    Diagnostic::error("E0005", Span::new(at, at + 1), "file is not valid UTF-8")
+                        .with_label(format!("invalid byte at offset {valid}"))
+                        .with_help("save the file as UTF-8"),
                 ),
             })
         }
@@ -141,13 +149,21 @@ fn io_reason(e: &std::io::Error) -> String {
 fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Fatal> {
     let mut out = Vec::new();
     for path in paths {
-        let meta = std::fs::metadata(path)
-            .map_err(|e| Fatal(format!("cannot read `{}`: {}", path.display(), io_reason(&e))))?;
+        let meta = std::fs::metadata(path).map_err(|e| {
+            Fatal(format!(
+                "cannot read `{}`: {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?;
         if meta.is_dir() {
             let before = out.len();
             walk(path, &mut out, 0)?;
             if out.len() == before {
-                return Err(Fatal(format!("no `.nil` files found under `{}`", path.display())));
+                return Err(Fatal(format!(
+                    "no `.nil` files found under `{}`",
+                    path.display()
+                )));
             }
         } else {
             out.push(path.clone());
@@ -162,15 +178,22 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Fatal> {
     if depth > 64 {
         return Ok(());
     }
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Fatal(format!("cannot read `{}`: {}", dir.display(), io_reason(&e))))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        Fatal(format!(
+            "cannot read `{}`: {}",
+            dir.display(),
+            io_reason(&e)
+        ))
+    })?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             if !name.starts_with('.') && name != "target" {
                 walk(&path, out, depth + 1)?;
@@ -207,10 +230,22 @@ fn build_project(db: &mut RootDatabase, loaded: &[Loaded]) -> (Project, Vec<Sour
     (project, files)
 }
 
-fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool, color: Color) -> Result<ExitCode, Fatal> {
-    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+fn check(
+    paths: Vec<PathBuf>,
+    format: Format,
+    deny_warnings: bool,
+    color: Color,
+) -> Result<ExitCode, Fatal> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
     let files = collect(&paths)?;
-    let loaded = files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
+    let loaded = files
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut database = RootDatabase::default();
     let (project, sources) = build_project(&mut database, &loaded);
 
@@ -231,7 +266,9 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool, color: Color)
             }
         }
         match format {
-            Format::Human => human.push_str(&render::render_human(&l.path, &l.text, &diagnostics, color)),
+            Format::Human => {
+                human.push_str(&render::render_human(&l.path, &l.text, &diagnostics, color))
+            }
             Format::Short => {
                 for d in &diagnostics {
                     let (line, col) = render::line_col(&l.text, d.primary.span.start);
@@ -244,7 +281,11 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool, color: Color)
                     ));
                 }
             }
-            Format::Json => json.extend(diagnostics.iter().map(|d| render::to_json(&l.path, &l.text, d))),
+            Format::Json => json.extend(
+                diagnostics
+                    .iter()
+                    .map(|d| render::to_json(&l.path, &l.text, d)),
+            ),
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -272,17 +313,49 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool, color: Color)
         return Err(Fatal(format!("cannot write output: {e}")));
     }
     let failed = errors > 0 || (deny_warnings && warnings > 0);
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The `.nil` files beside `path` (same folder, not recursive), `path` excluded.
+fn siblings(path: &Path) -> Vec<PathBuf> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let canonical = std::fs::canonicalize(path).ok();
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "nil") && p.is_file())
+        .filter(|p| std::fs::canonicalize(p).ok() != canonical)
+        .collect();
+    out.sort();
+    out
+}
+
 fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
-    let loaded = load(path)?;
+    let mut all = vec![load(path)?];
+    // Unreadable or non-UTF-8 neighbours are skipped: they are not the target.
+    all.extend(
+        siblings(path)
+            .iter()
+            .filter_map(|p| load(p).ok())
+            .filter(|l| l.encoding_error.is_none()),
+    );
     let mut database = RootDatabase::default();
-    let (project, sources) = build_project(&mut database, std::slice::from_ref(&loaded));
+    let (project, sources) = build_project(&mut database, &all);
+    let loaded = &all[0];
     let file = sources[0];
     let diagnostics: Vec<Diagnostic> = match &loaded.encoding_error {
         Some(d) => vec![d.clone()],
@@ -295,12 +368,20 @@ fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
     if !diagnostics.is_empty() {
         eprint!(
             "{}",
-            render::render_human(&loaded.path, &loaded.text, &diagnostics, std::io::stderr().is_terminal())
+            render::render_human(
+                &loaded.path,
+                &loaded.text,
+                &diagnostics,
+                std::io::stderr().is_terminal()
+            )
         );
-        eprintln!("error: `{}` has errors; fix them before inverting it", loaded.path);
+        eprintln!(
+            "error: `{}` has errors; fix them before inverting it",
+            loaded.path
+        );
         return Ok(ExitCode::from(1));
     }
-    let functions = db::file_functions(&database, file);
+    let functions = db::file_functions(&database, project, file);
     let selected: Vec<_> = match function {
         Some(name) => {
             let found: Vec<_> = functions
@@ -309,12 +390,19 @@ fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
                 .filter(|f| f.name(&database) == name)
                 .collect();
             if found.is_empty() {
-                let mut names: Vec<&str> = functions.iter().map(|f| f.name(&database).as_str()).collect();
+                let mut names: Vec<&str> = functions
+                    .iter()
+                    .map(|f| f.name(&database).as_str())
+                    .collect();
                 names.sort_unstable();
                 return Err(Fatal(format!(
                     "no function `{name}` in `{}`; it defines: {}",
                     loaded.path,
-                    if names.is_empty() { "nothing".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
             }
             found

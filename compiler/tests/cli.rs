@@ -1,0 +1,291 @@
+//! `nilc` as a user runs it: exit codes, output formats, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn nilc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nilc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("nilc runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nilc-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}
+
+const CLEAN: &str = "function f(y::f64, x::f64)\n    y += x\nend\n";
+const BROKEN: &str = "function f(y::f64, x::f64)\n    y += x * y\nend\n";
+const WARNS: &str = "function f(y::f64, x::f64)\n    y += x * x\nend\n";
+
+#[test]
+fn clean_files_exit_zero() {
+    let dir = scratch("clean");
+    let path = write(&dir, "a.nil", CLEAN);
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("checked 1 file: 0 errors, 0 warnings"));
+}
+
+#[test]
+fn errors_exit_one_with_a_located_diagnostic() {
+    let dir = scratch("errors");
+    let path = write(&dir, "a.nil", BROKEN);
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("error[E0201]"), "{text}");
+    assert!(text.contains(&format!("{path}:2:14")), "{text}");
+    assert!(text.contains("help:"), "{text}");
+    let short = nilc(&["check", "--format", "short", &path]);
+    assert_eq!(
+        stdout(&short).lines().next().unwrap(),
+        format!("{path}:2:14: error[E0201]: `y` is read and written by the same instruction")
+    );
+}
+
+#[test]
+fn warnings_fail_only_when_denied() {
+    let dir = scratch("warnings");
+    let path = write(&dir, "a.nil", WARNS);
+    assert_eq!(nilc(&["check", &path]).status.code(), Some(0));
+    assert_eq!(
+        nilc(&["check", "--deny-warnings", &path]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn json_output_is_one_valid_document() {
+    let dir = scratch("json");
+    write(&dir, "a.nil", BROKEN);
+    write(&dir, "b.nil", WARNS.replace("function f", "function g"));
+    let out = nilc(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let items = value.as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["code"], "E0201");
+    assert_eq!(items[0]["severity"], "error");
+    assert_eq!(items[0]["range"]["start_line"], 2);
+    assert_eq!(items[0]["range"]["start_column"], 14);
+    assert_eq!(items[0]["secondary"][0]["message"], "written here");
+    assert_eq!(items[1]["code"], "W0203");
+    assert!(items[1]["help"].as_str().unwrap().contains("abs2"));
+}
+
+#[test]
+fn directories_are_searched_recursively_as_one_project() {
+    let dir = scratch("recursive");
+    std::fs::create_dir_all(dir.join("sub/deeper")).unwrap();
+    write(
+        &dir,
+        "sub/deeper/callee.nil",
+        "function bump(x::f64, y::f64)\n    x += y\nend\n",
+    );
+    write(
+        &dir,
+        "caller.nil",
+        "function caller(a::f64, b::f64)\n    bump(a, b)\nend\n",
+    );
+    write(&dir, "notes.txt", "not a nil file");
+    let out = nilc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("checked 2 files"));
+}
+
+#[test]
+fn missing_paths_and_empty_directories_are_usage_errors() {
+    let out = nilc(&["check", "/definitely/not/here.nil"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot read `/definitely/not/here.nil`: no such file or directory")
+    );
+    assert!(out.stdout.is_empty());
+    let dir = scratch("empty");
+    write(&dir, "readme.md", "nothing here");
+    let out = nilc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no `.nil` files found"));
+    assert!(out.stdout.is_empty());
+    let out = nilc(&["check", "--format", "yaml", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = nilc(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn non_utf8_files_get_a_diagnostic() {
+    let dir = scratch("utf8");
+    let path = write(
+        &dir,
+        "bad.nil",
+        b"function f(x::f64)\n    x += 1\xff\xfe\nend\n",
+    );
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[E0005]: file is not valid UTF-8"),
+        "{text}"
+    );
+    assert!(text.contains(":2:11"), "{text}");
+}
+
+#[test]
+fn random_bytes_do_not_crash() {
+    let dir = scratch("random");
+    // A fixed xorshift stream: reproducible garbage, valid UTF-8 or not.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for round in 0..20 {
+        let bytes: Vec<u8> = (0..4096)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if round % 2 == 0 {
+                    // Printable-ish text with the language's punctuation.
+                    let alphabet =
+                        b"function end if while for ( ) [ ] , ; ~ @routine += -= x y 1 \n";
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                } else {
+                    state as u8
+                }
+            })
+            .collect();
+        let path = write(&dir, &format!("r{round}.nil"), &bytes);
+        let out = nilc(&["check", &path]);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "round {round}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("panicked"), "round {round}");
+    }
+}
+
+#[test]
+fn deep_nesting_is_reported_not_overflowed() {
+    let dir = scratch("deep");
+    let mut text = String::from("function deep(x::f64)\n");
+    for _ in 0..1000 {
+        text.push_str("begin\n");
+    }
+    text.push_str("x += 1\n");
+    for _ in 0..1000 {
+        text.push_str("end\n");
+    }
+    text.push_str("end\n");
+    let path = write(&dir, "deep.nil", &text);
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("error[E0003]: nesting deeper than 128 levels"));
+
+    let mut expr = String::from("function deep_expr(y::f64, x::f64)\n    y += ");
+    expr.push_str(&"(".repeat(5000));
+    expr.push('x');
+    expr.push_str(&")".repeat(5000));
+    expr.push_str("\nend\n");
+    let path = write(&dir, "deep_expr.nil", &expr);
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("E0003"));
+}
+
+#[test]
+fn a_ten_megabyte_file_is_checked() {
+    let dir = scratch("big");
+    let mut text = String::with_capacity(10 << 20);
+    let mut i = 0;
+    while text.len() < 10 << 20 {
+        text.push_str(&format!(
+            "function f{i}(y::f64, x::f64, v::[f64])\n    a ← zero(f64)\n    @routine a += sin(x)\n    y += a * x\n    for k = 1:3\n        v[k] += exp(x)\n    end\n    ~@routine\nend\n\n"
+        ));
+        i += 1;
+    }
+    let path = write(&dir, "big.nil", &text);
+    let out = nilc(&["check", "--format", "short", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn inverse_prints_checkable_source() {
+    let dir = scratch("inverse");
+    let path = write(
+        &dir,
+        "m.nil",
+        "function step(y::f64, x::f64)\n    y += 2.0 * x\nend\n\nfunction twice(y::f64, x::f64)\n    step(y, x)\n    for i = 1:2:4\n        y += x\n    end\nend\n",
+    );
+    let out = nilc(&["inverse", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let inverse = stdout(&out);
+    assert!(inverse.contains("y -= 2.0 * x"), "{inverse}");
+    assert!(inverse.contains("for i = reverse(1:2:4)"), "{inverse}");
+    assert!(inverse.contains("~step(y, x)"), "{inverse}");
+    let inv_path = write(&dir, "inv.nil", &inverse);
+    assert_eq!(nilc(&["check", &inv_path]).status.code(), Some(0));
+    // The inverse of the inverse is the original.
+    let back = nilc(&["inverse", &inv_path]);
+    let original = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(stdout(&back), original);
+    // One function.
+    let one = nilc(&["inverse", &path, "step"]);
+    assert_eq!(
+        stdout(&one),
+        "function step(y::f64, x::f64)\n    y -= 2.0 * x\nend\n"
+    );
+    let missing = nilc(&["inverse", &path, "nope"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("no function `nope`"));
+    assert!(missing.stdout.is_empty());
+}
+
+#[test]
+fn inverse_resolves_calls_into_neighbouring_files() {
+    let dir = scratch("inverse-neighbours");
+    write(
+        &dir,
+        "callee.nil",
+        "function bump(x::f64, y::f64)\n    x += y\nend\n",
+    );
+    write(&dir, "broken.nil", BROKEN);
+    let path = write(
+        &dir,
+        "caller.nil",
+        "function caller(a::f64, b::f64)\n    bump(a, b)\nend\n",
+    );
+    let out = nilc(&["inverse", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "function caller(a::f64, b::f64)\n    ~bump(a, b)\nend\n"
+    );
+}
+
+#[test]
+fn inverse_refuses_files_with_errors_and_prints_nothing() {
+    let dir = scratch("inverse-errors");
+    let path = write(&dir, "a.nil", BROKEN);
+    let out = nilc(&["inverse", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("E0201"));
+}
