@@ -73,6 +73,17 @@ pub struct ExecutedQuery {
 
 impl Default for RootDatabase {
     fn default() -> Self {
+        RootDatabase {
+            storage: salsa::Storage::new(None),
+            log: Arc::default(),
+        }
+    }
+}
+
+impl RootDatabase {
+    /// A database that can record which queries execute (for tests and
+    /// diagnosing incrementality); recording starts with `start_logging`.
+    pub fn with_query_log() -> Self {
         let log: Arc<Mutex<Option<Vec<ExecutedQuery>>>> = Arc::default();
         let sink = log.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
@@ -88,10 +99,8 @@ impl Default for RootDatabase {
         })));
         RootDatabase { storage, log }
     }
-}
 
-impl RootDatabase {
-    /// Starts recording which queries execute.
+    /// Starts recording which queries execute (needs `with_query_log`).
     pub fn start_logging(&self) {
         if let Ok(mut guard) = self.log.lock() {
             *guard = Some(Vec::new());

@@ -43,7 +43,7 @@ fn executed<'db>(db: &'db RootDatabase, query: &str, functions: &[FnId<'db>]) ->
 
 #[test]
 fn a_one_line_edit_rechecks_only_its_function() {
-    let mut db = RootDatabase::default();
+    let mut db = RootDatabase::with_query_log();
     let file = SourceFile::new(&db, "edit.nil".into(), source("a += exp(x)"));
     let project = Project::new(&db, vec![file]);
     assert!(db::file_diagnostics(&db, project, file).is_empty());
@@ -79,7 +79,7 @@ fn a_one_line_edit_rechecks_only_its_function() {
 
 #[test]
 fn an_edit_that_keeps_the_tree_equal_rechecks_nothing() {
-    let mut db = RootDatabase::default();
+    let mut db = RootDatabase::with_query_log();
     let file = SourceFile::new(&db, "same.nil".into(), source("a += exp(x)"));
     let project = Project::new(&db, vec![file]);
     db::file_diagnostics(&db, project, file);
@@ -94,7 +94,7 @@ fn an_edit_that_keeps_the_tree_equal_rechecks_nothing() {
 
 #[test]
 fn changing_what_a_callee_mutates_rechecks_its_callers() {
-    let mut db = RootDatabase::default();
+    let mut db = RootDatabase::with_query_log();
     let callee = "function bump(x::f64, y::f64)\n    x += y\nend\n";
     let caller = "function caller(a::f64)\n    bump(a, a)\nend\n";
     let f1 = SourceFile::new(&db, "bump.nil".into(), callee.into());
