@@ -100,37 +100,34 @@ pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
         out: Resolution::default(),
         scopes: vec![FxHashMap::default()],
     };
+    let positional = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (&p.name, DefKind::Param(i), None));
+    let keyword = function
+        .kwparams
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (&p.name, DefKind::KwParam(i), Some(&p.default)));
     let mut seen: FxHashMap<&str, Span> = FxHashMap::default();
-    for (i, p) in function.params.iter().enumerate() {
-        if let Some(first) = seen.insert(&p.name.name, p.name.span) {
+    for (name, kind, default) in positional.chain(keyword) {
+        if let Some(default) = default {
+            r.read_expr(default);
+        }
+        if let Some(first) = seen.insert(&name.name, name.span) {
             r.out.diagnostics.push(
                 Diagnostic::error(
                     "E0107",
-                    p.name.span,
-                    format!("parameter `{}` is declared twice", p.name.name),
+                    name.span,
+                    format!("parameter `{}` is declared twice", name.name),
                 )
                 .with_label("second declaration")
                 .with_secondary(first, "first declared here")
                 .with_help("rename one of the parameters"),
             );
         }
-        r.define(&p.name, DefKind::Param(i), None);
-    }
-    for (i, p) in function.kwparams.iter().enumerate() {
-        r.read_expr(&p.default);
-        if let Some(first) = seen.insert(&p.name.name, p.name.span) {
-            r.out.diagnostics.push(
-                Diagnostic::error(
-                    "E0107",
-                    p.name.span,
-                    format!("parameter `{}` is declared twice", p.name.name),
-                )
-                .with_label("second declaration")
-                .with_secondary(first, "first declared here")
-                .with_help("rename one of the parameters"),
-            );
-        }
-        r.define(&p.name, DefKind::KwParam(i), None);
+        r.define(name, kind, None);
     }
     r.block_stmts(&function.body.stmts);
     let end = Span::new(function.span.end, function.span.end);
