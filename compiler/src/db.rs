@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::ast::Function;
 use crate::check::{self, CalleeInfo};
+use crate::codegen;
 use crate::diagnostics::Diagnostic;
 use crate::effects::{self, LocalEffects, Mutations};
 use crate::invert;
@@ -392,4 +393,147 @@ pub fn inverse_source<'db>(db: &'db dyn Db, f: FnId<'db>) -> String {
     inverse_function(db, f)
         .map(|inv| printer::print_function(&inv))
         .unwrap_or_default()
+}
+
+// ------------------------------------------------------------------ Rust
+
+/// The Rust name of a file's module: its stem, `!` dropped, `-` as `_`.
+pub fn module_name(path: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    codegen::rust_name(&stem.replace(['-', '.', ' '], "_"))
+}
+
+struct ProjectCodegen<'a> {
+    db: &'a dyn Db,
+    project: Project,
+    file: SourceFile,
+}
+
+impl codegen::CodegenContext for ProjectCodegen<'_> {
+    fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
+        let f = lookup_function(self.db, self.project, name)?;
+        let ast = function_ast(self.db, f)?;
+        let resolution = resolve_function(self.db, f);
+        let types = function_types(self.db, f);
+        let mutated = mutated_params(self.db, self.project, name).unwrap_or_default();
+        let type_of = |span| {
+            resolution
+                .def_at(span)
+                .map(|id| types.defs[id].clone())
+                .unwrap_or(crate::types::Ty::Unknown)
+        };
+        let params = ast
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    mutated.get(i).copied().unwrap_or(false),
+                    type_of(p.name.span),
+                )
+            })
+            .collect();
+        let kwparams = ast
+            .kwparams
+            .iter()
+            .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
+            .collect();
+        let callee_file = f.file(self.db);
+        Some(codegen::CalleeSig {
+            module: (callee_file != self.file).then(|| module_name(callee_file.path(self.db))),
+            params,
+            kwparams,
+        })
+    }
+}
+
+/// Rust code of one function (call and uncall) and the code generation
+/// errors, with function-relative spans.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct FunctionRust {
+    pub code: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionRust> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    let project = f.project(db);
+    let file = f.file(db);
+    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    let generated = codegen::generate_function(
+        &ast,
+        resolve_function(db, f),
+        function_types(db, f),
+        &mutated,
+        &ProjectCodegen { db, project, file },
+        &codegen::Place {
+            path: file.path(db),
+            text: file.text(db),
+            offset: function_offset(db, f),
+        },
+        &codegen::Options::default(),
+    );
+    Arc::new(FunctionRust {
+        code: generated.code,
+        diagnostics: generated.diagnostics,
+    })
+}
+
+/// The Rust module generated from one file, or the errors that prevent it
+/// (check errors first: code is generated only for a file without errors).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct RustModule {
+    pub code: String,
+    /// Errors (absolute spans). Empty when `code` is usable.
+    pub errors: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn rust_module(db: &dyn Db, project: Project, file: SourceFile) -> Arc<RustModule> {
+    let mut errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
+        .iter()
+        .filter(|d| d.severity == crate::Severity::Error)
+        .cloned()
+        .collect();
+    let mut code = String::new();
+    for &f in file_functions(db, project, file) {
+        let rust = function_rust(db, f);
+        let offset = function_offset(db, f);
+        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+        code.push('\n');
+        code.push_str(&rust.code);
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|d| (d.primary.span.start, d.code));
+        errors.dedup();
+        return Arc::new(RustModule {
+            code: String::new(),
+            errors,
+        });
+    }
+    Arc::new(RustModule { code, errors })
+}
+
+/// The complete text of a generated module: header and functions.
+pub fn rust_module_text(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    options: &codegen::Options,
+) -> Result<String, Vec<Diagnostic>> {
+    let module = rust_module(db, project, file);
+    if !module.errors.is_empty() {
+        return Err(module.errors.clone());
+    }
+    Ok(format!(
+        "{}{}",
+        codegen::module_header(file.path(db), options),
+        module.code
+    ))
 }

@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod check;
+pub mod codegen;
 pub mod db;
 pub mod diagnostics;
 pub mod effects;

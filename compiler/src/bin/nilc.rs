@@ -53,6 +53,16 @@ enum Command {
         /// Only this function.
         function: Option<String>,
     },
+    /// Print the Rust code generated for a file (formatted by rustfmt when it is installed).
+    ///
+    /// Like `inverse`, the other `.nil` files of the folder are loaded for calls.
+    Emit {
+        /// The `.nil` file.
+        file: PathBuf,
+        /// Absolute tolerance of the run-time checks.
+        #[arg(long, default_value_t = 1e-8)]
+        atol: f64,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -85,6 +95,7 @@ fn main() -> ExitCode {
             color,
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
+        Command::Emit { file, atol } => emit(&file, atol),
     };
     match result {
         Ok(code) => code,
@@ -342,6 +353,87 @@ fn siblings(path: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// Loads `path` and its sibling `.nil` files into one project.
+fn load_with_siblings(path: &Path) -> Result<(RootDatabase, Project, SourceFile, Loaded), Fatal> {
+    let mut all = vec![load(path)?];
+    // Unreadable or non-UTF-8 neighbours are skipped: they are not the target.
+    all.extend(
+        siblings(path)
+            .iter()
+            .filter_map(|p| load(p).ok())
+            .filter(|l| l.encoding_error.is_none()),
+    );
+    let mut database = RootDatabase::default();
+    let (project, sources) = build_project(&mut database, &all);
+    let file = sources[0];
+    let loaded = all.swap_remove(0);
+    Ok((database, project, file, loaded))
+}
+
+fn emit(path: &Path, atol: f64) -> Result<ExitCode, Fatal> {
+    if !(atol.is_finite() && atol >= 0.0) {
+        return Err(Fatal(format!(
+            "--atol must be a finite non-negative number, not {atol}"
+        )));
+    }
+    let (database, project, file, loaded) = load_with_siblings(path)?;
+    if let Some(d) = &loaded.encoding_error {
+        eprint!(
+            "{}",
+            render::render_human(&loaded.path, &loaded.text, std::slice::from_ref(d), false)
+        );
+        return Ok(ExitCode::from(1));
+    }
+    let options = nilang_compiler::codegen::Options { atol, checks: true };
+    match db::rust_module_text(&database, project, file, &options) {
+        Err(errors) => {
+            eprint!(
+                "{}",
+                render::render_human(
+                    &loaded.path,
+                    &loaded.text,
+                    &errors,
+                    std::io::stderr().is_terminal()
+                )
+            );
+            eprintln!("error: no Rust generated for `{}`", loaded.path);
+            Ok(ExitCode::from(1))
+        }
+        Ok(code) => {
+            let code = rustfmt(&code).unwrap_or(code);
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(code.as_bytes())
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(Fatal(format!("cannot write output: {e}")));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Formats Rust source with `rustfmt`, if it is installed and succeeds.
+fn rustfmt(code: &str) -> Option<String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = code.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8(output.stdout).ok())
+        .flatten()
 }
 
 fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {

@@ -1,0 +1,341 @@
+//! Compile a crate's `.nil` files into Rust modules, from `build.rs`.
+//!
+//! ```no_run
+//! // build.rs: `fn main` calls
+//! nilang_build::compile_dir("src");
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs: one module per `.nil` file, named after it.
+//! nilang::include_nil!(pub mod arithmetic);
+//! ```
+//!
+//! Every `.nil` file under the folder becomes `OUT_DIR/<file stem>.rs`. The
+//! files are one project: functions call each other across files, and the
+//! generated modules refer to each other as siblings (`super::<stem>`), so
+//! include them side by side.
+//!
+//! On an error, the diagnostics are printed with codespan-reporting on
+//! standard error (cargo shows them when the build fails), each one is
+//! also reported as a `cargo::error=` line, and no file is written: a build
+//! never sees half of a generation. Files are rewritten only when their
+//! content changes, and `cargo::rerun-if-changed` is printed for every file
+//! and folder read, so cargo reruns the script only when a `.nil` file
+//! changes.
+//!
+//! Options come from [`Config`], or from the package's `Cargo.toml`:
+//!
+//! ```toml
+//! [package.metadata.nilang]
+//! atol = 1e-10    # absolute tolerance of the run-time checks (default 1e-8)
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use nilang_compiler::codegen::Options;
+use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::diagnostics::{Diagnostic, Severity};
+use nilang_compiler::render;
+
+/// Why compilation stopped.
+#[derive(Debug)]
+pub enum Error {
+    /// Reading or writing a file failed, or the environment is not a build script's.
+    Io(String),
+    /// The `.nil` files have errors (already printed).
+    Diagnostics { errors: usize },
+    /// `[package.metadata.nilang]` is malformed.
+    Metadata(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(m) | Error::Metadata(m) => f.write_str(m),
+            Error::Diagnostics { errors } => write!(
+                f,
+                "{errors} error{} in .nil files",
+                if *errors == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Options of a compilation.
+#[derive(Clone, Debug)]
+pub struct Config {
+    atol: Option<f64>,
+    out_dir: Option<PathBuf>,
+    manifest_dir: Option<PathBuf>,
+    read_metadata: bool,
+    emit_cargo_directives: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::new()
+    }
+}
+
+impl Config {
+    pub fn new() -> Config {
+        Config {
+            atol: None,
+            out_dir: None,
+            manifest_dir: None,
+            read_metadata: true,
+            emit_cargo_directives: true,
+        }
+    }
+
+    /// The absolute tolerance of the run-time checks (default `1e-8`, or the
+    /// package's `[package.metadata.nilang] atol`).
+    pub fn atol(mut self, atol: f64) -> Config {
+        self.atol = Some(atol);
+        self
+    }
+
+    /// Where to write the modules (default: `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Config {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The package root, for relative paths and metadata (default:
+    /// `CARGO_MANIFEST_DIR`).
+    pub fn manifest_dir(mut self, dir: impl Into<PathBuf>) -> Config {
+        self.manifest_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to read `[package.metadata.nilang]` with `cargo metadata`.
+    pub fn read_metadata(mut self, yes: bool) -> Config {
+        self.read_metadata = yes;
+        self
+    }
+
+    /// Whether to print `cargo::` directives (off outside build scripts).
+    pub fn emit_cargo_directives(mut self, yes: bool) -> Config {
+        self.emit_cargo_directives = yes;
+        self
+    }
+
+    fn package_root(&self) -> Result<PathBuf, Error> {
+        match &self.manifest_dir {
+            Some(d) => Ok(d.clone()),
+            None => Ok(PathBuf::from(env("CARGO_MANIFEST_DIR")?)),
+        }
+    }
+
+    /// Compiles every `.nil` file under `dir` (relative to the package
+    /// root). Returns the modules written (or unchanged), by path.
+    pub fn compile_dir(&self, dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, Error> {
+        let root = self.package_root()?.join(dir.as_ref());
+        let mut files = Vec::new();
+        let mut folders = Vec::new();
+        walk(&root, &mut files, &mut folders)
+            .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", root.display())))?;
+        if self.emit_cargo_directives {
+            for f in &folders {
+                println!("cargo::rerun-if-changed={}", f.display());
+            }
+        }
+        self.compile(files)
+    }
+
+    /// Compiles the given `.nil` files (relative to the package root) as one
+    /// project.
+    pub fn compile_files<P: AsRef<Path>>(&self, files: &[P]) -> Result<Vec<PathBuf>, Error> {
+        let root = self.package_root()?;
+        self.compile(files.iter().map(|f| root.join(f)).collect())
+    }
+
+    fn compile(&self, mut files: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+        let manifest_dir = self.package_root()?;
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => PathBuf::from(env("OUT_DIR")?),
+        };
+        let mut options = Options::default();
+        if self.read_metadata {
+            read_metadata(&manifest_dir, &mut options)?;
+        }
+        if let Some(atol) = self.atol {
+            options.atol = atol;
+        }
+        if !(options.atol.is_finite() && options.atol >= 0.0) {
+            return Err(Error::Metadata(format!(
+                "the tolerance must be a finite non-negative number, not {}",
+                options.atol
+            )));
+        }
+
+        files.sort();
+        files.dedup();
+        if self.emit_cargo_directives {
+            for f in &files {
+                println!("cargo::rerun-if-changed={}", f.display());
+            }
+        }
+
+        let db = RootDatabase::default();
+        let mut sources = Vec::new();
+        for path in &files {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", path.display())))?;
+            let shown = path
+                .strip_prefix(&manifest_dir)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            sources.push(SourceFile::new(&db, shown, text));
+        }
+        let project = Project::new(&db, sources.clone());
+
+        let mut outputs: Vec<(PathBuf, String)> = Vec::new();
+        let mut failures: Vec<(SourceFile, Vec<Diagnostic>)> = Vec::new();
+        let mut names: Vec<(String, String)> = Vec::new();
+        for &file in &sources {
+            let module = db::module_name(file.path(&db));
+            if let Some((_, other)) = names.iter().find(|(m, _)| *m == module) {
+                return Err(Error::Io(format!(
+                    "`{}` and `{other}` would both become the module `{module}`; rename one",
+                    file.path(&db)
+                )));
+            }
+            names.push((module.clone(), file.path(&db).clone()));
+            match db::rust_module_text(&db, project, file, &options) {
+                Ok(code) => outputs.push((out_dir.join(format!("{module}.rs")), code)),
+                Err(errors) => failures.push((file, errors)),
+            }
+        }
+
+        if !failures.is_empty() {
+            let mut count = 0;
+            for (file, errors) in &failures {
+                let path = file.path(&db);
+                let text = file.text(&db);
+                eprint!("{}", render::render_human(path, text, errors, false));
+                for d in errors.iter().filter(|d| d.severity == Severity::Error) {
+                    count += 1;
+                    if self.emit_cargo_directives {
+                        let (line, col) = render::line_col(text, d.primary.span.start);
+                        println!(
+                            "cargo::error={path}:{line}:{col}: error[{}]: {}",
+                            d.code, d.message
+                        );
+                    }
+                }
+            }
+            return Err(Error::Diagnostics { errors: count });
+        }
+
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| Error::Io(format!("cannot create `{}`: {e}", out_dir.display())))?;
+        let mut written = Vec::new();
+        for (path, code) in outputs {
+            write_if_changed(&path, &code)?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// Compiles every `.nil` file under `dir` with the default [`Config`]. On
+/// failure it reports and makes the build fail (`cargo::error`), so a
+/// `build.rs` needs nothing else.
+pub fn compile_dir(dir: impl AsRef<Path>) {
+    report(Config::new().compile_dir(dir));
+}
+
+/// Like [`compile_dir`], for a list of files.
+pub fn compile_files<P: AsRef<Path>>(files: &[P]) {
+    report(Config::new().compile_files(files));
+}
+
+/// Turns an error into the `cargo::error=` line that fails the build.
+pub fn report<T>(result: Result<T, Error>) {
+    match result {
+        Ok(_) => {}
+        // Each diagnostic already has its own `cargo::error=` line.
+        Err(Error::Diagnostics { .. }) => {}
+        Err(other) => println!("cargo::error={other}"),
+    }
+}
+
+fn env(name: &str) -> Result<String, Error> {
+    std::env::var(name).map_err(|_| {
+        Error::Io(format!(
+            "`{name}` is not set: call nilang-build from a build script, or set it with `Config`"
+        ))
+    })
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, folders: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    folders.push(dir.to_path_buf());
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            let name = entry.file_name();
+            if !name.to_string_lossy().starts_with('.') && name != "target" {
+                walk(&path, files, folders)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "nil") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Writes `contents` unless the file already holds it; through a temporary
+/// file and a rename, so that no reader ever sees a partial file.
+fn write_if_changed(path: &Path, contents: &str) -> Result<(), Error> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
+        return Ok(());
+    }
+    let tmp = path.with_extension("rs.tmp");
+    std::fs::write(&tmp, contents)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::Io(format!("cannot write `{}`: {e}", path.display()))
+        })
+}
+
+fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error> {
+    let manifest = manifest_dir.join("Cargo.toml");
+    if !manifest.exists() {
+        return Ok(());
+    }
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .manifest_path(&manifest)
+        .no_deps()
+        .exec()
+        .map_err(|e| Error::Metadata(format!("cannot read the package metadata: {e}")))?;
+    let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
+    let Some(package) = metadata.packages.iter().find(|p| {
+        std::fs::canonicalize(p.manifest_path.as_std_path())
+            .ok()
+            .as_deref()
+            == Some(manifest.as_path())
+    }) else {
+        return Ok(());
+    };
+    let Some(nilang) = package.metadata.get("nilang") else {
+        return Ok(());
+    };
+    if let Some(atol) = nilang.get("atol") {
+        options.atol = atol.as_f64().ok_or_else(|| {
+            Error::Metadata(format!(
+                "[package.metadata.nilang] atol must be a number, not {atol}"
+            ))
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,1285 @@
+//! The Rust backend: each `.nil` function becomes two Rust functions, the
+//! call `f` and the uncall `uncall_f`.
+//!
+//! The generated API:
+//! - a parameter the function changes is `&mut T` (`&mut [T]` for arrays);
+//!   one it only reads is `T` (`&[T]`); keyword parameters come last;
+//! - `where T: Real` becomes `T: nilang::Real`, so the same code runs on
+//!   `f64`, `f32`, integers and later dual, complex and fixed-point numbers;
+//! - every function returns `nilang::Result`: `Err` names the `.nil` file,
+//!   line and column of the failed run-time check and both values; checks
+//!   under `@invcheckoff` are not generated;
+//! - indices are 1-based as in NiLang (`x[1]` is `x[0]` in Rust);
+//! - `!` is dropped from names (`out!` is `out`).
+//!
+//! Values are read into temporaries before they are written back, so that
+//! `SWAP(x[i], x[j])` and calls with several elements of one array borrow
+//! nothing twice. No `unsafe`, no global state, no allocation beyond the
+//! `.nil` code's own (`zeros(T, n)`).
+
+use std::fmt::Write;
+
+use crate::ast::*;
+use crate::diagnostics::Diagnostic;
+use crate::invert::{explicit_deallocations, invert_function, invert_stmt, routine_pairs};
+use crate::resolve::{DefKind, Resolution};
+use crate::types::{FunctionTypes, Ty};
+
+/// What code generation needs to know about a callee.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CalleeSig {
+    /// The Rust module the callee lives in, relative to the caller's module:
+    /// `None` for the same module, `Some("bessel")` for a sibling.
+    pub module: Option<String>,
+    /// Per positional parameter: whether the callee mutates it, and its type.
+    pub params: Vec<(bool, Ty)>,
+    /// Keyword parameters: name, type, default.
+    pub kwparams: Vec<(String, Ty, Expr)>,
+}
+
+pub trait CodegenContext {
+    fn callee(&self, name: &str) -> Option<CalleeSig>;
+}
+
+/// Where a function sits in its file, to turn spans into line:column.
+pub struct Place<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+    pub offset: u32,
+}
+
+/// Options that change the generated code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Absolute tolerance of the run-time checks on floating-point values.
+    pub atol: f64,
+    /// Generate the run-time checks (off: as if everything were `@invcheckoff`).
+    pub checks: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            atol: 1e-8,
+            checks: true,
+        }
+    }
+}
+
+/// The Rust name of a NiLang name: `!` dropped, Greek letters spelled out
+/// (`θ` is `theta`; rustc warns about mixed scripts otherwise), other
+/// non-ASCII letters as `u` and their code point, keywords raw.
+pub fn rust_name(name: &str) -> String {
+    let mut base = String::new();
+    for c in name.chars().filter(|&c| c != '!') {
+        if c.is_ascii() {
+            base.push(c);
+        } else if let Some(spelled) = greek(c) {
+            base.push_str(spelled);
+        } else {
+            base.push_str(&format!("u{:x}", c as u32));
+        }
+    }
+    const KEYWORDS: &[&str] = &[
+        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
+        "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override",
+        "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    ];
+    if ["self", "Self", "super", "crate"].contains(&base.as_str()) {
+        format!("{base}_")
+    } else if KEYWORDS.contains(&base.as_str()) {
+        format!("r#{base}")
+    } else if base.is_empty() {
+        "_".to_string()
+    } else {
+        base
+    }
+}
+
+fn greek(c: char) -> Option<&'static str> {
+    const LOWER: [&str; 25] = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+        "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigmaf", "sigma", "tau", "upsilon",
+        "phi", "chi", "psi", "omega",
+    ];
+    const UPPER: [&str; 25] = [
+        "Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta", "Eta", "Theta", "Iota", "Kappa",
+        "Lambda", "Mu", "Nu", "Xi", "Omicron", "Pi", "Rho", "Sigmaf", "Sigma", "Tau", "Upsilon",
+        "Phi", "Chi", "Psi", "Omega",
+    ];
+    match c {
+        'α'..='ω' => Some(LOWER[c as usize - 'α' as usize]),
+        'Α'..='Ω' => Some(UPPER[c as usize - 'Α' as usize]),
+        _ => None,
+    }
+}
+
+pub fn uncall_name(name: &str) -> String {
+    format!("uncall_{}", rust_name(name).trim_start_matches("r#"))
+}
+
+/// A numeric kind, as far as code generation cares.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Kind {
+    Int(&'static str),
+    Float(&'static str),
+    Generic(String),
+    Bool,
+    Array(Box<Kind>),
+    Unknown,
+}
+
+fn kind_of(ty: &Ty) -> Kind {
+    match ty {
+        Ty::Scalar("bool") => Kind::Bool,
+        Ty::Scalar(s @ ("f64" | "f32")) => Kind::Float(s),
+        Ty::Scalar(s) => Kind::Int(s),
+        Ty::Generic(g) => Kind::Generic(g.clone()),
+        Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
+        Ty::Constructed("Vec", args) if args.len() == 1 => Kind::Array(Box::new(kind_of(&args[0]))),
+        _ => Kind::Unknown,
+    }
+}
+
+fn rust_scalar(kind: &Kind) -> Option<String> {
+    match kind {
+        Kind::Int(s) | Kind::Float(s) => Some(s.to_string()),
+        Kind::Generic(g) => Some(g.clone()),
+        Kind::Bool => Some("bool".into()),
+        Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
+        Kind::Unknown => None,
+    }
+}
+
+/// The common kind two operands are converted to.
+fn unify(a: &Kind, b: &Kind) -> Kind {
+    match (a, b) {
+        (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
+        (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
+        (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
+        (Kind::Int(x), _) => Kind::Int(x),
+        (_, Kind::Int(y)) => Kind::Int(y),
+        (Kind::Unknown, other) | (other, Kind::Unknown) => other.clone(),
+        (a, _) => a.clone(),
+    }
+}
+
+fn convert(code: String, from: &Kind, to: &Kind) -> String {
+    if from == to || *from == Kind::Unknown || *to == Kind::Unknown {
+        return code;
+    }
+    match (from, to) {
+        (Kind::Int(_) | Kind::Float(_), Kind::Int(t) | Kind::Float(t)) => {
+            format!("({code} as {t})")
+        }
+        (Kind::Int(_), Kind::Generic(g)) => {
+            format!("<{g} as nilang::Real>::from_i64({code} as i64)")
+        }
+        (Kind::Float(_), Kind::Generic(g)) => {
+            format!("<{g} as nilang::Real>::from_f64({code} as f64)")
+        }
+        (Kind::Generic(_), Kind::Float(t) | Kind::Int(t)) => {
+            format!("(nilang::Real::to_f64({code}) as {t})")
+        }
+        (Kind::Generic(a), Kind::Generic(b)) => {
+            format!("<{b} as nilang::Real>::from_f64(<{a} as nilang::Real>::to_f64({code}))")
+        }
+        (Kind::Bool, Kind::Int(t)) => format!("({code} as {t})"),
+        _ => code,
+    }
+}
+
+/// A checked Rust function pair for one `.nil` function.
+pub struct Generated {
+    pub code: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn generate_function(
+    f: &Function,
+    resolution: &Resolution,
+    types: &FunctionTypes,
+    mutated: &[bool],
+    ctx: &dyn CodegenContext,
+    place: &Place<'_>,
+    options: &Options,
+) -> Generated {
+    let forward = explicit_deallocations(f);
+    let backward = invert_function(f);
+    let mut g = Gen {
+        resolution,
+        types,
+        mutated,
+        ctx,
+        place,
+        out: String::new(),
+        level: 0,
+        diagnostics: Vec::new(),
+        tmp: 0,
+        checks: options.checks,
+        generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
+    };
+    g.function(&forward, &rust_name(&f.name.name), true);
+    g.out.push('\n');
+    g.function(&backward, &uncall_name(&f.name.name), false);
+    let mut diagnostics = g.diagnostics;
+    diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
+    diagnostics.dedup();
+    Generated {
+        code: g.out,
+        diagnostics,
+    }
+}
+
+struct Gen<'a> {
+    resolution: &'a Resolution,
+    types: &'a FunctionTypes,
+    mutated: &'a [bool],
+    ctx: &'a dyn CodegenContext,
+    place: &'a Place<'a>,
+    out: String,
+    level: usize,
+    diagnostics: Vec<Diagnostic>,
+    tmp: usize,
+    checks: bool,
+    generics: Vec<String>,
+}
+
+/// How a variable is reached in the generated Rust.
+enum Access {
+    /// A `&mut` scalar parameter: read and written through `*name`.
+    MutRef,
+    /// Anything else: by name.
+    Direct,
+}
+
+impl Gen<'_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.level {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.tmp += 1;
+        format!("__{prefix}{}", self.tmp)
+    }
+
+    fn unsupported(&mut self, span: Span, what: &str) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0701",
+                span,
+                format!("{what} is not supported by the Rust backend yet"),
+            )
+            .with_label("cannot generate Rust for this")
+            .with_help(
+                "`nilc check` accepts it, but code generation needs a later version of nilang",
+            ),
+        );
+    }
+
+    fn location(&self, span: Span) -> String {
+        let (line, col) = crate::render::line_col(self.place.text, span.start + self.place.offset);
+        format!(
+            "nilang::Location {{ file: {:?}, line: {line}, column: {col} }}",
+            self.place.path
+        )
+    }
+
+    fn def_kind(&self, span: Span) -> Option<(usize, Kind)> {
+        let id = self.resolution.def_at(span)?;
+        Some((id, kind_of(&self.types.defs[id])))
+    }
+
+    fn access(&self, id: usize) -> Access {
+        match self.resolution.defs[id].kind {
+            DefKind::Param(i) if self.mutated.get(i).copied().unwrap_or(false) => {
+                match kind_of(&self.types.defs[id]) {
+                    Kind::Array(_) => Access::Direct,
+                    _ => Access::MutRef,
+                }
+            }
+            _ => Access::Direct,
+        }
+    }
+
+    fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
+        if with_doc {
+            if let Some(doc) = &f.doc {
+                for l in doc.lines() {
+                    self.line(format!("/// {}", l.trim()).trim_end());
+                }
+            }
+        } else {
+            self.line(&format!(
+                "/// Undoes [`{}`]: runs its inverse.",
+                rust_name(&f.name.name)
+            ));
+        }
+        let generics = if f.generics.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = f
+                .generics
+                .iter()
+                .map(|g| format!("{}: nilang::Real", g.name.name))
+                .collect();
+            format!("<{}>", list.join(", "))
+        };
+        let mut params = Vec::new();
+        for (i, p) in f.params.iter().enumerate() {
+            let ty = p.ty.as_ref().map(|_| {
+                let id = self.resolution.def_at(p.name.span);
+                id.map(|id| kind_of(&self.types.defs[id]))
+                    .unwrap_or(Kind::Unknown)
+            });
+            let kind = ty.unwrap_or(Kind::Unknown);
+            let mutated = self.mutated.get(i).copied().unwrap_or(false);
+            let rust = match (&kind, mutated) {
+                (Kind::Array(inner), m) => match rust_scalar(inner) {
+                    Some(s) if m => format!("&mut [{s}]"),
+                    Some(s) => format!("&[{s}]"),
+                    None => {
+                        self.unsupported(p.span, "this parameter type");
+                        "()".into()
+                    }
+                },
+                (k, m) => match rust_scalar(k) {
+                    Some(s) if m => format!("&mut {s}"),
+                    Some(s) => s,
+                    None => {
+                        self.unsupported(p.span, "this parameter type");
+                        "()".into()
+                    }
+                },
+            };
+            params.push(format!("{}: {rust}", rust_name(&p.name.name)));
+        }
+        for kw in &f.kwparams {
+            let kind = self
+                .def_kind(kw.name.span)
+                .map(|(_, k)| k)
+                .unwrap_or(Kind::Unknown);
+            let rust = rust_scalar(&kind).unwrap_or_else(|| "f64".into());
+            params.push(format!("{}: {rust}", rust_name(&kw.name.name)));
+        }
+        self.line(&format!(
+            "pub fn {name}{generics}({}) -> nilang::Result {{",
+            params.join(", ")
+        ));
+        self.level += 1;
+        self.block(&f.body.stmts);
+        self.line("Ok(())");
+        self.level -= 1;
+        self.line("}");
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        let pairs = routine_pairs(stmts);
+        for (i, stmt) in stmts.iter().enumerate() {
+            if let StmtKind::Unroutine = stmt.kind {
+                if let Some(start) = pairs.iter().position(|p| *p == Some(i))
+                    && let StmtKind::Routine(inner) = &stmts[start].kind
+                {
+                    let inverse = invert_stmt(inner);
+                    self.stmt(&inverse);
+                }
+                continue;
+            }
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Instr {
+                target,
+                op,
+                broadcast,
+                value,
+                ..
+            } => {
+                if *broadcast {
+                    self.unsupported(stmt.span, "a broadcast instruction");
+                    return;
+                }
+                self.instruction(target, *op, value, stmt.span);
+            }
+            StmtKind::Call(call) => self.call(call, stmt.span),
+            StmtKind::Alloc { name, value } => {
+                let kind = self
+                    .def_kind(name.span)
+                    .map(|(_, k)| k)
+                    .unwrap_or(Kind::Unknown);
+                let code = self.value_as(value, &kind);
+                let annotation = rust_scalar(&kind)
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default();
+                self.line(&format!(
+                    "let mut {}{annotation} = {code};",
+                    rust_name(&name.name)
+                ));
+            }
+            StmtKind::Dealloc { name, value } => {
+                if !self.checks {
+                    return;
+                }
+                let kind = self
+                    .def_kind(name.span)
+                    .map(|(_, k)| k)
+                    .unwrap_or(Kind::Unknown);
+                let expected = self.value_as(value, &kind);
+                let var = rust_name(&name.name);
+                let e = self.fresh("expected");
+                self.line(&format!("let {e} = {expected};"));
+                let location = self.location(stmt.span);
+                let what = format!(
+                    "`{}` must equal `{}` when deallocated",
+                    name.name,
+                    crate::printer::print_expr(value)
+                );
+                self.line(&format!(
+                    "if !nilang::CheckEq::check_eq(&{var}, &{e}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Deallocation, {what:?}, &{e}, &{var})); }}"
+                ));
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => self.if_chain(branches, otherwise.as_ref()),
+            StmtKind::While { cond, body } => self.while_loop(cond, body, stmt.span),
+            StmtKind::For { var, range, body } => self.for_loop(var, range, body, stmt.span),
+            StmtKind::Begin(block) => self.block(&block.stmts),
+            StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
+            StmtKind::Routine(inner) | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::InvCheckOff(inner) => {
+                let was = self.checks;
+                self.checks = false;
+                self.stmt(inner);
+                self.checks = was;
+            }
+            StmtKind::Unroutine => {}
+            StmtKind::Safe(expr) => self.safe(expr, stmt.span),
+            StmtKind::Typecast { .. } => self.unsupported(stmt.span, "a typecast"),
+        }
+    }
+
+    /// An lvalue for a place, and the place's kind; `negated` when the place
+    /// is `-x` (the instruction's sign flips).
+    fn lvalue(&mut self, expr: &Expr) -> Option<(String, Kind, bool)> {
+        match &expr.kind {
+            ExprKind::Var(name) => {
+                let (id, kind) = self.def_kind(expr.span)?;
+                let code = match self.access(id) {
+                    Access::MutRef => format!("(*{})", rust_name(name)),
+                    Access::Direct => rust_name(name),
+                };
+                Some((code, kind, false))
+            }
+            ExprKind::Index { base, indices } => {
+                let (base_code, base_kind, negated) = self.lvalue(base)?;
+                let Kind::Array(elem) = base_kind else {
+                    self.unsupported(expr.span, "indexing this value");
+                    return None;
+                };
+                let [IndexArg::Expr(index)] = indices.as_slice() else {
+                    self.unsupported(expr.span, "multi-dimensional or sliced indexing");
+                    return None;
+                };
+                let i = self.index(index);
+                Some((format!("{base_code}[{i}]"), *elem, negated))
+            }
+            ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Call { callee, args, .. } if callee.name == "real" && args.len() == 1 => {
+                self.lvalue(&args[0])
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => {
+                let (code, kind, negated) = self.lvalue(operand)?;
+                Some((code, kind, !negated))
+            }
+            _ => {
+                self.unsupported(expr.span, "this kind of place");
+                None
+            }
+        }
+    }
+
+    /// A 1-based index expression as a 0-based `usize`.
+    fn index(&mut self, index: &Expr) -> String {
+        let (code, kind) = self.expr(index);
+        let code = convert(code, &kind, &Kind::Int("i64"));
+        format!("({code} - 1) as usize")
+    }
+
+    fn instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        let Some((place, kind, negated)) = self.lvalue(target) else {
+            return;
+        };
+        let code = self.value_as(value, &kind);
+        let op = if negated { op.inverse() } else { op };
+        let t = self.fresh("v");
+        let update = match op {
+            InstrOp::Add => format!("{place} += {t};"),
+            InstrOp::Sub => format!("{place} -= {t};"),
+            InstrOp::Xor => format!("{place} ^= {t};"),
+            InstrOp::Mul => format!("{place} *= {t};"),
+            InstrOp::Div => format!("{place} /= {t};"),
+            InstrOp::Assign => {
+                self.unsupported(span, "an irreversible assignment");
+                return;
+            }
+        };
+        self.line(&format!("let {t} = {code};"));
+        self.line(&update);
+    }
+
+    fn value_as(&mut self, value: &Expr, kind: &Kind) -> String {
+        let (code, from) = self.expr(value);
+        convert(code, &from, kind)
+    }
+
+    fn call(&mut self, call: &Call, span: Span) {
+        if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+            self.instruction_call(instr.name, call, span);
+            return;
+        }
+        let Some(sig) = self.ctx.callee(&call.callee.name) else {
+            self.unsupported(span, "a call of an unknown function");
+            return;
+        };
+        let name = if call.inverted {
+            uncall_name(&call.callee.name)
+        } else {
+            rust_name(&call.callee.name)
+        };
+        let path = match &sig.module {
+            Some(m) => format!("super::{}::{name}", rust_name(m)),
+            None => name,
+        };
+        let mut args = Vec::new();
+        let mut write_back = Vec::new();
+        for (arg, (mutated, ty)) in call.args.iter().zip(&sig.params) {
+            let param_kind = kind_of(ty);
+            if *mutated {
+                match self.mutable_arg(arg) {
+                    Some((code, back)) => {
+                        args.push(code);
+                        write_back.extend(back);
+                    }
+                    None => return,
+                }
+            } else if let Kind::Array(_) = param_kind {
+                let (code, _) = self.expr(arg);
+                args.push(format!("&{code}[..]"));
+            } else {
+                let (code, from) = self.expr(arg);
+                let to = match param_kind {
+                    Kind::Generic(_) | Kind::Unknown => from.clone(),
+                    k => k,
+                };
+                args.push(convert(code, &from, &to));
+            }
+        }
+        for (kw_name, ty, default) in &sig.kwparams {
+            let value = call
+                .kwargs
+                .iter()
+                .find(|k| &k.name.name == kw_name)
+                .map(|k| &k.value)
+                .unwrap_or(default);
+            let (code, from) = self.expr(value);
+            let to = match kind_of(ty) {
+                Kind::Generic(_) | Kind::Unknown => from.clone(),
+                k => k,
+            };
+            args.push(convert(code, &from, &to));
+        }
+        let call_line = format!("{path}({})?;", args.join(", "));
+        if write_back.is_empty() {
+            self.line(&call_line);
+        } else {
+            self.line("{");
+            self.level += 1;
+            for (decl, _) in &write_back {
+                self.line(decl);
+            }
+            self.line(&call_line);
+            for (_, back) in &write_back {
+                self.line(back);
+            }
+            self.level -= 1;
+            self.line("}");
+        }
+    }
+
+    /// The argument for a mutated parameter, and, for an element of an
+    /// array, the temporary that carries it (declaration, write-back).
+    fn mutable_arg(&mut self, arg: &Expr) -> Option<(String, Option<(String, String)>)> {
+        if let ExprKind::Var(name) = &arg.kind {
+            let (id, kind) = self.def_kind(arg.span)?;
+            let n = rust_name(name);
+            return Some(match (self.access(id), kind) {
+                (Access::MutRef, _) => (format!("&mut *{n}"), None),
+                (Access::Direct, Kind::Array(_)) => (format!("&mut {n}[..]"), None),
+                (Access::Direct, _) => (format!("&mut {n}"), None),
+            });
+        }
+        let (place, _, negated) = self.lvalue(arg)?;
+        if negated {
+            self.unsupported(arg.span, "passing `-x` to a function that changes it");
+            return None;
+        }
+        let t = self.fresh("arg");
+        Some((
+            format!("&mut {t}"),
+            Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
+        ))
+    }
+
+    fn instruction_call(&mut self, name: &str, call: &Call, span: Span) {
+        let mut places = Vec::new();
+        let instr = crate::builtins::instruction(name).expect("known instruction");
+        for (i, arg) in call.args.iter().enumerate() {
+            if instr.mutates.contains(&i) {
+                match self.lvalue(arg) {
+                    Some((place, kind, false)) => places.push((place, kind)),
+                    Some(_) => {
+                        self.unsupported(arg.span, "a negated argument to an instruction");
+                        return;
+                    }
+                    None => return,
+                }
+            }
+        }
+        if call.inverted {
+            // `~SWAP(a, b)` is `SWAP`'s inverse instruction.
+            let inverse = crate::builtins::instruction(instr.inverse).expect("inverse");
+            let call = Call {
+                inverted: false,
+                callee: Ident {
+                    name: inverse.name.to_string(),
+                    span: call.callee.span,
+                },
+                ..call.clone()
+            };
+            self.instruction_call(inverse.name, &call, span);
+            return;
+        }
+        let scalar = |k: &Kind| rust_scalar(k).unwrap_or_else(|| "f64".into());
+        match name {
+            "SWAP" => {
+                let (a, ka) = &places[0];
+                let (b, _) = &places[1];
+                let t = self.fresh("t");
+                self.line(&format!("let {t}: {} = {a};", scalar(ka)));
+                self.line(&format!("{a} = {b};"));
+                self.line(&format!("{b} = {t};"));
+            }
+            "ROT" | "IROT" | "HADAMARD" => {
+                let (a, ka) = places[0].clone();
+                let (b, _) = places[1].clone();
+                let ta = self.fresh("a");
+                let tb = self.fresh("b");
+                self.line(&format!("let ({ta}, {tb}) = ({a}, {b});"));
+                if name == "HADAMARD" {
+                    let s = scalar(&ka);
+                    let r =
+                        format!("<{s} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)");
+                    self.line(&format!("{a} = ({ta} + {tb}) * {r};"));
+                    self.line(&format!("{b} = ({ta} - {tb}) * {r};"));
+                } else {
+                    let theta = self.value_as(&call.args[2], &ka);
+                    let (s, c) = (self.fresh("s"), self.fresh("c"));
+                    self.line(&format!(
+                        "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
+                    ));
+                    if name == "ROT" {
+                        self.line(&format!("{a} = {ta} * {c} - {tb} * {s};"));
+                        self.line(&format!("{b} = {tb} * {c} + {ta} * {s};"));
+                    } else {
+                        self.line(&format!("{a} = {ta} * {c} + {tb} * {s};"));
+                        self.line(&format!("{b} = {tb} * {c} - {ta} * {s};"));
+                    }
+                }
+            }
+            "NEG" => {
+                let (a, _) = &places[0];
+                self.line(&format!("{a} = -{a};"));
+            }
+            "CONJ" => {}
+            "INC" | "DEC" => {
+                let (a, k) = &places[0];
+                let op = if name == "INC" { "+=" } else { "-=" };
+                self.line(&format!("{a} {op} <{} as nilang::Real>::one();", scalar(k)));
+            }
+            "MULINT" | "DIVINT" => {
+                let (a, k) = places[0].clone();
+                let n = self.value_as(&call.args[1], &k);
+                let op = if name == "MULINT" { "*=" } else { "/=" };
+                let t = self.fresh("n");
+                self.line(&format!("let {t} = {n};"));
+                self.line(&format!("{a} {op} {t};"));
+            }
+            _ => self.unsupported(span, &format!("the instruction `{name}`")),
+        }
+    }
+
+    fn if_chain(&mut self, branches: &[Branch], otherwise: Option<&Block>) {
+        let Some((first, rest)) = branches.split_first() else {
+            return;
+        };
+        let (pre, kind) = self.expr(&first.cond.pre);
+        let pre = convert(pre, &kind, &Kind::Bool);
+        let p = self.fresh("pre");
+        self.line(&format!("let {p}: bool = {pre};"));
+        self.line(&format!("if {p} {{"));
+        self.level += 1;
+        self.block(&first.body.stmts);
+        self.level -= 1;
+        if !rest.is_empty() || otherwise.is_some() {
+            self.line("} else {");
+            self.level += 1;
+            if rest.is_empty() {
+                if let Some(block) = otherwise {
+                    self.block(&block.stmts);
+                }
+            } else {
+                self.if_chain(rest, otherwise);
+            }
+            self.level -= 1;
+        }
+        self.line("}");
+        if self.checks {
+            let post = match &first.cond.post {
+                Post::Expr(e) => e,
+                Post::SameAsPre(_) | Post::Missing => &first.cond.pre,
+            };
+            let (code, _) = self.expr(post);
+            let location = self.location(first.cond.span);
+            let what = format!(
+                "the postcondition `{}` must agree with the branch taken",
+                crate::printer::print_expr(post)
+            );
+            self.line(&format!(
+                "if ({code}) != {p} {{ return Err(nilang::Error::new({location}, nilang::Check::IfPostcondition, {what:?}, {p}, !{p})); }}"
+            ));
+        }
+    }
+
+    fn while_loop(&mut self, cond: &Cond, body: &Block, _span: Span) {
+        let (pre, _) = self.expr(&cond.pre);
+        let post = match &cond.post {
+            Post::Expr(e) => Some(e),
+            _ => None,
+        };
+        let post_code = post.map(|p| (self.expr(p).0, crate::printer::print_expr(p)));
+        let location = self.location(cond.span);
+        if self.checks
+            && let Some((code, text)) = &post_code
+        {
+            let what = format!("the postcondition `{text}` must be false before the loop");
+            self.line(&format!(
+                "if {code} {{ return Err(nilang::Error::new({location}, nilang::Check::WhileEntry, {what:?}, false, true)); }}"
+            ));
+        }
+        self.line(&format!("while {pre} {{"));
+        self.level += 1;
+        self.block(&body.stmts);
+        if self.checks
+            && let Some((code, text)) = &post_code
+        {
+            let what = format!("the postcondition `{text}` must be true after each iteration");
+            self.line(&format!(
+                "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::WhileIteration, {what:?}, true, false)); }}"
+            ));
+        }
+        self.level -= 1;
+        self.line("}");
+    }
+
+    fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block, span: Span) {
+        let int = Kind::Int("i64");
+        let start = self.value_as(&range.start, &int);
+        let step = match &range.step {
+            Some(s) => self.value_as(s, &int),
+            None => "1_i64".to_string(),
+        };
+        let stop = self.value_as(&range.stop, &int);
+        let (a, s, b, n, k) = (
+            self.fresh("start"),
+            self.fresh("step"),
+            self.fresh("stop"),
+            self.fresh("count"),
+            self.fresh("k"),
+        );
+        self.line("{");
+        self.level += 1;
+        self.line(&format!(
+            "let ({a}, {s}, {b}): (i64, i64, i64) = ({start}, {step}, {stop});"
+        ));
+        self.line(&format!(
+            "let {n}: i64 = if {s} == 0 || ({s} > 0 && {a} > {b}) || ({s} < 0 && {a} < {b}) {{ 0 }} else {{ ({b} - {a}) / {s} + 1 }};"
+        ));
+        let iter = if range.reversed {
+            format!("(0..{n}).rev()")
+        } else {
+            format!("0..{n}")
+        };
+        self.line(&format!("for {k} in {iter} {{"));
+        self.level += 1;
+        self.line(&format!(
+            "let {}: i64 = {a} + {k} * {s};",
+            rust_name(&var.name)
+        ));
+        self.block(&body.stmts);
+        self.level -= 1;
+        self.line("}");
+        if self.checks {
+            let location = self.location(range.span);
+            let what = format!(
+                "the range `{}` must not change while the loop runs",
+                crate::printer::range_text(range)
+            );
+            self.line(&format!(
+                "let __now: (i64, i64, i64) = ({start}, {step}, {stop});"
+            ));
+            self.line(&format!(
+                "if __now != ({a}, {s}, {b}) {{ return Err(nilang::Error::new({location}, nilang::Check::ForBounds, {what:?}, ({a}, {s}, {b}), __now)); }}"
+            ));
+        }
+        let _ = span;
+        self.level -= 1;
+        self.line("}");
+    }
+
+    fn safe(&mut self, expr: &Expr, span: Span) {
+        match &expr.kind {
+            ExprKind::Call { callee, args, .. }
+                if matches!(callee.name.as_str(), "println" | "print") =>
+            {
+                let mut fmt = String::new();
+                let mut vals = Vec::new();
+                for a in args {
+                    if let ExprKind::Str(s) = &a.kind {
+                        fmt.push_str("{}");
+                        vals.push(s.clone());
+                    } else {
+                        fmt.push_str("{:?}");
+                        vals.push(self.expr(a).0);
+                    }
+                }
+                let mac = if callee.name == "println" {
+                    "println"
+                } else {
+                    "print"
+                };
+                let sep = if vals.is_empty() { "" } else { ", " };
+                self.line(&format!("{mac}!(\"{fmt}\"{sep}{});", vals.join(", ")));
+            }
+            ExprKind::Macro {
+                name,
+                arg: Some(arg),
+            } if name == "@assert" => {
+                let (code, _) = self.expr(arg);
+                let text = crate::printer::print_expr(arg);
+                self.line(&format!(
+                    "assert!({code}, {:?});",
+                    format!("@assert {text}")
+                ));
+            }
+            ExprKind::Macro {
+                name,
+                arg: Some(arg),
+            } if name == "@show" => {
+                let (code, _) = self.expr(arg);
+                let text = crate::printer::print_expr(arg);
+                self.line(&format!("eprintln!(\"{{}} = {{:?}}\", {text:?}, {code});"));
+            }
+            _ => self.unsupported(
+                span,
+                "this `@safe` expression (use println, @assert or @show)",
+            ),
+        }
+    }
+
+    fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
+        if let Some((id, kind)) = self.def_kind(span) {
+            let code = match self.access(id) {
+                Access::MutRef => format!("(*{})", rust_name(name)),
+                Access::Direct => rust_name(name),
+            };
+            return (code, kind);
+        }
+        match name {
+            "π" | "pi" => ("std::f64::consts::PI".into(), Kind::Float("f64")),
+            "Inf" => ("f64::INFINITY".into(), Kind::Float("f64")),
+            "NaN" => ("f64::NAN".into(), Kind::Float("f64")),
+            _ => {
+                self.unsupported(span, &format!("the name `{name}` here"));
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    /// A type named in an expression (`zero(T)`).
+    fn type_kind(&self, expr: &Expr) -> Option<Kind> {
+        let ExprKind::Var(name) = &expr.kind else {
+            return None;
+        };
+        if self.resolution.def_at(expr.span).is_some() {
+            return None;
+        }
+        if self.generics.contains(name) {
+            return Some(Kind::Generic(name.clone()));
+        }
+        crate::builtins::SCALAR_TYPES
+            .iter()
+            .find(|s| *s == name)
+            .map(|s| kind_of(&Ty::Scalar(s)))
+    }
+
+    fn expr(&mut self, expr: &Expr) -> (String, Kind) {
+        match &expr.kind {
+            ExprKind::Var(name) => self.var(name, expr.span),
+            ExprKind::Int(text) => (format!("{}_i64", text.replace('_', "")), Kind::Int("i64")),
+            ExprKind::Float(text) => {
+                let mut t = text.replace('_', "");
+                if t.starts_with('.') {
+                    t.insert(0, '0');
+                }
+                if let Some(dot) = t.find('.')
+                    && !t[dot + 1..].starts_with(|c: char| c.is_ascii_digit())
+                {
+                    t.insert(dot + 1, '0');
+                }
+                (format!("{t}_f64"), Kind::Float("f64"))
+            }
+            ExprKind::Bool(b) => (b.to_string(), Kind::Bool),
+            ExprKind::Str(s) => (s.clone(), Kind::Unknown),
+            ExprKind::Paren(inner) => {
+                let (code, kind) = self.expr(inner);
+                (format!("({code})"), kind)
+            }
+            ExprKind::Adjoint(inner) => self.expr(inner),
+            ExprKind::Unary { op, operand } => {
+                let (code, kind) = self.expr(operand);
+                match op {
+                    UnaryOp::Neg => (format!("(-{code})"), kind),
+                    UnaryOp::Plus => (code, kind),
+                    UnaryOp::Not => (format!("(!{code})"), kind),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, expr.span),
+            ExprKind::Index { base, indices } => {
+                let (base_code, base_kind) = self.expr(base);
+                let Kind::Array(elem) = base_kind else {
+                    self.unsupported(expr.span, "indexing this value");
+                    return ("()".into(), Kind::Unknown);
+                };
+                let [IndexArg::Expr(index)] = indices.as_slice() else {
+                    self.unsupported(expr.span, "multi-dimensional or sliced indexing");
+                    return ("()".into(), Kind::Unknown);
+                };
+                let i = self.index(index);
+                (format!("{base_code}[{i}]"), *elem)
+            }
+            ExprKind::Call {
+                callee,
+                args,
+                broadcast: false,
+                ..
+            } => self.call_expr(&callee.name, args, expr.span),
+            _ => {
+                self.unsupported(expr.span, "this expression");
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> (String, Kind) {
+        use BinaryOp::*;
+        let (l, lk) = self.expr(lhs);
+        let (r, rk) = self.expr(rhs);
+        match op {
+            And | Or => (format!("({l} {} {r})", op.as_str()), Kind::Bool),
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let k = if lk == Kind::Bool && rk == Kind::Bool {
+                    Kind::Bool
+                } else {
+                    unify(&lk, &rk)
+                };
+                let sym = match op {
+                    Eq => "==",
+                    Ne => "!=",
+                    Lt => "<",
+                    Le => "<=",
+                    Gt => ">",
+                    _ => ">=",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    Kind::Bool,
+                )
+            }
+            Add | Sub | Mul | Rem => {
+                let k = unify(&lk, &rk);
+                let sym = match op {
+                    Add => "+",
+                    Sub => "-",
+                    Mul => "*",
+                    _ => "%",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            Div => {
+                // Julia's `/` on integers gives a float.
+                let mut k = unify(&lk, &rk);
+                if let Kind::Int(_) = k {
+                    k = Kind::Float("f64");
+                }
+                (
+                    format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            IntDiv => {
+                let k = unify(&lk, &rk);
+                match k {
+                    Kind::Int(_) => (
+                        format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                        k,
+                    ),
+                    _ => (
+                        format!(
+                            "nilang::Real::floor({} / {})",
+                            convert(l, &lk, &k),
+                            convert(r, &rk, &k)
+                        ),
+                        k,
+                    ),
+                }
+            }
+            BitAnd | BitOr | Xor | Shl | Shr => {
+                let k = if lk == Kind::Bool && rk == Kind::Bool {
+                    Kind::Bool
+                } else {
+                    unify(&lk, &rk)
+                };
+                let sym = match op {
+                    BitAnd => "&",
+                    BitOr => "|",
+                    Xor => "^",
+                    Shl => "<<",
+                    _ => ">>",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            Pow => match rk {
+                Kind::Int(_) => (
+                    format!(
+                        "nilang::Real::powi({l}, {})",
+                        convert(r, &rk, &Kind::Int("i64"))
+                    ),
+                    lk,
+                ),
+                _ => {
+                    let k = unify(&lk, &rk);
+                    (
+                        format!(
+                            "nilang::Real::powf({}, {})",
+                            convert(l, &lk, &k),
+                            convert(r, &rk, &k)
+                        ),
+                        k,
+                    )
+                }
+            },
+            DotAdd | DotSub | DotMul | DotDiv | DotPow => {
+                self.unsupported(span, "an element-wise operator");
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
+        let unary_math = |n: &str| -> Option<&'static str> {
+            Some(match n {
+                "abs" => "abs",
+                "abs2" => "abs2",
+                "sqrt" => "sqrt",
+                "exp" => "exp",
+                "log" => "ln",
+                "sin" => "sin",
+                "cos" => "cos",
+                "tan" => "tan",
+                "sinh" => "sinh",
+                "cosh" => "cosh",
+                "tanh" => "tanh",
+                "asin" => "asin",
+                "acos" => "acos",
+                "inv" => "inv",
+                "sign" => "signum",
+                "floor" => "floor",
+                "ceil" => "ceil",
+                "round" => "round",
+                _ => return None,
+            })
+        };
+        match (name, args) {
+            ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => self.expr(x),
+            ("atan", [x]) => self.math("atan", x),
+            ("atan", [y, x]) => {
+                let (yc, yk) = self.expr(y);
+                let (xc, xk) = self.expr(x);
+                let k = float_kind(&unify(&yk, &xk));
+                (
+                    format!(
+                        "nilang::Real::atan2({}, {})",
+                        convert(yc, &yk, &k),
+                        convert(xc, &xk, &k)
+                    ),
+                    k,
+                )
+            }
+            (n, [x]) if unary_math(n).is_some() => {
+                let m = unary_math(n).expect("checked");
+                // `abs` keeps integers integral; the rest work on floats.
+                if matches!(m, "abs" | "abs2" | "signum") {
+                    let (code, k) = self.expr(x);
+                    (format!("nilang::Real::{m}({code})"), k)
+                } else {
+                    self.math(m, x)
+                }
+            }
+            ("min" | "max", [a, b]) => {
+                let (ac, ak) = self.expr(a);
+                let (bc, bk) = self.expr(b);
+                let k = unify(&ak, &bk);
+                (
+                    format!(
+                        "nilang::Real::{name}({}, {})",
+                        convert(ac, &ak, &k),
+                        convert(bc, &bk, &k)
+                    ),
+                    k,
+                )
+            }
+            ("zero" | "one", [x]) => {
+                let kind = match self.type_kind(x) {
+                    Some(k) => k,
+                    None => self.expr(x).1,
+                };
+                match rust_scalar(&kind) {
+                    Some(_) if kind == Kind::Bool => ((name == "one").to_string(), Kind::Bool),
+                    Some(s) => (format!("<{s} as nilang::Real>::{name}()"), kind),
+                    None => {
+                        self.unsupported(span, &format!("`{name}` of this value"));
+                        ("()".into(), Kind::Unknown)
+                    }
+                }
+            }
+            ("zeros" | "ones", [t, n]) => {
+                let Some(kind) = self.type_kind(t) else {
+                    self.unsupported(span, "`zeros` without an element type");
+                    return ("()".into(), Kind::Unknown);
+                };
+                let len = self.value_as(n, &Kind::Int("i64"));
+                let elem = match (&kind, name) {
+                    (Kind::Bool, _) => (name == "ones").to_string(),
+                    (k, _) => format!(
+                        "<{} as nilang::Real>::{}()",
+                        rust_scalar(k).unwrap_or_default(),
+                        if name == "zeros" { "zero" } else { "one" }
+                    ),
+                };
+                (
+                    format!("vec![{elem}; ({len}) as usize]"),
+                    Kind::Array(Box::new(kind)),
+                )
+            }
+            ("length", [x]) => {
+                let (code, _) = self.expr(x);
+                (format!("({code}.len() as i64)"), Kind::Int("i64"))
+            }
+            ("size", [x, d]) if matches!(&d.kind, ExprKind::Int(t) if t == "1") => {
+                let (code, _) = self.expr(x);
+                (format!("({code}.len() as i64)"), Kind::Int("i64"))
+            }
+            ("div", [a, b]) | ("rem", [a, b]) | ("mod", [a, b]) => {
+                let (ac, ak) = self.expr(a);
+                let (bc, bk) = self.expr(b);
+                let k = unify(&ak, &bk);
+                let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
+                let code = match name {
+                    "div" => format!("({ac} / {bc})"),
+                    "rem" => format!("({ac} % {bc})"),
+                    _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
+                };
+                (code, k)
+            }
+            _ => {
+                self.unsupported(span, &format!("a call of `{name}` in an expression"));
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    fn math(&mut self, method: &str, x: &Expr) -> (String, Kind) {
+        let (code, kind) = self.expr(x);
+        let k = float_kind(&kind);
+        (
+            format!("nilang::Real::{method}({})", convert(code, &kind, &k)),
+            k,
+        )
+    }
+}
+
+/// Integers are computed on as `f64` by the transcendental functions.
+fn float_kind(kind: &Kind) -> Kind {
+    match kind {
+        Kind::Int(_) | Kind::Unknown | Kind::Bool => Kind::Float("f64"),
+        k => k.clone(),
+    }
+}
+
+/// The header of a generated module.
+pub fn module_header(source: &str, options: &Options) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "// Generated by nilang from {source}. Do not edit.");
+    let _ = writeln!(
+        out,
+        "/// Absolute tolerance of the run-time reversibility checks."
+    );
+    let _ = writeln!(out, "pub const ATOL: f64 = {:?};", options.atol);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_rust_identifiers() {
+        assert_eq!(rust_name("out!"), "out");
+        assert_eq!(rust_name("θ"), "theta");
+        assert_eq!(rust_name("Ω2"), "Omega2");
+        assert_eq!(rust_name("type"), "r#type");
+        assert_eq!(rust_name("self"), "self_");
+        assert_eq!(rust_name("x∂"), "xu2202");
+        assert_eq!(uncall_name("umm!"), "uncall_umm");
+        assert_eq!(uncall_name("type"), "uncall_type");
+    }
+}

@@ -1,0 +1,9 @@
+//! The NiLang papers' programs, generated from the `.nil` files beside this
+//! crate by `build.rs` (`nilang-build`), one module per file.
+
+nilang::include_nil!(pub mod arithmetic);
+nilang::include_nil!(pub mod bennett);
+nilang::include_nil!(pub mod bessel);
+nilang::include_nil!(pub mod fib);
+nilang::include_nil!(pub mod linalg);
+nilang::include_nil!(pub mod unitary);

@@ -1,0 +1,135 @@
+use crate::Real;
+
+/// Equality as the run-time checks see it: within the tolerance for floating
+/// point, exact otherwise; element by element for arrays.
+pub trait CheckEq {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool;
+}
+
+impl<T: Real> CheckEq for T {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.approx_eq(*other, atol)
+    }
+}
+
+impl CheckEq for bool {
+    fn check_eq(&self, other: &Self, _atol: f64) -> bool {
+        self == other
+    }
+}
+
+impl<T: CheckEq> CheckEq for [T] {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.check_eq(b, atol))
+    }
+}
+
+impl<T: CheckEq> CheckEq for Vec<T> {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.as_slice().check_eq(other.as_slice(), atol)
+    }
+}
+
+impl<T: CheckEq, const N: usize> CheckEq for [T; N] {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.as_slice().check_eq(other.as_slice(), atol)
+    }
+}
+
+macro_rules! tuple_check_eq {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: CheckEq),+> CheckEq for ($($name,)+) {
+            fn check_eq(&self, other: &Self, atol: f64) -> bool {
+                $(self.$index.check_eq(&other.$index, atol))&&+
+            }
+        }
+    };
+}
+
+tuple_check_eq!(A 0);
+tuple_check_eq!(A 0, B 1);
+tuple_check_eq!(A 0, B 1, C 2);
+tuple_check_eq!(A 0, B 1, C 2, D 3);
+tuple_check_eq!(A 0, B 1, C 2, D 3, E 4);
+tuple_check_eq!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+/// Runs `call` then `uncall` on `state` and reports whether `state` came back
+/// (within `atol`). `state` is left as the uncall leaves it.
+///
+/// ```
+/// let mut state = (0.0_f64, 3.0_f64);
+/// let restored = nilang::check_inv(
+///     &mut state,
+///     |(y, x)| { *y += *x * 2.0; Ok(()) },
+///     |(y, x)| { *y -= *x * 2.0; Ok(()) },
+///     nilang::DEFAULT_ATOL,
+/// );
+/// assert_eq!(restored, Ok(true));
+/// ```
+pub fn check_inv<S, F, G>(state: &mut S, call: F, uncall: G, atol: f64) -> crate::Result<bool>
+where
+    S: Clone + CheckEq,
+    F: FnOnce(&mut S) -> crate::Result,
+    G: FnOnce(&mut S) -> crate::Result,
+{
+    let before = state.clone();
+    call(state)?;
+    uncall(state)?;
+    Ok(state.check_eq(&before, atol))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Check, Error, Location};
+
+    #[test]
+    fn arrays_and_tuples_compare_elementwise() {
+        assert!(vec![1.0, 2.0].check_eq(&vec![1.0, 2.0 + 1e-10], 1e-8));
+        assert!(!vec![1.0, 2.0].check_eq(&vec![1.0], 1e-8));
+        assert!((1i64, vec![true]).check_eq(&(1, vec![true]), 0.0));
+        assert!(!(1i64, 2.0f64).check_eq(&(1, 2.1), 1e-8));
+    }
+
+    #[test]
+    fn check_inv_detects_a_wrong_uncall_and_passes_errors_on() {
+        let mut s = (1.0f64, 2.0f64);
+        let ok = check_inv(
+            &mut s,
+            |(a, b)| {
+                *a += *b;
+                Ok(())
+            },
+            |(a, b)| {
+                *a += *b;
+                Ok(())
+            },
+            1e-8,
+        );
+        assert_eq!(ok, Ok(false));
+        let location = Location {
+            file: "f.nil",
+            line: 3,
+            column: 5,
+        };
+        let failing = check_inv(
+            &mut s,
+            |_| {
+                Err(Error::new(
+                    location,
+                    Check::Deallocation,
+                    "`z` must equal `0`",
+                    0,
+                    -9,
+                ))
+            },
+            |_| Ok(()),
+            1e-8,
+        );
+        let err = failing.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f.nil:3:5: deallocation check failed: `z` must equal `0` (expected 0, found -9)"
+        );
+    }
+}

@@ -1,0 +1,90 @@
+use std::fmt;
+
+/// Where in a `.nil` file a check sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: &'static str,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Which run-time reversibility check failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// `x → v`: the ancilla's value was not `v`.
+    Deallocation,
+    /// `if (pre, post)`: after the branch, `post` did not agree with `pre`.
+    IfPostcondition,
+    /// `while (pre, post)`: `post` was true before the first iteration.
+    WhileEntry,
+    /// `while (pre, post)`: `post` was false after an iteration.
+    WhileIteration,
+    /// `for i = a:s:b`: the body changed `a`, `s` or `b`.
+    ForBounds,
+}
+
+impl Check {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Check::Deallocation => "deallocation check failed",
+            Check::IfPostcondition => "`if` postcondition check failed",
+            Check::WhileEntry => "`while` postcondition was already true on entry",
+            Check::WhileIteration => "`while` postcondition was false after an iteration",
+            Check::ForBounds => "`for` range changed by its body",
+        }
+    }
+}
+
+/// A failed run-time reversibility check. Running on would give a wrong
+/// result, so generated code stops and returns this instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    pub location: Location,
+    pub check: Check,
+    /// What was compared, e.g. "`z` must equal `0` when deallocated".
+    pub what: String,
+    /// The value required.
+    pub expected: String,
+    /// The value found.
+    pub found: String,
+}
+
+impl Error {
+    pub fn new(
+        location: Location,
+        check: Check,
+        what: impl Into<String>,
+        expected: impl fmt::Debug,
+        found: impl fmt::Debug,
+    ) -> Error {
+        Error {
+            location,
+            check,
+            what: what.into(),
+            expected: format!("{expected:?}"),
+            found: format!("{found:?}"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} (expected {}, found {})",
+            self.location,
+            self.check.describe(),
+            self.what,
+            self.expected,
+            self.found
+        )
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,280 @@
+use std::fmt::{Debug, Display};
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+
+/// The numbers a generic `.nil` function (`where T: Real`) works on.
+///
+/// Implemented for `f64`, `f32`, `i64` and `i32`. Integers are included
+/// because NiLang code is generic over them too (`ifactorial` runs on
+/// integers inside `ibesselj`); on integers the transcendental functions go
+/// through `f64` and truncate back, and `/` is integer division.
+pub trait Real:
+    Copy
+    + Debug
+    + Display
+    + PartialEq
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + 'static
+{
+    fn zero() -> Self;
+    fn one() -> Self;
+    fn from_i64(v: i64) -> Self;
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn sinh(self) -> Self;
+    fn cosh(self) -> Self;
+    fn tanh(self) -> Self;
+    fn asin(self) -> Self;
+    fn acos(self) -> Self;
+    fn atan(self) -> Self;
+    fn atan2(self, x: Self) -> Self;
+    /// `self ^ n` for an integer power.
+    fn powi(self, n: i64) -> Self;
+    /// `self ^ p` for a power of the same type.
+    fn powf(self, p: Self) -> Self;
+    fn min(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn round(self) -> Self;
+    fn signum(self) -> Self;
+    /// Whether two values agree: within `atol` for floating point, exactly
+    /// for integers.
+    fn approx_eq(self, other: Self, atol: f64) -> bool;
+    fn abs2(self) -> Self {
+        self * self
+    }
+    fn inv(self) -> Self {
+        Self::one() / self
+    }
+}
+
+macro_rules! float_real {
+    ($t:ty) => {
+        impl Real for $t {
+            fn zero() -> Self {
+                0.0
+            }
+            fn one() -> Self {
+                1.0
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            fn tan(self) -> Self {
+                <$t>::tan(self)
+            }
+            fn sinh(self) -> Self {
+                <$t>::sinh(self)
+            }
+            fn cosh(self) -> Self {
+                <$t>::cosh(self)
+            }
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            fn asin(self) -> Self {
+                <$t>::asin(self)
+            }
+            fn acos(self) -> Self {
+                <$t>::acos(self)
+            }
+            fn atan(self) -> Self {
+                <$t>::atan(self)
+            }
+            fn atan2(self, x: Self) -> Self {
+                <$t>::atan2(self, x)
+            }
+            fn powi(self, n: i64) -> Self {
+                match i32::try_from(n) {
+                    Ok(n) => <$t>::powi(self, n),
+                    Err(_) => <$t>::powf(self, n as $t),
+                }
+            }
+            fn powf(self, p: Self) -> Self {
+                <$t>::powf(self, p)
+            }
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
+            }
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
+            fn round(self) -> Self {
+                <$t>::round(self)
+            }
+            fn signum(self) -> Self {
+                if self == 0.0 { 0.0 } else { <$t>::signum(self) }
+            }
+            fn approx_eq(self, other: Self, atol: f64) -> bool {
+                self == other || ((self - other) as f64).abs() <= atol
+            }
+        }
+    };
+}
+
+macro_rules! int_real {
+    ($t:ty) => {
+        impl Real for $t {
+            fn zero() -> Self {
+                0
+            }
+            fn one() -> Self {
+                1
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn sqrt(self) -> Self {
+                (self as f64).sqrt() as $t
+            }
+            fn exp(self) -> Self {
+                (self as f64).exp() as $t
+            }
+            fn ln(self) -> Self {
+                (self as f64).ln() as $t
+            }
+            fn sin(self) -> Self {
+                (self as f64).sin() as $t
+            }
+            fn cos(self) -> Self {
+                (self as f64).cos() as $t
+            }
+            fn tan(self) -> Self {
+                (self as f64).tan() as $t
+            }
+            fn sinh(self) -> Self {
+                (self as f64).sinh() as $t
+            }
+            fn cosh(self) -> Self {
+                (self as f64).cosh() as $t
+            }
+            fn tanh(self) -> Self {
+                (self as f64).tanh() as $t
+            }
+            fn asin(self) -> Self {
+                (self as f64).asin() as $t
+            }
+            fn acos(self) -> Self {
+                (self as f64).acos() as $t
+            }
+            fn atan(self) -> Self {
+                (self as f64).atan() as $t
+            }
+            fn atan2(self, x: Self) -> Self {
+                (self as f64).atan2(x as f64) as $t
+            }
+            fn powi(self, n: i64) -> Self {
+                match u32::try_from(n) {
+                    Ok(n) => <$t>::pow(self, n),
+                    Err(_) => (self as f64).powf(n as f64) as $t,
+                }
+            }
+            fn powf(self, p: Self) -> Self {
+                Real::powi(self, p as i64)
+            }
+            fn min(self, other: Self) -> Self {
+                Ord::min(self, other)
+            }
+            fn max(self, other: Self) -> Self {
+                Ord::max(self, other)
+            }
+            fn floor(self) -> Self {
+                self
+            }
+            fn ceil(self) -> Self {
+                self
+            }
+            fn round(self) -> Self {
+                self
+            }
+            fn signum(self) -> Self {
+                <$t>::signum(self)
+            }
+            fn approx_eq(self, other: Self, _atol: f64) -> bool {
+                self == other
+            }
+        }
+    };
+}
+
+float_real!(f64);
+float_real!(f32);
+int_real!(i64);
+int_real!(i32);
+
+#[cfg(test)]
+mod tests {
+    use super::Real;
+
+    #[test]
+    fn floats_compare_within_the_tolerance() {
+        assert!(1.0f64.approx_eq(1.0 + 1e-9, 1e-8));
+        assert!(!1.0f64.approx_eq(1.0 + 1e-7, 1e-8));
+        assert!(f64::INFINITY.approx_eq(f64::INFINITY, 1e-8));
+        assert!(!f64::NAN.approx_eq(f64::NAN, 1e-8));
+    }
+
+    #[test]
+    fn integers_compare_exactly_and_power() {
+        assert!(!3i64.approx_eq(4, 10.0));
+        assert_eq!(Real::powi(3i64, 4), 81);
+        assert_eq!(Real::powi(2.0f64, -1), 0.5);
+        assert_eq!(Real::powi(2.0f32, 3), 8.0);
+    }
+}
