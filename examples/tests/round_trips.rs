@@ -1,0 +1,133 @@
+//! Every example: its values where the papers give them, and the uncall
+//! restoring every input (exactly for integer and SWAP/ROT-style programs,
+//! within the tolerance otherwise).
+
+use nilang::{CheckEq, check_inv};
+use nilang_examples::{arithmetic as a, bennett as b, bessel, fib, linalg, unitary};
+
+const ATOL: f64 = 1e-8;
+
+#[test]
+fn multiplier_values_and_uncall() {
+    let (mut out, x, y) = (2.0_f64, 3.0, 5.0);
+    a::multiplier(&mut out, x, y).unwrap();
+    assert_eq!((out, x, y), (17.0, 3.0, 5.0));
+    a::uncall_multiplier(&mut out, x, y).unwrap();
+    assert_eq!((out, x, y), (2.0, 3.0, 5.0));
+    // The same code on integers.
+    let mut out = 2_i64;
+    a::multiplier(&mut out, 3, 5).unwrap();
+    assert_eq!(out, 17);
+}
+
+#[test]
+fn ibesselj_gives_j2_of_one() {
+    let mut out = 0.0_f64;
+    bessel::ibesselj(&mut out, 2, 1.0, 1e-8).unwrap();
+    assert!((out - 0.11490348493190048).abs() < 1e-9, "{out}");
+    bessel::uncall_ibesselj(&mut out, 2, 1.0, 1e-8).unwrap();
+    assert_eq!(out, 0.0);
+    // f32 through the same generic code.
+    let mut out = 0.0_f32;
+    bessel::ibesselj(&mut out, 2, 1.0, 1e-6).unwrap();
+    assert!((out - 0.114_903_49).abs() < 1e-6, "{out}");
+}
+
+#[test]
+fn fibonacci() {
+    let mut out = 0.0_f64;
+    fib::rfib(&mut out, 10.0).unwrap();
+    assert_eq!(out, 55.0);
+    fib::uncall_rfib(&mut out, 10.0).unwrap();
+    assert_eq!(out, 0.0);
+
+    let mut n = 0.0_f64;
+    fib::rfibn(&mut n, 100.0).unwrap();
+    assert_eq!(n, 12.0);
+    fib::uncall_rfibn(&mut n, 100.0).unwrap();
+    assert_eq!(n, 0.0);
+
+    let mut out = 0_i64;
+    fib::rrfib(&mut out, 9).unwrap();
+    assert_eq!(out, 55);
+    fib::uncall_rrfib(&mut out, 9).unwrap();
+    assert_eq!(out, 0);
+}
+
+#[test]
+fn integer_programs_round_trip_exactly() {
+    let mut out = 0_i64;
+    a::ifactorial(&mut out, 10).unwrap();
+    assert_eq!(out, 3_628_800);
+    a::uncall_ifactorial(&mut out, 10).unwrap();
+    assert_eq!(out, 0);
+    let mut sum = 0_i64;
+    a::isum(&mut sum, &[3, 4, 5]).unwrap();
+    assert_eq!(sum, 12);
+}
+
+#[test]
+fn float_programs_round_trip() {
+    let v1 = [1.0, -2.0, 0.5];
+    let v2 = [4.0, 0.25, -3.0];
+    let mut state = (0.0_f64,);
+    assert_eq!(
+        check_inv(
+            &mut state,
+            |s| linalg::dot(&mut s.0, &v1, &v2),
+            |s| linalg::uncall_dot(&mut s.0, &v1, &v2),
+            ATOL
+        ),
+        Ok(true)
+    );
+    let mut out = 0.0;
+    linalg::dot(&mut out, &v1, &v2).unwrap();
+    assert_eq!(out, 4.0 - 0.5 - 1.5);
+    let mut n = 0.0;
+    linalg::norm2(&mut n, &v1).unwrap();
+    assert_eq!(n, 5.25);
+
+    let sqv = [1.0, 4.0, 9.0, 16.0];
+    let (mut var, mut mean) = (0.0_f64, 0.0_f64);
+    linalg::var_and_mean_sq(&mut var, &mut mean, &sqv).unwrap();
+    assert!((mean - 2.5).abs() < 1e-12);
+    assert!((var - 5.0 / 3.0).abs() < 1e-12, "{var}");
+    linalg::uncall_var_and_mean_sq(&mut var, &mut mean, &sqv).unwrap();
+    assert!(var.check_eq(&0.0, ATOL) && mean.check_eq(&0.0, ATOL));
+
+    let (mut out, mut anc) = (1.5_f64, 0.0_f64);
+    a::imul(&mut out, 3.0, &mut anc).unwrap();
+    assert!((out - 4.5).abs() < 1e-12);
+    a::uncall_imul(&mut out, 3.0, &mut anc).unwrap();
+    assert!((out - 1.5).abs() < 1e-12 && anc.abs() < 1e-12);
+}
+
+#[test]
+fn umm_is_unitary_and_undone() {
+    let mut x = [1.0_f64, 2.0, 3.0, 4.0];
+    let theta = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+    unitary::umm(&mut x, &theta).unwrap();
+    let norm2: f64 = x.iter().map(|v| v * v).sum();
+    assert!((norm2 - 30.0).abs() < 1e-12);
+    unitary::uncall_umm(&mut x, &theta).unwrap();
+    assert!(x.check_eq(&[1.0, 2.0, 3.0, 4.0], 1e-12), "{x:?}");
+    let mut out = 0.0;
+    let mut x = [1.0_f64, 2.0, 3.0, 4.0];
+    unitary::test_umm(&mut out, &mut x, &theta).unwrap();
+    assert!((out - x.iter().sum::<f64>()).abs() < 1e-12);
+}
+
+#[test]
+fn bennett_reaches_the_last_state_and_cleans_up() {
+    // k = 4 partitions of N = 16 steps of y += 2x, from state[1] = 1.
+    let (k, n) = (4_i64, 16_i64);
+    let mut state = vec![0.0_f64; n as usize + 1];
+    state[0] = 1.0;
+    b::bennett(&mut state, k, 1, n).unwrap();
+    assert_eq!(state[n as usize], 2.0_f64.powi(16));
+    let zeros_between = state[1..n as usize].iter().all(|&s| s == 0.0);
+    assert!(zeros_between, "{state:?}");
+    b::uncall_bennett(&mut state, k, 1, n).unwrap();
+    assert_eq!(state[n as usize], 0.0);
+    assert_eq!(state[0], 1.0);
+}

@@ -1,0 +1,120 @@
+//! NiLang's compiler semantics, on generated code.
+
+use nilang::Check;
+use nilang_tests::semantics as s;
+
+#[test]
+fn for_runs_its_body_k_times() {
+    let (mut x, y, k) = (0.0, 1.0, 3);
+    s::for_sum(&mut x, y, k).unwrap();
+    assert_eq!(x, 3.0);
+    s::uncall_for_sum(&mut x, y, k).unwrap();
+    assert_eq!(x, 0.0);
+}
+
+#[test]
+fn a_for_body_changing_its_bound_is_rejected_before_it_runs() {
+    // The static check (E0403) rejects it, so the build would fail; the
+    // run-time check of the bounds is the second line of defence.
+    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    let db = RootDatabase::default();
+    let text = "function f(x::f64, y::f64, k::i64)\n    for i = 1:k\n        x += y\n        k += 1\n    end\nend\n";
+    let file = SourceFile::new(&db, "f.nil".into(), text.into());
+    let project = Project::new(&db, vec![file]);
+    let codes: Vec<_> = db::file_diagnostics(&db, project, file)
+        .iter()
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(codes, vec!["E0403"]);
+}
+
+#[test]
+fn while_runs_until_its_precondition_fails_and_back() {
+    let mut x = 0.0;
+    s::while_up(&mut x, 9).unwrap();
+    assert_eq!(x, 108.0);
+    s::uncall_while_up(&mut x, 9).unwrap();
+    assert_eq!(x, 0.0);
+}
+
+#[test]
+fn a_while_postcondition_true_on_entry_fails() {
+    let mut x = 0.0;
+    let err = s::while_wrong_post(&mut x, 9).unwrap_err();
+    assert_eq!(err.check, Check::WhileEntry);
+    assert_eq!(err.location.file, "nil/semantics.nil");
+    assert_eq!((err.location.line, err.location.column), (17, 11));
+}
+
+#[test]
+fn a_dirty_ancilla_fails_naming_line_and_values() {
+    let err = s::dirty_ancilla(0).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!(err.location.line, 26);
+    assert_eq!((err.expected.as_str(), err.found.as_str()), ("0", "-9"));
+    assert_eq!(
+        err.to_string(),
+        "nil/semantics.nil:26:5: deallocation check failed: `z` must equal `0` when deallocated (expected 0, found -9)"
+    );
+}
+
+#[test]
+fn an_if_postcondition_that_disagrees_fails() {
+    let mut out = 1.0;
+    let err = s::if_wrong_post(&mut out, 2.0, 3.0).unwrap_err();
+    assert_eq!(err.check, Check::IfPostcondition);
+    assert_eq!(err.location.line, 30);
+}
+
+#[test]
+fn if_elseif_else_picks_one_branch() {
+    for (x, expected) in [(1.0, 1.0), (-2.0, 2.0), (0.0, 3.0)] {
+        let mut y = 0.0;
+        s::branches(x, &mut y).unwrap();
+        assert_eq!(y, expected, "x = {x}");
+        s::uncall_branches(x, &mut y).unwrap();
+        assert_eq!(y, 0.0);
+    }
+}
+
+#[test]
+fn inverted_blocks_run_backwards() {
+    let mut out = 0.0;
+    s::inverted_blocks(&mut out, 1.0).unwrap();
+    assert_eq!(out, -5.0);
+    s::uncall_inverted_blocks(&mut out, 1.0).unwrap();
+    assert_eq!(out, 0.0);
+}
+
+#[test]
+fn square_root_of_a_sum_of_squares() {
+    let (mut res, mut y, x) = (0.0, 0.0, [1.0, 2.0, 3.0]);
+    s::sqrt_of_squares(&mut res, &mut y, &x).unwrap();
+    assert_eq!((res, y, x), (3.7416573867739413, 14.0, [1.0, 2.0, 3.0]));
+    s::uncall_sqrt_of_squares(&mut res, &mut y, &x).unwrap();
+    assert_eq!((res, y), (0.0, 0.0));
+}
+
+#[test]
+fn a_stepped_loop_is_undone_last_element_first() {
+    // Forwards visits 1 then 3; the inverse must visit 3 then 1, or `x`
+    // does not come back.
+    let mut x = [1.0, 10.0, 100.0, 1000.0];
+    let mut out = 0.0;
+    s::stepped(&mut x, &mut out).unwrap();
+    assert_eq!((x, out), ([2.0, 10.0, 201.0, 1000.0], 101.0));
+    s::uncall_stepped(&mut x, &mut out).unwrap();
+    assert_eq!((x, out), ([1.0, 10.0, 100.0, 1000.0], 0.0));
+}
+
+#[test]
+fn instructions_on_elements_of_one_array() {
+    let original = [0.5, -1.25, 3.0];
+    let mut v = original;
+    s::swaps(&mut v, 1, 3).unwrap();
+    assert_ne!(v, original);
+    s::uncall_swaps(&mut v, 1, 3).unwrap();
+    for (a, b) in v.iter().zip(original) {
+        assert!((a - b).abs() < 1e-12, "{v:?}");
+    }
+}
