@@ -16,9 +16,9 @@
 //! include them side by side.
 //!
 //! On an error, the diagnostics are printed with codespan-reporting on
-//! standard error (cargo shows them when the build fails), each one is
-//! also reported as a `cargo::error=` line, and no file is written: a build
-//! never sees half of a generation. Files are rewritten only when their
+//! standard error, each one is also reported as a `cargo::error=` line, no
+//! file is written (a build never sees half of a generation), and the
+//! script exits with status 1, so that cargo shows the diagnostics. Files are rewritten only when their
 //! content changes, and `cargo::rerun-if-changed` is printed for every file
 //! and folder read, so cargo reruns the script only when a `.nil` file
 //! changes.
@@ -256,13 +256,19 @@ pub fn compile_files<P: AsRef<Path>>(files: &[P]) {
     report(Config::new().compile_files(files));
 }
 
-/// Turns an error into the `cargo::error=` line that fails the build.
+/// Fails the build on an error: a `cargo::error=` line (each diagnostic
+/// already has its own), then exit status 1. Cargo shows a build script's
+/// standard error, and so the codespan diagnostics, only when it exits
+/// unsuccessfully.
 pub fn report<T>(result: Result<T, Error>) {
     match result {
         Ok(_) => {}
-        // Each diagnostic already has its own `cargo::error=` line.
-        Err(Error::Diagnostics { .. }) => {}
-        Err(other) => println!("cargo::error={other}"),
+        Err(Error::Diagnostics { .. }) => std::process::exit(1),
+        Err(other) => {
+            println!("cargo::error={other}");
+            eprintln!("error: {other}");
+            std::process::exit(1);
+        }
     }
 }
 
