@@ -1,0 +1,68 @@
+//! Snapshots (insta) of the Rust generated for a few functions, and the
+//! backend's own errors.
+
+use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+
+fn module(text: &str) -> Result<String, Vec<String>> {
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "snap.nil".into(), text.into());
+    let project = Project::new(&db, vec![file]);
+    db::rust_module_text(&db, project, file, &Default::default()).map_err(|errors| {
+        errors
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect()
+    })
+}
+
+#[test]
+fn multiplier() {
+    let code = module(
+        "\"\"\"out! += x * y\"\"\"\nfunction multiplier(out!::T, x::T, y::T) where T: Real\n    anc ← zero(T)\n    @routine anc += x * y\n    out! += identity(anc)\n    ~@routine\nend\n",
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn control_flow_and_calls() {
+    let code = module(
+        r#"function bump(a::f64, b::i64)
+    a += b
+end
+
+function control(v::[f64], n::i64, y::f64)
+    for i = 1:2:n
+        if (i > 2, ~)
+            bump(v[i], i)
+        else
+            NEG(y)
+        end
+    end
+    while (y < 10, y > 0)
+        y += 3
+    end
+    SWAP(v[1], v[2])
+    ~bump(y, n)
+end
+"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn unsupported_constructs_are_errors_not_wrong_code() {
+    let errors = module("function f(z::Complex<f64>, w::f64)\n    w += z.re\nend\n").unwrap_err();
+    assert!(errors.iter().all(|e| e.starts_with("E0701")), "{errors:?}");
+    assert!(!errors.is_empty());
+}
+
+#[test]
+fn check_errors_stop_code_generation() {
+    let errors = module("function f(y::f64, x::f64)\n    y += x * y\nend\n").unwrap_err();
+    assert_eq!(
+        errors,
+        vec!["E0201: `y` is read and written by the same instruction"]
+    );
+}
