@@ -21,7 +21,9 @@ use std::fmt::Write;
 
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
-use crate::invert::{explicit_deallocations, invert_function, invert_stmt, routine_pairs};
+use crate::invert::{
+    explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
+};
 use crate::resolve::{DefKind, Resolution};
 use crate::types::{FunctionTypes, Ty};
 
@@ -383,11 +385,8 @@ impl Gen<'_> {
         let pairs = routine_pairs(stmts);
         for (i, stmt) in stmts.iter().enumerate() {
             if let StmtKind::Unroutine = stmt.kind {
-                if let Some(start) = pairs.iter().position(|p| *p == Some(i))
-                    && let StmtKind::Routine(inner) = &stmts[start].kind
-                {
-                    let inverse = invert_stmt(inner);
-                    self.stmt(&inverse);
+                if let Some(expansion) = unroutine_expansion(stmts, &pairs, i) {
+                    self.stmt(&expansion);
                 }
                 continue;
             }

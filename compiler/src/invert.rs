@@ -62,10 +62,9 @@ fn complete(stmts: &[Stmt], live: &mut Live) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(stmts.len());
     for (i, stmt) in stmts.iter().enumerate() {
         if let StmtKind::Unroutine = stmt.kind
-            && let Some(start) = pairs.iter().position(|p| *p == Some(i))
-            && let StmtKind::Routine(inner) = &stmts[start].kind
+            && let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
         {
-            track(&invert_stmt(inner), live);
+            track(&expansion, live);
         }
         out.push(complete_stmt(stmt, live));
     }
@@ -137,10 +136,9 @@ fn track(stmt: &Stmt, live: &mut Live) {
             let pairs = routine_pairs(&block.stmts);
             for (i, s) in block.stmts.iter().enumerate() {
                 if let StmtKind::Unroutine = s.kind
-                    && let Some(start) = pairs.iter().position(|p| *p == Some(i))
-                    && let StmtKind::Routine(inner) = &block.stmts[start].kind
+                    && let Some(expansion) = unroutine_expansion(&block.stmts, &pairs, i)
                 {
-                    track(&invert_stmt(inner), live);
+                    track(&expansion, live);
                 }
                 track(s, live);
             }
@@ -292,10 +290,9 @@ fn swap_cond(cond: &Cond) -> Cond {
     }
 }
 
-/// The statements a `~@routine` at index `at` of `stmts` stands for: the
-/// inverse of its `@routine`, or `None` when it has no partner.
-pub fn unroutine_expansion(stmts: &[Stmt], at: usize) -> Option<Stmt> {
-    let pairs = routine_pairs(stmts);
+/// What the `~@routine` at index `at` of `stmts` runs: the inverse of its
+/// `@routine` (`pairs` from [`routine_pairs`]), or `None` without a partner.
+pub fn unroutine_expansion(stmts: &[Stmt], pairs: &[Option<usize>], at: usize) -> Option<Stmt> {
     let start = pairs.iter().position(|p| *p == Some(at))?;
     match &stmts[start].kind {
         StmtKind::Routine(inner) => Some(invert_stmt(inner)),

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
-use crate::invert::{invert_stmt, routine_pairs};
+use crate::invert::{invert_stmt, routine_pairs, unroutine_expansion};
 
 pub type DefId = usize;
 
@@ -193,12 +193,8 @@ impl Resolver<'_> {
         let pairs = routine_pairs(stmts);
         for (i, stmt) in stmts.iter().enumerate() {
             match &stmt.kind {
-                StmtKind::Unroutine => match pairs.iter().position(|p| *p == Some(i)) {
-                    Some(start) => {
-                        if let StmtKind::Routine(inner) = &stmts[start].kind {
-                            self.stmt(&invert_stmt(inner));
-                        }
-                    }
+                StmtKind::Unroutine => match unroutine_expansion(stmts, &pairs, i) {
+                    Some(expansion) => self.stmt(&expansion),
                     None => self.out.diagnostics.push(
                         Diagnostic::error(
                             "E0407",

@@ -437,18 +437,7 @@ fn rustfmt(code: &str) -> Option<String> {
 }
 
 fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
-    let mut all = vec![load(path)?];
-    // Unreadable or non-UTF-8 neighbours are skipped: they are not the target.
-    all.extend(
-        siblings(path)
-            .iter()
-            .filter_map(|p| load(p).ok())
-            .filter(|l| l.encoding_error.is_none()),
-    );
-    let mut database = RootDatabase::default();
-    let (project, sources) = build_project(&mut database, &all);
-    let loaded = &all[0];
-    let file = sources[0];
+    let (database, project, file, loaded) = load_with_siblings(path)?;
     let diagnostics: Vec<Diagnostic> = match &loaded.encoding_error {
         Some(d) => vec![d.clone()],
         None => db::file_diagnostics(&database, project, file)
