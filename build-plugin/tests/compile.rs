@@ -1,0 +1,109 @@
+//! The plugin outside cargo: output files, rewriting only on change, errors.
+
+use std::path::PathBuf;
+
+use nilang_build::{Config, Error};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nilang-build-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("nil/sub")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    dir
+}
+
+fn config(dir: &std::path::Path) -> Config {
+    Config::new()
+        .manifest_dir(dir)
+        .out_dir(dir.join("out"))
+        .read_metadata(false)
+        .emit_cargo_directives(false)
+}
+
+#[test]
+fn writes_one_module_per_file_and_only_when_changed() {
+    let dir = scratch("rewrite");
+    std::fs::write(
+        dir.join("nil/a.nil"),
+        "function f(y::f64, x::f64)\n    y += x\nend\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("nil/sub/b.nil"),
+        "function g(y::f64, x::f64)\n    f(y, x)\nend\n",
+    )
+    .unwrap();
+    let written = config(&dir).compile_dir("nil").unwrap();
+    assert_eq!(written, vec![dir.join("out/a.rs"), dir.join("out/b.rs")]);
+    let b = std::fs::read_to_string(dir.join("out/b.rs")).unwrap();
+    assert!(b.contains("super::a::f(&mut *y, x)?;"), "{b}");
+
+    let before = std::fs::metadata(dir.join("out/a.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    config(&dir).compile_dir("nil").unwrap();
+    let after = std::fs::metadata(dir.join("out/a.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after, "an unchanged module is not rewritten");
+
+    std::fs::write(
+        dir.join("nil/a.nil"),
+        "function f(y::f64, x::f64)\n    y -= x\nend\n",
+    )
+    .unwrap();
+    config(&dir).compile_dir("nil").unwrap();
+    assert!(
+        std::fs::read_to_string(dir.join("out/a.rs"))
+            .unwrap()
+            .contains("-= __v")
+    );
+    assert!(!dir.join("out/a.rs.tmp").exists());
+}
+
+#[test]
+fn errors_write_nothing() {
+    let dir = scratch("errors");
+    std::fs::write(
+        dir.join("nil/a.nil"),
+        "function f(y::f64, x::f64)\n    y += x\nend\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("nil/b.nil"),
+        "function g(y::f64, x::f64)\n    y += x * y\nend\n",
+    )
+    .unwrap();
+    match config(&dir).compile_dir("nil") {
+        Err(Error::Diagnostics { errors }) => assert_eq!(errors, 1),
+        other => panic!("expected diagnostics, got {other:?}"),
+    }
+    assert_eq!(std::fs::read_dir(dir.join("out")).unwrap().count(), 0);
+}
+
+#[test]
+fn clear_errors_for_bad_setups() {
+    let dir = scratch("setup");
+    let err = config(&dir).compile_dir("missing").unwrap_err();
+    assert!(err.to_string().starts_with("cannot read `"), "{err}");
+    std::fs::write(
+        dir.join("nil/x.nil"),
+        "function f(y::f64)\n    NEG(y)\nend\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("nil/sub/x.nil"),
+        "function g(y::f64)\n    NEG(y)\nend\n",
+    )
+    .unwrap();
+    let err = config(&dir).compile_dir("nil").unwrap_err();
+    assert!(
+        err.to_string().contains("would both become the module `x`"),
+        "{err}"
+    );
+    let err = config(&dir).atol(f64::NAN).compile_dir("nil").unwrap_err();
+    assert!(err.to_string().contains("finite non-negative"), "{err}");
+}
