@@ -1,3 +1,271 @@
+//! Compiles `nil/`, and generates a seeded batch of random well-formed
+//! programs (instructions, calls, `if`, `for`, `while`, ancillas,
+//! `@routine`) that the property test runs forwards and backwards.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
 fn main() {
     nilang_build::compile_dir("nil");
+
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let dir = out.join("random");
+    std::fs::create_dir_all(&dir).expect("create OUT_DIR/random");
+    let mut g = Gen {
+        state: 0x2545_F491_4F6C_DD1D,
+        out: String::new(),
+        functions: 0,
+        ancillas: 0,
+    };
+    for _ in 0..PROGRAMS {
+        g.function();
+    }
+    let text = g.out;
+    let path = dir.join("random.nil");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&path, &text).expect("write random.nil");
+    }
+    nilang_build::report(
+        nilang_build::Config::new()
+            .manifest_dir(&out)
+            .read_metadata(false)
+            .compile_dir("random"),
+    );
+    write_table(&out, &text);
+    println!("cargo::rerun-if-changed=build.rs");
+}
+
+/// `OUT_DIR/random_table.rs`: every random program behind one signature,
+/// `fn(&mut [f64; 4], &[f64])`, whatever it mutates.
+fn write_table(out: &std::path::Path, text: &str) {
+    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    let database = RootDatabase::default();
+    let file = SourceFile::new(&database, "random.nil".into(), text.to_string());
+    let project = Project::new(&database, vec![file]);
+    let mut table = String::new();
+    let mut entries = Vec::new();
+    for n in 0..PROGRAMS {
+        let name = format!("p{n}");
+        let mutated = db::mutated_params(&database, project, &name).expect("generated function");
+        let args: Vec<String> = VARS
+            .iter()
+            .zip(&mutated)
+            .map(|(v, m)| if *m { v.to_string() } else { format!("*{v}") })
+            .collect();
+        for (prefix, target) in [("call", name.clone()), ("uncall", format!("uncall_{name}"))] {
+            let _ = writeln!(
+                table,
+                "fn {prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random::{target}({}, v)\n}}",
+                args.join(", ")
+            );
+        }
+        entries.push(format!("    ({name:?}, call_{name}, uncall_{name}),"));
+    }
+    let _ = writeln!(
+        table,
+        "/// Every random program: name, call, uncall.\npub const PROGRAMS: &[(&str, Program, Program)] = &[\n{}\n];",
+        entries.join("\n")
+    );
+    let path = out.join("random_table.rs");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
+        std::fs::write(&path, table).expect("write random_table.rs");
+    }
+}
+
+const PROGRAMS: usize = 60;
+const VARS: [&str; 4] = ["a", "b", "c", "d"];
+
+struct Gen {
+    state: u64,
+    out: String,
+    functions: usize,
+    ancillas: usize,
+}
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        self.state
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+
+    fn function(&mut self) {
+        let n = self.functions;
+        self.functions += 1;
+        let _ = writeln!(
+            self.out,
+            "function p{n}(a::f64, b::f64, c::f64, d::f64, v::[f64])"
+        );
+        let count = 2 + self.below(5);
+        let mut body = String::new();
+        for _ in 0..count {
+            self.stmt(&mut body, 1, &VARS, &[]);
+        }
+        self.out.push_str(&body);
+        self.out.push_str("end\n\n");
+    }
+
+    /// A read-only operand: another variable, an element of `v`, a loop
+    /// variable or a constant.
+    fn operand(&mut self, writable: &[&str], target: &str, loops: &[String]) -> String {
+        let readable: Vec<&str> = VARS.iter().copied().filter(|v| *v != target).collect();
+        let _ = writable;
+        match self.below(4) {
+            0 => format!("v[{}]", 1 + self.below(4)),
+            1 if !loops.is_empty() => format!("{}", loops[self.below(loops.len())]),
+            2 => format!("{}.{}", self.below(3), 1 + self.below(9)),
+            _ => self.pick(&readable).to_string(),
+        }
+    }
+
+    fn value(&mut self, target: &str, loops: &[String]) -> String {
+        let x = self.operand(&VARS, target, loops);
+        match self.below(5) {
+            0 => format!("sin({x})"),
+            1 => format!("cos({x}) * 0.5"),
+            2 => {
+                let mut y = self.operand(&VARS, target, loops);
+                if y == x {
+                    y = "0.25".into();
+                }
+                format!("{x} * {y}")
+            }
+            _ => x,
+        }
+    }
+
+    fn indent(out: &mut String, depth: usize) {
+        for _ in 0..depth {
+            out.push_str("    ");
+        }
+    }
+
+    fn stmt(&mut self, out: &mut String, depth: usize, writable: &[&str], loops: &[String]) {
+        if writable.is_empty() {
+            return;
+        }
+        let kind = if depth > 2 {
+            self.below(4)
+        } else {
+            self.below(10)
+        };
+        match kind {
+            0 | 1 => {
+                let t = self.pick(writable);
+                let op = if self.below(2) == 0 { "+=" } else { "-=" };
+                let value = self.value(t, loops);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{t} {op} {value}");
+            }
+            2 if writable.len() >= 2 => {
+                let i = self.below(writable.len());
+                let j = (i + 1 + self.below(writable.len() - 1)) % writable.len();
+                let (p, q) = (writable[i], writable[j]);
+                Self::indent(out, depth);
+                match self.below(3) {
+                    0 => {
+                        let _ = writeln!(out, "SWAP({p}, {q})");
+                    }
+                    1 => {
+                        let _ = writeln!(out, "ROT({p}, {q}, 0.3)");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "IROT({p}, {q}, 0.7)");
+                    }
+                }
+            }
+            3 => {
+                let t = self.pick(writable);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "NEG({t})");
+            }
+            4 if self.functions > 1 && writable.len() == 4 => {
+                // A call of an earlier program, with the variables permuted.
+                let callee = self.below(self.functions - 1);
+                let mut args: Vec<&str> = VARS.to_vec();
+                for k in (1..args.len()).rev() {
+                    let j = self.below(k + 1);
+                    args.swap(k, j);
+                }
+                let inverted = if self.below(3) == 0 { "~" } else { "" };
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{inverted}p{callee}({}, v)", args.join(", "));
+            }
+            5 => {
+                // The condition's variable stays untouched in the branches.
+                let c = self.pick(writable);
+                let rest: Vec<&str> = writable.iter().copied().filter(|v| *v != c).collect();
+                Self::indent(out, depth);
+                let _ = writeln!(out, "if ({c} > 0.0, ~)");
+                self.stmt(out, depth + 1, &rest, loops);
+                Self::indent(out, depth);
+                out.push_str("else\n");
+                self.stmt(out, depth + 1, &rest, loops);
+                Self::indent(out, depth);
+                out.push_str("end\n");
+            }
+            6 => {
+                let var = format!("i{depth}");
+                let n = 1 + self.below(3);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "for {var} = 1:{n}");
+                let mut inner = loops.to_vec();
+                inner.push(var);
+                self.stmt(out, depth + 1, writable, &inner);
+                Self::indent(out, depth);
+                out.push_str("end\n");
+            }
+            7 => {
+                // A counted while loop on an ancilla.
+                self.ancillas += 1;
+                let k = format!("k{}", self.ancillas);
+                let n = 1 + self.below(3);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{k} ← 0");
+                Self::indent(out, depth);
+                let _ = writeln!(out, "while ({k} < {n}, {k} > 0)");
+                Self::indent(out, depth + 1);
+                let _ = writeln!(out, "{k} += 1");
+                self.stmt(out, depth + 1, writable, loops);
+                Self::indent(out, depth);
+                out.push_str("end\n");
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{k} → {n}");
+            }
+            8 => {
+                // compute, use, uncompute with @routine.
+                self.ancillas += 1;
+                let z = format!("z{}", self.ancillas);
+                let t = self.pick(writable);
+                let value = self.value(t, loops);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "@routine begin");
+                Self::indent(out, depth + 1);
+                let _ = writeln!(out, "{z} ← 0.0");
+                Self::indent(out, depth + 1);
+                let _ = writeln!(out, "{z} += {value}");
+                Self::indent(out, depth);
+                out.push_str("end\n");
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{t} += {z} * 0.5");
+                Self::indent(out, depth);
+                out.push_str("~@routine\n");
+            }
+            _ => {
+                let t = self.pick(writable);
+                let value = self.value(t, loops);
+                Self::indent(out, depth);
+                let _ = writeln!(out, "{t} += {value}");
+            }
+        }
+    }
 }
