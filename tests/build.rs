@@ -116,24 +116,23 @@ impl Gen {
 
     /// A read-only operand: another variable, an element of `v`, a loop
     /// variable or a constant.
-    fn operand(&mut self, writable: &[&str], target: &str, loops: &[String]) -> String {
+    fn operand(&mut self, target: &str, loops: &[String]) -> String {
         let readable: Vec<&str> = VARS.iter().copied().filter(|v| *v != target).collect();
-        let _ = writable;
         match self.below(4) {
             0 => format!("v[{}]", 1 + self.below(4)),
-            1 if !loops.is_empty() => format!("{}", loops[self.below(loops.len())]),
+            1 if !loops.is_empty() => loops[self.below(loops.len())].clone(),
             2 => format!("{}.{}", self.below(3), 1 + self.below(9)),
             _ => self.pick(&readable).to_string(),
         }
     }
 
     fn value(&mut self, target: &str, loops: &[String]) -> String {
-        let x = self.operand(&VARS, target, loops);
+        let x = self.operand(target, loops);
         match self.below(5) {
             0 => format!("sin({x})"),
             1 => format!("cos({x}) * 0.5"),
             2 => {
-                let mut y = self.operand(&VARS, target, loops);
+                let mut y = self.operand(target, loops);
                 if y == x {
                     y = "0.25".into();
                 }
