@@ -122,23 +122,20 @@ impl Place {
     }
 }
 
-/// The places an expression reads: maximal place sub-expressions, plus the
-/// places read inside their indices (marked `index_only`). The argument of
-/// `length`, `size`, `zero` and friends is not read: only its shape or type is.
-fn read_places(expr: &Expr, out: &mut Vec<Place>) {
-    read_places_inner(expr, out);
-}
-
+/// The reads inside an index expression: they carry no gradient.
 fn index_reads(expr: &Expr, out: &mut Vec<Place>) {
     let mut inner = Vec::new();
-    read_places_inner(expr, &mut inner);
+    read_places(expr, &mut inner);
     out.extend(inner.into_iter().map(|p| Place {
         index_only: true,
         ..p
     }));
 }
 
-fn read_places_inner(expr: &Expr, out: &mut Vec<Place>) {
+/// The places an expression reads: maximal place sub-expressions, plus the
+/// places read inside their indices (marked `index_only`). The argument of
+/// `length`, `size`, `zero` and friends is not read: only its shape or type is.
+fn read_places(expr: &Expr, out: &mut Vec<Place>) {
     if let Some(place) = Place::of(expr) {
         out.push(place);
         expr.walk(&mut |e| {
@@ -163,23 +160,23 @@ fn read_places_inner(expr: &Expr, out: &mut Vec<Place>) {
     if let ExprKind::Call { callee, args, .. } = &expr.kind
         && is_shape_query(&callee.name)
     {
-        args.iter().skip(1).for_each(|a| read_places_inner(a, out));
+        args.iter().skip(1).for_each(|a| read_places(a, out));
         return;
     }
     match &expr.kind {
         ExprKind::Call { args, kwargs, .. } => {
-            args.iter().for_each(|a| read_places_inner(a, out));
-            kwargs.iter().for_each(|k| read_places_inner(&k.value, out));
+            args.iter().for_each(|a| read_places(a, out));
+            kwargs.iter().for_each(|k| read_places(&k.value, out));
         }
-        ExprKind::Index { base, .. } => read_places_inner(base, out),
-        ExprKind::Field { base, .. } => read_places_inner(base, out),
-        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places_inner(e, out),
-        ExprKind::Unary { operand, .. } => read_places_inner(operand, out),
+        ExprKind::Index { base, .. } => read_places(base, out),
+        ExprKind::Field { base, .. } => read_places(base, out),
+        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places(e, out),
+        ExprKind::Unary { operand, .. } => read_places(operand, out),
         ExprKind::Binary { lhs, rhs, .. } => {
-            read_places_inner(lhs, out);
-            read_places_inner(rhs, out);
+            read_places(lhs, out);
+            read_places(rhs, out);
         }
-        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places_inner(e, out)),
+        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places(e, out)),
         _ => {}
     }
 }

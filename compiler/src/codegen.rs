@@ -450,8 +450,8 @@ impl Gen<'_> {
                 branches,
                 otherwise,
             } => self.if_chain(branches, otherwise.as_ref()),
-            StmtKind::While { cond, body } => self.while_loop(cond, body, stmt.span),
-            StmtKind::For { var, range, body } => self.for_loop(var, range, body, stmt.span),
+            StmtKind::While { cond, body } => self.while_loop(cond, body),
+            StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
             StmtKind::Routine(inner) | StmtKind::InBounds(inner) => self.stmt(inner),
@@ -481,16 +481,8 @@ impl Gen<'_> {
             }
             ExprKind::Index { base, indices } => {
                 let (base_code, base_kind, negated) = self.lvalue(base)?;
-                let Kind::Array(elem) = base_kind else {
-                    self.unsupported(expr.span, "indexing this value");
-                    return None;
-                };
-                let [IndexArg::Expr(index)] = indices.as_slice() else {
-                    self.unsupported(expr.span, "multi-dimensional or sliced indexing");
-                    return None;
-                };
-                let i = self.index(index);
-                Some((format!("{base_code}[{i}]"), *elem, negated))
+                let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
+                Some((code, elem, negated))
             }
             ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => self.lvalue(inner),
             ExprKind::Call { callee, args, .. } if callee.name == "real" && args.len() == 1 => {
@@ -508,6 +500,26 @@ impl Gen<'_> {
                 None
             }
         }
+    }
+
+    /// `base[index]` for a one-dimensional array: the code and the element kind.
+    fn element(
+        &mut self,
+        base_code: String,
+        base_kind: Kind,
+        indices: &[IndexArg],
+        span: Span,
+    ) -> Option<(String, Kind)> {
+        let Kind::Array(elem) = base_kind else {
+            self.unsupported(span, "indexing this value");
+            return None;
+        };
+        let [IndexArg::Expr(index)] = indices else {
+            self.unsupported(span, "multi-dimensional or sliced indexing");
+            return None;
+        };
+        let i = self.index(index);
+        Some((format!("{base_code}[{i}]"), *elem))
     }
 
     /// A 1-based index expression as a 0-based `usize`.
@@ -772,7 +784,7 @@ impl Gen<'_> {
         }
     }
 
-    fn while_loop(&mut self, cond: &Cond, body: &Block, _span: Span) {
+    fn while_loop(&mut self, cond: &Cond, body: &Block) {
         let (pre, _) = self.expr(&cond.pre);
         let post = match &cond.post {
             Post::Expr(e) => Some(e),
@@ -803,7 +815,7 @@ impl Gen<'_> {
         self.line("}");
     }
 
-    fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block, span: Span) {
+    fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block) {
         let int = Kind::Int("i64");
         let start = self.value_as(&range.start, &int);
         let step = match &range.step {
@@ -853,7 +865,6 @@ impl Gen<'_> {
                 "if __now != ({a}, {s}, {b}) {{ return Err(nilang::Error::new({location}, nilang::Check::ForBounds, {what:?}, ({a}, {s}, {b}), __now)); }}"
             ));
         }
-        let _ = span;
         self.level -= 1;
         self.line("}");
     }
@@ -978,16 +989,8 @@ impl Gen<'_> {
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, expr.span),
             ExprKind::Index { base, indices } => {
                 let (base_code, base_kind) = self.expr(base);
-                let Kind::Array(elem) = base_kind else {
-                    self.unsupported(expr.span, "indexing this value");
-                    return ("()".into(), Kind::Unknown);
-                };
-                let [IndexArg::Expr(index)] = indices.as_slice() else {
-                    self.unsupported(expr.span, "multi-dimensional or sliced indexing");
-                    return ("()".into(), Kind::Unknown);
-                };
-                let i = self.index(index);
-                (format!("{base_code}[{i}]"), *elem)
+                self.element(base_code, base_kind, indices, expr.span)
+                    .unwrap_or_else(|| ("()".into(), Kind::Unknown))
             }
             ExprKind::Call {
                 callee,
