@@ -129,8 +129,28 @@ enum Kind {
     Float(&'static str),
     Generic(String),
     Bool,
+    /// `Complex<T>`: `nilang::Complex<T>`.
+    Complex(Box<Kind>),
+    /// `[T]`, `Vec<T>`: a slice or a `Vec`.
     Array(Box<Kind>),
+    /// `Matrix<T>`: an `ndarray` view or `Array2`, column-major.
+    Matrix(Box<Kind>),
+    /// `Csc<T>`: a `sprs` CSC view.
+    Csc(Box<Kind>),
+    /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
+    /// read as NiLang's 1-based `i64`.
+    Offsets,
     Unknown,
+}
+
+impl Kind {
+    /// Whether a `&mut` parameter of this kind is written through `*name`.
+    fn is_scalar_like(&self) -> bool {
+        matches!(
+            self,
+            Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Bool | Kind::Complex(_)
+        )
+    }
 }
 
 fn kind_of(ty: &Ty) -> Kind {
@@ -140,24 +160,40 @@ fn kind_of(ty: &Ty) -> Kind {
         Ty::Scalar(s) => Kind::Int(s),
         Ty::Generic(g) => Kind::Generic(g.clone()),
         Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
-        Ty::Constructed("Vec", args) if args.len() == 1 => Kind::Array(Box::new(kind_of(&args[0]))),
+        Ty::Constructed(name, args) if args.len() == 1 => {
+            let inner = Box::new(kind_of(&args[0]));
+            match *name {
+                "Vec" => Kind::Array(inner),
+                "Matrix" => Kind::Matrix(inner),
+                "Csc" => Kind::Csc(inner),
+                "Complex" => Kind::Complex(inner),
+                _ => Kind::Unknown,
+            }
+        }
         _ => Kind::Unknown,
     }
 }
 
+/// The Rust type of a local of this kind.
 fn rust_scalar(kind: &Kind) -> Option<String> {
     match kind {
         Kind::Int(s) | Kind::Float(s) => Some(s.to_string()),
         Kind::Generic(g) => Some(g.clone()),
         Kind::Bool => Some("bool".into()),
+        Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
-        Kind::Unknown => None,
+        Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
 
 /// The common kind two operands are converted to.
 fn unify(a: &Kind, b: &Kind) -> Kind {
     match (a, b) {
+        (Kind::Complex(x), Kind::Complex(y)) => Kind::Complex(Box::new(unify(x, y))),
+        (Kind::Complex(x), other) | (other, Kind::Complex(x)) => {
+            Kind::Complex(Box::new(unify(x, other)))
+        }
         (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
         (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
         (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
@@ -173,6 +209,21 @@ fn convert(code: String, from: &Kind, to: &Kind) -> String {
         return code;
     }
     match (from, to) {
+        (Kind::Complex(a), Kind::Complex(b)) => {
+            let re = convert("__z.re".into(), a, b);
+            let im = convert("__z.im".into(), a, b);
+            format!("{{ let __z = {code}; nilang::Complex::new({re}, {im}) }}")
+        }
+        (Kind::Complex(_), _) => code,
+        (_, Kind::Complex(inner)) => {
+            let zero = rust_scalar(inner)
+                .map(|s| format!("nilang::zero::<{s}>()"))
+                .unwrap_or_else(|| "0.0".into());
+            format!(
+                "nilang::Complex::new({}, {zero})",
+                convert(code, from, inner)
+            )
+        }
         (Kind::Int(_) | Kind::Float(_), Kind::Int(t) | Kind::Float(t)) => {
             format!("({code} as {t})")
         }
@@ -222,6 +273,7 @@ pub fn generate_function(
         tmp: 0,
         checks: options.checks,
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
+        bcast: None,
     };
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
@@ -247,6 +299,16 @@ struct Gen<'a> {
     tmp: usize,
     checks: bool,
     generics: Vec<String>,
+    /// Set while the value of a broadcast instruction is generated.
+    bcast: Option<Bcast>,
+}
+
+/// The broadcast being generated: its loop indices are `__i` (vectors) or
+/// `__r`, `__c` (matrices).
+struct Bcast {
+    two_d: bool,
+    /// The shape of each array operand read, and its source text.
+    operands: Vec<(String, String)>,
 }
 
 /// How a variable is reached in the generated Rust.
@@ -301,9 +363,10 @@ impl Gen<'_> {
     fn access(&self, id: usize) -> Access {
         match self.resolution.defs[id].kind {
             DefKind::Param(i) if self.mutated.get(i).copied().unwrap_or(false) => {
-                match kind_of(&self.types.defs[id]) {
-                    Kind::Array(_) => Access::Direct,
-                    _ => Access::MutRef,
+                if kind_of(&self.types.defs[id]).is_scalar_like() {
+                    Access::MutRef
+                } else {
+                    Access::Direct
                 }
             }
             _ => Access::Direct,
@@ -334,33 +397,52 @@ impl Gen<'_> {
             format!("<{}>", list.join(", "))
         };
         let mut params = Vec::new();
+        let mut csc_checks = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
-            let ty = p.ty.as_ref().map(|_| {
-                let id = self.resolution.def_at(p.name.span);
-                id.map(|id| kind_of(&self.types.defs[id]))
-                    .unwrap_or(Kind::Unknown)
-            });
-            let kind = ty.unwrap_or(Kind::Unknown);
+            let kind = self
+                .resolution
+                .def_at(p.name.span)
+                .filter(|_| p.ty.is_some())
+                .map(|id| kind_of(&self.types.defs[id]))
+                .unwrap_or(Kind::Unknown);
             let mutated = self.mutated.get(i).copied().unwrap_or(false);
-            let rust = match (&kind, mutated) {
-                (Kind::Array(inner), m) => match rust_scalar(inner) {
-                    Some(s) if m => format!("&mut [{s}]"),
-                    Some(s) => format!("&[{s}]"),
-                    None => {
-                        self.unsupported(p.span, "this parameter type");
-                        "()".into()
-                    }
-                },
-                (k, m) => match rust_scalar(k) {
-                    Some(s) if m => format!("&mut {s}"),
-                    Some(s) => s,
-                    None => {
-                        self.unsupported(p.span, "this parameter type");
-                        "()".into()
-                    }
-                },
+            let name = rust_name(&p.name.name);
+            let elem = |k: &Kind| match k {
+                Kind::Array(e) | Kind::Matrix(e) | Kind::Csc(e) => rust_scalar(e),
+                _ => None,
             };
-            params.push(format!("{}: {rust}", rust_name(&p.name.name)));
+            let rust = match (&kind, mutated) {
+                (Kind::Array(_), m) => elem(&kind).map(|s| {
+                    let r = if m { "&mut " } else { "&" };
+                    format!("{name}: {r}[{s}]")
+                }),
+                (Kind::Matrix(_), m) => elem(&kind).map(|s| {
+                    if m {
+                        format!("mut {name}: nilang::ndarray::ArrayViewMut2<'_, {s}>")
+                    } else {
+                        format!("{name}: nilang::ndarray::ArrayView2<'_, {s}>")
+                    }
+                }),
+                (Kind::Csc(_), m) => elem(&kind).map(|s| {
+                    csc_checks.push((name.clone(), p.name.name.clone(), p.span));
+                    if m {
+                        format!("mut {name}: nilang::sprs::CsMatViewMut<'_, {s}>")
+                    } else {
+                        format!("{name}: nilang::sprs::CsMatView<'_, {s}>")
+                    }
+                }),
+                (k, m) => rust_scalar(k).map(|s| {
+                    let r = if m { "&mut " } else { "" };
+                    format!("{name}: {r}{s}")
+                }),
+            };
+            match rust {
+                Some(r) => params.push(r),
+                None => {
+                    self.unsupported(p.span, "this parameter type");
+                    params.push(format!("{name}: ()"));
+                }
+            }
         }
         for kw in &f.kwparams {
             let kind = self
@@ -375,6 +457,13 @@ impl Gen<'_> {
             params.join(", ")
         ));
         self.level += 1;
+        for (name, nil_name, span) in csc_checks {
+            let location = self.location(span);
+            let what = format!("`{nil_name}` must be stored by column (CSC)");
+            self.line(&format!(
+                "if !{name}.is_csc() {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, \"CSC\", \"CSR\")); }}"
+            ));
+        }
         self.block(&f.body.stmts);
         self.line("Ok(())");
         self.level -= 1;
@@ -404,10 +493,10 @@ impl Gen<'_> {
                 ..
             } => {
                 if *broadcast {
-                    self.unsupported(stmt.span, "a broadcast instruction");
-                    return;
+                    self.broadcast_instruction(target, *op, value, stmt.span);
+                } else {
+                    self.instruction(target, *op, value, stmt.span);
                 }
-                self.instruction(target, *op, value, stmt.span);
             }
             StmtKind::Call(call) => self.call(call, stmt.span),
             StmtKind::Alloc { name, value } => {
@@ -481,12 +570,34 @@ impl Gen<'_> {
             }
             ExprKind::Index { base, indices } => {
                 let (base_code, base_kind, negated) = self.lvalue(base)?;
+                if base_kind == Kind::Offsets {
+                    self.unsupported(expr.span, "changing the structure of a sparse matrix");
+                    return None;
+                }
                 let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
                 Some((code, elem, negated))
             }
+            ExprKind::Field { base, field } => {
+                let (base_code, base_kind, negated) = self.lvalue(base)?;
+                let (code, kind) =
+                    self.field(base_code, &base_kind, &field.name, true, expr.span)?;
+                Some((code, kind, negated))
+            }
             ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => self.lvalue(inner),
-            ExprKind::Call { callee, args, .. } if callee.name == "real" && args.len() == 1 => {
-                self.lvalue(&args[0])
+            ExprKind::Call { callee, args, .. }
+                if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
+            {
+                let (base_code, base_kind, negated) = self.lvalue(&args[0])?;
+                if let Kind::Complex(_) = base_kind {
+                    let f = if callee.name == "real" { "re" } else { "im" };
+                    let (code, kind) = self.field(base_code, &base_kind, f, true, expr.span)?;
+                    Some((code, kind, negated))
+                } else if callee.name == "real" {
+                    Some((base_code, base_kind, negated))
+                } else {
+                    self.unsupported(expr.span, "`imag` of a real place");
+                    None
+                }
             }
             ExprKind::Unary {
                 op: UnaryOp::Neg,
@@ -502,7 +613,40 @@ impl Gen<'_> {
         }
     }
 
-    /// `base[index]` for a one-dimensional array: the code and the element kind.
+    /// `base.field`: the parts of a complex number, the arrays of a CSC
+    /// matrix (`nzval` mutably when `place`).
+    fn field(
+        &mut self,
+        base_code: String,
+        base_kind: &Kind,
+        field: &str,
+        place: bool,
+        span: Span,
+    ) -> Option<(String, Kind)> {
+        match (base_kind, field) {
+            (Kind::Complex(inner), "re" | "im") => {
+                Some((format!("{base_code}.{field}"), (**inner).clone()))
+            }
+            (Kind::Csc(_), "colptr") => {
+                Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
+            }
+            (Kind::Csc(_), "rowval") => Some((format!("{base_code}.indices()"), Kind::Offsets)),
+            (Kind::Csc(inner), "nzval") => {
+                let method = if place { "data_mut" } else { "data" };
+                Some((
+                    format!("{base_code}.{method}()"),
+                    Kind::Array(inner.clone()),
+                ))
+            }
+            _ => {
+                self.unsupported(span, &format!("the field `{field}` of this value"));
+                None
+            }
+        }
+    }
+
+    /// `base[indices]`: an element of a vector or a matrix; the code and the
+    /// element kind.
     fn element(
         &mut self,
         base_code: String,
@@ -510,16 +654,48 @@ impl Gen<'_> {
         indices: &[IndexArg],
         span: Span,
     ) -> Option<(String, Kind)> {
-        let Kind::Array(elem) = base_kind else {
-            self.unsupported(span, "indexing this value");
+        match (base_kind, indices) {
+            (Kind::Array(elem), [IndexArg::Expr(index)]) => {
+                let i = self.index(index);
+                Some((format!("{base_code}[{i}]"), *elem))
+            }
+            (Kind::Offsets, [IndexArg::Expr(index)]) => {
+                let i = self.index(index);
+                Some((format!("({base_code}[{i}] as i64 + 1)"), Kind::Int("i64")))
+            }
+            (Kind::Matrix(elem), [IndexArg::Expr(row), IndexArg::Expr(col)]) => {
+                let r = self.index(row);
+                let c = self.index(col);
+                Some((format!("{base_code}[[{r}, {c}]]"), *elem))
+            }
+            (Kind::Array(_) | Kind::Matrix(_) | Kind::Offsets, _) => {
+                self.unsupported(span, "this kind of indexing here");
+                None
+            }
+            _ => {
+                self.unsupported(span, "indexing this value");
+                None
+            }
+        }
+    }
+
+    /// `A[:, j]` of a matrix `A`: the matrix, the 0-based column and the
+    /// element kind.
+    fn column_of(&mut self, expr: &Expr) -> Option<(String, String, Kind)> {
+        let ExprKind::Index { base, indices } = &expr.kind else {
             return None;
         };
-        let [IndexArg::Expr(index)] = indices else {
-            self.unsupported(span, "multi-dimensional or sliced indexing");
+        let [IndexArg::Colon(_), IndexArg::Expr(col)] = indices.as_slice() else {
             return None;
         };
-        let i = self.index(index);
-        Some((format!("{base_code}[{i}]"), *elem))
+        let ExprKind::Var(name) = &base.kind else {
+            return None;
+        };
+        let (_, Kind::Matrix(elem)) = self.def_kind(base.span)? else {
+            return None;
+        };
+        let c = self.index(col);
+        Some((rust_name(name), c, *elem))
     }
 
     /// A 1-based index expression as a 0-based `usize`.
@@ -536,19 +712,106 @@ impl Gen<'_> {
         let code = self.value_as(value, &kind);
         let op = if negated { op.inverse() } else { op };
         let t = self.fresh("v");
-        let update = match op {
-            InstrOp::Add => format!("{place} += {t};"),
-            InstrOp::Sub => format!("{place} -= {t};"),
-            InstrOp::Xor => format!("{place} ^= {t};"),
-            InstrOp::Mul => format!("{place} *= {t};"),
-            InstrOp::Div => format!("{place} /= {t};"),
-            InstrOp::Assign => {
-                self.unsupported(span, "an irreversible assignment");
-                return;
-            }
+        let Some(update) = self.update(&place, op, &t, span) else {
+            return;
         };
         self.line(&format!("let {t} = {code};"));
         self.line(&update);
+    }
+
+    fn update(&mut self, place: &str, op: InstrOp, value: &str, span: Span) -> Option<String> {
+        let sym = match op {
+            InstrOp::Add => "+=",
+            InstrOp::Sub => "-=",
+            InstrOp::Xor => "^=",
+            InstrOp::Mul => "*=",
+            InstrOp::Div => "/=",
+            InstrOp::Assign => {
+                self.unsupported(span, "an irreversible assignment");
+                return None;
+            }
+        };
+        Some(format!("{place} {sym} {value};"))
+    }
+
+    /// `x .+= f.(y, z)`: a loop over the elements of `x` (a vector, a matrix
+    /// column `A[:, j]` or a matrix); array operands of the value are read
+    /// element by element and must have `x`'s shape.
+    fn broadcast_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        let (elem_place, shape, elem_kind, target_text) =
+            if let Some((m, c, elem)) = self.column_of(target) {
+                (
+                    format!("{m}[[__i, {c}]]"),
+                    format!("{m}.nrows()"),
+                    elem,
+                    crate::printer::print_expr(target),
+                )
+            } else {
+                let Some((place, kind, negated)) = self.lvalue(target) else {
+                    return;
+                };
+                if negated {
+                    self.unsupported(target.span, "a negated broadcast target");
+                    return;
+                }
+                let text = crate::printer::print_expr(target);
+                match kind {
+                    Kind::Array(e) => (format!("{place}[__i]"), format!("{place}.len()"), *e, text),
+                    Kind::Matrix(e) => (
+                        format!("{place}[[__r, __c]]"),
+                        format!("({place}.nrows(), {place}.ncols())"),
+                        *e,
+                        text,
+                    ),
+                    _ => {
+                        self.unsupported(target.span, "a broadcast into a scalar");
+                        return;
+                    }
+                }
+            };
+        let two_d = elem_place.contains("[[__r, __c]]");
+        self.bcast = Some(Bcast {
+            two_d,
+            operands: Vec::new(),
+        });
+        let code = self.value_as(value, &elem_kind);
+        let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
+        let Some(update) = self.update(&elem_place, op, "__v", span) else {
+            return;
+        };
+        self.line("{");
+        self.level += 1;
+        self.line(&format!("let __shape = {shape};"));
+        let location = self.location(span);
+        for (operand_shape, text) in operands {
+            let what = format!("`{text}` must have the shape of `{target_text}`");
+            self.line(&format!(
+                "if {operand_shape} != __shape {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, __shape, {operand_shape})); }}"
+            ));
+        }
+        if two_d {
+            self.line("for __c in 0..__shape.1 {");
+            self.line("    for __r in 0..__shape.0 {");
+            self.line(&format!("        let __v = {code};"));
+            self.line(&format!("        {update}"));
+            self.line("    }");
+        } else {
+            self.line("for __i in 0..__shape {");
+            self.line(&format!("    let __v = {code};"));
+            self.line(&format!("    {update}"));
+        }
+        self.line("}");
+        self.level -= 1;
+        self.line("}");
+    }
+
+    /// Runs `f` outside the current broadcast: arrays are whole values again
+    /// (the base of `x[k]`, the argument of `length(x)`).
+    fn whole<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.bcast.take();
+        let r = f(self);
+        self.bcast = saved;
+        r
     }
 
     fn value_as(&mut self, value: &Expr, kind: &Kind) -> String {
@@ -587,8 +850,15 @@ impl Gen<'_> {
                     None => return,
                 }
             } else if let Kind::Array(_) = param_kind {
+                if let Some((m, c, _)) = self.column_of(arg) {
+                    args.push(format!("&nilang::column({m}.column({c}))"));
+                } else {
+                    let (code, _) = self.expr(arg);
+                    args.push(format!("&{code}[..]"));
+                }
+            } else if let Kind::Matrix(_) | Kind::Csc(_) = param_kind {
                 let (code, _) = self.expr(arg);
-                args.push(format!("&{code}[..]"));
+                args.push(format!("{code}.view()"));
             } else {
                 let (code, from) = self.expr(arg);
                 let to = match param_kind {
@@ -623,7 +893,9 @@ impl Gen<'_> {
             }
             self.line(&call_line);
             for (_, back) in &write_back {
-                self.line(back);
+                if !back.is_empty() {
+                    self.line(back);
+                }
             }
             self.level -= 1;
             self.line("}");
@@ -639,8 +911,23 @@ impl Gen<'_> {
             return Some(match (self.access(id), kind) {
                 (Access::MutRef, _) => (format!("&mut *{n}"), None),
                 (Access::Direct, Kind::Array(_)) => (format!("&mut {n}[..]"), None),
+                (Access::Direct, Kind::Matrix(_) | Kind::Csc(_)) => {
+                    (format!("{n}.view_mut()"), None)
+                }
                 (Access::Direct, _) => (format!("&mut {n}"), None),
             });
+        }
+        if let Some((m, c, _)) = self.column_of(arg) {
+            // The column is written back (if it had to be copied) when the
+            // guard is dropped at the end of the call's block.
+            let t = self.fresh("col");
+            return Some((
+                format!("&mut {t}"),
+                Some((
+                    format!("let mut {t} = nilang::ColumnMut::new({m}.column_mut({c}));"),
+                    String::new(),
+                )),
+            ));
         }
         let (place, _, negated) = self.lvalue(arg)?;
         if negated {
@@ -728,7 +1015,7 @@ impl Gen<'_> {
             "INC" | "DEC" => {
                 let (a, k) = &places[0];
                 let op = if name == "INC" { "+=" } else { "-=" };
-                self.line(&format!("{a} {op} <{} as nilang::Real>::one();", scalar(k)));
+                self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
             }
             "MULINT" | "DIVINT" => {
                 let (a, k) = places[0].clone();
@@ -930,6 +1217,10 @@ impl Gen<'_> {
         match name {
             "π" | "pi" => ("std::f64::consts::PI".into(), Kind::Float("f64")),
             "Inf" => ("f64::INFINITY".into(), Kind::Float("f64")),
+            "im" => (
+                "nilang::Complex::new(0.0_f64, 1.0_f64)".into(),
+                Kind::Complex(Box::new(Kind::Float("f64"))),
+            ),
             "NaN" => ("f64::NAN".into(), Kind::Float("f64")),
             _ => {
                 self.unsupported(span, &format!("the name `{name}` here"));
@@ -957,7 +1248,21 @@ impl Gen<'_> {
 
     fn expr(&mut self, expr: &Expr) -> (String, Kind) {
         match &expr.kind {
-            ExprKind::Var(name) => self.var(name, expr.span),
+            ExprKind::Var(name) => {
+                let (code, kind) = self.var(name, expr.span);
+                match (&mut self.bcast, kind) {
+                    (Some(b), Kind::Array(elem)) if !b.two_d => {
+                        b.operands.push((format!("{code}.len()"), name.clone()));
+                        (format!("{code}[__i]"), *elem)
+                    }
+                    (Some(b), Kind::Matrix(elem)) if b.two_d => {
+                        b.operands
+                            .push((format!("({code}.nrows(), {code}.ncols())"), name.clone()));
+                        (format!("{code}[[__r, __c]]"), *elem)
+                    }
+                    (_, kind) => (code, kind),
+                }
+            }
             ExprKind::Int(text) => (format!("{}_i64", text.replace('_', "")), Kind::Int("i64")),
             ExprKind::Float(text) => {
                 let mut t = text.replace('_', "");
@@ -977,7 +1282,22 @@ impl Gen<'_> {
                 let (code, kind) = self.expr(inner);
                 (format!("({code})"), kind)
             }
-            ExprKind::Adjoint(inner) => self.expr(inner),
+            ExprKind::Adjoint(inner) => {
+                let (code, kind) = self.expr(inner);
+                match kind {
+                    Kind::Complex(_) => (format!("nilang::complex::conj({code})"), kind),
+                    _ => (code, kind),
+                }
+            }
+            ExprKind::Field { base, field } => {
+                let (base_code, base_kind) = self.whole(|g| g.expr(base));
+                self.field(base_code, &base_kind, &field.name, false, expr.span)
+                    .unwrap_or_else(|| ("()".into(), Kind::Unknown))
+            }
+            ExprKind::Tuple(items) => {
+                let codes: Vec<String> = items.iter().map(|e| self.expr(e).0).collect();
+                (format!("({},)", codes.join(", ")), Kind::Unknown)
+            }
             ExprKind::Unary { op, operand } => {
                 let (code, kind) = self.expr(operand);
                 match op {
@@ -988,16 +1308,27 @@ impl Gen<'_> {
             }
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, expr.span),
             ExprKind::Index { base, indices } => {
-                let (base_code, base_kind) = self.expr(base);
+                if self.bcast.as_ref().is_some_and(|b| !b.two_d)
+                    && let Some((m, c, elem)) = self.whole(|g| g.column_of(expr))
+                {
+                    let text = crate::printer::print_expr(expr);
+                    if let Some(b) = &mut self.bcast {
+                        b.operands.push((format!("{m}.nrows()"), text));
+                    }
+                    return (format!("{m}[[__i, {c}]]"), elem);
+                }
+                let (base_code, base_kind) = self.whole(|g| g.expr(base));
                 self.element(base_code, base_kind, indices, expr.span)
                     .unwrap_or_else(|| ("()".into(), Kind::Unknown))
             }
             ExprKind::Call {
                 callee,
                 args,
-                broadcast: false,
+                broadcast,
                 ..
-            } => self.call_expr(&callee.name, args, expr.span),
+            } if !*broadcast || self.bcast.is_some() => {
+                self.call_expr(&callee.name, args, expr.span)
+            }
             _ => {
                 self.unsupported(expr.span, "this expression");
                 ("()".into(), Kind::Unknown)
@@ -1006,9 +1337,19 @@ impl Gen<'_> {
     }
 
     fn binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, span: Span) -> (String, Kind) {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        self.binary_codes(op, l, r, span)
+    }
+
+    fn binary_codes(
+        &mut self,
+        op: BinaryOp,
+        (l, lk): (String, Kind),
+        (r, rk): (String, Kind),
+        span: Span,
+    ) -> (String, Kind) {
         use BinaryOp::*;
-        let (l, lk) = self.expr(lhs);
-        let (r, rk) = self.expr(rhs);
         match op {
             And | Or => (format!("({l} {} {r})", op.as_str()), Kind::Bool),
             Eq | Ne | Lt | Le | Gt | Ge => {
@@ -1089,6 +1430,21 @@ impl Gen<'_> {
                     k,
                 )
             }
+            Pow if matches!(lk, Kind::Complex(_)) || matches!(rk, Kind::Complex(_)) => {
+                if let (Kind::Complex(_), Kind::Int(_)) = (&lk, &rk) {
+                    let n = convert(r, &rk, &Kind::Int("i64"));
+                    return (format!("nilang::complex::powi({l}, {n})"), lk);
+                }
+                let k = unify(&lk, &rk);
+                (
+                    format!(
+                        "nilang::complex::powc({}, {})",
+                        convert(l, &lk, &k),
+                        convert(r, &rk, &k)
+                    ),
+                    k,
+                )
+            }
             Pow => match rk {
                 Kind::Int(_) => (
                     format!(
@@ -1109,8 +1465,21 @@ impl Gen<'_> {
                     )
                 }
             },
+            DotAdd | DotSub | DotMul | DotDiv | DotPow if self.bcast.is_some() => {
+                let scalar = match op {
+                    DotAdd => Add,
+                    DotSub => Sub,
+                    DotMul => Mul,
+                    DotDiv => Div,
+                    _ => Pow,
+                };
+                self.binary_codes(scalar, (l, lk), (r, rk), span)
+            }
             DotAdd | DotSub | DotMul | DotDiv | DotPow => {
-                self.unsupported(span, "an element-wise operator");
+                self.unsupported(
+                    span,
+                    "an element-wise operator outside a broadcast instruction",
+                );
                 ("()".into(), Kind::Unknown)
             }
         }
@@ -1141,7 +1510,35 @@ impl Gen<'_> {
             })
         };
         match (name, args) {
-            ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => self.expr(x),
+            ("identity" | "value" | "unwrap", [x]) => self.expr(x),
+            ("real" | "imag" | "conj" | "angle", [x]) => {
+                let (code, kind) = self.expr(x);
+                match (name, kind) {
+                    ("real", Kind::Complex(inner)) => (format!("{code}.re"), *inner),
+                    ("imag", Kind::Complex(inner)) => (format!("{code}.im"), *inner),
+                    ("conj", k @ Kind::Complex(_)) => (format!("nilang::complex::conj({code})"), k),
+                    ("angle", Kind::Complex(inner)) => {
+                        (format!("nilang::complex::angle({code})"), *inner)
+                    }
+                    ("real" | "conj", k) => (code, k),
+                    ("imag", k) => {
+                        let s = rust_scalar(&k).unwrap_or_else(|| "f64".into());
+                        (format!("nilang::zero::<{s}>()"), k)
+                    }
+                    (_, k) => {
+                        // angle of a real number: 0 or π.
+                        let kf = float_kind(&k);
+                        let s = rust_scalar(&kf).unwrap_or_else(|| "f64".into());
+                        let x = convert(code, &k, &kf);
+                        (
+                            format!(
+                                "{{ let __x: {s} = {x}; if __x < nilang::zero::<{s}>() {{ <{s} as nilang::Real>::from_f64(std::f64::consts::PI) }} else {{ nilang::zero::<{s}>() }} }}"
+                            ),
+                            kf,
+                        )
+                    }
+                }
+            }
             ("atan", [x]) => self.math("atan", x),
             ("atan", [y, x]) => {
                 let (yc, yk) = self.expr(y);
@@ -1158,12 +1555,30 @@ impl Gen<'_> {
             }
             (n, [x]) if unary_math(n).is_some() => {
                 let m = unary_math(n).expect("checked");
+                let (code, kind) = self.expr(x);
+                if let Kind::Complex(inner) = &kind {
+                    return match m {
+                        "abs" | "abs2" => {
+                            (format!("nilang::complex::{m}({code})"), (**inner).clone())
+                        }
+                        "sqrt" | "exp" | "ln" | "sin" | "cos" | "inv" => {
+                            (format!("nilang::complex::{m}({code})"), kind)
+                        }
+                        _ => {
+                            self.unsupported(span, &format!("`{n}` of a complex number"));
+                            ("()".into(), Kind::Unknown)
+                        }
+                    };
+                }
                 // `abs` keeps integers integral; the rest work on floats.
                 if matches!(m, "abs" | "abs2" | "signum") {
-                    let (code, k) = self.expr(x);
-                    (format!("nilang::Real::{m}({code})"), k)
+                    (format!("nilang::Real::{m}({code})"), kind)
                 } else {
-                    self.math(m, x)
+                    let k = float_kind(&kind);
+                    (
+                        format!("nilang::Real::{m}({})", convert(code, &kind, &k)),
+                        k,
+                    )
                 }
             }
             ("min" | "max", [a, b]) => {
@@ -1182,43 +1597,100 @@ impl Gen<'_> {
             ("zero" | "one", [x]) => {
                 let kind = match self.type_kind(x) {
                     Some(k) => k,
-                    None => self.expr(x).1,
+                    None => self.whole(|g| g.expr(x)).1,
                 };
-                match rust_scalar(&kind) {
-                    Some(_) if kind == Kind::Bool => ((name == "one").to_string(), Kind::Bool),
-                    Some(s) => (format!("<{s} as nilang::Real>::{name}()"), kind),
-                    None => {
+                let scalar = |k: &Kind| rust_scalar(k).map(|s| format!("nilang::{name}::<{s}>()"));
+                match &kind {
+                    Kind::Bool => ((name == "one").to_string(), Kind::Bool),
+                    Kind::Complex(inner) => match (scalar(inner), rust_scalar(inner)) {
+                        (Some(v), Some(s)) => (
+                            format!("nilang::Complex::new({v}, nilang::zero::<{s}>())"),
+                            kind,
+                        ),
+                        _ => {
+                            self.unsupported(span, &format!("`{name}` of this value"));
+                            ("()".into(), Kind::Unknown)
+                        }
+                    },
+                    k if k.is_scalar_like() => (scalar(k).unwrap_or_default(), kind),
+                    _ => {
                         self.unsupported(span, &format!("`{name}` of this value"));
                         ("()".into(), Kind::Unknown)
                     }
                 }
             }
-            ("zeros" | "ones", [t, n]) => {
+            ("zeros" | "ones", [t, dims @ ..]) if matches!(dims.len(), 1 | 2) => {
                 let Some(kind) = self.type_kind(t) else {
                     self.unsupported(span, "`zeros` without an element type");
                     return ("()".into(), Kind::Unknown);
                 };
-                let len = self.value_as(n, &Kind::Int("i64"));
-                let elem = match (&kind, name) {
-                    (Kind::Bool, _) => (name == "ones").to_string(),
-                    (k, _) => format!(
-                        "<{} as nilang::Real>::{}()",
-                        rust_scalar(k).unwrap_or_default(),
-                        if name == "zeros" { "zero" } else { "one" }
+                let elem = match &kind {
+                    Kind::Bool => (name == "ones").to_string(),
+                    k => format!(
+                        "nilang::{}::<{}>()",
+                        if name == "zeros" { "zero" } else { "one" },
+                        rust_scalar(k).unwrap_or_default()
                     ),
                 };
-                (
-                    format!("vec![{elem}; ({len}) as usize]"),
-                    Kind::Array(Box::new(kind)),
-                )
+                let int = Kind::Int("i64");
+                let lens: Vec<String> = dims
+                    .iter()
+                    .map(|d| self.whole(|g| g.value_as(d, &int)))
+                    .collect();
+                if let [m, n] = lens.as_slice() {
+                    (
+                        format!(
+                            "nilang::ndarray::Array2::from_elem(nilang::ndarray::ShapeBuilder::f((({m}) as usize, ({n}) as usize)), {elem})"
+                        ),
+                        Kind::Matrix(Box::new(kind)),
+                    )
+                } else {
+                    (
+                        format!("vec![{elem}; ({}) as usize]", lens[0]),
+                        Kind::Array(Box::new(kind)),
+                    )
+                }
             }
             ("length", [x]) => {
-                let (code, _) = self.expr(x);
-                (format!("({code}.len() as i64)"), Kind::Int("i64"))
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let code = match kind {
+                    Kind::Csc(_) => format!("(({code}.rows() * {code}.cols()) as i64)"),
+                    _ => format!("({code}.len() as i64)"),
+                };
+                (code, Kind::Int("i64"))
             }
-            ("size", [x, d]) if matches!(&d.kind, ExprKind::Int(t) if t == "1") => {
-                let (code, _) = self.expr(x);
-                (format!("({code}.len() as i64)"), Kind::Int("i64"))
+            ("size", [x]) => {
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let code = match kind {
+                    Kind::Matrix(_) => format!("({code}.nrows() as i64, {code}.ncols() as i64)"),
+                    Kind::Csc(_) => format!("({code}.rows() as i64, {code}.cols() as i64)"),
+                    _ => format!("({code}.len() as i64,)"),
+                };
+                (code, Kind::Unknown)
+            }
+            ("size", [x, d]) => {
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let dim = match &d.kind {
+                    ExprKind::Int(t) => t.parse::<u32>().ok(),
+                    _ => None,
+                };
+                let code = match (kind, dim) {
+                    (Kind::Matrix(_), Some(1)) => format!("({code}.nrows() as i64)"),
+                    (Kind::Matrix(_), Some(2)) => format!("({code}.ncols() as i64)"),
+                    (Kind::Csc(_), Some(1)) => format!("({code}.rows() as i64)"),
+                    (Kind::Csc(_), Some(2)) => format!("({code}.cols() as i64)"),
+                    (Kind::Array(_), Some(1)) => format!("({code}.len() as i64)"),
+                    (Kind::Array(_) | Kind::Matrix(_) | Kind::Csc(_), Some(_)) => "1_i64".into(),
+                    _ => {
+                        self.unsupported(span, "`size` with this dimension");
+                        "()".into()
+                    }
+                };
+                (code, Kind::Int("i64"))
+            }
+            ("nnz", [x]) => {
+                let (code, _) = self.whole(|g| g.expr(x));
+                (format!("({code}.nnz() as i64)"), Kind::Int("i64"))
             }
             ("div", [a, b]) | ("rem", [a, b]) | ("mod", [a, b]) => {
                 let (ac, ak) = self.expr(a);

@@ -244,10 +244,15 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                 Ty::Constructed(ctor, vec![elem])
             }
             ("length" | "size", _) => Ty::Scalar("i64"),
-            (
-                "identity" | "abs" | "sqrt" | "exp" | "log" | "sin" | "cos" | "real" | "imag",
-                [arg],
-            ) => infer(arg, function, resolution, defs),
+            ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
+                match infer(arg, function, resolution, defs) {
+                    Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),
+                    t => t,
+                }
+            }
+            ("identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "conj", [arg]) => {
+                infer(arg, function, resolution, defs)
+            }
             _ => Ty::Unknown,
         },
         ExprKind::Index { base, .. } => infer(base, function, resolution, defs).element().clone(),

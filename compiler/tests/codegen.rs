@@ -53,7 +53,7 @@ end
 
 #[test]
 fn unsupported_constructs_are_errors_not_wrong_code() {
-    let errors = module("function f(z::Complex<f64>, w::f64)\n    w += z.re\nend\n").unwrap_err();
+    let errors = module("function f(s::Stack<f64>, w::f64)\n    w += 1.0\nend\n").unwrap_err();
     assert!(errors.iter().all(|e| e.starts_with("E0701")), "{errors:?}");
     assert!(!errors.is_empty());
 }
@@ -65,4 +65,41 @@ fn check_errors_stop_code_generation() {
         errors,
         vec!["E0201: `y` is read and written by the same instruction"]
     );
+}
+
+#[test]
+fn matrices_columns_and_broadcasts() {
+    let code = module(
+        r#"function scale_col(x::[T], c::T) where T: Real
+    x .+= c .* 2
+end
+
+function mats(Q::Matrix<T>, A::Matrix<T>, j::i64) where T: Real
+    Q[1, j] += A[2, j] ^ 2
+    Q[:, j] .+= identity.(A[:, j])
+    scale_col(Q[:, j], A[1, 1])
+end
+"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn complex_and_sparse() {
+    let code = module(
+        r#"function cplx(y::Complex<T>, x::Complex<T>) where T: Real
+    y += x * x'
+    y.im += angle(x)
+end
+
+function colsum(s::T, A::Csc<T>, j::i64) where T: Real
+    for k = A.colptr[j]:A.colptr[j+1]-1
+        s += A.nzval[k] * A.rowval[k]
+    end
+end
+"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
 }

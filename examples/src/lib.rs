@@ -4,6 +4,9 @@
 nilang::include_nil!(pub mod arithmetic);
 nilang::include_nil!(pub mod bennett);
 nilang::include_nil!(pub mod bessel);
+nilang::include_nil!(pub mod complex);
 nilang::include_nil!(pub mod fib);
 nilang::include_nil!(pub mod linalg);
+nilang::include_nil!(pub mod qr);
+nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod unitary);

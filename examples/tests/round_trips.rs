@@ -2,8 +2,13 @@
 //! restoring every input (exactly for integer and SWAP/ROT-style programs,
 //! within the tolerance otherwise).
 
+use nilang::Complex;
+use nilang::ndarray::{Array2, ShapeBuilder};
+use nilang::sprs::{CsMat, TriMat};
 use nilang::{CheckEq, check_inv};
-use nilang_examples::{arithmetic as a, bennett as b, bessel, fib, linalg, unitary};
+use nilang_examples::{
+    arithmetic as a, bennett as b, bessel, complex, fib, linalg, qr, sparse, unitary,
+};
 
 const ATOL: f64 = 1e-8;
 
@@ -130,4 +135,140 @@ fn bennett_reaches_the_last_state_and_cleans_up() {
     b::uncall_bennett(&mut state, k, 1, n).unwrap();
     assert_eq!(state[n as usize], 0.0);
     assert_eq!(state[0], 1.0);
+}
+
+#[test]
+fn complex_log_matches_the_principal_logarithm_and_is_undone() {
+    let x = Complex::new(2.0_f64, -1.0);
+    let mut y = Complex::new(2.0_f64, 3.0);
+    complex::complex_log(&mut y, x).unwrap();
+    let expected = Complex::new(2.0, 3.0) + x.ln();
+    assert!((y - expected).norm() < 1e-15, "{y} vs {expected}");
+    complex::uncall_complex_log(&mut y, x).unwrap();
+    assert!((y - Complex::new(2.0, 3.0)).norm() < 1e-15, "{y}");
+}
+
+/// A well-conditioned 4x4 matrix, column-major as Julia stores it.
+fn matrix4(column_major: bool) -> Array2<f64> {
+    let values = [
+        [4.0, 1.0, -2.0, 0.5],
+        [1.0, 3.0, 0.0, -1.0],
+        [-2.0, 0.5, 5.0, 1.5],
+        [0.5, -1.0, 1.0, 2.0],
+    ];
+    let shape = if column_major {
+        (4, 4).f()
+    } else {
+        (4, 4).into_shape_with_order()
+    };
+    Array2::from_shape_fn(shape, |(i, j)| values[i][j] + 0.1 * (i * j) as f64)
+}
+
+#[test]
+fn qr_factorises_and_its_uncall_zeroes_q_and_r() {
+    for column_major in [true, false] {
+        let a = matrix4(column_major);
+        let mut q = Array2::<f64>::zeros((4, 4).f());
+        let mut r = Array2::<f64>::zeros((4, 4).f());
+        qr::qr(q.view_mut(), r.view_mut(), a.view()).unwrap();
+        // Q R = A, Q orthogonal, R upper triangular.
+        let qr_product = q.dot(&r);
+        for (x, y) in qr_product.iter().zip(a.iter()) {
+            assert!((x - y).abs() < 1e-12, "{qr_product} vs {a}");
+        }
+        let qtq = q.t().dot(&q);
+        for ((i, j), v) in qtq.indexed_iter() {
+            let id = if i == j { 1.0 } else { 0.0 };
+            assert!((v - id).abs() < 1e-12, "Q'Q = {qtq}");
+        }
+        for ((i, j), v) in r.indexed_iter() {
+            if i > j {
+                assert_eq!(*v, 0.0);
+            }
+        }
+        qr::uncall_qr(q.view_mut(), r.view_mut(), a.view()).unwrap();
+        assert!(
+            q.iter().chain(r.iter()).all(|v| v.abs() < 1e-12),
+            "{q}\n{r}"
+        );
+        assert_eq!(a, matrix4(column_major));
+    }
+}
+
+fn csc(rows: usize, cols: usize, entries: &[(usize, usize, f64)]) -> CsMat<f64> {
+    let mut t = TriMat::new((rows, cols));
+    for &(i, j, v) in entries {
+        t.add_triplet(i, j, v);
+    }
+    t.to_csc()
+}
+
+#[test]
+fn sparse_dot_is_the_frobenius_product_and_is_undone() {
+    let a = csc(
+        5,
+        4,
+        &[
+            (0, 0, 1.5),
+            (3, 0, -2.0),
+            (1, 1, 4.0),
+            (2, 2, 0.5),
+            (4, 2, 3.0),
+            (0, 3, 1.0),
+        ],
+    );
+    let b = csc(
+        5,
+        4,
+        &[
+            (0, 0, 2.0),
+            (3, 0, 1.0),
+            (2, 1, 7.0),
+            (2, 2, -4.0),
+            (4, 2, 2.0),
+            (1, 3, 9.0),
+        ],
+    );
+    // trace(A'B) = sum of A[i,j] B[i,j] over common entries.
+    let expected = 1.5 * 2.0 + (-2.0) * 1.0 + 0.5 * (-4.0) + 3.0 * 2.0;
+    let mut r = 0.25_f64;
+    sparse::sparse_dot(&mut r, a.view(), b.view()).unwrap();
+    assert!((r - 0.25 - expected).abs() < 1e-15, "{r}");
+    sparse::uncall_sparse_dot(&mut r, a.view(), b.view()).unwrap();
+    assert!((r - 0.25).abs() < 1e-15, "{r}");
+    // Against the dense product, on a random pattern.
+    let mut state = 12345_u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut ea = Vec::new();
+    let mut eb = Vec::new();
+    for _ in 0..60 {
+        ea.push((next() % 20, next() % 15, (next() % 100) as f64 / 10.0));
+        eb.push((next() % 20, next() % 15, (next() % 100) as f64 / 10.0));
+    }
+    let (a, b) = (csc(20, 15, &ea), csc(20, 15, &eb));
+    let dense: f64 = a
+        .to_dense()
+        .iter()
+        .zip(b.to_dense().iter())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut r = 0.0_f64;
+    sparse::sparse_dot(&mut r, a.view(), b.view()).unwrap();
+    assert!((r - dense).abs() < 1e-9, "{r} vs {dense}");
+}
+
+#[test]
+fn sparse_dot_refuses_a_csr_matrix() {
+    let a = csc(3, 3, &[(0, 0, 1.0)]);
+    let b = a.to_csr();
+    let mut r = 0.0_f64;
+    let err = sparse::sparse_dot(&mut r, a.view(), b.view()).unwrap_err();
+    assert_eq!(err.check, nilang::Check::Shape);
+    assert!(err.to_string().contains("sparse.nil"), "{err}");
+    assert_eq!(r, 0.0);
 }

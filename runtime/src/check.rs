@@ -36,6 +36,23 @@ impl<T: CheckEq, const N: usize> CheckEq for [T; N] {
     }
 }
 
+impl<T: Real> CheckEq for num_complex::Complex<T> {
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.re.approx_eq(other.re, atol) && self.im.approx_eq(other.im, atol)
+    }
+}
+
+impl<T, S, D> CheckEq for ndarray::ArrayBase<S, D>
+where
+    T: CheckEq,
+    S: ndarray::Data<Elem = T>,
+    D: ndarray::Dimension,
+{
+    fn check_eq(&self, other: &Self, atol: f64) -> bool {
+        self.shape() == other.shape() && self.iter().zip(other).all(|(a, b)| a.check_eq(b, atol))
+    }
+}
+
 macro_rules! tuple_check_eq {
     ($($name:ident $index:tt),+) => {
         impl<$($name: CheckEq),+> CheckEq for ($($name,)+) {

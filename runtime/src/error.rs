@@ -27,6 +27,9 @@ pub enum Check {
     WhileIteration,
     /// `for i = a:s:b`: the body changed `a`, `s` or `b`.
     ForBounds,
+    /// A broadcast over arrays of different lengths, or a matrix argument
+    /// not stored as the `.nil` code needs (a CSR matrix for `Csc<T>`).
+    Shape,
 }
 
 impl Check {
@@ -37,6 +40,7 @@ impl Check {
             Check::WhileEntry => "`while` postcondition was already true on entry",
             Check::WhileIteration => "`while` postcondition was false after an iteration",
             Check::ForBounds => "`for` range changed by its body",
+            Check::Shape => "shape check failed",
         }
     }
 }

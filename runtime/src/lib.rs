@@ -5,7 +5,23 @@
 //! ([`Real`]), the error a failed run-time reversibility check returns
 //! ([`Error`]), the comparison those checks use ([`CheckEq`]), a helper to
 //! test that an uncall undoes a call ([`check_inv`]), and
-//! [`include_nil!`] to bring a generated module into a crate.
+//! [`include_nil!`] to bring a generated module into a crate; and the few
+//! helpers for complex numbers ([`complex`]) and matrix columns
+//! ([`column`], [`ColumnMut`]) that generated code calls.
+//!
+//! # Types
+//!
+//! | `.nil`        | Rust parameter (read)      | Rust parameter (changed)        |
+//! |---------------|----------------------------|---------------------------------|
+//! | `T`, `f64`... | `T`                        | `&mut T`                        |
+//! | `[T]`, `Vec<T>` | `&[T]`                   | `&mut [T]`                      |
+//! | `Matrix<T>`   | `ndarray::ArrayView2<T>`   | `ndarray::ArrayViewMut2<T>`     |
+//! | `Csc<T>`      | `sprs::CsMatView<T>`       | `sprs::CsMatViewMut<T>`         |
+//! | `Complex<T>`  | `Complex<T>`               | `&mut Complex<T>`               |
+//!
+//! Matrices are indexed as in Julia, column first in memory: pass
+//! column-major arrays (`Array2::zeros((m, n).f())`) so that columns go to
+//! callees without a copy. Sparse matrices must be stored by column (CSC).
 //!
 //! # Tolerance
 //!
@@ -14,13 +30,22 @@
 //! is configured with into each generated module (`Config::atol`); integers
 //! and booleans are compared exactly.
 
+mod array;
 mod check;
+pub mod complex;
 mod error;
 mod real;
 
+pub use array::{ColumnMut, column};
 pub use check::{CheckEq, check_inv};
+pub use complex::Complex;
 pub use error::{Check, Error, Location};
-pub use real::Real;
+pub use real::{Real, one, zero};
+
+// Re-exported so that generated code and its users name the same versions.
+pub use ndarray;
+pub use num_traits;
+pub use sprs;
 
 /// The default absolute tolerance of run-time checks on floating-point values.
 pub const DEFAULT_ATOL: f64 = 1e-8;

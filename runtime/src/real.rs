@@ -1,5 +1,7 @@
 use std::fmt::{Debug, Display};
-use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 
 /// The numbers a generic `.nil` function (`where T: Real`) works on.
 ///
@@ -7,6 +9,9 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, Su
 /// because NiLang code is generic over them too (`ifactorial` runs on
 /// integers inside `ibesselj`); on integers the transcendental functions go
 /// through `f64` and truncate back, and `/` is integer division.
+///
+/// `num_traits::Num` is a supertrait so that `num_complex::Complex<T>` has
+/// its arithmetic for every `T: Real`.
 pub trait Real:
     Copy
     + Debug
@@ -23,10 +28,10 @@ pub trait Real:
     + SubAssign
     + MulAssign
     + DivAssign
+    + RemAssign
+    + num_traits::Num
     + 'static
 {
-    fn zero() -> Self;
-    fn one() -> Self;
     fn from_i64(v: i64) -> Self;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -61,19 +66,13 @@ pub trait Real:
         self * self
     }
     fn inv(self) -> Self {
-        Self::one() / self
+        <Self as num_traits::One>::one() / self
     }
 }
 
 macro_rules! float_real {
     ($t:ty) => {
         impl Real for $t {
-            fn zero() -> Self {
-                0.0
-            }
-            fn one() -> Self {
-                1.0
-            }
             fn from_i64(v: i64) -> Self {
                 v as $t
             }
@@ -162,12 +161,6 @@ macro_rules! float_real {
 macro_rules! int_real {
     ($t:ty) => {
         impl Real for $t {
-            fn zero() -> Self {
-                0
-            }
-            fn one() -> Self {
-                1
-            }
             fn from_i64(v: i64) -> Self {
                 v as $t
             }
@@ -257,6 +250,19 @@ float_real!(f64);
 float_real!(f32);
 int_real!(i64);
 int_real!(i32);
+
+/// Zero of any [`Real`] (the additive identity); generated code writes
+/// `nilang::zero::<T>()` for NiLang's `zero(T)`.
+#[inline]
+pub fn zero<T: Real>() -> T {
+    <T as num_traits::Zero>::zero()
+}
+
+/// One of any [`Real`] (the multiplicative identity).
+#[inline]
+pub fn one<T: Real>() -> T {
+    <T as num_traits::One>::one()
+}
 
 #[cfg(test)]
 mod tests {

@@ -118,3 +118,51 @@ fn instructions_on_elements_of_one_array() {
         assert!((a - b).abs() < 1e-12, "{v:?}");
     }
 }
+
+#[test]
+fn broadcasts_run_element_by_element_and_check_shapes() {
+    use nilang::ndarray::{Array2, ShapeBuilder, array};
+    let y = [0.5_f64, -1.0, 2.0];
+    let mut x = [1.0_f64, 2.0, 3.0];
+    let mut a = Array2::<f64>::zeros((3, 2).f());
+    let b = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+    s::broadcasts(&mut x, &y, a.view_mut(), b.view(), 3.0).unwrap();
+    for i in 0..3 {
+        assert_eq!(x[i], [1.0, 2.0, 3.0][i] + y[i] * 3.0 - y[i].sin());
+        assert_eq!(a[[i, 0]], 2.0 * b[[i, 0]]);
+        assert_eq!(a[[i, 1]], 2.0 * b[[i, 1]] + y[i]);
+    }
+    s::uncall_broadcasts(&mut x, &y, a.view_mut(), b.view(), 3.0).unwrap();
+    assert!(
+        x.iter()
+            .zip([1.0, 2.0, 3.0])
+            .all(|(a, b)| (a - b).abs() < 1e-15),
+        "{x:?}"
+    );
+    assert!(a.iter().all(|v| v.abs() < 1e-15), "{a}");
+    // A `y` of the wrong length is a shape error naming the line, before
+    // anything is changed.
+    let mut x = [1.0_f64, 2.0, 3.0];
+    let err = s::broadcasts(&mut x, &y[..2], a.view_mut(), b.view(), 3.0).unwrap_err();
+    assert_eq!(err.check, Check::Shape);
+    assert!(err.to_string().starts_with("nil/semantics.nil:"), "{err}");
+    assert!(
+        err.to_string().contains("`y` must have the shape of `x`"),
+        "{err}"
+    );
+    assert_eq!(x, [1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn complex_arithmetic_and_its_uncall() {
+    use nilang::Complex;
+    let w = Complex::new(0.5_f64, -1.5);
+    let z0 = Complex::new(1.0_f64, 2.0);
+    let mut z = z0;
+    s::complex_arith(&mut z, w, 0.25).unwrap();
+    let mut expected = z0 + w * w - w.exp() / 2.0 + Complex::new(0.0, 0.25);
+    expected.re += w.norm();
+    assert!((z - expected).norm() < 1e-14, "{z} vs {expected}");
+    s::uncall_complex_arith(&mut z, w, 0.25).unwrap();
+    assert!((z - z0).norm() < 1e-14, "{z}");
+}
