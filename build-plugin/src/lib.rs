@@ -28,7 +28,12 @@
 //! ```toml
 //! [package.metadata.nilang]
 //! atol = 1e-10    # absolute tolerance of the run-time checks (default 1e-8)
+//! checks = false  # generate no run-time checks at all (default true)
 //! ```
+//!
+//! Without checks, code is faster but a broken `.nil` program gives a wrong
+//! result instead of an error, and a `~@routine` that only restores
+//! ancillas about to be freed is not run (see `codegen`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -68,6 +73,7 @@ impl std::error::Error for Error {}
 #[derive(Clone, Debug)]
 pub struct Config {
     atol: Option<f64>,
+    checks: Option<bool>,
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
     read_metadata: bool,
@@ -84,6 +90,7 @@ impl Config {
     pub fn new() -> Config {
         Config {
             atol: None,
+            checks: None,
             out_dir: None,
             manifest_dir: None,
             read_metadata: true,
@@ -95,6 +102,14 @@ impl Config {
     /// package's `[package.metadata.nilang] atol`).
     pub fn atol(mut self, atol: f64) -> Config {
         self.atol = Some(atol);
+        self
+    }
+
+    /// Whether to generate the run-time reversibility checks (default
+    /// `true`, or the package's `[package.metadata.nilang] checks`); `false`
+    /// is as if every statement were under `@invcheckoff`.
+    pub fn checks(mut self, yes: bool) -> Config {
+        self.checks = Some(yes);
         self
     }
 
@@ -165,6 +180,9 @@ impl Config {
         }
         if let Some(atol) = self.atol {
             options.atol = atol;
+        }
+        if let Some(checks) = self.checks {
+            options.checks = checks;
         }
         if !(options.atol.is_finite() && options.atol >= 0.0) {
             return Err(Error::Metadata(format!(
@@ -340,6 +358,13 @@ fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error
         options.atol = atol.as_f64().ok_or_else(|| {
             Error::Metadata(format!(
                 "[package.metadata.nilang] atol must be a number, not {atol}"
+            ))
+        })?;
+    }
+    if let Some(checks) = nilang.get("checks") {
+        options.checks = checks.as_bool().ok_or_else(|| {
+            Error::Metadata(format!(
+                "[package.metadata.nilang] checks must be true or false, not {checks}"
             ))
         })?;
     }

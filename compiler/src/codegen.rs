@@ -474,12 +474,97 @@ impl Gen<'_> {
         let pairs = routine_pairs(stmts);
         for (i, stmt) in stmts.iter().enumerate() {
             if let StmtKind::Unroutine = stmt.kind {
-                if let Some(expansion) = unroutine_expansion(stmts, &pairs, i) {
+                if let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
+                    && !self.dead_uncomputation(&expansion, &stmts[i + 1..])
+                {
                     self.stmt(&expansion);
                 }
                 continue;
             }
             self.stmt(stmt);
+        }
+    }
+
+    /// Whether a `~@routine` can be skipped: with checks off, an
+    /// uncomputation that writes only ancillas, followed by nothing but
+    /// deallocations, changes nothing a caller can see (the ancillas are
+    /// freed unchecked). Its result would only feed the checks, so it is not
+    /// generated; this halves the work of the compute-copy-uncompute pattern.
+    fn dead_uncomputation(&self, expansion: &Stmt, rest: &[Stmt]) -> bool {
+        if self.checks
+            || !rest
+                .iter()
+                .all(|s| matches!(s.kind, StmtKind::Dealloc { .. }))
+        {
+            return false;
+        }
+        // Every variable written must be an ancilla that `rest` frees.
+        let freed: Vec<usize> = rest
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Dealloc { name, .. } => self.resolution.def_at(name.span),
+                _ => None,
+            })
+            .collect();
+        let mut dead = true;
+        self.visit_writes(std::slice::from_ref(expansion), &mut |root| {
+            let def = root.and_then(|span| self.resolution.def_at(span));
+            dead &= def.is_some_and(|id| {
+                matches!(self.resolution.defs[id].kind, DefKind::Ancilla) && freed.contains(&id)
+            });
+        });
+        dead
+    }
+
+    /// Calls `f` with the span of the root variable of every place the
+    /// statements may write, and `None` for an effect that is not a write to
+    /// a variable (printing, an unknown callee).
+    fn visit_writes(&self, stmts: &[Stmt], f: &mut dyn FnMut(Option<Span>)) {
+        let root = |e: &Expr| e.root_var().map(|(_, span)| span);
+        for stmt in stmts {
+            match &stmt.kind {
+                StmtKind::Instr { target, .. } => f(root(target)),
+                StmtKind::Call(call) => {
+                    let mutated: Vec<bool> =
+                        if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+                            (0..call.args.len())
+                                .map(|i| instr.mutates.contains(&i))
+                                .collect()
+                        } else if let Some(sig) = self.ctx.callee(&call.callee.name) {
+                            sig.params.iter().map(|(m, _)| *m).collect()
+                        } else {
+                            f(None);
+                            continue;
+                        };
+                    for (arg, m) in call.args.iter().zip(mutated) {
+                        if m {
+                            f(root(arg));
+                        }
+                    }
+                }
+                StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. } => f(Some(name.span)),
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
+                    for b in branches {
+                        self.visit_writes(&b.body.stmts, f);
+                    }
+                    if let Some(o) = otherwise {
+                        self.visit_writes(&o.stmts, f);
+                    }
+                }
+                StmtKind::While { body, .. } | StmtKind::For { body, .. } => {
+                    self.visit_writes(&body.stmts, f)
+                }
+                StmtKind::Begin(block) => self.visit_writes(&block.stmts, f),
+                StmtKind::Inverse(inner)
+                | StmtKind::Routine(inner)
+                | StmtKind::InBounds(inner)
+                | StmtKind::InvCheckOff(inner) => self.visit_writes(std::slice::from_ref(inner), f),
+                StmtKind::Unroutine => {}
+                StmtKind::Safe(_) | StmtKind::Typecast { .. } => f(None),
+            }
         }
     }
 

@@ -459,7 +459,7 @@ pub struct FunctionRust {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionRust> {
+pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>, checks: bool) -> Arc<FunctionRust> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
@@ -477,7 +477,10 @@ pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionRust> {
             text: file.text(db),
             offset: function_offset(db, f),
         },
-        &codegen::Options::default(),
+        &codegen::Options {
+            checks,
+            ..codegen::Options::default()
+        },
     );
     Arc::new(FunctionRust {
         code: generated.code,
@@ -495,7 +498,12 @@ pub struct RustModule {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn rust_module(db: &dyn Db, project: Project, file: SourceFile) -> Arc<RustModule> {
+pub fn rust_module(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    checks: bool,
+) -> Arc<RustModule> {
     let mut errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
         .iter()
         .filter(|d| d.severity == crate::Severity::Error)
@@ -503,7 +511,7 @@ pub fn rust_module(db: &dyn Db, project: Project, file: SourceFile) -> Arc<RustM
         .collect();
     let mut code = String::new();
     for &f in file_functions(db, project, file) {
-        let rust = function_rust(db, f);
+        let rust = function_rust(db, f, checks);
         let offset = function_offset(db, f);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
@@ -527,7 +535,7 @@ pub fn rust_module_text(
     file: SourceFile,
     options: &codegen::Options,
 ) -> Result<String, Vec<Diagnostic>> {
-    let module = rust_module(db, project, file);
+    let module = rust_module(db, project, file, options.checks);
     if !module.errors.is_empty() {
         return Err(module.errors.clone());
     }

@@ -148,4 +148,5 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0407", "`~@routine` without a preceding `@routine`"),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
+    ("E0701", "not supported by the Rust backend yet"),
 ];

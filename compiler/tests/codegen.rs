@@ -1,13 +1,18 @@
 //! Snapshots (insta) of the Rust generated for a few functions, and the
 //! backend's own errors.
 
+use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 
 fn module(text: &str) -> Result<String, Vec<String>> {
+    module_with(text, &Default::default())
+}
+
+fn module_with(text: &str, options: &Options) -> Result<String, Vec<String>> {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, "snap.nil".into(), text.into());
     let project = Project::new(&db, vec![file]);
-    db::rust_module_text(&db, project, file, &Default::default()).map_err(|errors| {
+    db::rust_module_text(&db, project, file, options).map_err(|errors| {
         errors
             .iter()
             .map(|d| format!("{}: {}", d.code, d.message))
@@ -102,4 +107,47 @@ end
     )
     .unwrap();
     insta::assert_snapshot!(code);
+}
+
+#[test]
+fn without_checks_a_final_uncomputation_of_freed_ancillas_is_not_generated() {
+    let text = r#"function f(out::f64, x::f64)
+    a ← 0.0
+    b ← 0.0
+    @routine begin
+        a += x * 2
+        b += a * a
+    end
+    out += identity(b)
+    ~@routine
+end
+
+function g(out::f64, x::f64)
+    a ← 0.0
+    for i = 1:3
+        @routine a += x * i
+        out += identity(a)
+        ~@routine
+    end
+end
+"#;
+    let unchecked = Options {
+        checks: false,
+        ..Options::default()
+    };
+    let code = module_with(text, &unchecked).unwrap();
+    // f: the uncomputation (`b -= a * a`, `a -= x * 2`) is gone, from the
+    // call and from the uncall; in g the ancilla lives on after `~@routine`
+    // (the next iteration needs it back at zero), so it stays.
+    let f = &code[code.find("pub fn f(").unwrap()..code.find("pub fn g(").unwrap()];
+    let g = &code[code.find("pub fn g(").unwrap()..];
+    assert_eq!(f.matches("b -=").count(), 0, "{f}");
+    assert_eq!(f.matches("a -=").count(), 0, "{f}");
+    assert_eq!(f.matches("(*out) -=").count(), 1, "{f}");
+    assert_eq!(g.matches("a -=").count(), 2, "{g}");
+    // With checks the uncomputation runs and its result is checked.
+    let checked = module(text).unwrap();
+    let f = &checked[..checked.find("pub fn g(").unwrap()];
+    assert_eq!(f.matches("b -=").count(), 2, "{f}");
+    assert!(f.contains("Check::Deallocation"));
 }

@@ -3,7 +3,9 @@
 //! `cargo bench -p nilang-examples --bench forward`.
 
 use divan::black_box;
-use nilang_examples::{bessel, fib, linalg, unitary};
+use nilang::ndarray::{Array2, ShapeBuilder};
+use nilang::sprs::{CsMat, TriMat};
+use nilang_examples::{bessel, fib, linalg, qr, sparse, unchecked, unitary};
 
 fn main() {
     divan::main();
@@ -38,6 +40,15 @@ mod bessel_j2 {
     fn reversible_forward() -> f64 {
         let mut out = 0.0;
         bessel::ibesselj(&mut out, black_box(2), black_box(1.0), 1e-8).unwrap();
+        out
+    }
+
+    /// Compiled with `Config::checks(false)`: no run-time checks, and the
+    /// final `~@routine` (which only restores freed ancillas) is skipped.
+    #[divan::bench]
+    fn reversible_forward_unchecked() -> f64 {
+        let mut out = 0.0;
+        unchecked::bessel::ibesselj(&mut out, black_box(2), black_box(1.0), 1e-8).unwrap();
         out
     }
 
@@ -77,6 +88,16 @@ mod dot_1000 {
         bencher.bench(|| {
             let mut out = 0.0;
             linalg::dot(&mut out, black_box(&a), black_box(&b)).unwrap();
+            out
+        });
+    }
+
+    #[divan::bench]
+    fn reversible_forward_unchecked(bencher: divan::Bencher) {
+        let (a, b) = data();
+        bencher.bench(|| {
+            let mut out = 0.0;
+            unchecked::linalg::dot(&mut out, black_box(&a), black_box(&b)).unwrap();
             out
         });
     }
@@ -144,5 +165,160 @@ mod fib_20 {
         let mut out = 0.0;
         fib::rfib(&mut out, black_box(20.0)).unwrap();
         out
+    }
+
+    #[divan::bench]
+    fn reversible_forward_unchecked() -> f64 {
+        let mut out = 0.0;
+        unchecked::fib::rfib(&mut out, black_box(20.0)).unwrap();
+        out
+    }
+}
+
+mod qr_16 {
+    use super::*;
+
+    fn data() -> Array2<f64> {
+        let n = 16;
+        Array2::from_shape_fn((n, n).f(), |(i, j)| {
+            if i == j {
+                4.0
+            } else {
+                ((i * 7 + j * 3) % 11) as f64 / 11.0
+            }
+        })
+    }
+
+    /// The same Gram-Schmidt, written directly (ri is recomputed into a
+    /// buffer instead of uncomputed).
+    fn plain_qr(q: &mut Array2<f64>, r: &mut Array2<f64>, a: &Array2<f64>) {
+        let n = a.nrows();
+        let mut ri = vec![0.0; n];
+        for col in 0..a.ncols() {
+            for (x, y) in ri.iter_mut().zip(a.column(col)) {
+                *x = *y;
+            }
+            for pre in 0..col {
+                let d: f64 = q.column(pre).iter().zip(&ri).map(|(x, y)| x * y).sum();
+                r[[pre, col]] = d;
+                for row in 0..n {
+                    ri[row] -= d * q[[row, pre]];
+                }
+            }
+            let norm = ri.iter().map(|x| x * x).sum::<f64>().sqrt();
+            r[[col, col]] = norm;
+            for row in 0..n {
+                q[[row, col]] = ri[row] / norm;
+            }
+        }
+    }
+
+    #[divan::bench]
+    fn plain(bencher: divan::Bencher) {
+        let a = data();
+        bencher.bench(|| {
+            let mut q = Array2::<f64>::zeros((16, 16).f());
+            let mut r = Array2::<f64>::zeros((16, 16).f());
+            plain_qr(&mut q, &mut r, black_box(&a));
+            (q, r)
+        });
+    }
+
+    #[divan::bench]
+    fn reversible_forward(bencher: divan::Bencher) {
+        let a = data();
+        bencher.bench(|| {
+            let mut q = Array2::<f64>::zeros((16, 16).f());
+            let mut r = Array2::<f64>::zeros((16, 16).f());
+            qr::qr(q.view_mut(), r.view_mut(), black_box(&a).view()).unwrap();
+            (q, r)
+        });
+    }
+
+    #[divan::bench]
+    fn reversible_forward_unchecked(bencher: divan::Bencher) {
+        let a = data();
+        bencher.bench(|| {
+            let mut q = Array2::<f64>::zeros((16, 16).f());
+            let mut r = Array2::<f64>::zeros((16, 16).f());
+            unchecked::qr::qr(q.view_mut(), r.view_mut(), black_box(&a).view()).unwrap();
+            (q, r)
+        });
+    }
+}
+
+mod sparse_dot_1000 {
+    use super::*;
+
+    /// 1000 x 1000 with about 1% nonzeros, two different patterns.
+    fn data() -> (CsMat<f64>, CsMat<f64>) {
+        let mut state = 7_u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let mut make = || {
+            let mut t = TriMat::new((1000, 1000));
+            let mut seen = std::collections::HashSet::new();
+            while seen.len() < 10_000 {
+                let (i, j) = (next() % 1000, next() % 1000);
+                if seen.insert((i, j)) {
+                    t.add_triplet(i, j, (next() % 1000) as f64 / 100.0);
+                }
+            }
+            t.to_csc()
+        };
+        (make(), make())
+    }
+
+    /// The same merge of sorted row lists, column by column.
+    fn plain_dot(a: &CsMat<f64>, b: &CsMat<f64>) -> f64 {
+        let mut r = 0.0;
+        for (ca, cb) in a.outer_iterator().zip(b.outer_iterator()) {
+            let (ia, va) = (ca.indices(), ca.data());
+            let (ib, vb) = (cb.indices(), cb.data());
+            let (mut x, mut y) = (0, 0);
+            while x < ia.len() && y < ib.len() {
+                match ia[x].cmp(&ib[y]) {
+                    std::cmp::Ordering::Equal => {
+                        r += va[x] * vb[y];
+                        x += 1;
+                        y += 1;
+                    }
+                    std::cmp::Ordering::Less => x += 1,
+                    std::cmp::Ordering::Greater => y += 1,
+                }
+            }
+        }
+        r
+    }
+
+    #[divan::bench]
+    fn plain(bencher: divan::Bencher) {
+        let (a, b) = data();
+        bencher.bench(|| plain_dot(black_box(&a), black_box(&b)));
+    }
+
+    #[divan::bench]
+    fn reversible_forward(bencher: divan::Bencher) {
+        let (a, b) = data();
+        bencher.bench(|| {
+            let mut r = 0.0;
+            sparse::sparse_dot(&mut r, black_box(&a).view(), black_box(&b).view()).unwrap();
+            r
+        });
+    }
+
+    #[divan::bench]
+    fn reversible_forward_unchecked(bencher: divan::Bencher) {
+        let (a, b) = data();
+        bencher.bench(|| {
+            let mut r = 0.0;
+            unchecked::sparse::sparse_dot(&mut r, black_box(&a).view(), black_box(&b).view())
+                .unwrap();
+            r
+        });
     }
 }

@@ -10,3 +10,17 @@ nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod unitary);
+
+/// The same programs compiled without run-time checks
+/// (`Config::checks(false)`): faster, but a failed check would go unnoticed.
+pub mod unchecked {
+    nilang::include_nil!(pub mod arithmetic from "unchecked");
+    nilang::include_nil!(pub mod bennett from "unchecked");
+    nilang::include_nil!(pub mod bessel from "unchecked");
+    nilang::include_nil!(pub mod complex from "unchecked");
+    nilang::include_nil!(pub mod fib from "unchecked");
+    nilang::include_nil!(pub mod linalg from "unchecked");
+    nilang::include_nil!(pub mod qr from "unchecked");
+    nilang::include_nil!(pub mod sparse from "unchecked");
+    nilang::include_nil!(pub mod unitary from "unchecked");
+}

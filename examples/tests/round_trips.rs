@@ -272,3 +272,32 @@ fn sparse_dot_refuses_a_csr_matrix() {
     assert!(err.to_string().contains("sparse.nil"), "{err}");
     assert_eq!(r, 0.0);
 }
+
+#[test]
+fn the_unchecked_build_computes_the_same_and_still_round_trips() {
+    use nilang_examples::unchecked as u;
+    // ibesselj: its final `~@routine` only restores ancillas, so it is not
+    // generated without checks; the result and the uncall must not change.
+    for z in [0.3_f64, 1.0, 2.5, 7.0] {
+        for v in 0..4 {
+            let (mut checked, mut unchecked) = (0.5_f64, 0.5_f64);
+            bessel::ibesselj(&mut checked, v, z, 1e-8).unwrap();
+            u::bessel::ibesselj(&mut unchecked, v, z, 1e-8).unwrap();
+            assert_eq!(checked, unchecked, "J_{v}({z})");
+            u::bessel::uncall_ibesselj(&mut unchecked, v, z, 1e-8).unwrap();
+            assert!((unchecked - 0.5).abs() < 1e-15, "J_{v}({z}): {unchecked}");
+        }
+    }
+    let (mut out, x, y) = (2.0_f64, 3.0, 5.0);
+    u::arithmetic::multiplier(&mut out, x, y).unwrap();
+    assert_eq!(out, 17.0);
+    u::arithmetic::uncall_multiplier(&mut out, x, y).unwrap();
+    assert_eq!(out, 2.0);
+    let mut f = 0.0_f64;
+    u::fib::rfib(&mut f, 10.0).unwrap();
+    assert_eq!(f, 55.0);
+    let x = Complex::new(2.0_f64, -1.0);
+    let mut y = Complex::new(0.0_f64, 0.0);
+    u::complex::complex_log(&mut y, x).unwrap();
+    assert!((y - x.ln()).norm() < 1e-15);
+}

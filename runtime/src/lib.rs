@@ -59,6 +59,9 @@ pub type Result<T = ()> = std::result::Result<T, Error>;
 /// ```ignore
 /// // The module `arithmetic`, generated from `arithmetic.nil`:
 /// nilang::include_nil!(pub mod arithmetic);
+/// // From a folder under OUT_DIR (`Config::out_dir`), e.g. a second
+/// // compilation with other options:
+/// nilang::include_nil!(pub mod arithmetic from "unchecked");
 /// // Or, inside a module you declare yourself:
 /// mod bessel {
 ///     nilang::include_nil!("bessel");
@@ -74,6 +77,13 @@ macro_rules! include_nil {
         #[allow(clippy::all, clippy::pedantic, unused, non_snake_case, unused_parens)]
         $vis mod $name {
             include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+        }
+    };
+    ($vis:vis mod $name:ident from $dir:literal) => {
+        #[rustfmt::skip]
+        #[allow(clippy::all, clippy::pedantic, unused, non_snake_case, unused_parens)]
+        $vis mod $name {
+            include!(concat!(env!("OUT_DIR"), "/", $dir, "/", stringify!($name), ".rs"));
         }
     };
     ($file:literal) => {
