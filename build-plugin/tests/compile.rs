@@ -107,3 +107,43 @@ fn clear_errors_for_bad_setups() {
     let err = config(&dir).atol(f64::NAN).compile_dir("nil").unwrap_err();
     assert!(err.to_string().contains("finite non-negative"), "{err}");
 }
+
+#[test]
+fn package_metadata_sets_tolerance_and_checks() {
+    let dir = scratch("metadata");
+    let manifest = |nilang: &str| {
+        format!(
+            "[package]\nname = \"fixture\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[lib]\npath = \"lib.rs\"\n\n[package.metadata.nilang]\n{nilang}\n"
+        )
+    };
+    std::fs::write(dir.join("lib.rs"), "").unwrap();
+    std::fs::write(
+        dir.join("nil/a.nil"),
+        "function f(y::f64, x::f64)\n    z ← 0.0\n    z += x\n    y += z\n    z -= x\nend\n",
+    )
+    .unwrap();
+    let with_metadata = || config(&dir).read_metadata(true);
+
+    std::fs::write(dir.join("Cargo.toml"), manifest("atol = 1e-6")).unwrap();
+    with_metadata().compile_dir("nil").unwrap();
+    let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    assert!(code.contains("pub const ATOL: f64 = 1e-6;"), "{code}");
+    assert!(code.contains("nilang::Check::Deallocation"), "{code}");
+
+    std::fs::write(dir.join("Cargo.toml"), manifest("checks = false")).unwrap();
+    with_metadata().compile_dir("nil").unwrap();
+    let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    assert!(!code.contains("nilang::Check::"), "{code}");
+    // Config overrides the metadata.
+    with_metadata().checks(true).compile_dir("nil").unwrap();
+    let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    assert!(code.contains("nilang::Check::Deallocation"), "{code}");
+
+    std::fs::write(dir.join("Cargo.toml"), manifest("checks = \"no\"")).unwrap();
+    let err = with_metadata().compile_dir("nil").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("[package.metadata.nilang] checks must be true or false"),
+        "{err}"
+    );
+}
