@@ -459,7 +459,12 @@ pub struct FunctionRust {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>, checks: bool) -> Arc<FunctionRust> {
+pub fn function_rust<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    checks: bool,
+    gradients: bool,
+) -> Arc<FunctionRust> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
@@ -479,6 +484,7 @@ pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>, checks: bool) -> Arc<Fu
         },
         &codegen::Options {
             checks,
+            gradients,
             ..codegen::Options::default()
         },
     );
@@ -503,6 +509,7 @@ pub fn rust_module(
     project: Project,
     file: SourceFile,
     checks: bool,
+    gradients: bool,
 ) -> Arc<RustModule> {
     let mut errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
         .iter()
@@ -511,7 +518,7 @@ pub fn rust_module(
         .collect();
     let mut code = String::new();
     for &f in file_functions(db, project, file) {
-        let rust = function_rust(db, f, checks);
+        let rust = function_rust(db, f, checks, gradients);
         let offset = function_offset(db, f);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
@@ -535,7 +542,7 @@ pub fn rust_module_text(
     file: SourceFile,
     options: &codegen::Options,
 ) -> Result<String, Vec<Diagnostic>> {
-    let module = rust_module(db, project, file, options.checks);
+    let module = rust_module(db, project, file, options.checks, options.gradients);
     if !module.errors.is_empty() {
         return Err(module.errors.clone());
     }

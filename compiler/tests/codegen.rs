@@ -4,8 +4,15 @@
 use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 
+/// The call and the uncall only (the adjoints have their own snapshot).
 fn module(text: &str) -> Result<String, Vec<String>> {
-    module_with(text, &Default::default())
+    module_with(
+        text,
+        &Options {
+            gradients: false,
+            ..Options::default()
+        },
+    )
 }
 
 fn module_with(text: &str, options: &Options) -> Result<String, Vec<String>> {
@@ -133,6 +140,7 @@ end
 "#;
     let unchecked = Options {
         checks: false,
+        gradients: false,
         ..Options::default()
     };
     let code = module_with(text, &unchecked).unwrap();
@@ -150,4 +158,27 @@ end
     let f = &checked[..checked.find("pub fn g(").unwrap()];
     assert_eq!(f.matches("b -=").count(), 2, "{f}");
     assert!(f.contains("Check::Deallocation"));
+}
+
+#[test]
+fn adjoints() {
+    let code = module_with(
+        r#"function f(y::T, x::[T], θ::T) where T: Real
+    a ← zero(T)
+    @routine a += x[1] * sin(θ)
+    y += a / x[2]
+    ~@routine
+    ROT(x[1], x[2], θ)
+    SWAP(y, x[1])
+end
+
+function g(out::f64, v::[f64], c::f64, n::i64)
+    ~f(out, v, c * 2.0)
+    MULINT(out, n)
+end
+"#,
+        &Options::default(),
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
 }

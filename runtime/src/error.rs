@@ -30,6 +30,8 @@ pub enum Check {
     /// A broadcast over arrays of different lengths, or a matrix argument
     /// not stored as the `.nil` code needs (a CSR matrix for `Csc<T>`).
     Shape,
+    /// An adjoint function reached a construct without an adjoint rule.
+    NotDifferentiable,
 }
 
 impl Check {
@@ -41,6 +43,7 @@ impl Check {
             Check::WhileIteration => "`while` postcondition was false after an iteration",
             Check::ForBounds => "`for` range changed by its body",
             Check::Shape => "shape check failed",
+            Check::NotDifferentiable => "not differentiable",
         }
     }
 }

@@ -30,16 +30,20 @@
 //! is configured with into each generated module (`Config::atol`); integers
 //! and booleans are compared exactly.
 
+mod adjoint;
 mod array;
 mod check;
 pub mod complex;
 mod error;
+mod fd;
 mod real;
 
+pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};
 pub use check::{CheckEq, check_inv};
 pub use complex::Complex;
 pub use error::{Check, Error, Location};
+pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use real::{Real, one, zero};
 
 // Re-exported so that generated code and its users name the same versions.

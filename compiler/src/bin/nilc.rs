@@ -62,6 +62,12 @@ enum Command {
         /// Absolute tolerance of the run-time checks.
         #[arg(long, default_value_t = 1e-8)]
         atol: f64,
+        /// Generate no run-time reversibility checks.
+        #[arg(long)]
+        no_checks: bool,
+        /// Generate no adjoint (gradient) functions.
+        #[arg(long)]
+        no_gradients: bool,
     },
 }
 
@@ -95,7 +101,19 @@ fn main() -> ExitCode {
             color,
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
-        Command::Emit { file, atol } => emit(&file, atol),
+        Command::Emit {
+            file,
+            atol,
+            no_checks,
+            no_gradients,
+        } => emit(
+            &file,
+            nilang_compiler::codegen::Options {
+                atol,
+                checks: !no_checks,
+                gradients: !no_gradients,
+            },
+        ),
     };
     match result {
         Ok(code) => code,
@@ -372,7 +390,8 @@ fn load_with_siblings(path: &Path) -> Result<(RootDatabase, Project, SourceFile,
     Ok((database, project, file, loaded))
 }
 
-fn emit(path: &Path, atol: f64) -> Result<ExitCode, Fatal> {
+fn emit(path: &Path, options: nilang_compiler::codegen::Options) -> Result<ExitCode, Fatal> {
+    let atol = options.atol;
     if !(atol.is_finite() && atol >= 0.0) {
         return Err(Fatal(format!(
             "--atol must be a finite non-negative number, not {atol}"
@@ -386,7 +405,6 @@ fn emit(path: &Path, atol: f64) -> Result<ExitCode, Fatal> {
         );
         return Ok(ExitCode::from(1));
     }
-    let options = nilang_compiler::codegen::Options { atol, checks: true };
     match db::rust_module_text(&database, project, file, &options) {
         Err(errors) => {
             eprint!(

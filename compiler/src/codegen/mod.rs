@@ -19,6 +19,8 @@
 
 use std::fmt::Write;
 
+mod adjoint;
+
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 use crate::invert::{
@@ -57,6 +59,9 @@ pub struct Options {
     pub atol: f64,
     /// Generate the run-time checks (off: as if everything were `@invcheckoff`).
     pub checks: bool,
+    /// Generate the adjoint (gradient) functions `f_adjoint`,
+    /// `uncall_f_adjoint` and `f_grad`.
+    pub gradients: bool,
 }
 
 impl Default for Options {
@@ -64,6 +69,7 @@ impl Default for Options {
         Options {
             atol: 1e-8,
             checks: true,
+            gradients: true,
         }
     }
 }
@@ -274,10 +280,14 @@ pub fn generate_function(
         checks: options.checks,
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
+        ad: None,
     };
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
     g.function(&backward, &uncall_name(&f.name.name), false);
+    if options.gradients && g.diagnostics.is_empty() {
+        adjoint::generate(&mut g, f, &forward, &backward);
+    }
     let mut diagnostics = g.diagnostics;
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
     diagnostics.dedup();
@@ -301,6 +311,8 @@ struct Gen<'a> {
     generics: Vec<String>,
     /// Set while the value of a broadcast instruction is generated.
     bcast: Option<Bcast>,
+    /// Set while an adjoint (reverse-mode gradient) function is generated.
+    ad: Option<adjoint::AdMode>,
 }
 
 /// The broadcast being generated: its loop indices are `__i` (vectors) or
@@ -374,7 +386,11 @@ impl Gen<'_> {
     }
 
     fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
-        if with_doc {
+        if let Some(doc) = self.ad.as_ref().map(|ad| ad.doc.clone()) {
+            for l in doc.lines() {
+                self.line(format!("/// {l}").trim_end());
+            }
+        } else if with_doc {
             if let Some(doc) = &f.doc {
                 for l in doc.lines() {
                     self.line(format!("/// {}", l.trim()).trim_end());
@@ -386,14 +402,17 @@ impl Gen<'_> {
                 rust_name(&f.name.name)
             ));
         }
-        let generics = if f.generics.is_empty() {
+        let mut list: Vec<String> = f
+            .generics
+            .iter()
+            .map(|g| format!("{}: nilang::Real", g.name.name))
+            .collect();
+        if let Some(ad) = &self.ad {
+            list.push(format!("G: nilang::Adjoint<{}>", ad.scalar));
+        }
+        let generics = if list.is_empty() {
             String::new()
         } else {
-            let list: Vec<String> = f
-                .generics
-                .iter()
-                .map(|g| format!("{}: nilang::Real", g.name.name))
-                .collect();
             format!("<{}>", list.join(", "))
         };
         let mut params = Vec::new();
@@ -443,6 +462,16 @@ impl Gen<'_> {
                     params.push(format!("{name}: ()"));
                 }
             }
+            if self.ad.is_some()
+                && let Some(bar) = adjoint::bar_param_type(&kind)
+            {
+                let m = if let Kind::Matrix(_) = kind {
+                    "mut "
+                } else {
+                    ""
+                };
+                params.push(format!("{m}{}: {bar}", adjoint::bar_name(&p.name.name)));
+            }
         }
         for kw in &f.kwparams {
             let kind = self
@@ -464,8 +493,14 @@ impl Gen<'_> {
                 "if !{name}.is_csc() {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, \"CSC\", \"CSR\")); }}"
             ));
         }
-        self.block(&f.body.stmts);
-        self.line("Ok(())");
+        if let Some(body) = self.ad.as_ref().and_then(|ad| ad.body.clone()) {
+            for l in body {
+                self.line(&l);
+            }
+        } else {
+            self.block(&f.body.stmts);
+            self.line("Ok(())");
+        }
         self.level -= 1;
         self.line("}");
     }
@@ -578,8 +613,15 @@ impl Gen<'_> {
                 ..
             } => {
                 if *broadcast {
+                    if self.ad.is_some() {
+                        self.unsupported(stmt.span, "differentiating a broadcast");
+                        return;
+                    }
                     self.broadcast_instruction(target, *op, value, stmt.span);
                 } else {
+                    if self.ad.is_some() {
+                        self.ad_instruction(target, *op, value, stmt.span);
+                    }
                     self.instruction(target, *op, value, stmt.span);
                 }
             }
@@ -597,6 +639,9 @@ impl Gen<'_> {
                     "let mut {}{annotation} = {code};",
                     rust_name(&name.name)
                 ));
+                if self.ad.is_some() {
+                    self.ad_alloc(name, &kind);
+                }
             }
             StmtKind::Dealloc { name, value } => {
                 if !self.checks {
@@ -906,6 +951,9 @@ impl Gen<'_> {
 
     fn call(&mut self, call: &Call, span: Span) {
         if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+            if self.ad.is_some() {
+                self.ad_instruction_call(instr.name, call, span);
+            }
             self.instruction_call(instr.name, call, span);
             return;
         }
@@ -913,10 +961,20 @@ impl Gen<'_> {
             self.unsupported(span, "a call of an unknown function");
             return;
         };
-        let name = if call.inverted {
-            uncall_name(&call.callee.name)
-        } else {
-            rust_name(&call.callee.name)
+        // A callee without differentiable parameters passes no adjoint: its
+        // own inverse is all the reverse pass needs.
+        let ad = self.ad.is_some()
+            && sig
+                .params
+                .iter()
+                .any(|(_, ty)| adjoint::bar_param_type(&kind_of(ty)).is_some());
+        let name = match (call.inverted, ad) {
+            (true, false) => uncall_name(&call.callee.name),
+            (false, false) => rust_name(&call.callee.name),
+            // In an adjoint, `~g(...)` undoes a call of `g`: its reverse pass
+            // is `g_adjoint`; `g(...)` undoes `~g`, so it is `uncall_g_adjoint`.
+            (true, true) => adjoint::adjoint_name(&call.callee.name),
+            (false, true) => adjoint::uncall_adjoint_name(&call.callee.name),
         };
         let path = match &sig.module {
             Some(m) => format!("super::{}::{name}", rust_name(m)),
@@ -946,11 +1004,20 @@ impl Gen<'_> {
                 args.push(format!("{code}.view()"));
             } else {
                 let (code, from) = self.expr(arg);
-                let to = match param_kind {
+                let to = match &param_kind {
                     Kind::Generic(_) | Kind::Unknown => from.clone(),
-                    k => k,
+                    k => k.clone(),
                 };
                 args.push(convert(code, &from, &to));
+            }
+            if ad && adjoint::bar_param_type(&param_kind).is_some() {
+                match self.ad_bar_arg(arg, &param_kind) {
+                    Some((code, back)) => {
+                        args.push(code);
+                        write_back.extend(back);
+                    }
+                    None => return,
+                }
             }
         }
         for (kw_name, ty, default) in &sig.kwparams {

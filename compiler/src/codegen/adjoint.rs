@@ -1,0 +1,732 @@
+//! Reverse-mode differentiation without a tape.
+//!
+//! For each function `f` three more Rust functions are generated:
+//! - `f_adjoint`: the reverse pass. It runs the inverse of `f` (which
+//!   recovers every intermediate value by uncomputing) and, before each
+//!   statement, applies that statement's adjoint rule: the adjoints of the
+//!   values the statement's forward version read are increased by the
+//!   adjoint of what it wrote times the local derivative;
+//! - `uncall_f_adjoint`: the same for `~f`, so that adjoints pass through
+//!   `~g(...)` calls;
+//! - `f_grad`: `f` then `f_adjoint`: with the adjoint of the loss argument
+//!   seeded (1 in its `_bar`, 0 elsewhere), it leaves the inputs restored and
+//!   each `_bar` holding the derivative of the loss with respect to that input.
+//!
+//! Every differentiable parameter `x` (a float, a type parameter, a complex
+//! number, or an array or matrix of them, a CSC matrix's values) is followed
+//! by its adjoint `x_bar`, of type `G: nilang::Adjoint<T>`: `T` itself for a
+//! gradient, `[T; N]` for `N` adjoints in one sweep (a Jacobian). Ancillas get
+//! an adjoint next to them, dropped with them (the paper's theorem 1: the
+//! adjoint of a value restored to a constant carries nothing).
+//!
+//! The local derivatives of an instruction's right-hand side are derived from
+//! its expression tree (products, quotients, powers and the elementary
+//! functions), so `y += a * b / c` needs no table entry per shape. A
+//! construct the rules do not cover makes the adjoint function return
+//! `Err` (check `NotDifferentiable`) naming the `.nil` location, rather than
+//! breaking the build of code that is never differentiated.
+
+use super::*;
+
+/// Settings of an adjoint function being generated.
+pub(super) struct AdMode {
+    /// The scalar type of `G: nilang::Adjoint<scalar>`.
+    pub scalar: String,
+    pub doc: String,
+    /// Lines that replace the body (the `_grad` wrapper, or an error).
+    pub body: Option<Vec<String>>,
+}
+
+pub(super) fn adjoint_name(name: &str) -> String {
+    format!("{}_adjoint", rust_name(name).trim_start_matches("r#"))
+}
+
+pub(super) fn uncall_adjoint_name(name: &str) -> String {
+    format!("{}_adjoint", uncall_name(name))
+}
+
+fn grad_name(name: &str) -> String {
+    format!("{}_grad", rust_name(name).trim_start_matches("r#"))
+}
+
+pub(super) fn bar_name(name: &str) -> String {
+    format!("{}_bar", rust_name(name).trim_start_matches("r#"))
+}
+
+/// Whether values of this kind carry a derivative.
+fn differentiable(kind: &Kind) -> bool {
+    match kind {
+        Kind::Float(_) | Kind::Generic(_) => true,
+        Kind::Complex(inner) => differentiable(inner),
+        _ => false,
+    }
+}
+
+/// The type of the adjoint parameter of a parameter of this kind.
+pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
+    match kind {
+        k if differentiable(k) => Some(match k {
+            Kind::Complex(_) => "&mut nilang::Complex<G>".into(),
+            _ => "&mut G".into(),
+        }),
+        Kind::Array(inner) | Kind::Csc(inner) if differentiable(inner) => Some(match **inner {
+            Kind::Complex(_) => "&mut [nilang::Complex<G>]".into(),
+            _ => "&mut [G]".into(),
+        }),
+        Kind::Matrix(inner) if differentiable(inner) => {
+            Some("nilang::ndarray::ArrayViewMut2<'_, G>".into())
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backward: &Function) {
+    let scalar = f
+        .generics
+        .first()
+        .map(|t| t.name.name.clone())
+        .unwrap_or_else(|| "f64".into());
+    let name = rust_name(&f.name.name);
+    let has_bars = f.params.iter().any(|p| {
+        g.resolution
+            .def_at(p.name.span)
+            .is_some_and(|id| bar_param_type(&kind_of(&g.types.defs[id])).is_some())
+    });
+    if !has_bars {
+        // Nothing differentiable goes in or out: callers use the inverse.
+        return;
+    }
+    let passes = [
+        (
+            backward,
+            adjoint_name(&f.name.name),
+            format!(
+                "Reverse pass of [`{name}`]: takes its outputs and their adjoints, runs\n\
+                 its inverse, and leaves its inputs and their adjoints."
+            ),
+        ),
+        (
+            forward,
+            uncall_adjoint_name(&f.name.name),
+            format!("Reverse pass of [`{}`].", uncall_name(&f.name.name)),
+        ),
+    ];
+    for (program, fn_name, doc) in passes {
+        let saved_out = std::mem::take(&mut g.out);
+        let saved_diagnostics = std::mem::take(&mut g.diagnostics);
+        g.ad = Some(AdMode {
+            scalar: scalar.clone(),
+            doc: doc.clone(),
+            body: None,
+        });
+        g.function(program, &fn_name, false);
+        let code = std::mem::replace(&mut g.out, saved_out);
+        let problems = std::mem::replace(&mut g.diagnostics, saved_diagnostics);
+        g.out.push('\n');
+        if let Some(problem) = problems.first() {
+            // The same signature, with a body that reports the problem.
+            let location = g.location(problem.primary.span);
+            let what = format!("cannot differentiate: {}", problem.message);
+            g.ad = Some(AdMode {
+                scalar: scalar.clone(),
+                doc,
+                body: Some(vec![format!(
+                    "Err(nilang::Error::new({location}, nilang::Check::NotDifferentiable, {what:?}, \"an adjoint rule\", \"none\"))"
+                )]),
+            });
+            g.function(program, &fn_name, false);
+        } else {
+            g.out.push_str(&code);
+        }
+    }
+    // `f_grad`: forward, then the reverse pass.
+    let mut values = Vec::new();
+    let mut with_bars = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let kind = g
+            .resolution
+            .def_at(p.name.span)
+            .map(|id| kind_of(&g.types.defs[id]))
+            .unwrap_or(Kind::Unknown);
+        let mutated = g.mutated.get(i).copied().unwrap_or(false);
+        let n = rust_name(&p.name.name);
+        let value = match (&kind, mutated) {
+            (Kind::Matrix(_) | Kind::Csc(_), true) => format!("{n}.view_mut()"),
+            (Kind::Matrix(_) | Kind::Csc(_), false) => format!("{n}.view()"),
+            (_, true) => format!("&mut *{n}"),
+            (_, false) => n.clone(),
+        };
+        values.push(value.clone());
+        with_bars.push(value);
+        if bar_param_type(&kind).is_some() {
+            let b = bar_name(&p.name.name);
+            with_bars.push(match kind {
+                Kind::Matrix(_) => format!("{b}.view_mut()"),
+                _ => format!("&mut *{b}"),
+            });
+        }
+    }
+    for kw in &f.kwparams {
+        values.push(rust_name(&kw.name.name));
+        with_bars.push(rust_name(&kw.name.name));
+    }
+    g.ad = Some(AdMode {
+        scalar,
+        doc: format!(
+            "Gradient of [`{name}`]: runs it, then [`{}`]. Seed the adjoint of the\n\
+             loss argument (1 in its `_bar`, 0 in the others) before the call; after it\n\
+             the arguments hold their inputs again and each `_bar` the derivative of\n\
+             the loss with respect to that input (added to what it held).",
+            adjoint_name(&f.name.name)
+        ),
+        body: Some(vec![
+            format!("{name}({})?;", values.join(", ")),
+            format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
+        ]),
+    });
+    g.out.push('\n');
+    g.function(forward, &grad_name(&f.name.name), false);
+    g.ad = None;
+}
+
+impl Gen<'_> {
+    fn ad_kind(&self) -> Kind {
+        let scalar = self.ad.as_ref().map(|a| a.scalar.as_str()).unwrap_or("f64");
+        match scalar {
+            "f64" | "f32" => kind_of(&Ty::Scalar(if scalar == "f64" { "f64" } else { "f32" })),
+            g => Kind::Generic(g.to_string()),
+        }
+    }
+
+    fn ad_scalar(&self) -> String {
+        rust_scalar(&self.ad_kind()).unwrap_or_else(|| "f64".into())
+    }
+
+    fn ad_zero(&self) -> String {
+        format!("<G as nilang::Adjoint<{}>>::zero()", self.ad_scalar())
+    }
+
+    fn ad_one(&self) -> String {
+        format!("nilang::one::<{}>()", self.ad_scalar())
+    }
+
+    /// `bar += g * s`.
+    fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
+        format!("nilang::Adjoint::add_scaled(&mut {bar}, &{g}, {s});")
+    }
+
+    /// The adjoint of a new ancilla, zero.
+    pub(super) fn ad_alloc(&mut self, name: &Ident, kind: &Kind) {
+        let n = rust_name(&name.name);
+        let b = bar_name(&name.name);
+        let zero = self.ad_zero();
+        let code = match kind {
+            k if differentiable(k) => match k {
+                Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+                _ => zero,
+            },
+            Kind::Array(inner) if differentiable(inner) => match **inner {
+                Kind::Complex(_) => {
+                    format!("vec![nilang::Complex::new({zero}, {zero}); {n}.len()]")
+                }
+                _ => format!("vec![{zero}; {n}.len()]"),
+            },
+            Kind::Matrix(inner)
+                if differentiable(inner) && !matches!(**inner, Kind::Complex(_)) =>
+            {
+                format!("nilang::ndarray::Array2::from_elem({n}.raw_dim(), {zero})")
+            }
+            _ => return,
+        };
+        self.line(&format!("let mut {b} = {code};"));
+    }
+
+    /// The adjoint of a place, mirroring [`Gen::lvalue`]; `None` when the
+    /// place carries no derivative.
+    fn bar_place(&mut self, expr: &Expr) -> Option<String> {
+        match &expr.kind {
+            ExprKind::Var(name) => {
+                let (id, kind) = self.def_kind(expr.span)?;
+                let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
+                let b = bar_name(name);
+                match kind {
+                    k if differentiable(&k) && is_param => Some(format!("(*{b})")),
+                    k if differentiable(&k) => Some(b),
+                    Kind::Array(inner) | Kind::Matrix(inner) | Kind::Csc(inner)
+                        if differentiable(&inner) =>
+                    {
+                        Some(b)
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Index { base, indices } => {
+                let base_bar = self.bar_place(base)?;
+                let (_, base_kind) = self.whole(|g| g.expr(base));
+                if base_kind == Kind::Offsets {
+                    return None;
+                }
+                let (code, elem) = self.element(base_bar, base_kind, indices, expr.span)?;
+                differentiable(&elem).then_some(code)
+            }
+            ExprKind::Field { base, field } => {
+                let (_, base_kind) = self.whole(|g| g.expr(base));
+                match (&base_kind, field.name.as_str()) {
+                    (Kind::Complex(_), "re" | "im") => {
+                        Some(format!("{}.{}", self.bar_place(base)?, field.name))
+                    }
+                    // The adjoint of a CSC matrix is the adjoint of its values.
+                    (Kind::Csc(_), "nzval") => self.bar_place(base),
+                    _ => None,
+                }
+            }
+            ExprKind::Call { callee, args, .. }
+                if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
+            {
+                let (_, kind) = self.whole(|g| g.expr(&args[0]));
+                let inner = self.bar_place(&args[0])?;
+                match kind {
+                    Kind::Complex(_) => Some(format!(
+                        "{inner}.{}",
+                        if callee.name == "real" { "re" } else { "im" }
+                    )),
+                    _ if callee.name == "real" => Some(inner),
+                    _ => None,
+                }
+            }
+            ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.bar_place(inner),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => self.bar_place(operand),
+            _ => None,
+        }
+    }
+
+    /// The local derivatives of `value` with respect to the places it reads:
+    /// `(place, code of d value / d place)`, in the adjoint scalar kind.
+    fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
+        let mut out = Vec::new();
+        self.push_partials(value, None, &mut out);
+        out
+    }
+
+    fn push_partials(&mut self, e: &Expr, mult: Option<String>, out: &mut Vec<(Expr, String)>) {
+        let k = self.ad_kind();
+        let one = self.ad_one();
+        let times = |m: &Option<String>, code: String| match m {
+            None => code,
+            Some(m) => format!("({m} * {code})"),
+        };
+        let negate = |m: &Option<String>| match m {
+            None => Some(format!("(-{one})")),
+            Some(m) => Some(format!("(-{m})")),
+        };
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                let (_, kind) = self.whole(|g| g.expr(e));
+                if matches!(kind, Kind::Complex(_)) {
+                    self.unsupported(e.span, "differentiating complex arithmetic");
+                } else if differentiable(&kind) {
+                    out.push((e.clone(), mult.unwrap_or(one)));
+                }
+            }
+            ExprKind::Paren(inner) => self.push_partials(inner, mult, out),
+            ExprKind::Adjoint(inner) => self.push_partials(inner, mult, out),
+            ExprKind::Unary { op, operand } => match op {
+                UnaryOp::Neg => self.push_partials(operand, negate(&mult), out),
+                UnaryOp::Plus => self.push_partials(operand, mult, out),
+                UnaryOp::Not => {}
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                use BinaryOp::*;
+                match op {
+                    Add => {
+                        self.push_partials(lhs, mult.clone(), out);
+                        self.push_partials(rhs, mult, out);
+                    }
+                    Sub => {
+                        self.push_partials(lhs, mult.clone(), out);
+                        self.push_partials(rhs, negate(&mult), out);
+                    }
+                    Mul => {
+                        let l = self.value_as(lhs, &k);
+                        let r = self.value_as(rhs, &k);
+                        self.push_partials(lhs, Some(times(&mult, r)), out);
+                        self.push_partials(rhs, Some(times(&mult, l)), out);
+                    }
+                    Div => {
+                        let l = self.value_as(lhs, &k);
+                        let r = self.value_as(rhs, &k);
+                        self.push_partials(lhs, Some(times(&mult, format!("({one} / {r})"))), out);
+                        self.push_partials(
+                            rhs,
+                            Some(times(&mult, format!("(-({l}) / (({r}) * ({r})))"))),
+                            out,
+                        );
+                    }
+                    Rem => self.push_partials(lhs, mult, out),
+                    Pow => {
+                        let (_, rk) = self.whole(|g| g.expr(rhs));
+                        let l = self.value_as(lhs, &k);
+                        if let Kind::Int(_) = rk {
+                            let n = self.value_as(rhs, &Kind::Int("i64"));
+                            let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+                            self.push_partials(
+                                lhs,
+                                Some(times(
+                                    &mult,
+                                    format!("({nk} * nilang::Real::powi({l}, ({n}) - 1))"),
+                                )),
+                                out,
+                            );
+                        } else {
+                            let p = self.value_as(rhs, &k);
+                            self.push_partials(
+                                lhs,
+                                Some(times(
+                                    &mult,
+                                    format!("({p} * nilang::Real::powf({l}, {p} - {one}))"),
+                                )),
+                                out,
+                            );
+                            self.push_partials(
+                                rhs,
+                                Some(times(
+                                    &mult,
+                                    format!(
+                                        "(nilang::Real::ln({l}) * nilang::Real::powf({l}, {p}))"
+                                    ),
+                                )),
+                                out,
+                            );
+                        }
+                    }
+                    // Comparisons, logic, integer division: no derivative.
+                    _ => {}
+                }
+            }
+            ExprKind::Call { callee, args, .. } => {
+                self.call_partials(&callee.name, args, e, mult, out)
+            }
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
+            _ => self.unsupported(e.span, "differentiating this expression"),
+        }
+    }
+
+    fn call_partials(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        e: &Expr,
+        mult: Option<String>,
+        out: &mut Vec<(Expr, String)>,
+    ) {
+        let k = self.ad_kind();
+        let one = self.ad_one();
+        let times = |code: String| match &mult {
+            None => code,
+            Some(m) => format!("({m} * {code})"),
+        };
+        if let [x] = args {
+            let (_, xk) = self.whole(|g| g.expr(x));
+            if matches!(xk, Kind::Complex(_)) {
+                self.unsupported(e.span, "differentiating complex arithmetic");
+                return;
+            }
+        }
+        match (name, args) {
+            ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => {
+                self.push_partials(x, mult, out)
+            }
+            ("atan", [y, x]) => {
+                let yv = self.value_as(y, &k);
+                let xv = self.value_as(x, &k);
+                let d = format!("(({xv}) * ({xv}) + ({yv}) * ({yv}))");
+                self.push_partials(y, Some(times(format!("(({xv}) / {d})"))), out);
+                self.push_partials(x, Some(times(format!("(-({yv}) / {d})"))), out);
+            }
+            ("min" | "max", [a, b]) => {
+                let av = self.value_as(a, &k);
+                let bv = self.value_as(b, &k);
+                let cmp = if name == "min" { "<=" } else { ">=" };
+                let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+                let pick_a = format!("(if {av} {cmp} {bv} {{ {one} }} else {{ {zero} }})");
+                let pick_b = format!("(if {av} {cmp} {bv} {{ {zero} }} else {{ {one} }})");
+                self.push_partials(a, Some(times(pick_a)), out);
+                self.push_partials(b, Some(times(pick_b)), out);
+            }
+            (f, [x]) => {
+                let v = self.value_as(x, &k);
+                let r = |m: &str| format!("nilang::Real::{m}({v})");
+                let d = match f {
+                    "abs" => r("signum"),
+                    "abs2" => format!("(({one} + {one}) * {v})"),
+                    "sqrt" => format!("({one} / (({one} + {one}) * {}))", r("sqrt")),
+                    "exp" => r("exp"),
+                    "log" => format!("({one} / {v})"),
+                    "sin" => r("cos"),
+                    "cos" => format!("(-{})", r("sin")),
+                    "tan" => format!("({one} + {t} * {t})", t = r("tan")),
+                    "sinh" => r("cosh"),
+                    "cosh" => r("sinh"),
+                    "tanh" => format!("({one} - {t} * {t})", t = r("tanh")),
+                    "asin" => format!("({one} / nilang::Real::sqrt({one} - {v} * {v}))"),
+                    "acos" => format!("(-{one} / nilang::Real::sqrt({one} - {v} * {v}))"),
+                    "atan" => format!("({one} / ({one} + {v} * {v}))"),
+                    "inv" => format!("(-{one} / ({v} * {v}))"),
+                    "sign" | "floor" | "ceil" | "round" => return,
+                    _ => {
+                        self.unsupported(e.span, &format!("an adjoint rule for `{f}`"));
+                        return;
+                    }
+                };
+                self.push_partials(x, Some(times(d)), out);
+            }
+            ("zero" | "one" | "length" | "size" | "nnz", _) => {}
+            _ => self.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
+        }
+    }
+
+    /// The adjoint rule of `target op= value` in an inverse program, where it
+    /// undoes `target (inverse op)= value`: the places `value` reads get
+    /// `target`'s adjoint times their local derivative.
+    pub(super) fn ad_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        let Some((_, kind, negated)) = self.lvalue(target) else {
+            return;
+        };
+        if !differentiable(&kind) {
+            return;
+        }
+        if matches!(kind, Kind::Complex(_)) {
+            self.unsupported(span, "differentiating complex arithmetic");
+            return;
+        }
+        // `y -= e` undoes `y += e`: the reads get +ȳ ∂e; `y += e`, -ȳ ∂e.
+        let mut sign_plus = match op {
+            InstrOp::Sub => true,
+            InstrOp::Add => false,
+            _ => {
+                self.unsupported(span, "differentiating this instruction");
+                return;
+            }
+        };
+        if negated {
+            sign_plus = !sign_plus;
+        }
+        let Some(target_bar) = self.bar_place(target) else {
+            return;
+        };
+        let partials = self.partials(value);
+        if partials.is_empty() {
+            return;
+        }
+        let g = self.fresh("g");
+        self.line(&format!("let {g} = {target_bar};"));
+        for (leaf, p) in partials {
+            let Some(leaf_bar) = self.bar_place(&leaf) else {
+                continue;
+            };
+            let s = if sign_plus { p } else { format!("(-{p})") };
+            let line = self.add_scaled(&leaf_bar, &g, &s);
+            self.line(&line);
+        }
+    }
+
+    /// The adjoint rule of a built-in instruction in an inverse program.
+    pub(super) fn ad_instruction_call(&mut self, name: &str, call: &Call, span: Span) {
+        if call.inverted {
+            let instr = crate::builtins::instruction(name).expect("instruction");
+            let inverse = crate::builtins::instruction(instr.inverse).expect("inverse");
+            let call = Call {
+                inverted: false,
+                ..call.clone()
+            };
+            return self.ad_instruction_call(inverse.name, &call, span);
+        }
+        let arg_kind = |g: &mut Self, i: usize| {
+            call.args
+                .get(i)
+                .map(|a| g.whole(|g| g.expr(a)).1)
+                .unwrap_or(Kind::Unknown)
+        };
+        let ka = arg_kind(self, 0);
+        if !differentiable(&ka) {
+            return;
+        }
+        if matches!(ka, Kind::Complex(_)) && name != "SWAP" && name != "NEG" {
+            self.unsupported(span, "differentiating complex arithmetic");
+            return;
+        }
+        let k = self.ad_kind();
+        let one = self.ad_one();
+        let bar = |g: &mut Self, i: usize| call.args.get(i).and_then(|a| g.bar_place(a));
+        match name {
+            "SWAP" => {
+                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
+                    return;
+                };
+                let t = self.fresh("t");
+                self.line(&format!("let {t} = {a};"));
+                self.line(&format!("{a} = {b};"));
+                self.line(&format!("{b} = {t};"));
+            }
+            "NEG" => {
+                let Some(a) = bar(self, 0) else { return };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}, -{one});"));
+            }
+            "INC" | "DEC" => {}
+            "MULINT" | "DIVINT" => {
+                // MULINT here undoes y /= n (ȳ becomes ȳ / n); DIVINT undoes
+                // y *= n (ȳ becomes n ȳ).
+                let Some(a) = bar(self, 0) else { return };
+                let n = self.value_as(&call.args[1], &k);
+                let factor = if name == "MULINT" {
+                    format!("({one} / {n})")
+                } else {
+                    n
+                };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
+            }
+            "ROT" | "IROT" | "HADAMARD" => {
+                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
+                    return;
+                };
+                let (ta, tb) = (self.fresh("ta"), self.fresh("tb"));
+                self.line(&format!("let ({ta}, {tb}) = ({a}, {b});"));
+                let (sa, sb) = if name == "HADAMARD" {
+                    let r = format!(
+                        "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",
+                        self.ad_scalar()
+                    );
+                    (
+                        [(ta.clone(), r.clone()), (tb.clone(), r.clone())],
+                        [(ta.clone(), r.clone()), (tb.clone(), format!("(-{r})"))],
+                    )
+                } else {
+                    let theta = self.value_as(&call.args[2], &k);
+                    let (s, c) = (self.fresh("s"), self.fresh("c"));
+                    self.line(&format!(
+                        "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
+                    ));
+                    // θ: with (a', b') the values before this statement, IROT
+                    // undoing ROT adds -ā b' + b̄ a'; ROT undoing IROT the opposite.
+                    let va = self.value_as(&call.args[0], &k);
+                    let vb = self.value_as(&call.args[1], &k);
+                    let (xa, xb) = if name == "IROT" {
+                        (format!("(-{vb})"), va.clone())
+                    } else {
+                        (vb.clone(), format!("(-{va})"))
+                    };
+                    for (leaf, p) in self.partials(&call.args[2]) {
+                        if let Some(lb) = self.bar_place(&leaf) {
+                            let l1 = self.add_scaled(&lb, &ta, &format!("({p} * {xa})"));
+                            let l2 = self.add_scaled(&lb, &tb, &format!("({p} * {xb})"));
+                            self.line(&l1);
+                            self.line(&l2);
+                        }
+                    }
+                    if name == "IROT" {
+                        (
+                            [(ta.clone(), c.clone()), (tb.clone(), s.clone())],
+                            [(tb.clone(), c.clone()), (ta.clone(), format!("(-{s})"))],
+                        )
+                    } else {
+                        (
+                            [(ta.clone(), c.clone()), (tb.clone(), format!("(-{s})"))],
+                            [(tb.clone(), c.clone()), (ta.clone(), s.clone())],
+                        )
+                    }
+                };
+                for (target, [(x, cx), (y, cy)]) in [(a, sa), (b, sb)] {
+                    self.line(&format!("{target} = {x};"));
+                    self.line(&format!("nilang::Adjoint::scale(&mut {target}, {cx});"));
+                    let l = self.add_scaled(&target, &y, &cy);
+                    self.line(&l);
+                }
+            }
+            _ => self.unsupported(span, &format!("an adjoint rule for `{name}`")),
+        }
+    }
+
+    /// The adjoint argument for a parameter of kind `param_kind`, and the
+    /// temporary that carries it, if any (declaration, lines after the call).
+    pub(super) fn ad_bar_arg(
+        &mut self,
+        arg: &Expr,
+        param_kind: &Kind,
+    ) -> Option<(String, Option<(String, String)>)> {
+        if let Some((m, c, _)) = self.column_of(arg) {
+            let t = self.fresh("colbar");
+            return Some((
+                format!("&mut {t}"),
+                Some((
+                    format!(
+                        "let mut {t} = nilang::ColumnMut::new({}.column_mut({c}));",
+                        bar_name(&m)
+                    ),
+                    String::new(),
+                )),
+            ));
+        }
+        if let ExprKind::Var(name) = &arg.kind
+            && let Some((id, kind)) = self.def_kind(arg.span)
+            && (differentiable(&kind) || bar_param_type(&kind).is_some())
+        {
+            let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
+            let b = bar_name(name);
+            return Some(match kind {
+                Kind::Matrix(_) => (format!("{b}.view_mut()"), None),
+                Kind::Array(_) | Kind::Csc(_) => (format!("&mut {b}[..]"), None),
+                _ if is_param => (format!("&mut *{b}"), None),
+                _ => (format!("&mut {b}"), None),
+            });
+        }
+        let (_, arg_kind) = self.whole(|g| g.expr(arg));
+        if !differentiable(&arg_kind) && bar_param_type(&arg_kind).is_none() {
+            // An integer where the callee is generic: no derivative flows,
+            // but the callee's signature wants an adjoint of that type.
+            return Some(match &arg_kind {
+                Kind::Array(inner) => {
+                    let s = rust_scalar(inner).unwrap_or_else(|| "i64".into());
+                    let (code, _) = self.whole(|g| g.expr(arg));
+                    (
+                        format!("&mut vec![nilang::zero::<{s}>(); {code}.len()][..]"),
+                        None,
+                    )
+                }
+                k => {
+                    let s = rust_scalar(k).unwrap_or_else(|| "i64".into());
+                    (format!("&mut nilang::zero::<{s}>()"), None)
+                }
+            });
+        }
+        if arg.is_place()
+            && let Some(place) = self.bar_place(arg)
+        {
+            let t = self.fresh("argbar");
+            return Some((
+                format!("&mut {t}"),
+                Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
+            ));
+        }
+        // An expression: its adjoint is collected in a temporary and passed
+        // on to what it reads.
+        if !differentiable(param_kind) || matches!(param_kind, Kind::Complex(_)) {
+            self.unsupported(arg.span, "differentiating this argument");
+            return None;
+        }
+        let t = self.fresh("argbar");
+        let mut after = Vec::new();
+        for (leaf, p) in self.partials(arg) {
+            if let Some(lb) = self.bar_place(&leaf) {
+                after.push(self.add_scaled(&lb, &t, &p));
+            }
+        }
+        let zero = self.ad_zero();
+        Some((
+            format!("&mut {t}"),
+            Some((format!("let mut {t}: G = {zero};"), after.join("\n"))),
+        ))
+    }
+}

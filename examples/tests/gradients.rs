@@ -1,0 +1,58 @@
+//! Gradients of the paper's programs from the generated reverse passes, the
+//! issue's acceptance values, and agreement with central differences.
+
+use nilang_examples::{arithmetic as a, bessel, linalg, unitary};
+
+#[test]
+fn multiplier_gradient() {
+    // out += a * b at (0, 2, 3) with loss `out`: (1, 3, 2).
+    let (mut out, x, y) = (0.0_f64, 2.0, 3.0);
+    let (mut gout, mut gx, mut gy) = (1.0_f64, 0.0, 0.0);
+    a::multiplier_grad(&mut out, &mut gout, x, &mut gx, y, &mut gy).unwrap();
+    assert_eq!((gout, gx, gy), (1.0, 3.0, 2.0));
+    assert_eq!(out, 0.0, "the inputs are restored");
+}
+
+#[test]
+fn bessel_derivative() {
+    let (mut out, mut gout, mut gz) = (0.0_f64, 1.0_f64, 0.0_f64);
+    bessel::ibesselj_grad(&mut out, &mut gout, 2, 1.0, &mut gz, 1e-8).unwrap();
+    assert!((gz - 0.2102436158811326).abs() < 1e-9, "{gz}");
+    assert_eq!(out, 0.0);
+    assert_eq!(gout, 1.0);
+}
+
+#[test]
+fn dot_and_umm_gradients_match_their_closed_forms() {
+    let x = [1.0_f64, -2.0, 0.5];
+    let y = [3.0_f64, 4.0, -1.0];
+    let (mut out, mut gout) = (0.0_f64, 1.0_f64);
+    let (mut gx, mut gy) = ([0.0; 3], [0.0; 3]);
+    linalg::dot_grad(&mut out, &mut gout, &x, &mut gx, &y, &mut gy).unwrap();
+    assert_eq!(gx, y);
+    assert_eq!(gy, x);
+    // umm! is orthogonal: the loss x[1] after it has gradient row 1 of U,
+    // and U's rows have norm 1; the angles' gradient against differences.
+    let theta = [0.1_f64, 0.2, 0.3, 0.4, 0.5, 0.6];
+    let x0 = [1.0_f64, 2.0, 3.0, 4.0];
+    let loss = |theta: &[f64], x0: &[f64]| {
+        let mut x = x0.to_vec();
+        unitary::umm(&mut x, theta).unwrap();
+        x[0]
+    };
+    let mut xs = x0;
+    let mut gx = [1.0_f64, 0.0, 0.0, 0.0];
+    let mut gtheta = [0.0_f64; 6];
+    unitary::umm_grad(&mut xs, &mut gx, &theta, &mut gtheta).unwrap();
+    assert!(xs.iter().zip(&x0).all(|(a, b)| (a - b).abs() < 1e-12));
+    let norm: f64 = gx.iter().map(|v| v * v).sum();
+    assert!((norm - 1.0).abs() < 1e-12, "{gx:?}");
+    let fd_theta = nilang::central_difference(|t| loss(t, &x0), &theta, 1e-6);
+    let fd_x = nilang::central_difference(|x| loss(&theta, x), &x0, 1e-6);
+    for (g, f) in gtheta.iter().zip(&fd_theta).chain(gx.iter().zip(&fd_x)) {
+        assert!(
+            (g - f).abs() < 1e-7,
+            "{gtheta:?} vs {fd_theta:?}, {gx:?} vs {fd_x:?}"
+        );
+    }
+}
