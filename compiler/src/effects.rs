@@ -34,8 +34,14 @@ pub fn local_effects(function: &Function) -> LocalEffects {
     let mut writes = FxHashSet::default();
     visit_block(&function.body, &mut |stmt| match &stmt.kind {
         StmtKind::Instr { target, .. } => {
-            if let Some(&p) = target.root_var().and_then(|(n, _)| params.get(n)) {
-                writes.insert(p);
+            let targets = match &target.kind {
+                ExprKind::Tuple(items) => items.iter().collect(),
+                _ => vec![target],
+            };
+            for t in targets {
+                if let Some(&p) = t.root_var().and_then(|(n, _)| params.get(n)) {
+                    writes.insert(p);
+                }
             }
         }
         StmtKind::Typecast { value, .. } => {

@@ -48,6 +48,7 @@ pub use real::{Real, one, zero};
 
 // Re-exported so that generated code and its users name the same versions.
 pub use ndarray;
+pub use num_dual;
 pub use num_traits;
 pub use sprs;
 

@@ -264,6 +264,103 @@ pub fn one<T: Real>() -> T {
     <T as num_traits::One>::one()
 }
 
+/// Dual numbers (`num_dual::Dual64`: a value and one directional
+/// derivative) are `Real`, so generated code, gradients included, runs on
+/// them: the gradient program on duals is forward-over-reverse, one column
+/// of a Hessian per run. Comparisons, `min`, `max` and rounding look at the
+/// value only; the tolerance check compares both parts.
+impl Real for num_dual::Dual64 {
+    fn from_i64(v: i64) -> Self {
+        num_dual::Dual64::from(v as f64)
+    }
+    fn from_f64(v: f64) -> Self {
+        num_dual::Dual64::from(v)
+    }
+    fn to_f64(self) -> f64 {
+        self.re
+    }
+    fn abs(self) -> Self {
+        if self.re < 0.0 { -self } else { self }
+    }
+    fn sqrt(self) -> Self {
+        num_dual::DualNum::sqrt(&self)
+    }
+    fn exp(self) -> Self {
+        num_dual::DualNum::exp(&self)
+    }
+    fn ln(self) -> Self {
+        num_dual::DualNum::ln(&self)
+    }
+    fn sin(self) -> Self {
+        num_dual::DualNum::sin(&self)
+    }
+    fn cos(self) -> Self {
+        num_dual::DualNum::cos(&self)
+    }
+    fn tan(self) -> Self {
+        num_dual::DualNum::tan(&self)
+    }
+    fn sinh(self) -> Self {
+        num_dual::DualNum::sinh(&self)
+    }
+    fn cosh(self) -> Self {
+        num_dual::DualNum::cosh(&self)
+    }
+    fn tanh(self) -> Self {
+        num_dual::DualNum::tanh(&self)
+    }
+    fn asin(self) -> Self {
+        num_dual::DualNum::asin(&self)
+    }
+    fn acos(self) -> Self {
+        num_dual::DualNum::acos(&self)
+    }
+    fn atan(self) -> Self {
+        num_dual::DualNum::atan(&self)
+    }
+    fn atan2(self, x: Self) -> Self {
+        num_dual::DualNum::atan2(&self, x)
+    }
+    fn powi(self, n: i64) -> Self {
+        match i32::try_from(n) {
+            Ok(n) => num_dual::DualNum::powi(&self, n),
+            Err(_) => num_dual::DualNum::powf(&self, n as f64),
+        }
+    }
+    fn powf(self, p: Self) -> Self {
+        if p.eps == 0.0 {
+            num_dual::DualNum::powf(&self, p.re)
+        } else {
+            num_dual::DualNum::powd(&self, p)
+        }
+    }
+    fn min(self, other: Self) -> Self {
+        if other.re < self.re { other } else { self }
+    }
+    fn max(self, other: Self) -> Self {
+        if other.re > self.re { other } else { self }
+    }
+    fn floor(self) -> Self {
+        Self::from(self.re.floor())
+    }
+    fn ceil(self) -> Self {
+        Self::from(self.re.ceil())
+    }
+    fn round(self) -> Self {
+        Self::from(self.re.round())
+    }
+    fn signum(self) -> Self {
+        Self::from(if self.re == 0.0 {
+            0.0
+        } else {
+            self.re.signum()
+        })
+    }
+    fn approx_eq(self, other: Self, atol: f64) -> bool {
+        self.re.approx_eq(other.re, atol) && self.eps.approx_eq(other.eps, atol)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Real;

@@ -612,6 +612,12 @@ impl Gen<'_> {
                 value,
                 ..
             } => {
+                if let Some(parts) = split_sincos(stmt) {
+                    for part in &parts {
+                        self.stmt(part);
+                    }
+                    return;
+                }
                 if *broadcast {
                     if self.ad.is_some() {
                         self.unsupported(stmt.span, "differentiating a broadcast");
@@ -1871,6 +1877,42 @@ impl Gen<'_> {
             k,
         )
     }
+}
+
+/// `(s, c) op= sincos(x)` as `s op= sin(x)` and `c op= cos(x)`.
+fn split_sincos(stmt: &Stmt) -> Option<Vec<Stmt>> {
+    let StmtKind::Instr {
+        target,
+        value,
+        broadcast: false,
+        ..
+    } = &stmt.kind
+    else {
+        return None;
+    };
+    let ExprKind::Tuple(items) = &target.kind else {
+        return None;
+    };
+    let ExprKind::Call { callee, args, .. } = &value.kind else {
+        return None;
+    };
+    let ([s, c], "sincos", [x]) = (items.as_slice(), callee.name.as_str(), args.as_slice()) else {
+        return None;
+    };
+    let part = |place: &Expr, f: &str| {
+        let mut call = value.clone();
+        if let ExprKind::Call { callee, args, .. } = &mut call.kind {
+            callee.name = f.to_string();
+            *args = vec![x.clone()];
+        }
+        let mut part = stmt.clone();
+        if let StmtKind::Instr { target, value, .. } = &mut part.kind {
+            *target = place.clone();
+            *value = call;
+        }
+        part
+    };
+    Some(vec![part(s, "sin"), part(c, "cos")])
 }
 
 /// Integers are computed on as `f64` by the transcendental functions.

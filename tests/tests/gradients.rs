@@ -1,0 +1,191 @@
+//! Every adjoint rule against central differences, with `+=` and `-=`, at
+//! several points; the instructions; calls, branches, loops and ancillas;
+//! and the acceptance values.
+
+use nilang_tests::{rules as r, semantics as s};
+
+const RTOL: f64 = 1e-6;
+const ATOL: f64 = 1e-8;
+
+/// Points (y, a, b) inside every rule's domain (asin and acos need |a| < 1,
+/// log and sqrt a > 0; a != b keeps min and max differentiable).
+const POINTS: [[f64; 3]; 4] = [
+    [0.3, 0.4, 1.7],
+    [-1.2, 0.9, 0.6],
+    [2.0, 0.15, -2.5],
+    [0.0, 0.6, 3.1],
+];
+
+/// Weights of the loss w . (y, a, b) after the call: every adjoint is seeded.
+const W: [f64; 3] = [1.0, 0.7, -0.4];
+
+type Fwd = fn(&mut f64, f64, f64) -> nilang::Result;
+type Grad = fn(&mut f64, &mut f64, f64, &mut f64, f64, &mut f64) -> nilang::Result;
+
+fn check_rule(name: &str, forward: Fwd, grad: Grad) {
+    for p in POINTS {
+        let loss = |x: &[f64]| {
+            let mut y = x[0];
+            forward(&mut y, x[1], x[2]).unwrap();
+            W[0] * y + W[1] * x[1] + W[2] * x[2]
+        };
+        let (mut y, mut gy, mut ga, mut gb) = (p[0], W[0], W[1], W[2]);
+        grad(&mut y, &mut gy, p[1], &mut ga, p[2], &mut gb).unwrap();
+        assert!((y - p[0]).abs() < 1e-12, "{name}: y restored");
+        nilang::check_gradient(loss, &p, &[gy, ga, gb], RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("{name} at {p:?}: {e}"));
+    }
+}
+
+#[test]
+fn every_rule_with_plus_and_minus_equals() {
+    check_rule(
+        "rule_identity_add",
+        r::rule_identity_add,
+        r::rule_identity_add_grad,
+    );
+    check_rule(
+        "rule_identity_sub",
+        r::rule_identity_sub,
+        r::rule_identity_sub_grad,
+    );
+    check_rule("rule_add_add", r::rule_add_add, r::rule_add_add_grad);
+    check_rule("rule_add_sub", r::rule_add_sub, r::rule_add_sub_grad);
+    check_rule("rule_sub_add", r::rule_sub_add, r::rule_sub_add_grad);
+    check_rule("rule_sub_sub", r::rule_sub_sub, r::rule_sub_sub_grad);
+    check_rule("rule_mul_add", r::rule_mul_add, r::rule_mul_add_grad);
+    check_rule("rule_mul_sub", r::rule_mul_sub, r::rule_mul_sub_grad);
+    check_rule("rule_div_add", r::rule_div_add, r::rule_div_add_grad);
+    check_rule("rule_div_sub", r::rule_div_sub, r::rule_div_sub_grad);
+    check_rule("rule_pow_add", r::rule_pow_add, r::rule_pow_add_grad);
+    check_rule("rule_pow_sub", r::rule_pow_sub, r::rule_pow_sub_grad);
+    check_rule("rule_powi_add", r::rule_powi_add, r::rule_powi_add_grad);
+    check_rule("rule_powi_sub", r::rule_powi_sub, r::rule_powi_sub_grad);
+    check_rule("rule_abs_add", r::rule_abs_add, r::rule_abs_add_grad);
+    check_rule("rule_abs_sub", r::rule_abs_sub, r::rule_abs_sub_grad);
+    check_rule("rule_abs2_add", r::rule_abs2_add, r::rule_abs2_add_grad);
+    check_rule("rule_abs2_sub", r::rule_abs2_sub, r::rule_abs2_sub_grad);
+    check_rule("rule_sqrt_add", r::rule_sqrt_add, r::rule_sqrt_add_grad);
+    check_rule("rule_sqrt_sub", r::rule_sqrt_sub, r::rule_sqrt_sub_grad);
+    check_rule("rule_exp_add", r::rule_exp_add, r::rule_exp_add_grad);
+    check_rule("rule_exp_sub", r::rule_exp_sub, r::rule_exp_sub_grad);
+    check_rule("rule_log_add", r::rule_log_add, r::rule_log_add_grad);
+    check_rule("rule_log_sub", r::rule_log_sub, r::rule_log_sub_grad);
+    check_rule("rule_sin_add", r::rule_sin_add, r::rule_sin_add_grad);
+    check_rule("rule_sin_sub", r::rule_sin_sub, r::rule_sin_sub_grad);
+    check_rule("rule_cos_add", r::rule_cos_add, r::rule_cos_add_grad);
+    check_rule("rule_cos_sub", r::rule_cos_sub, r::rule_cos_sub_grad);
+    check_rule("rule_tan_add", r::rule_tan_add, r::rule_tan_add_grad);
+    check_rule("rule_tan_sub", r::rule_tan_sub, r::rule_tan_sub_grad);
+    check_rule("rule_sinh_add", r::rule_sinh_add, r::rule_sinh_add_grad);
+    check_rule("rule_sinh_sub", r::rule_sinh_sub, r::rule_sinh_sub_grad);
+    check_rule("rule_cosh_add", r::rule_cosh_add, r::rule_cosh_add_grad);
+    check_rule("rule_cosh_sub", r::rule_cosh_sub, r::rule_cosh_sub_grad);
+    check_rule("rule_tanh_add", r::rule_tanh_add, r::rule_tanh_add_grad);
+    check_rule("rule_tanh_sub", r::rule_tanh_sub, r::rule_tanh_sub_grad);
+    check_rule("rule_asin_add", r::rule_asin_add, r::rule_asin_add_grad);
+    check_rule("rule_asin_sub", r::rule_asin_sub, r::rule_asin_sub_grad);
+    check_rule("rule_acos_add", r::rule_acos_add, r::rule_acos_add_grad);
+    check_rule("rule_acos_sub", r::rule_acos_sub, r::rule_acos_sub_grad);
+    check_rule("rule_atan_add", r::rule_atan_add, r::rule_atan_add_grad);
+    check_rule("rule_atan_sub", r::rule_atan_sub, r::rule_atan_sub_grad);
+    check_rule("rule_atan2_add", r::rule_atan2_add, r::rule_atan2_add_grad);
+    check_rule("rule_atan2_sub", r::rule_atan2_sub, r::rule_atan2_sub_grad);
+    check_rule("rule_inv_add", r::rule_inv_add, r::rule_inv_add_grad);
+    check_rule("rule_inv_sub", r::rule_inv_sub, r::rule_inv_sub_grad);
+    check_rule("rule_min_add", r::rule_min_add, r::rule_min_add_grad);
+    check_rule("rule_min_sub", r::rule_min_sub, r::rule_min_sub_grad);
+    check_rule("rule_max_add", r::rule_max_add, r::rule_max_add_grad);
+    check_rule("rule_max_sub", r::rule_max_sub, r::rule_max_sub_grad);
+    check_rule("rule_call", r::rule_call, r::rule_call_grad);
+    check_rule("rule_branch", r::rule_branch, r::rule_branch_grad);
+    check_rule("rule_ancilla", r::rule_ancilla, r::rule_ancilla_grad);
+}
+
+/// Checks an instruction on (up to) three floats against differences of
+/// the loss w . outputs.
+fn check_three(
+    name: &str,
+    forward: impl Fn(&mut [f64; 3]),
+    grad: impl Fn(&mut [f64; 3], &mut [f64; 3]),
+) {
+    for p in POINTS {
+        let loss = |x: &[f64]| {
+            let mut v = [x[0], x[1], x[2]];
+            forward(&mut v);
+            v.iter().zip(W).map(|(a, w)| a * w).sum::<f64>()
+        };
+        let mut v = p;
+        let mut g = W;
+        grad(&mut v, &mut g);
+        assert!(
+            v.iter().zip(p).all(|(a, b)| (a - b).abs() < 1e-12),
+            "{name}: restored"
+        );
+        nilang::check_gradient(loss, &p, &g, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("{name} at {p:?}: {e}"));
+    }
+}
+
+#[test]
+fn instructions() {
+    check_three(
+        "sincos",
+        |[a, b, c]| r::rule_sincos(a, b, *c).unwrap(),
+        |[a, b, c], [ga, gb, gc]| r::rule_sincos_grad(a, ga, b, gb, *c, gc).unwrap(),
+    );
+    check_three(
+        "SWAP",
+        |[a, b, _]| r::rule_swap(a, b).unwrap(),
+        |[a, b, _], [ga, gb, _]| r::rule_swap_grad(a, ga, b, gb).unwrap(),
+    );
+    check_three(
+        "ROT",
+        |[a, b, c]| r::rule_rot(a, b, *c).unwrap(),
+        |[a, b, c], [ga, gb, gc]| r::rule_rot_grad(a, ga, b, gb, *c, gc).unwrap(),
+    );
+    check_three(
+        "IROT",
+        |[a, b, c]| r::rule_irot(a, b, *c).unwrap(),
+        |[a, b, c], [ga, gb, gc]| r::rule_irot_grad(a, ga, b, gb, *c, gc).unwrap(),
+    );
+    check_three(
+        "HADAMARD",
+        |[a, b, _]| r::rule_hadamard(a, b).unwrap(),
+        |[a, b, _], [ga, gb, _]| r::rule_hadamard_grad(a, ga, b, gb).unwrap(),
+    );
+    check_three(
+        "INC/DEC",
+        |[a, b, _]| r::rule_inc_dec(a, b).unwrap(),
+        |[a, b, _], [ga, gb, _]| r::rule_inc_dec_grad(a, ga, b, gb).unwrap(),
+    );
+    check_three(
+        "NEG",
+        |[a, _, _]| r::rule_neg(a).unwrap(),
+        |[a, _, _], [ga, _, _]| r::rule_neg_grad(a, ga).unwrap(),
+    );
+    check_three(
+        "MULINT",
+        |[a, _, _]| r::rule_mulint(a, 3).unwrap(),
+        |[a, _, _], [ga, _, _]| r::rule_mulint_grad(a, ga, 3).unwrap(),
+    );
+    check_three(
+        "DIVINT",
+        |[a, _, _]| r::rule_divint(a, 4).unwrap(),
+        |[a, _, _], [ga, _, _]| r::rule_divint_grad(a, ga, 4).unwrap(),
+    );
+}
+
+#[test]
+fn sqrt_of_sum_of_squares_gradient() {
+    // y += x[i]^2; res += sqrt(y) over [1, 2, 3], loss res.
+    let (mut res, mut y, x) = (0.0_f64, 0.0_f64, [1.0, 2.0, 3.0]);
+    let (mut gres, mut gy, mut gx) = (1.0_f64, 0.0_f64, [0.0; 3]);
+    s::sqrt_of_squares_grad(&mut res, &mut gres, &mut y, &mut gy, &x, &mut gx).unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-15;
+    assert_eq!(gres, 1.0);
+    assert!(close(gy, 0.1336306209562122), "{gy}");
+    let expected = [0.2672612419124244, 0.5345224838248488, 0.8017837257372732];
+    assert!(gx.iter().zip(expected).all(|(a, b)| close(*a, b)), "{gx:?}");
+    assert_eq!((res, y, x), (0.0, 0.0, [1.0, 2.0, 3.0]));
+}
