@@ -29,6 +29,7 @@
 //! [package.metadata.nilang]
 //! atol = 1e-10    # absolute tolerance of the run-time checks (default 1e-8)
 //! checks = false  # generate no run-time checks at all (default true)
+//! gradients = false  # no f_adjoint / f_grad functions (default true)
 //! ```
 //!
 //! Without checks, code is faster but a broken `.nil` program gives a wrong
@@ -74,6 +75,7 @@ impl std::error::Error for Error {}
 pub struct Config {
     atol: Option<f64>,
     checks: Option<bool>,
+    gradients: Option<bool>,
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
     read_metadata: bool,
@@ -91,6 +93,7 @@ impl Config {
         Config {
             atol: None,
             checks: None,
+            gradients: None,
             out_dir: None,
             manifest_dir: None,
             read_metadata: true,
@@ -110,6 +113,14 @@ impl Config {
     /// is as if every statement were under `@invcheckoff`.
     pub fn checks(mut self, yes: bool) -> Config {
         self.checks = Some(yes);
+        self
+    }
+
+    /// Whether to generate the gradient functions `f_adjoint`,
+    /// `uncall_f_adjoint` and `f_grad` (default `true`, or the package's
+    /// `[package.metadata.nilang] gradients`).
+    pub fn gradients(mut self, yes: bool) -> Config {
+        self.gradients = Some(yes);
         self
     }
 
@@ -183,6 +194,9 @@ impl Config {
         }
         if let Some(checks) = self.checks {
             options.checks = checks;
+        }
+        if let Some(gradients) = self.gradients {
+            options.gradients = gradients;
         }
         if !(options.atol.is_finite() && options.atol >= 0.0) {
             return Err(Error::Metadata(format!(
@@ -358,6 +372,13 @@ fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error
         options.atol = atol.as_f64().ok_or_else(|| {
             Error::Metadata(format!(
                 "[package.metadata.nilang] atol must be a number, not {atol}"
+            ))
+        })?;
+    }
+    if let Some(gradients) = nilang.get("gradients") {
+        options.gradients = gradients.as_bool().ok_or_else(|| {
+            Error::Metadata(format!(
+                "[package.metadata.nilang] gradients must be true or false, not {gradients}"
             ))
         })?;
     }

@@ -139,6 +139,12 @@ fn package_metadata_sets_tolerance_and_checks() {
     let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
     assert!(code.contains("nilang::Check::Deallocation"), "{code}");
 
+    assert!(code.contains("pub fn f_grad"), "{code}");
+    std::fs::write(dir.join("Cargo.toml"), manifest("gradients = false")).unwrap();
+    with_metadata().compile_dir("nil").unwrap();
+    let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    assert!(!code.contains("_adjoint"), "{code}");
+
     std::fs::write(dir.join("Cargo.toml"), manifest("checks = \"no\"")).unwrap();
     let err = with_metadata().compile_dir("nil").unwrap_err();
     assert!(

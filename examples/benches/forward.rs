@@ -52,6 +52,37 @@ mod bessel_j2 {
         out
     }
 
+    /// The gradient dJ/dz: forward, then the reverse pass (checks on).
+    #[divan::bench]
+    fn gradient() -> f64 {
+        let (mut out, mut gout, mut gz) = (0.0, 1.0, 0.0);
+        bessel::ibesselj_grad(
+            &mut out,
+            &mut gout,
+            black_box(2),
+            black_box(1.0),
+            &mut gz,
+            1e-8,
+        )
+        .unwrap();
+        gz
+    }
+
+    #[divan::bench]
+    fn gradient_unchecked() -> f64 {
+        let (mut out, mut gout, mut gz) = (0.0, 1.0, 0.0);
+        unchecked::bessel::ibesselj_grad(
+            &mut out,
+            &mut gout,
+            black_box(2),
+            black_box(1.0),
+            &mut gz,
+            1e-8,
+        )
+        .unwrap();
+        gz
+    }
+
     #[divan::bench]
     fn uncall() -> f64 {
         let mut out = 0.11490348492980633;
@@ -98,6 +129,25 @@ mod dot_1000 {
         bencher.bench(|| {
             let mut out = 0.0;
             unchecked::linalg::dot(&mut out, black_box(&a), black_box(&b)).unwrap();
+            out
+        });
+    }
+
+    #[divan::bench]
+    fn gradient(bencher: divan::Bencher) {
+        let (a, b) = data();
+        let (mut ga, mut gb) = (vec![0.0; a.len()], vec![0.0; b.len()]);
+        bencher.bench_local(|| {
+            let (mut out, mut gout) = (0.0, 1.0);
+            linalg::dot_grad(
+                &mut out,
+                &mut gout,
+                black_box(&a),
+                &mut ga,
+                black_box(&b),
+                &mut gb,
+            )
+            .unwrap();
             out
         });
     }

@@ -14,6 +14,18 @@ fn main() -> Result<(), nilang::Error> {
     println!("ibesselj:   J_{v}({z}) = {out:.17}");
     bessel::uncall_ibesselj(&mut out, v, z, 1e-8)?;
     println!("            uncalled: out = {out}, v = {v}, z = {z}");
+    // Its derivative from the generated reverse pass (no tape), and the
+    // second derivative by running that reverse pass on dual numbers.
+    let (mut out, mut out_bar, mut z_bar) = (0.0_f64, 1.0_f64, 0.0_f64);
+    bessel::ibesselj_grad(&mut out, &mut out_bar, v, z, &mut z_bar, 1e-8)?;
+    let dual = nilang::num_dual::Dual64::new(z, 1.0);
+    let one = nilang::num_dual::Dual64::from(1.0);
+    let (mut out_d, mut out_bar_d, mut z_bar_d) = (one * 0.0, one, one * 0.0);
+    bessel::ibesselj_grad(&mut out_d, &mut out_bar_d, v, dual, &mut z_bar_d, 1e-8)?;
+    println!(
+        "            dJ/dz = {z_bar:.16}, d2J/dz2 = {:.16}",
+        z_bar_d.eps
+    );
 
     // The multiplier: out += x * y.
     let (mut out, x, y) = (2.0_f64, 3.0, 5.0);
