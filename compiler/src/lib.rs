@@ -12,6 +12,7 @@ pub mod codegen;
 pub mod db;
 pub mod diagnostics;
 pub mod effects;
+pub mod ide;
 pub mod invert;
 pub mod printer;
 pub mod render;

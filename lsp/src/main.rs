@@ -1,0 +1,24 @@
+//! `nilang-lsp`: the NiLang language server, speaking LSP over stdio.
+
+use std::time::Duration;
+
+fn main() {
+    if std::env::args().any(|a| a == "--version" || a == "-V") {
+        println!("nilang-lsp {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("nilang-lsp: cannot start the async runtime: {e}");
+            std::process::exit(2);
+        }
+    };
+    runtime.block_on(nilang_lsp::serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Do not wait for a request still running on a blocking thread.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+}

@@ -1,0 +1,384 @@
+//! The `LanguageServer` implementation.
+//!
+//! Notifications that change text (`didOpen`, `didChange`, `didClose`) write
+//! to the database at once, before any `.await`, so they apply in the order
+//! they arrive. Requests take a snapshot under the lock, release it, and
+//! compute on a blocking thread (`spawn_blocking`); an edit arriving
+//! meanwhile cancels the snapshot and the request answers `ContentModified`.
+//! Diagnostics are computed by one task, woken after each change, so they
+//! are published in order and only for the latest version.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::features::{
+    self, GeneratedRustParams, GeneratedRustResult, InverseParams, InverseResult,
+};
+use crate::line_index::Encoding;
+use crate::workspace::{Snapshot, Workspace};
+
+/// The LSP error code for "the request failed" (LSP 3.17 `RequestFailed`).
+const REQUEST_FAILED: i64 = -32803;
+
+fn request_failed(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::ServerError(REQUEST_FAILED),
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+pub struct Backend {
+    client: Client,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    workspace: Mutex<Workspace>,
+    /// Wakes the diagnostics task.
+    changed: Notify,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Workspace> {
+        // A panic while holding the lock leaves the data usable: every write
+        // is a whole salsa input update.
+        self.workspace.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            shared: Arc::new(Shared {
+                workspace: Mutex::new(Workspace::default()),
+                changed: Notify::new(),
+            }),
+        }
+    }
+
+    /// Runs `f` on a snapshot of `uri` on a blocking thread. `Ok(None)` for a
+    /// document the server does not know.
+    async fn read<T, F>(&self, uri: &Uri, f: F) -> Result<Option<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Snapshot) -> T + Send + 'static,
+    {
+        let Some(snapshot) = self.shared.lock().snapshot(uri) else {
+            return Ok(None);
+        };
+        let joined = tokio::task::spawn_blocking(move || {
+            // The snapshot is dropped inside this closure, before the result
+            // travels back, so a waiting writer is released at once.
+            let result = salsa::Cancelled::catch(AssertUnwindSafe(|| f(&snapshot)));
+            drop(snapshot);
+            result
+        })
+        .await;
+        match joined {
+            Ok(Ok(value)) => Ok(Some(value)),
+            Ok(Err(_cancelled)) => Err(Error::content_modified()),
+            Err(join_error) => {
+                let mut e = Error::internal_error();
+                e.message = format!("the request failed inside the server: {join_error}").into();
+                Err(e)
+            }
+        }
+    }
+
+    fn spawn_diagnostics_task(&self) {
+        let shared = self.shared.clone();
+        let client = self.client.clone();
+        tokio::spawn(diagnostics_task(shared, client));
+    }
+
+    pub async fn inverse(&self, params: InverseParams) -> Result<InverseResult> {
+        let uri = params.text_document.uri.clone();
+        match self
+            .read(&uri, move |s| features::inverse(s, &params))
+            .await?
+        {
+            Some(Ok(result)) => Ok(result),
+            Some(Err(refusal)) => Err(request_failed(refusal)),
+            None => Err(request_failed("unknown document: open it first")),
+        }
+    }
+
+    pub async fn generated_rust(&self, params: GeneratedRustParams) -> Result<GeneratedRustResult> {
+        let uri = params.text_document.uri;
+        match self.read(&uri, features::generated_rust).await? {
+            Some(Ok(result)) => Ok(result),
+            Some(Err(refusal)) => Err(request_failed(refusal)),
+            None => Err(request_failed("unknown document: open it first")),
+        }
+    }
+}
+
+/// Recomputes and publishes diagnostics whenever documents change. One task,
+/// so that publications never overtake each other; a computation cancelled
+/// by a newer edit is simply redone for the newer text.
+async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
+    let mut published: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
+    loop {
+        shared.changed.notified().await;
+        loop {
+            let (encoding, work) = {
+                let mut workspace = shared.lock();
+                (workspace.encoding, workspace.take_dirty())
+            };
+            let Some((db, jobs)) = work else {
+                break;
+            };
+            let jobs_for_worker = jobs.clone();
+            let computed = tokio::task::spawn_blocking(move || {
+                let result = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                    jobs_for_worker
+                        .iter()
+                        .map(|job| {
+                            features::file_diagnostics(
+                                &db,
+                                job.project,
+                                job.file,
+                                &job.uri,
+                                encoding,
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                }));
+                drop(db);
+                result
+            })
+            .await;
+            match computed {
+                Ok(Ok(lists)) => {
+                    for (job, list) in jobs.into_iter().zip(lists) {
+                        // A newer version is queued already: publish that one.
+                        if shared.lock().version(&job.uri) != Some(job.version) {
+                            continue;
+                        }
+                        if !job.force && published.get(&job.uri) == Some(&list) {
+                            continue;
+                        }
+                        published.insert(job.uri.clone(), list.clone());
+                        client
+                            .publish_diagnostics(job.uri, list, Some(job.version))
+                            .await;
+                    }
+                }
+                Ok(Err(_cancelled)) => shared.lock().requeue(jobs),
+                Err(panic) => {
+                    client
+                        .log_message(
+                            MessageType::ERROR,
+                            format!("nilang-lsp: computing diagnostics failed: {panic}"),
+                        )
+                        .await;
+                }
+            }
+        }
+        // Forget closed documents.
+        let open = shared.lock().open_documents();
+        published.retain(|uri, _| open.contains(uri));
+    }
+}
+
+fn choose_encoding(params: &InitializeParams) -> Encoding {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref());
+    match offered {
+        Some(list) if list.contains(&PositionEncodingKind::UTF8) => Encoding::Utf8,
+        _ => Encoding::Utf16,
+    }
+}
+
+fn snippet_support(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.completion.as_ref())
+        .and_then(|c| c.completion_item.as_ref())
+        .and_then(|i| i.snippet_support)
+        .unwrap_or(false)
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let encoding = choose_encoding(&params);
+        {
+            let mut workspace = self.shared.lock();
+            workspace.encoding = encoding;
+            workspace.snippets = snippet_support(&params);
+        }
+        self.spawn_diagnostics_task();
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(match encoding {
+                    Encoding::Utf8 => PositionEncodingKind::UTF8,
+                    Encoding::Utf16 => PositionEncodingKind::UTF16,
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..Default::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                completion_provider: Some(CompletionOptions::default()),
+                semantic_tokens_provider: Some(
+                    SemanticTokensServerCapabilities::SemanticTokensOptions(
+                        SemanticTokensOptions {
+                            legend: SemanticTokensLegend {
+                                token_types: features::TOKEN_TYPES.to_vec(),
+                                token_modifiers: features::TOKEN_MODIFIERS.to_vec(),
+                            },
+                            full: Some(SemanticTokensFullOptions::Bool(true)),
+                            range: None,
+                            ..Default::default()
+                        },
+                    ),
+                ),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "nilang-lsp".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        self.shared.lock().open(doc.uri, doc.text, doc.version);
+        self.shared.changed.notify_one();
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let doc = params.text_document;
+        let known = self
+            .shared
+            .lock()
+            .change(&doc.uri, doc.version, params.content_changes);
+        if known {
+            self.shared.changed.notify_one();
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        self.shared.lock().close(&uri);
+        self.shared.changed.notify_one();
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let p = params.text_document_position_params;
+        let position = p.position;
+        Ok(self
+            .read(&p.text_document.uri, move |s| features::hover(s, position))
+            .await?
+            .flatten())
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let p = params.text_document_position_params;
+        let position = p.position;
+        Ok(self
+            .read(&p.text_document.uri, move |s| {
+                features::definition(s, position)
+            })
+            .await?
+            .flatten()
+            .map(GotoDefinitionResponse::Scalar))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let p = params.text_document_position;
+        let position = p.position;
+        let include = params.context.include_declaration;
+        Ok(self
+            .read(&p.text_document.uri, move |s| {
+                features::references(s, position, include)
+            })
+            .await?
+            .flatten())
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        Ok(self
+            .read(&params.text_document.uri, features::document_symbols)
+            .await?
+            .map(DocumentSymbolResponse::Nested))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        self.read(&params.text_document.uri, features::code_lenses)
+            .await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        Ok(self
+            .read(&params.text_document.uri, features::semantic_tokens)
+            .await?
+            .map(|data| {
+                SemanticTokensResult::Tokens(SemanticTokens {
+                    result_id: None,
+                    data,
+                })
+            }))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let p = params.text_document_position;
+        let position = p.position;
+        Ok(self
+            .read(&p.text_document.uri, move |s| {
+                features::completion(s, position)
+            })
+            .await?
+            .map(CompletionResponse::Array))
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        match self
+            .read(&params.text_document.uri, features::formatting)
+            .await?
+        {
+            None => Ok(None),
+            Some(Ok(edits)) => Ok(Some(edits)),
+            Some(Err(refusal)) => Err(request_failed(refusal.message())),
+        }
+    }
+}
