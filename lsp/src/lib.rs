@@ -14,6 +14,7 @@
 pub mod features;
 pub mod line_index;
 pub mod server;
+pub mod transport;
 pub mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -29,12 +30,30 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
         .finish()
 }
 
-/// Serves one client over a pair of byte streams until `exit`.
+/// Serves one client over a pair of byte streams until `exit` (or the end
+/// of the input). Undecodable messages are answered with a JSON-RPC error
+/// and skipped (see [`transport`]) instead of ending the session.
 pub async fn serve<I, O>(input: I, output: O)
 where
     I: AsyncRead + Unpin,
-    O: AsyncWrite,
+    O: AsyncWrite + Unpin,
 {
     let (service, socket) = service();
-    Server::new(input, output, socket).serve(service).await;
+    let (to_server, server_input) = tokio::io::duplex(1 << 16);
+    let (server_output, from_server) = tokio::io::duplex(1 << 16);
+    let output = tokio::sync::Mutex::new(output);
+    let server = async {
+        Server::new(server_input, server_output, socket)
+            .serve(service)
+            .await;
+    };
+    let server_side = async {
+        tokio::join!(server, transport::copy_output(from_server, &output));
+    };
+    let input_side = transport::filter_input(input, to_server, &output);
+    tokio::pin!(server_side, input_side);
+    tokio::select! {
+        _ = &mut server_side => {}
+        _ = &mut input_side => server_side.await,
+    }
 }

@@ -18,7 +18,13 @@ fn main() {
             std::process::exit(2);
         }
     };
-    runtime.block_on(nilang_lsp::serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Spawned, so the server's futures live on the heap, not the main stack.
+    let served = runtime.block_on(async {
+        tokio::spawn(nilang_lsp::serve(tokio::io::stdin(), tokio::io::stdout())).await
+    });
+    if let Err(e) = served {
+        eprintln!("nilang-lsp: the server stopped abnormally: {e}");
+    }
     // Do not wait for a request still running on a blocking thread.
     runtime.shutdown_timeout(Duration::from_millis(100));
 }
