@@ -47,7 +47,9 @@ fn summarize(published: &Value) -> String {
             let r = &related["location"]["range"];
             out.push_str(&format!(
                 " [{}:{} {:?}]",
-                r["start"]["line"], r["start"]["character"], related["message"]
+                r["start"]["line"],
+                r["start"]["character"],
+                related["message"].as_str().unwrap_or("?")
             ));
         }
         out.push('\n');
@@ -97,8 +99,8 @@ fn diagnostics_then_fixed_then_empty() {
         let published = client.diagnostics(URI).await;
         assert_eq!(published["version"], 0);
         expect![[r#"
-            2:13-2:14 1 E0201 "`y` is read and written by the same instruction\nhelp: copy the value first: `tmp ← zero(T); tmp += y`, use `tmp` on the right, then uncompute it" [2:4 String("written here")]
-            3:13-3:14 2 W0203 "`x` is passed twice to one instruction\nhelp: its gradient would be written twice (a shared write); square with `abs2(x)`, or copy it into an ancilla first" [3:9 String("first use")]
+            2:13-2:14 1 E0201 "`y` is read and written by the same instruction\nhelp: copy the value first: `tmp ← zero(T); tmp += y`, use `tmp` on the right, then uncompute it" [2:4 "written here"]
+            3:13-3:14 2 W0203 "`x` is passed twice to one instruction\nhelp: its gradient would be written twice (a shared write); square with `abs2(x)`, or copy it into an ancilla first" [3:9 "first use"]
         "#]]
         .assert_eq(&summarize(&published));
         let first = &published["diagnostics"][0];
