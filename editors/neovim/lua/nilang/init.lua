@@ -71,7 +71,7 @@ function M.show_preview(name, text, filetype)
   vim.bo[buf].filetype = filetype
   if vim.fn.bufwinid(buf) == -1 then
     local current = vim.api.nvim_get_current_win()
-    vim.cmd('vsplit')
+    vim.cmd('rightbelow vsplit')
     vim.api.nvim_win_set_buf(0, buf)
     vim.api.nvim_set_current_win(current)
   end
