@@ -299,12 +299,7 @@ impl Workspace {
         }
     }
 
-    /// The URIs of the database's files (for tests and diagnostics).
-    pub fn uris(&self) -> Arc<HashMap<SourceFile, Uri>> {
-        self.uris.clone()
-    }
-
-    /// Open documents, for tests.
+    /// The open documents.
     pub fn open_documents(&self) -> HashSet<Uri> {
         self.open.keys().cloned().collect()
     }

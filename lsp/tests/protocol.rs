@@ -506,6 +506,30 @@ fn definition_and_references_across_files() {
             )
             .await;
         assert_eq!(definition["range"]["start"], position(0, 24));
+
+        // Renaming the helper in its own file breaks the calls in the other
+        // open file, whose diagnostics are republished.
+        client
+            .change(OTHER_URI, 1, [(0, 9), (0, 15)], "assist")
+            .await;
+        let published = client.diagnostics(URI).await;
+        let codes: Vec<&str> = published["diagnostics"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|d| d["code"].as_str().expect("code"))
+            .collect();
+        assert_eq!(codes, ["E0102", "E0102", "E0102"], "{published}");
+
+        // Closing a document clears its diagnostics.
+        client
+            .notify(
+                "textDocument/didClose",
+                json!({ "textDocument": { "uri": URI } }),
+            )
+            .await;
+        let cleared = client.diagnostics(URI).await;
+        assert_eq!(cleared["diagnostics"], json!([]));
         client.shutdown_and_exit().await;
     });
 }
