@@ -182,3 +182,14 @@ end
     .unwrap();
     insta::assert_snapshot!(code);
 }
+
+#[test]
+fn shape_queries_in_a_differentiated_expression_carry_no_derivative() {
+    let code = module_with(
+        "function h(y::f64, v::[f64])\n    y += v[1] * length(v)\nend\n",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(code.contains("pub fn h_adjoint"), "{code}");
+    assert!(!code.contains("NotDifferentiable"), "{code}");
+}

@@ -436,6 +436,8 @@ impl Gen<'_> {
             }
         }
         match (name, args) {
+            // Shapes and constants carry no derivative.
+            ("zero" | "one" | "length" | "size" | "nnz", _) => {}
             ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => {
                 self.push_partials(x, mult, out)
             }
@@ -483,7 +485,6 @@ impl Gen<'_> {
                 };
                 self.push_partials(x, Some(times(d)), out);
             }
-            ("zero" | "one" | "length" | "size" | "nnz", _) => {}
             _ => self.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
         }
     }
