@@ -13,7 +13,7 @@ use crate::diagnostics::Diagnostic;
 use crate::effects::{visit_block, visit_stmt};
 use crate::printer::print_expr;
 use crate::resolve::{DefKind, Resolution};
-use crate::types::FunctionTypes;
+use crate::types::{FunctionTypes, Ty};
 
 /// What the checks need to know about callees.
 pub trait CalleeInfo {
@@ -27,10 +27,16 @@ pub fn check_function(
     types: &FunctionTypes,
     callees: &dyn CalleeInfo,
 ) -> Vec<Diagnostic> {
+    let differentiated = function.params.iter().any(|p| {
+        resolution
+            .def_at(p.name.span)
+            .is_some_and(|id| carries_gradient(&types.defs[id]))
+    });
     let mut checker = Checker {
         resolution,
         types,
         callees,
+        differentiated,
         out: Vec::new(),
     };
     checker.block(&function.body);
@@ -196,10 +202,24 @@ fn value_names(expr: &Expr) -> Vec<(String, Span)> {
     places.into_iter().map(|p| (p.root, p.root_span)).collect()
 }
 
+/// Whether values of this type have an adjoint in the gradient program:
+/// floats, type parameters, complex numbers, and arrays of them.
+fn carries_gradient(ty: &Ty) -> bool {
+    match ty.element() {
+        Ty::Scalar(s) => matches!(*s, "f64" | "f32"),
+        Ty::Generic(_) => true,
+        Ty::Constructed("Complex", _) => true,
+        _ => false,
+    }
+}
+
 struct Checker<'a> {
     resolution: &'a Resolution,
     types: &'a FunctionTypes,
     callees: &'a dyn CalleeInfo,
+    /// The function has a parameter that carries a gradient, so the compiler
+    /// generates its adjoint: a shared read there is an error (E0210).
+    differentiated: bool,
     out: Vec<Diagnostic>,
 }
 
@@ -437,18 +457,30 @@ impl Checker<'_> {
                 if self.is_integer(b) {
                     continue;
                 }
-                self.out.push(
+                let text = b.text();
+                let diagnostic = if self.differentiated {
+                    Diagnostic::error(
+                        "E0210",
+                        b.span,
+                        format!("`{text}` is read twice by one instruction of a differentiated function"),
+                    )
+                    .with_help(format!(
+                        "the gradient program would write the adjoint of `{text}` twice from one instruction (a shared write); square with `abs2({text})` or `{text}^2`, or copy it into an ancilla first: `t ← zero(T); t += {text}`, use `t`, then `t -= {text}; t → zero(T)`"
+                    ))
+                } else {
                     Diagnostic::warning(
                         "W0203",
                         b.span,
-                        format!("`{}` is passed twice to one instruction", b.text()),
+                        format!("`{text}` is passed twice to one instruction"),
                     )
-                    .with_label("second use")
-                    .with_secondary(a.span, "first use")
                     .with_help(format!(
-                        "its gradient would be written twice (a shared write); square with `abs2({})`, or copy it into an ancilla first",
-                        b.text()
-                    )),
+                        "its gradient would be written twice (a shared write); square with `abs2({text})`, or copy it into an ancilla first"
+                    ))
+                };
+                self.out.push(
+                    diagnostic
+                        .with_label("second use")
+                        .with_secondary(a.span, "first use"),
                 );
                 return;
             }

@@ -133,6 +133,10 @@ pub const CODES: &[(&str, &str)] = &[
         "mutating a loop variable, keyword parameter or constant",
     ),
     (
+        "E0210",
+        "shared write: a variable read twice by one instruction of a differentiated function",
+    ),
+    (
         "E0301",
         "ancilla never deallocated, and its final value cannot be inferred",
     ),

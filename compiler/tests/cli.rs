@@ -34,7 +34,9 @@ fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
 
 const CLEAN: &str = "function f(y::f64, x::f64)\n    y += x\nend\n";
 const BROKEN: &str = "function f(y::f64, x::f64)\n    y += x * y\nend\n";
-const WARNS: &str = "function f(y::f64, x::f64)\n    y += x * x\nend\n";
+/// Only a warning: a shared read where nothing is differentiated (no
+/// parameter carries a gradient).
+const WARNS: &str = "function f(n::i64)\n    t ← 0.5\n    u ← 0.0\n    u += t * t\n    u → 0.25\n    t → 0.5\nend\n";
 
 #[test]
 fn clean_files_exit_zero() {

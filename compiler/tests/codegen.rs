@@ -100,8 +100,8 @@ end
 #[test]
 fn complex_and_sparse() {
     let code = module(
-        r#"function cplx(y::Complex<T>, x::Complex<T>) where T: Real
-    y += x * x'
+        r#"function cplx(y::Complex<T>, x::Complex<T>, w::Complex<T>) where T: Real
+    y += x * w'
     y.im += angle(x)
 end
 
@@ -123,7 +123,7 @@ fn without_checks_a_final_uncomputation_of_freed_ancillas_is_not_generated() {
     b ← 0.0
     @routine begin
         a += x * 2
-        b += a * a
+        b += a^2
     end
     out += identity(b)
     ~@routine
@@ -144,7 +144,7 @@ end
         ..Options::default()
     };
     let code = module_with(text, &unchecked).unwrap();
-    // f: the uncomputation (`b -= a * a`, `a -= x * 2`) is gone, from the
+    // f: the uncomputation (`b -= a ^ 2`, `a -= x * 2`) is gone, from the
     // call and from the uncall; in g the ancilla lives on after `~@routine`
     // (the next iteration needs it back at zero), so it stays.
     let f = &code[code.find("pub fn f(").unwrap()..code.find("pub fn g(").unwrap()];

@@ -73,7 +73,7 @@ fn a_one_line_edit_rechecks_only_its_function() {
     // The new line reads `x` twice: a shared read, reported after the edit.
     assert_eq!(
         diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(),
-        vec!["W0203"]
+        vec!["E0210"]
     );
 }
 

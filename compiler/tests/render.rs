@@ -27,7 +27,7 @@ fn human_rendering() {
           │
           = help: copy the value first: `tmp ← zero(T); tmp += out!`, use `tmp` on the right, then uncompute it
 
-        warning[W0203]: `x` is passed twice to one instruction
+        error[E0210]: `x` is read twice by one instruction of a differentiated function
           ┌─ f.nil:3:17
           │
         3 │     out! += x * x
@@ -35,7 +35,7 @@ fn human_rendering() {
           │             │    
           │             first use
           │
-          = help: its gradient would be written twice (a shared write); square with `abs2(x)`, or copy it into an ancilla first
+          = help: the gradient program would write the adjoint of `x` twice from one instruction (a shared write); square with `abs2(x)` or `x^2`, or copy it into an ancilla first: `t ← zero(T); t += x`, use `t`, then `t -= x; t → zero(T)`
 
     "#]]
     .assert_eq(&out);

@@ -11,7 +11,7 @@ use support::{TestClient, find, position, text_position};
 
 const URI: &str = "file:///nilang-test/protocol/main.nil";
 
-/// A file with one error (E0201) and one warning (W0203).
+/// A file with two errors: E0201 and a shared read, E0210.
 const WRONG: &str = "\
 \"\"\"Accumulate into `y`.\"\"\"
 function acc(y::f64, x::f64)
@@ -100,7 +100,7 @@ fn diagnostics_then_fixed_then_empty() {
         assert_eq!(published["version"], 0);
         expect![[r#"
             2:13-2:14 1 E0201 "`y` is read and written by the same instruction\nhelp: copy the value first: `tmp ← zero(T); tmp += y`, use `tmp` on the right, then uncompute it" [2:4 "written here"]
-            3:13-3:14 2 W0203 "`x` is passed twice to one instruction\nhelp: its gradient would be written twice (a shared write); square with `abs2(x)`, or copy it into an ancilla first" [3:9 "first use"]
+            3:13-3:14 1 E0210 "`x` is read twice by one instruction of a differentiated function\nhelp: the gradient program would write the adjoint of `x` twice from one instruction (a shared write); square with `abs2(x)` or `x^2`, or copy it into an ancilla first: `t ← zero(T); t += x`, use `t`, then `t -= x; t → zero(T)`" [3:9 "first use"]
         "#]]
         .assert_eq(&summarize(&published));
         let first = &published["diagnostics"][0];
@@ -224,8 +224,8 @@ function multiplier(out!::f64, x::f64, y::f64)
     ~@routine
 end
 
-function twice(out!::f64, x::f64)
-    multiplier(out!, x, x)
+function twice(out!::f64, x::f64, y::f64)
+    multiplier(out!, x, y)
     INC(out!)
 end
 ";
@@ -285,10 +285,10 @@ fn hover_shows_signature_mutation_and_inverses() {
             "**inverse of this statement:**\n```nilang\nout! -= identity(anc)\n```"
         );
 
-        let at_call = hover_text(&mut client, URI, "multiplier(out!, x, x)", 0).await;
+        let at_call = hover_text(&mut client, URI, "multiplier(out!, x, y)", 0).await;
         assert!(at_call.contains("**mutates:** `out!`"), "{at_call}");
         assert!(
-            at_call.contains("```nilang\n~multiplier(out!, x, x)\n```"),
+            at_call.contains("```nilang\n~multiplier(out!, x, y)\n```"),
             "{at_call}"
         );
 
@@ -337,7 +337,7 @@ fn inverse_and_generated_rust_requests() {
         assert_eq!(by_name["function"], "twice");
         assert_eq!(
             by_name["source"],
-            "function twice(out!::f64, x::f64)\n    DEC(out!)\n    ~multiplier(out!, x, x)\nend\n"
+            "function twice(out!::f64, x::f64, y::f64)\n    DEC(out!)\n    ~multiplier(out!, x, y)\nend\n"
         );
         let (line, character) = find(PROGRAM, "INC", 0);
         let by_position = client
@@ -613,7 +613,7 @@ fn symbols_tokens_lenses_completion() {
         ] {
             assert!(labels.contains(&expected), "{expected} in {labels:?}");
         }
-        let (line, character) = find(PROGRAM, "multiplier(out!, x, x)", 0);
+        let (line, character) = find(PROGRAM, "multiplier(out!, x, y)", 0);
         let items = client
             .request(
                 "textDocument/completion",

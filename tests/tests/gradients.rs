@@ -100,6 +100,11 @@ fn every_rule_with_plus_and_minus_equals() {
     check_rule("rule_call", r::rule_call, r::rule_call_grad);
     check_rule("rule_branch", r::rule_branch, r::rule_branch_grad);
     check_rule("rule_ancilla", r::rule_ancilla, r::rule_ancilla_grad);
+    check_rule(
+        "rule_ancilla_value",
+        r::rule_ancilla_value,
+        r::rule_ancilla_value_grad,
+    );
 }
 
 /// Checks an instruction on (up to) three floats against differences of

@@ -428,6 +428,10 @@ impl Gen<'_> {
             None => code,
             Some(m) => format!("({m} * {code})"),
         };
+        if matches!(name, "zero" | "one" | "zeros" | "length" | "size" | "nnz") {
+            // Shapes and constants carry no derivative.
+            return;
+        }
         if let [x] = args {
             let (_, xk) = self.whole(|g| g.expr(x));
             if matches!(xk, Kind::Complex(_)) {
@@ -436,8 +440,6 @@ impl Gen<'_> {
             }
         }
         match (name, args) {
-            // Shapes and constants carry no derivative.
-            ("zero" | "one" | "length" | "size" | "nnz", _) => {}
             ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => {
                 self.push_partials(x, mult, out)
             }

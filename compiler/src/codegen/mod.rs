@@ -650,6 +650,16 @@ impl Gen<'_> {
                 }
             }
             StmtKind::Dealloc { name, value } => {
+                if self.ad.is_some() {
+                    // `t → e` is `t -= e; t → 0`: in a reverse pass this undoes
+                    // the forward `t ← e`, so what `e` reads gets t̄ ∂e. A
+                    // constant `e` passes nothing on (the paper's theorem 1).
+                    let var = Expr {
+                        kind: ExprKind::Var(name.name.clone()),
+                        span: name.span,
+                    };
+                    self.ad_instruction(&var, InstrOp::Sub, value, stmt.span);
+                }
                 if !self.checks {
                     return;
                 }
