@@ -224,8 +224,8 @@ function multiplier(out!::f64, x::f64, y::f64)
     ~@routine
 end
 
-function twice(out!::f64, x::f64, y::f64)
-    multiplier(out!, x, y)
+function twice(out!::f64, x::f64, z::f64)
+    multiplier(out!, x, z)
     INC(out!)
 end
 ";
@@ -285,10 +285,10 @@ fn hover_shows_signature_mutation_and_inverses() {
             "**inverse of this statement:**\n```nilang\nout! -= identity(anc)\n```"
         );
 
-        let at_call = hover_text(&mut client, URI, "multiplier(out!, x, y)", 0).await;
+        let at_call = hover_text(&mut client, URI, "multiplier(out!, x, z)", 0).await;
         assert!(at_call.contains("**mutates:** `out!`"), "{at_call}");
         assert!(
-            at_call.contains("```nilang\n~multiplier(out!, x, y)\n```"),
+            at_call.contains("```nilang\n~multiplier(out!, x, z)\n```"),
             "{at_call}"
         );
 
@@ -337,7 +337,7 @@ fn inverse_and_generated_rust_requests() {
         assert_eq!(by_name["function"], "twice");
         assert_eq!(
             by_name["source"],
-            "function twice(out!::f64, x::f64, y::f64)\n    DEC(out!)\n    ~multiplier(out!, x, y)\nend\n"
+            "function twice(out!::f64, x::f64, z::f64)\n    DEC(out!)\n    ~multiplier(out!, x, z)\nend\n"
         );
         let (line, character) = find(PROGRAM, "INC", 0);
         let by_position = client
@@ -613,7 +613,7 @@ fn symbols_tokens_lenses_completion() {
         ] {
             assert!(labels.contains(&expected), "{expected} in {labels:?}");
         }
-        let (line, character) = find(PROGRAM, "multiplier(out!, x, y)", 0);
+        let (line, character) = find(PROGRAM, "multiplier(out!, x, z)", 0);
         let items = client
             .request(
                 "textDocument/completion",
