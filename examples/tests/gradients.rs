@@ -1,7 +1,8 @@
 //! Gradients of the paper's programs from the generated reverse passes, the
 //! issue's acceptance values, and agreement with central differences.
 
-use nilang_examples::{arithmetic as a, bessel, linalg, unitary};
+use nilang::Complex;
+use nilang_examples::{arithmetic as a, bessel, complex, linalg, unitary};
 
 #[test]
 fn multiplier_gradient() {
@@ -97,4 +98,18 @@ fn jacobian_in_one_sweep_with_vector_adjoints() {
         let row: Vec<f64> = tbar.iter().map(|g| g[out]).collect();
         nilang::check_gradient(f, &theta, &row, 1e-6, 1e-8).unwrap();
     }
+}
+
+/// The paper's complex logarithm (through |x| in an ancilla, log and angle)
+/// differentiated as a complex function: at y = 2+3i, x = 2-i with the
+/// adjoint of y seeded 3+3i, the adjoint of x is conj(1/x) (3+3i) = 1.8+0.6i.
+#[test]
+fn complex_log_adjoint() {
+    let x = Complex::new(2.0_f64, -1.0);
+    let (mut y, mut gy) = (Complex::new(2.0_f64, 3.0), Complex::new(3.0_f64, 3.0));
+    let mut gx = Complex::new(0.0_f64, 0.0);
+    complex::complex_log_grad(&mut y, &mut gy, x, &mut gx).unwrap();
+    assert!((gx - Complex::new(1.8, 0.6)).norm() < 1e-12, "{gx}");
+    assert!((y - Complex::new(2.0, 3.0)).norm() < 1e-12, "y restored");
+    assert_eq!(gy, Complex::new(3.0, 3.0));
 }

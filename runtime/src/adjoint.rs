@@ -46,3 +46,89 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
         }
     }
 }
+
+/// Adjoint updates through complex numbers.
+///
+/// A statement's right-hand side `e` changes with one of the places it reads,
+/// `z`, as `de = a dz + b conj(dz)` (its Wirtinger derivatives: `b` is zero
+/// for holomorphic functions, `a = b = 1/2` for `real(z)`). With the
+/// convention that the adjoint of a complex value is `dL/dre + i dL/dim`,
+/// and `g` the adjoint of what the statement wrote, `z` receives
+/// `conj(a) g + conj(g) b`; a real `z` receives the real part of
+/// `conj(g) (a + b)`. Each function below is one pairing of a real or complex
+/// target with a real or complex place read.
+pub mod wirtinger {
+    use super::Adjoint;
+    use crate::{Complex, Real};
+
+    /// Complex target, complex place read.
+    #[inline]
+    pub fn complex_complex<T: Real, G: Adjoint<T>>(
+        bar: &mut Complex<G>,
+        g: &Complex<G>,
+        a: Complex<T>,
+        b: Complex<T>,
+    ) {
+        // conj(a) g + conj(g) b, component by component, with g's parts
+        // scaled by scalars so that G may hold several adjoints.
+        bar.re.add_scaled(&g.re, a.re + b.re);
+        bar.re.add_scaled(&g.im, a.im + b.im);
+        bar.im.add_scaled(&g.re, b.im - a.im);
+        bar.im.add_scaled(&g.im, a.re - b.re);
+    }
+
+    /// Real target, complex place read.
+    #[inline]
+    pub fn real_complex<T: Real, G: Adjoint<T>>(
+        bar: &mut Complex<G>,
+        g: &G,
+        a: Complex<T>,
+        b: Complex<T>,
+    ) {
+        bar.re.add_scaled(g, a.re + b.re);
+        bar.im.add_scaled(g, b.im - a.im);
+    }
+
+    /// Complex target, real place read.
+    #[inline]
+    pub fn complex_real<T: Real, G: Adjoint<T>>(
+        bar: &mut G,
+        g: &Complex<G>,
+        a: Complex<T>,
+        b: Complex<T>,
+    ) {
+        bar.add_scaled(&g.re, a.re + b.re);
+        bar.add_scaled(&g.im, a.im + b.im);
+    }
+
+    /// Real target, real place read.
+    #[inline]
+    pub fn real_real<T: Real, G: Adjoint<T>>(bar: &mut G, g: &G, a: Complex<T>, b: Complex<T>) {
+        bar.add_scaled(g, a.re + b.re);
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// `y += log(x)`: a = 1/x, b = 0. With ȳ = 3+3i at x = 2-i the
+        /// adjoint of x is conj(1/x) ȳ = 1.8+0.6i.
+        #[test]
+        fn holomorphic_log() {
+            let x = Complex::new(2.0, -1.0);
+            let a = crate::complex::inv(x);
+            let mut bar = Complex::new(0.0, 0.0);
+            complex_complex(&mut bar, &Complex::new(3.0, 3.0), a, Complex::new(0.0, 0.0));
+            assert!((bar.re - 1.8).abs() < 1e-14 && (bar.im - 0.6).abs() < 1e-14);
+        }
+
+        /// `r += abs2(z)`: a = conj(z), b = z, so z̄ = 2 z r̄.
+        #[test]
+        fn abs2_of_complex() {
+            let z = Complex::new(0.5, -2.0);
+            let mut bar = Complex::new(0.0, 0.0);
+            real_complex(&mut bar, &3.0, z.conj(), z);
+            assert_eq!(bar, Complex::new(3.0, -12.0));
+        }
+    }
+}

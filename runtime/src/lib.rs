@@ -30,7 +30,7 @@
 //! is configured with into each generated module (`Config::atol`); integers
 //! and booleans are compared exactly.
 
-mod adjoint;
+pub mod adjoint;
 mod array;
 mod check;
 pub mod complex;

@@ -194,3 +194,99 @@ fn sqrt_of_sum_of_squares_gradient() {
     assert!(gx.iter().zip(expected).all(|(a, b)| close(*a, b)), "{gx:?}");
     assert_eq!((res, y, x), (0.0, 0.0, [1.0, 2.0, 3.0]));
 }
+
+type C = nilang::Complex<f64>;
+type CFwd = fn(&mut C, &mut C, &mut C) -> nilang::Result;
+type CGrad = fn(&mut C, &mut C, &mut C, &mut C, &mut C, &mut C) -> nilang::Result;
+
+/// Points (y, a, b), each complex, away from the branch cut of log and sqrt
+/// and from zero (inv, angle, abs).
+const CPOINTS: [[f64; 6]; 3] = [
+    [0.3, -0.2, 0.4, 0.8, 1.7, -0.5],
+    [-1.2, 0.5, 1.9, -0.6, 0.6, 0.3],
+    [2.0, 1.0, 0.7, 0.45, -0.8, 1.2],
+];
+
+/// Weights of the loss w . (y.re, y.im, a.re, a.im, b.re, b.im).
+const CW: [f64; 6] = [1.0, -0.6, 0.7, 0.2, -0.4, 0.9];
+
+/// Checks a statement on three complex numbers: the gradient of the loss
+/// with respect to the six real parts, `dL/dre + i dL/dim` for each,
+/// against central differences.
+fn check_complex(name: &str, forward: CFwd, grad: CGrad) {
+    let c = |v: &[f64], i: usize| C::new(v[2 * i], v[2 * i + 1]);
+    for p in CPOINTS {
+        let loss = |x: &[f64]| {
+            let (mut y, mut a, mut b) = (c(x, 0), c(x, 1), c(x, 2));
+            forward(&mut y, &mut a, &mut b).unwrap();
+            let out = [y.re, y.im, a.re, a.im, b.re, b.im];
+            out.iter().zip(CW).map(|(v, w)| v * w).sum::<f64>()
+        };
+        let (mut y, mut a, mut b) = (c(&p, 0), c(&p, 1), c(&p, 2));
+        let (mut gy, mut ga, mut gb) = (c(&CW, 0), c(&CW, 1), c(&CW, 2));
+        grad(&mut y, &mut gy, &mut a, &mut ga, &mut b, &mut gb).unwrap();
+        let restored = [y.re, y.im, a.re, a.im, b.re, b.im];
+        for (r, v) in restored.iter().zip(p) {
+            assert!((r - v).abs() < 1e-12, "{name}: inputs restored");
+        }
+        let gradient = [gy.re, gy.im, ga.re, ga.im, gb.re, gb.im];
+        nilang::check_gradient(loss, &p, &gradient, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("{name} at {p:?}: {e}"));
+    }
+}
+
+/// Adapts a rule that reads `a` and `b` to the uniform signature.
+macro_rules! complex_rule {
+    ($name:ident, $grad:ident) => {{
+        fn forward(y: &mut C, a: &mut C, b: &mut C) -> nilang::Result {
+            nilang_tests::crules::$name(y, *a, *b)
+        }
+        fn grad(
+            y: &mut C,
+            gy: &mut C,
+            a: &mut C,
+            ga: &mut C,
+            b: &mut C,
+            gb: &mut C,
+        ) -> nilang::Result {
+            nilang_tests::crules::$grad(y, gy, *a, ga, *b, gb)
+        }
+        check_complex(stringify!($name), forward, grad);
+    }};
+}
+
+#[test]
+fn complex_rules_against_differences() {
+    complex_rule!(crule_identity_add, crule_identity_add_grad);
+    complex_rule!(crule_mul_add, crule_mul_add_grad);
+    complex_rule!(crule_mul_sub, crule_mul_sub_grad);
+    complex_rule!(crule_div_add, crule_div_add_grad);
+    complex_rule!(crule_div_sub, crule_div_sub_grad);
+    complex_rule!(crule_exp_log, crule_exp_log_grad);
+    complex_rule!(crule_log_sub, crule_log_sub_grad);
+    complex_rule!(crule_sqrt, crule_sqrt_grad);
+    complex_rule!(crule_sin_cos, crule_sin_cos_grad);
+    complex_rule!(crule_inv, crule_inv_grad);
+    complex_rule!(crule_conj, crule_conj_grad);
+    complex_rule!(crule_real_imag, crule_real_imag_grad);
+    complex_rule!(crule_parts, crule_parts_grad);
+    complex_rule!(crule_abs, crule_abs_grad);
+    complex_rule!(crule_angle, crule_angle_grad);
+    // The instructions change a and b too.
+    check_complex(
+        "crule_neg_conj_swap",
+        nilang_tests::crules::crule_neg_conj_swap,
+        nilang_tests::crules::crule_neg_conj_swap_grad,
+    );
+}
+
+/// The acceptance value: `y += log(x)` at y = 2+3i, x = 2-i with
+/// ȳ = 3+3i gives x̄ = conj(1/x) ȳ = 1.8+0.6i.
+#[test]
+fn complex_log_adjoint() {
+    let (mut y, mut gy, mut gx) = (C::new(2.0, 3.0), C::new(3.0, 3.0), C::new(0.0, 0.0));
+    nilang_tests::crules::clog_grad(&mut y, &mut gy, C::new(2.0, -1.0), &mut gx).unwrap();
+    assert!((gx - C::new(1.8, 0.6)).norm() < 1e-12, "{gx}");
+    assert!((y - C::new(2.0, 3.0)).norm() < 1e-12, "y restored");
+    assert_eq!(gy, C::new(3.0, 3.0));
+}

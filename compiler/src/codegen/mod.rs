@@ -1179,7 +1179,13 @@ impl Gen<'_> {
                 let (a, _) = &places[0];
                 self.line(&format!("{a} = -{a};"));
             }
-            "CONJ" => {}
+            "CONJ" => {
+                // The conjugate of a real number is itself.
+                let (a, k) = &places[0];
+                if matches!(k, Kind::Complex(_)) {
+                    self.line(&format!("{a} = nilang::complex::conj({a});"));
+                }
+            }
             "INC" | "DEC" => {
                 let (a, k) = &places[0];
                 let op = if name == "INC" { "+=" } else { "-=" };
