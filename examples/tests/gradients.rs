@@ -113,3 +113,41 @@ fn complex_log_adjoint() {
     assert!((y - Complex::new(2.0, 3.0)).norm() < 1e-12, "y restored");
     assert_eq!(gy, Complex::new(3.0, 3.0));
 }
+
+/// Uncalling the gradient program gives back the inputs and the adjoints as
+/// they were seeded: the gradient is removed again.
+#[test]
+fn uncalling_the_gradient_program_restores_inputs_and_seeds() {
+    // multiplier: seed (1, 0, 0), gradient (1, 3, 2).
+    let (mut out, mut gout, mut gx, mut gy) = (0.5_f64, 1.0_f64, 0.0, 0.0);
+    a::multiplier_grad(&mut out, &mut gout, 2.0, &mut gx, 3.0, &mut gy).unwrap();
+    assert_eq!((gx, gy), (3.0, 2.0));
+    a::uncall_multiplier_grad(&mut out, &mut gout, 2.0, &mut gx, 3.0, &mut gy).unwrap();
+    assert_eq!((out, gout, gx, gy), (0.5, 1.0, 0.0, 0.0));
+
+    // Bessel: a while loop and eleven ancillas.
+    let (mut out, mut gout, mut gz) = (0.25_f64, 1.0_f64, 0.0_f64);
+    bessel::ibesselj_grad(&mut out, &mut gout, 2, 1.0, &mut gz, 1e-8).unwrap();
+    assert!((gz - 0.2102436158811326).abs() < 1e-9);
+    bessel::uncall_ibesselj_grad(&mut out, &mut gout, 2, 1.0, &mut gz, 1e-8).unwrap();
+    assert!(gz.abs() < 1e-12, "{gz}");
+    assert_eq!((out, gout), (0.25, 1.0));
+
+    // dot: arrays.
+    let (x, y) = ([1.0_f64, -2.0, 0.5], [3.0_f64, 4.0, -1.0]);
+    let (mut out, mut gout, mut gx, mut gy) = (0.0_f64, 1.0_f64, [0.0; 3], [0.0; 3]);
+    linalg::dot_grad(&mut out, &mut gout, &x, &mut gx, &y, &mut gy).unwrap();
+    assert_eq!(gx, y);
+    linalg::uncall_dot_grad(&mut out, &mut gout, &x, &mut gx, &y, &mut gy).unwrap();
+    assert_eq!((out, gout, gx, gy), (0.0, 1.0, [0.0; 3], [0.0; 3]));
+
+    // The complex logarithm.
+    let x = Complex::new(2.0_f64, -1.0);
+    let (mut y, mut gy) = (Complex::new(2.0_f64, 3.0), Complex::new(3.0_f64, 3.0));
+    let mut gx = Complex::new(0.0_f64, 0.0);
+    complex::complex_log_grad(&mut y, &mut gy, x, &mut gx).unwrap();
+    complex::uncall_complex_log_grad(&mut y, &mut gy, x, &mut gx).unwrap();
+    assert!(gx.norm() < 1e-12, "{gx}");
+    assert!((y - Complex::new(2.0, 3.0)).norm() < 1e-12);
+    assert!((gy - Complex::new(3.0, 3.0)).norm() < 1e-12);
+}

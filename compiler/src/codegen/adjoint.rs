@@ -190,6 +190,33 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     });
     g.out.push('\n');
     g.function(forward, &grad_name(&f.name.name), false);
+    // `uncall_f_grad`: the gradient program backwards. `uncall_f_adjoint`
+    // (the reverse pass of `~f`: it runs `f` forwards) is also the inverse of
+    // `f_adjoint`: both apply the transposed Jacobian of `f`'s inverse,
+    // statement by statement. It leaves `f`'s outputs, which `~f` undoes.
+    g.ad = Some(AdMode {
+        scalar: g.ad.as_ref().map(|a| a.scalar.clone()).unwrap_or_default(),
+        doc: format!(
+            "Undoes [`{}`]: from the restored arguments and the adjoints it\n\
+             left, gives back the adjoints as they were seeded (the gradient\n\
+             removed) with the arguments unchanged.",
+            grad_name(&f.name.name)
+        ),
+        body: Some(vec![
+            format!(
+                "{}({})?;",
+                uncall_adjoint_name(&f.name.name),
+                with_bars.join(", ")
+            ),
+            format!("{}({})", uncall_name(&f.name.name), values.join(", ")),
+        ]),
+    });
+    g.out.push('\n');
+    g.function(
+        forward,
+        &format!("uncall_{}", grad_name(&f.name.name)),
+        false,
+    );
     g.ad = None;
 }
 
