@@ -36,7 +36,11 @@ fn main() {
 }
 
 /// `OUT_DIR/random_table.rs`: every random program behind one signature,
-/// `fn(&mut [f64; 4], &[f64])`, whatever it mutates.
+/// `fn(&mut [f64; 4], &[f64])`, whatever it mutates; and its gradient
+/// (`p_grad` with `G = f64`) behind another, `fn(&mut [f64; 4], &mut [f64; 4],
+/// &[f64], &mut [f64])`: the scalars, their adjoints, the array, its adjoint.
+/// Every parameter of a random program is a float (`a, b, c, d::f64,
+/// v::[f64]`, see [`Gen::function`]), so every one has an adjoint.
 fn write_table(out: &std::path::Path, text: &str) {
     use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
     let database = RootDatabase::default();
@@ -44,6 +48,7 @@ fn write_table(out: &std::path::Path, text: &str) {
     let project = Project::new(&database, vec![file]);
     let mut table = String::new();
     let mut entries = Vec::new();
+    let mut gradients = Vec::new();
     for n in 0..PROGRAMS {
         let name = format!("p{n}");
         let mutated = db::mutated_params(&database, project, &name).expect("generated function");
@@ -60,11 +65,31 @@ fn write_table(out: &std::path::Path, text: &str) {
             );
         }
         entries.push(format!("    ({name:?}, call_{name}, uncall_{name}),"));
+        let _ = writeln!(
+            table,
+            "fn grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random::{name}_grad::<f64>({}, v, v_bar)\n}}",
+            args.iter()
+                .zip(VARS)
+                .map(|(arg, v)| format!("{arg}, {v}_bar"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert_eq!(mutated.len(), 5, "{name}: a, b, c, d, v");
+        assert!(!mutated[4], "{name}: v is read only");
+        let scalars = &mutated[..4];
+        gradients.push(format!(
+            "    ({name:?}, call_{name}, grad_{name}, {scalars:?}),"
+        ));
     }
     let _ = writeln!(
         table,
         "/// Every random program: name, call, uncall.\npub const PROGRAMS: &[(&str, Program, Program)] = &[\n{}\n];",
         entries.join("\n")
+    );
+    let _ = writeln!(
+        table,
+        "/// Every random program's gradient: name, call, gradient, which of\n/// `a, b, c, d` it mutates.\npub const GRADIENTS: &[(&str, Program, Gradient, [bool; 4])] = &[\n{}\n];",
+        gradients.join("\n")
     );
     let path = out.join("random_table.rs");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {

@@ -9,10 +9,14 @@ nilang::include_nil!(pub mod crules);
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;
 
+/// A random program's gradient (`p_grad` with `G = f64`) behind a uniform
+/// signature: the four scalars, their adjoints, the array, its adjoint.
+pub type Gradient = fn(&mut [f64; 4], &mut [f64; 4], &[f64], &mut [f64]) -> nilang::Result;
+
 #[allow(clippy::all, unused)]
 mod table {
-    use super::{Program, random};
+    use super::{Gradient, Program, random};
     include!(concat!(env!("OUT_DIR"), "/random_table.rs"));
 }
 
-pub use table::PROGRAMS;
+pub use table::{GRADIENTS, PROGRAMS};

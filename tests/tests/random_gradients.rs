@@ -1,0 +1,128 @@
+//! Property: for the random programs of build.rs (see random_programs.rs),
+//! the generated gradient (`p_grad`, run forwards then backwards, no tape)
+//! agrees with central differences of the forward program, for every
+//! mutated output as the loss, at seeded random points; and `p_grad` leaves
+//! its inputs as it found them.
+//!
+//! The programs branch on floats (`if (c > 0.0, ~)`), so the forward value
+//! is only piecewise smooth. A component is compared only where the
+//! forward value is smooth along it at the scale of the steps: central
+//! differences with steps `H` and `H_WIDE` agree. Where they do not (a
+//! branch boundary within `H_WIDE` of the point), the component is skipped
+//! and counted, and the test asserts that skips are rare.
+
+use nilang::{Check, CheckEq, central_difference};
+use nilang_tests::GRADIENTS;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    }
+}
+
+/// Random points per program.
+const POINTS: usize = 32;
+/// The step of the reference central differences (`nilang::FD_STEP`).
+const H: f64 = nilang::FD_STEP;
+/// The wider step whose differences must agree with those at `H` for the
+/// forward value to count as smooth there.
+const H_WIDE: f64 = 1e-4;
+/// Agreement of the adjoint with the differences: relative...
+const RTOL: f64 = 1e-5;
+/// ... with an absolute floor, relative to the size of the loss value and
+/// the inputs (the rounding error of a difference is about
+/// `eps * |f| / H`, 2e-10 |f|).
+const ATOL: f64 = 1e-7;
+
+#[test]
+fn gradients_agree_with_central_differences() {
+    assert_eq!(GRADIENTS.len(), 60);
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let (mut checked, mut skipped, mut outputs) = (0usize, 0usize, 0usize);
+    let mut not_differentiable = Vec::new();
+    let mut failures = Vec::new();
+    let mut worst = 0.0f64;
+    for (name, call, grad, mutated) in GRADIENTS {
+        'points: for _ in 0..POINTS {
+            // Inputs in [-2, 2), one in eight within 2e-7 of 0, on a
+            // branch boundary `if (c > 0.0, ~)` when c is still an input.
+            let x: Vec<f64> = (0..8)
+                .map(|_| {
+                    let near_zero = rng.next() < -1.5;
+                    rng.next() * if near_zero { 1e-7 } else { 1.0 }
+                })
+                .collect();
+            let (s0, v0) = ([x[0], x[1], x[2], x[3]], [x[4], x[5], x[6], x[7]]);
+            for k in (0..4).filter(|&k| mutated[k]) {
+                // The forward program's output k, as a function of all eight inputs.
+                let loss = |x: &[f64]| {
+                    let mut s = [x[0], x[1], x[2], x[3]];
+                    call(&mut s, &x[4..]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    s[k]
+                };
+                let mut s = s0;
+                let mut bar = [0.0; 4];
+                bar[k] = 1.0;
+                let mut v_bar = [0.0; 4];
+                match grad(&mut s, &mut bar, &v0, &mut v_bar) {
+                    Ok(()) => {}
+                    Err(e) if e.check == Check::NotDifferentiable => {
+                        not_differentiable.push(format!("{name}: {e}"));
+                        break 'points;
+                    }
+                    Err(e) => panic!("{name}_grad at {x:?}: {e}"),
+                }
+                assert!(
+                    s.check_eq(&s0, 1e-12),
+                    "{name}_grad did not restore its inputs: {s0:?} came back as {s:?}"
+                );
+                outputs += 1;
+                let gradient: Vec<f64> = bar.iter().chain(&v_bar).copied().collect();
+                let fd = central_difference(loss, &x, H);
+                let wide = central_difference(loss, &x, H_WIDE);
+                let scale = 1.0 + loss(&x).abs() + x.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+                for i in 0..8 {
+                    let tol = RTOL * fd[i].abs() + ATOL * scale;
+                    if (fd[i] - wide[i]).abs() > tol {
+                        skipped += 1;
+                        continue;
+                    }
+                    checked += 1;
+                    let err = (gradient[i] - fd[i]).abs();
+                    worst = worst.max(err / tol);
+                    if err.is_nan() || err > tol {
+                        failures.push(format!(
+                            "{name}, output {k}, input {i} at {x:?}: adjoint {}, central difference {} (wide {})",
+                            gradient[i], fd[i], wide[i]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} programs, {POINTS} points each, {outputs} (point, output) pairs: {checked} components checked, {skipped} skipped as not smooth, worst error/tolerance {worst:.3}",
+        GRADIENTS.len()
+    );
+    assert!(
+        not_differentiable.is_empty(),
+        "not differentiable:\n{}",
+        not_differentiable.join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} gradient components disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        skipped * 50 <= checked + skipped,
+        "{skipped} of {} components skipped as not smooth",
+        checked + skipped
+    );
+}
