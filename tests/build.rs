@@ -1,6 +1,7 @@
 //! Compiles `nil/`, and generates a seeded batch of random well-formed
 //! programs (instructions, calls, `if`, `for`, `while`, ancillas,
-//! `@routine`) that the property test runs forwards and backwards.
+//! `@routine`) that the property tests run forwards and backwards, and
+//! differentiate.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -97,7 +98,14 @@ fn write_table(out: &std::path::Path, text: &str) {
     }
 }
 
-const PROGRAMS: usize = 60;
+const PROGRAMS: usize = 100;
+/// The first `PLAIN` programs read variables through `sin`, `cos` and
+/// products only; the others (which may call them) also through the other
+/// elementary functions, quotients, powers, the non-smooth `abs`, `min`,
+/// `max`, `atan(y, x)`, `floor` and `sign`, and contain `HADAMARD`, `if`s
+/// comparing two variables and `while` loops whose trip count depends on a
+/// float.
+const PLAIN: usize = 60;
 const VARS: [&str; 4] = ["a", "b", "c", "d"];
 
 struct Gen {
@@ -151,7 +159,15 @@ impl Gen {
         }
     }
 
+    /// Whether the function being generated is past the first [`PLAIN`].
+    fn rich(&self) -> bool {
+        self.functions > PLAIN
+    }
+
     fn value(&mut self, target: &str, loops: &[String]) -> String {
+        if self.rich() && self.below(3) != 0 {
+            return self.rich_value(target, loops);
+        }
         let x = self.operand(target, loops);
         match self.below(5) {
             0 => format!("sin({x})"),
@@ -167,6 +183,33 @@ impl Gen {
         }
     }
 
+    /// An expression of two operands through the elementary functions,
+    /// kept inside their domains and bounded where it could grow.
+    fn rich_value(&mut self, target: &str, loops: &[String]) -> String {
+        let x = self.operand(target, loops);
+        let mut y = self.operand(target, loops);
+        if y == x {
+            y = "0.75".into();
+        }
+        match self.below(15) {
+            0 => format!("tanh({x}) * atan({y})"),
+            1 => format!("{x} / (2.5 + sin({y}))"),
+            2 => format!("sqrt(2.0 + sin({x})) - log(2.0 + cos({y}))"),
+            3 => format!("(2.0 + sin({x})) ^ tanh({y})"),
+            4 => format!("sin({x}) ^ 3 + exp(cos({y}))"),
+            5 => format!("asin(tanh({x}) * 0.9) - acos(tanh({y}) * 0.9)"),
+            6 => format!("sinh(tanh({x})) * cosh(sin({y}))"),
+            7 => format!("inv(2.0 + cos({x})) + abs2(sin({y}))"),
+            8 => format!("abs({x}) - {y} * 0.5"),
+            9 => format!("min({x}, {y})"),
+            10 => format!("max({x}, {y}) * 0.5"),
+            11 => format!("atan({x}, {y})"),
+            12 => format!("floor({x}) * 0.5 + sign({y})"),
+            13 => format!("-{x} * 0.5 + tan(sin({y}) * 0.5)"),
+            _ => format!("({x} - {y}) * 0.5"),
+        }
+    }
+
     fn indent(out: &mut String, depth: usize) {
         for _ in 0..depth {
             out.push_str("    ");
@@ -179,6 +222,8 @@ impl Gen {
         }
         let kind = if depth > 2 {
             self.below(4)
+        } else if self.rich() {
+            self.below(13)
         } else {
             self.below(10)
         };
@@ -283,6 +328,58 @@ impl Gen {
                 let _ = writeln!(out, "{t} += {z} * 0.5");
                 Self::indent(out, depth);
                 out.push_str("~@routine\n");
+            }
+            10 => {
+                // A while loop whose trip count depends on a float: computes
+                // an ancilla, used, then uncomputed with @routine.
+                self.ancillas += 1;
+                let (k, z) = (format!("k{}", self.ancillas), format!("z{}", self.ancillas));
+                let t = self.pick(writable);
+                let others: Vec<&str> = VARS.iter().copied().filter(|v| *v != t).collect();
+                let c = self.pick(&others);
+                let n = 1 + self.below(3);
+                let value = self.value(t, loops);
+                for line in [
+                    "@routine begin".to_string(),
+                    format!("    {k} ← 0.0"),
+                    format!("    {z} ← 0.0"),
+                    format!("    while ({k} < abs({c}) * 2.0 && {k} < {n}.0, {k} > 0.0)"),
+                    format!("        {k} += 1.0"),
+                    format!("        {z} += {value}"),
+                    "    end".to_string(),
+                    "end".to_string(),
+                    format!("{t} += {z} * 0.5"),
+                    "~@routine".to_string(),
+                ] {
+                    Self::indent(out, depth);
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }
+            11 if writable.len() >= 3 => {
+                // A condition on two variables, untouched in the branches.
+                let i = self.below(writable.len());
+                let j = (i + 1 + self.below(writable.len() - 1)) % writable.len();
+                let (p, q) = (writable[i], writable[j]);
+                let rest: Vec<&str> = writable
+                    .iter()
+                    .copied()
+                    .filter(|v| *v != p && *v != q)
+                    .collect();
+                Self::indent(out, depth);
+                let _ = writeln!(out, "if ({p} > {q}, ~)");
+                self.stmt(out, depth + 1, &rest, loops);
+                Self::indent(out, depth);
+                out.push_str("else\n");
+                self.stmt(out, depth + 1, &rest, loops);
+                Self::indent(out, depth);
+                out.push_str("end\n");
+            }
+            12 if writable.len() >= 2 => {
+                let i = self.below(writable.len());
+                let j = (i + 1 + self.below(writable.len() - 1)) % writable.len();
+                Self::indent(out, depth);
+                let _ = writeln!(out, "HADAMARD({}, {})", writable[i], writable[j]);
             }
             _ => {
                 let t = self.pick(writable);
