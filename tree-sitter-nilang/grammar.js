@@ -77,7 +77,16 @@ module.exports = grammar({
 
     docstring: $ => $.string,
 
-    function_attribute: $ => choice('@kernel', '@inline'),
+    function_attribute: $ => choice('@kernel', '@inline', $.primitive_attribute),
+
+    // `@primitive(d)`: the gradient program uses the derivatives computed
+    // by the function `d` instead of differentiating the body.
+    primitive_attribute: $ => seq(
+      '@primitive',
+      '(',
+      field('derivative', $.identifier),
+      ')',
+    ),
 
     parameter_list: $ => seq(
       '(',

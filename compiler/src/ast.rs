@@ -51,6 +51,9 @@ pub struct Function {
     pub doc: Option<String>,
     pub kernel: bool,
     pub inline: bool,
+    /// `@primitive(d)`: the function `d` gives this function's derivatives,
+    /// and the gradient program uses them instead of differentiating the body.
+    pub primitive: Option<Ident>,
     pub params: Vec<Param>,
     pub kwparams: Vec<KwParam>,
     pub generics: Vec<Generic>,

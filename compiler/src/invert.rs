@@ -20,6 +20,8 @@ pub fn invert_function(f: &Function) -> Function {
     let f = explicit_deallocations(f);
     Function {
         body: invert_block(&f.body),
+        // The derivatives of `@primitive(d)` belong to `f`, not its inverse.
+        primitive: None,
         ..f
     }
 }

@@ -36,6 +36,9 @@ pub fn print_type(ty: &Type) -> String {
 /// The signature line of a function: `function f(x::T; k::i64 = 1) where T: Real`.
 pub fn print_signature(f: &Function) -> String {
     let mut out = String::new();
+    if let Some(d) = &f.primitive {
+        let _ = write!(out, "@primitive({}) ", d.name);
+    }
     for (on, name) in [(f.kernel, "@kernel"), (f.inline, "@inline")] {
         if on {
             out.push_str(name);

@@ -129,6 +129,22 @@ pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
         }
         r.define(name, kind, None);
     }
+    if let Some(d) = &function.primitive
+        && items.signature(&d.name).is_none()
+    {
+        r.out.diagnostics.push(
+            Diagnostic::error(
+                "E0102",
+                d.span,
+                format!("unknown function `{}`", d.name),
+            )
+            .with_label("the derivatives of this primitive")
+            .with_help(format!(
+                "define `function {}(...)`: one parameter per pair (changed, read) of differentiable parameters, to which it adds the partial derivative, then the read parameters of `{}`",
+                d.name, function.name.name
+            )),
+        );
+    }
     r.block_stmts(&function.body.stmts);
     let end = Span::new(function.span.end, function.span.end);
     r.close_scope(end);

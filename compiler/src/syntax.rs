@@ -236,7 +236,15 @@ impl<'a> Lower<'a> {
         let mut kernel = false;
         let mut inline = false;
         let mut cursor = node.walk();
+        let mut primitive = None;
         for attr in node.children_by_field_name("attribute", &mut cursor) {
+            if let Some(p) = attr
+                .named_child(0)
+                .filter(|c| c.kind() == "primitive_attribute")
+            {
+                primitive = p.child_by_field_name("derivative").map(|d| self.ident(d));
+                continue;
+            }
             match self.text(attr) {
                 "@kernel" => kernel = true,
                 _ => inline = true,
@@ -311,6 +319,7 @@ impl<'a> Lower<'a> {
             doc,
             kernel,
             inline,
+            primitive,
             params,
             kwparams,
             generics,

@@ -290,3 +290,17 @@ fn complex_log_adjoint() {
     assert!((y - C::new(2.0, 3.0)).norm() < 1e-12, "y restored");
     assert_eq!(gy, C::new(3.0, 3.0));
 }
+
+/// A user-defined adjoint rule (`@primitive`) for a body the compiler cannot
+/// differentiate (`mod`), directly and through a call and an uncall; the
+/// same body without it reports the missing rule.
+#[test]
+fn primitive_with_user_defined_derivatives() {
+    check_rule("sawtooth", r::sawtooth::<f64>, r::sawtooth_grad::<f64, f64>);
+    check_rule("rule_primitive", r::rule_primitive, r::rule_primitive_grad);
+    let (mut y, mut gy, mut gx, mut gs) = (0.0, 1.0, 0.0, 0.0);
+    let err = r::sawtooth_plain_grad(&mut y, &mut gy, 0.3, &mut gx, 2.0, &mut gs).unwrap_err();
+    assert_eq!(err.check, nilang::Check::NotDifferentiable);
+    assert!(err.to_string().contains("`mod`"), "{err}");
+    assert_eq!(err.location.line, 293, "{err}");
+}

@@ -79,6 +79,9 @@
 
 (function_attribute) @attribute
 
+(primitive_attribute
+  derivative: (identifier) @function)
+
 [
   "@routine"
   "@safe"

@@ -115,7 +115,28 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             format!("Reverse pass of [`{}`].", uncall_name(&f.name.name)),
         ),
     ];
-    for (program, fn_name, doc) in passes {
+    let primitive = match &f.primitive {
+        Some(d) => match primitive_bodies(g, f, d) {
+            Some(bodies) => Some(bodies),
+            // Reported; no reverse pass without derivatives.
+            None => return,
+        },
+        None => None,
+    };
+    for (i, (program, fn_name, doc)) in passes.into_iter().enumerate() {
+        if let Some(bodies) = &primitive {
+            g.ad = Some(AdMode {
+                scalar: scalar.clone(),
+                doc: format!(
+                    "{doc}\nA primitive: its derivatives come from [`{}`].",
+                    rust_name(&f.primitive.as_ref().expect("primitive").name)
+                ),
+                body: Some(bodies[i].clone()),
+            });
+            g.out.push('\n');
+            g.function(program, &fn_name, false);
+            continue;
+        }
         let saved_out = std::mem::take(&mut g.out);
         let saved_diagnostics = std::mem::take(&mut g.diagnostics);
         g.ad = Some(AdMode {
@@ -220,7 +241,141 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     g.ad = None;
 }
 
+/// The two reverse passes of `@primitive(d) function f`, from `d`'s
+/// derivatives. `f` must add to each changed parameter a function of the
+/// parameters it only reads (`y += h(x)`), so that the adjoint of `y` passes
+/// unchanged and each read `x` gets `ȳ ∂h/∂x`. `d` receives one zeroed
+/// accumulator per (changed, read) pair of differentiable scalars, changed
+/// parameters first, then `f`'s read parameters, and adds `∂h/∂x` to each.
+fn primitive_bodies(g: &mut Gen<'_>, f: &Function, d: &Ident) -> Option<[Vec<String>; 2]> {
+    let sig = g.ctx.callee(&d.name)?;
+    let scalar = g.ad_scalar_of(f);
+    let mut outputs = Vec::new();
+    let mut inputs = Vec::new();
+    let mut reads = Vec::new();
+    let mut values = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let kind = g
+            .resolution
+            .def_at(p.name.span)
+            .map(|id| kind_of(&g.types.defs[id]))
+            .unwrap_or(Kind::Unknown);
+        let mutated = g.mutated.get(i).copied().unwrap_or(false);
+        let n = rust_name(&p.name.name);
+        if bar_param_type(&kind).is_some() && !matches!(kind, Kind::Float(_) | Kind::Generic(_)) {
+            g.diagnostics.push(
+                Diagnostic::error(
+                    "E0701",
+                    p.span,
+                    format!(
+                        "`@primitive` parameter `{}` is not a real scalar",
+                        p.name.name
+                    ),
+                )
+                .with_label("arrays and complex numbers cannot be primitive parameters yet")
+                .with_help(
+                    "give the primitive real scalar parameters, and loop over arrays in the caller",
+                ),
+            );
+            return None;
+        }
+        let differentiable = matches!(kind, Kind::Float(_) | Kind::Generic(_));
+        if mutated {
+            values.push(format!("&mut *{n}"));
+            if differentiable {
+                outputs.push(bar_name(&p.name.name));
+            }
+        } else {
+            values.push(n.clone());
+            reads.push(n.clone());
+            if differentiable {
+                inputs.push(bar_name(&p.name.name));
+            }
+        }
+    }
+    for kw in &f.kwparams {
+        values.push(rust_name(&kw.name.name));
+    }
+    let pairs: Vec<(String, String, String)> = outputs
+        .iter()
+        .flat_map(|o| inputs.iter().map(move |i| (o.clone(), i.clone())))
+        .enumerate()
+        .map(|(k, (o, i))| (format!("__d{k}"), o, i))
+        .collect();
+    let expected = pairs.len() + reads.len();
+    if sig.params.len() != expected {
+        g.diagnostics.push(
+            Diagnostic::error(
+                "E0108",
+                d.span,
+                format!(
+                    "`{}` takes {} arguments, but the primitive `{}` passes it {expected}",
+                    d.name,
+                    sig.params.len(),
+                    f.name.name
+                ),
+            )
+            .with_label("derivatives of this primitive")
+            .with_help(format!(
+                "give `{}` one parameter per (changed, read) pair of real parameters ({}), then the read parameters of `{}` ({})",
+                d.name,
+                pairs.len(),
+                f.name.name,
+                reads.len()
+            )),
+        );
+        return None;
+    }
+    let path = match &sig.module {
+        Some(m) => format!("super::{}::{}", rust_name(m), rust_name(&d.name)),
+        None => rust_name(&d.name),
+    };
+    let mut common = Vec::new();
+    for (v, _, _) in &pairs {
+        common.push(format!(
+            "let mut {v}: {scalar} = nilang::zero::<{scalar}>();"
+        ));
+    }
+    let args: Vec<String> = pairs
+        .iter()
+        .map(|(v, _, _)| format!("&mut {v}"))
+        .chain(reads.iter().cloned())
+        .collect();
+    common.push(format!("{path}({})?;", args.join(", ")));
+    let rules = |sign: &str| -> Vec<String> {
+        pairs
+            .iter()
+            .map(|(v, o, i)| format!("nilang::Adjoint::add_scaled(&mut *{i}, &*{o}, {sign}{v});"))
+            .collect()
+    };
+    // `f_adjoint` undoes `y += h(x)`: x̄ += ȳ h'; then runs `~f`.
+    let mut backward = common.clone();
+    backward.extend(rules(""));
+    backward.push(format!(
+        "{}({})",
+        uncall_name(&f.name.name),
+        values.join(", ")
+    ));
+    // `uncall_f_adjoint` undoes `y -= h(x)`: x̄ -= ȳ h'; then runs `f`.
+    let mut forward = common;
+    forward.extend(rules("-"));
+    forward.push(format!(
+        "{}({})",
+        rust_name(&f.name.name),
+        values.join(", ")
+    ));
+    Some([backward, forward])
+}
+
 impl Gen<'_> {
+    /// The scalar type of `f`'s adjoints: its first type parameter, or f64.
+    fn ad_scalar_of(&self, f: &Function) -> String {
+        f.generics
+            .first()
+            .map(|t| t.name.name.clone())
+            .unwrap_or_else(|| "f64".into())
+    }
+
     fn ad_kind(&self) -> Kind {
         let scalar = self.ad.as_ref().map(|a| a.scalar.as_str()).unwrap_or("f64");
         match scalar {
