@@ -525,8 +525,12 @@ impl Gen<'_> {
     /// deallocations, changes nothing a caller can see (the ancillas are
     /// freed unchecked). Its result would only feed the checks, so it is not
     /// generated; this halves the work of the compute-copy-uncompute pattern.
+    /// Not in an adjoint (see below).
     fn dead_uncomputation(&self, expansion: &Stmt, rest: &[Stmt]) -> bool {
+        // In a reverse pass the uncomputation's adjoint rules pass the
+        // ancillas' adjoints on to the inputs: it is never dead there.
         if self.checks
+            || self.ad.is_some()
             || !rest
                 .iter()
                 .all(|s| matches!(s.kind, StmtKind::Dealloc { .. }))
