@@ -7,6 +7,7 @@ const FILES: &[&str] = &[
     "bessel.nil",
     "complex.nil",
     "fib.nil",
+    "graph.nil",
     "linalg.nil",
     "qr.nil",
     "sparse.nil",

@@ -6,10 +6,13 @@ nilang::include_nil!(pub mod bennett);
 nilang::include_nil!(pub mod bessel);
 nilang::include_nil!(pub mod complex);
 nilang::include_nil!(pub mod fib);
+nilang::include_nil!(pub mod graph);
 nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod unitary);
+
+pub mod petersen;
 
 /// The same programs compiled without run-time checks
 /// (`Config::checks(false)`): faster, but a failed check would go unnoticed.
@@ -19,6 +22,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod bessel from "unchecked");
     nilang::include_nil!(pub mod complex from "unchecked");
     nilang::include_nil!(pub mod fib from "unchecked");
+    nilang::include_nil!(pub mod graph from "unchecked");
     nilang::include_nil!(pub mod linalg from "unchecked");
     nilang::include_nil!(pub mod qr from "unchecked");
     nilang::include_nil!(pub mod sparse from "unchecked");
