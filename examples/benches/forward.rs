@@ -4,8 +4,9 @@
 
 use divan::black_box;
 use nilang::ndarray::{Array2, ShapeBuilder};
-use nilang::sprs::{CsMat, TriMat};
 use nilang_examples::{bessel, fib, linalg, qr, sparse, unchecked, unitary};
+
+mod common;
 
 fn main() {
     divan::main();
@@ -300,60 +301,15 @@ mod qr_16 {
 mod sparse_dot_1000 {
     use super::*;
 
-    /// 1000 x 1000 with about 1% nonzeros, two different patterns.
-    fn data() -> (CsMat<f64>, CsMat<f64>) {
-        let mut state = 7_u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize
-        };
-        let mut make = || {
-            let mut t = TriMat::new((1000, 1000));
-            let mut seen = std::collections::HashSet::new();
-            while seen.len() < 10_000 {
-                let (i, j) = (next() % 1000, next() % 1000);
-                if seen.insert((i, j)) {
-                    t.add_triplet(i, j, (next() % 1000) as f64 / 100.0);
-                }
-            }
-            t.to_csc()
-        };
-        (make(), make())
-    }
-
-    /// The same merge of sorted row lists, column by column.
-    fn plain_dot(a: &CsMat<f64>, b: &CsMat<f64>) -> f64 {
-        let mut r = 0.0;
-        for (ca, cb) in a.outer_iterator().zip(b.outer_iterator()) {
-            let (ia, va) = (ca.indices(), ca.data());
-            let (ib, vb) = (cb.indices(), cb.data());
-            let (mut x, mut y) = (0, 0);
-            while x < ia.len() && y < ib.len() {
-                match ia[x].cmp(&ib[y]) {
-                    std::cmp::Ordering::Equal => {
-                        r += va[x] * vb[y];
-                        x += 1;
-                        y += 1;
-                    }
-                    std::cmp::Ordering::Less => x += 1,
-                    std::cmp::Ordering::Greater => y += 1,
-                }
-            }
-        }
-        r
-    }
-
     #[divan::bench]
     fn plain(bencher: divan::Bencher) {
-        let (a, b) = data();
-        bencher.bench(|| plain_dot(black_box(&a), black_box(&b)));
+        let (a, b) = common::sparse_pair();
+        bencher.bench(|| common::plain_sparse_dot(black_box(&a), black_box(&b)));
     }
 
     #[divan::bench]
     fn reversible_forward(bencher: divan::Bencher) {
-        let (a, b) = data();
+        let (a, b) = common::sparse_pair();
         bencher.bench(|| {
             let mut r = 0.0;
             sparse::sparse_dot(&mut r, black_box(&a).view(), black_box(&b).view()).unwrap();
@@ -363,7 +319,7 @@ mod sparse_dot_1000 {
 
     #[divan::bench]
     fn reversible_forward_unchecked(bencher: divan::Bencher) {
-        let (a, b) = data();
+        let (a, b) = common::sparse_pair();
         bencher.bench(|| {
             let mut r = 0.0;
             unchecked::sparse::sparse_dot(&mut r, black_box(&a).view(), black_box(&b).view())
