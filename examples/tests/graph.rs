@@ -128,15 +128,10 @@ fn gradient_matches_central_differences() {
     }
 }
 
-/// Fails on this branch: with checks off, code generation drops a final
-/// `~@routine` that only restores ancillas (`dead_uncomputation` in
-/// compiler/src/codegen/mod.rs), and it did so in the reverse pass too,
-/// where that `~@routine` is the adjoint of the routine: the unchecked
-/// gradient missed everything computed inside `@routine` (here all of it).
-/// Main fixed this in 8561dd7 ("never skip a dead uncomputation in a
-/// reverse pass"); drop the `#[ignore]` once that is merged.
+/// With checks off, code generation drops a final `~@routine` that only
+/// restores ancillas; in a reverse pass that `~@routine` is the routine's
+/// adjoint and must stay (it once did not, and this gradient was all zeros).
 #[test]
-#[ignore = "compiler gap fixed on main (8561dd7): unchecked reverse passes skipped the adjoint of a final ~@routine"]
 fn unchecked_gradient_matches_checked() {
     for (k, x) in points() {
         let mut g = vec![0.0; x.len()];
