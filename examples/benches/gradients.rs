@@ -71,10 +71,8 @@ mod graph_embedding_k5 {
         });
     }
 
-    /// Not a valid gradient today: without checks, code generation drops
-    /// the adjoint of the final `~@routine` (see the ignored test
-    /// `unchecked_gradient_matches_checked`), so this times a reverse pass
-    /// that skips most of the work.
+    /// Without run-time checks (the reverse pass still runs every
+    /// uncomputation; `unchecked_gradient_matches_checked` tests the values).
     #[divan::bench]
     fn gradient_unchecked(bencher: divan::Bencher) {
         let x = data();

@@ -85,11 +85,7 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
 }
 
 pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backward: &Function) {
-    let scalar = f
-        .generics
-        .first()
-        .map(|t| t.name.name.clone())
-        .unwrap_or_else(|| "f64".into());
+    let scalar = adjoint_scalar(f);
     let name = rust_name(&f.name.name);
     let has_bars = f.params.iter().any(|p| {
         g.resolution
@@ -167,20 +163,8 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     // `f_grad`: forward, then the reverse pass.
     let mut values = Vec::new();
     let mut with_bars = Vec::new();
-    for (i, p) in f.params.iter().enumerate() {
-        let kind = g
-            .resolution
-            .def_at(p.name.span)
-            .map(|id| kind_of(&g.types.defs[id]))
-            .unwrap_or(Kind::Unknown);
-        let mutated = g.mutated.get(i).copied().unwrap_or(false);
-        let n = rust_name(&p.name.name);
-        let value = match (&kind, mutated) {
-            (Kind::Matrix(_) | Kind::Csc(_), true) => format!("{n}.view_mut()"),
-            (Kind::Matrix(_) | Kind::Csc(_), false) => format!("{n}.view()"),
-            (_, true) => format!("&mut *{n}"),
-            (_, false) => n.clone(),
-        };
+    for (p, arg) in f.params.iter().zip(param_args(g, f)) {
+        let ParamArg { kind, value, .. } = arg;
         values.push(value.clone());
         with_bars.push(value);
         if bar_param_type(&kind).is_some() {
@@ -241,6 +225,50 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     g.ad = None;
 }
 
+/// A parameter of the function being generated, as its own body passes it
+/// on to a call: its kind, whether the function changes it, and the Rust
+/// argument (`&mut *x`, `x`, `A.view()`, ...).
+struct ParamArg {
+    kind: Kind,
+    mutated: bool,
+    value: String,
+}
+
+fn param_args(g: &Gen<'_>, f: &Function) -> Vec<ParamArg> {
+    f.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let kind = g
+                .resolution
+                .def_at(p.name.span)
+                .map(|id| kind_of(&g.types.defs[id]))
+                .unwrap_or(Kind::Unknown);
+            let mutated = g.mutated.get(i).copied().unwrap_or(false);
+            let n = rust_name(&p.name.name);
+            let value = match (&kind, mutated) {
+                (Kind::Matrix(_) | Kind::Csc(_), true) => format!("{n}.view_mut()"),
+                (Kind::Matrix(_) | Kind::Csc(_), false) => format!("{n}.view()"),
+                (_, true) => format!("&mut *{n}"),
+                (_, false) => n,
+            };
+            ParamArg {
+                kind,
+                mutated,
+                value,
+            }
+        })
+        .collect()
+}
+
+/// The scalar type of `f`'s adjoints: its first type parameter, or f64.
+fn adjoint_scalar(f: &Function) -> String {
+    f.generics
+        .first()
+        .map(|t| t.name.name.clone())
+        .unwrap_or_else(|| "f64".into())
+}
+
 /// The two reverse passes of `@primitive(d) function f`, from `d`'s
 /// derivatives. `f` must add to each changed parameter a function of the
 /// parameters it only reads (`y += h(x)`), so that the adjoint of `y` passes
@@ -249,19 +277,17 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
 /// parameters first, then `f`'s read parameters, and adds `∂h/∂x` to each.
 fn primitive_bodies(g: &mut Gen<'_>, f: &Function, d: &Ident) -> Option<[Vec<String>; 2]> {
     let sig = g.ctx.callee(&d.name)?;
-    let scalar = g.ad_scalar_of(f);
+    let scalar = adjoint_scalar(f);
     let mut outputs = Vec::new();
     let mut inputs = Vec::new();
     let mut reads = Vec::new();
     let mut values = Vec::new();
-    for (i, p) in f.params.iter().enumerate() {
-        let kind = g
-            .resolution
-            .def_at(p.name.span)
-            .map(|id| kind_of(&g.types.defs[id]))
-            .unwrap_or(Kind::Unknown);
-        let mutated = g.mutated.get(i).copied().unwrap_or(false);
-        let n = rust_name(&p.name.name);
+    for (p, arg) in f.params.iter().zip(param_args(g, f)) {
+        let ParamArg {
+            kind,
+            mutated,
+            value,
+        } = arg;
         if bar_param_type(&kind).is_some() && !matches!(kind, Kind::Float(_) | Kind::Generic(_)) {
             g.diagnostics.push(
                 Diagnostic::error(
@@ -280,14 +306,13 @@ fn primitive_bodies(g: &mut Gen<'_>, f: &Function, d: &Ident) -> Option<[Vec<Str
             return None;
         }
         let differentiable = matches!(kind, Kind::Float(_) | Kind::Generic(_));
+        values.push(value.clone());
         if mutated {
-            values.push(format!("&mut *{n}"));
             if differentiable {
                 outputs.push(bar_name(&p.name.name));
             }
         } else {
-            values.push(n.clone());
-            reads.push(n.clone());
+            reads.push(value);
             if differentiable {
                 inputs.push(bar_name(&p.name.name));
             }
@@ -368,14 +393,6 @@ fn primitive_bodies(g: &mut Gen<'_>, f: &Function, d: &Ident) -> Option<[Vec<Str
 }
 
 impl Gen<'_> {
-    /// The scalar type of `f`'s adjoints: its first type parameter, or f64.
-    fn ad_scalar_of(&self, f: &Function) -> String {
-        f.generics
-            .first()
-            .map(|t| t.name.name.clone())
-            .unwrap_or_else(|| "f64".into())
-    }
-
     fn ad_kind(&self) -> Kind {
         let scalar = self.ad.as_ref().map(|a| a.scalar.as_str()).unwrap_or("f64");
         match scalar {
