@@ -223,7 +223,7 @@ impl Gen {
         let kind = if depth > 2 {
             self.below(4)
         } else if self.rich() {
-            self.below(13)
+            self.below(14)
         } else {
             self.below(10)
         };
@@ -380,6 +380,35 @@ impl Gen {
                 let j = (i + 1 + self.below(writable.len() - 1)) % writable.len();
                 Self::indent(out, depth);
                 let _ = writeln!(out, "HADAMARD({}, {})", writable[i], writable[j]);
+            }
+            13 if writable.len() >= 2 => {
+                // A routine in a loop that writes a parameter `u` and an
+                // ancilla `w` allocated outside the loop: their adjoints are
+                // not zero when the reverse pass reaches the routine.
+                self.ancillas += 1;
+                let w = format!("w{}", self.ancillas);
+                let i = self.below(writable.len());
+                let j = (i + 1 + self.below(writable.len() - 1)) % writable.len();
+                let (t, u) = (writable[i], writable[j]);
+                let value = self.value(t, loops);
+                let var = format!("i{depth}");
+                let n = 1 + self.below(3);
+                for line in [
+                    format!("{w} ← 0.0"),
+                    format!("for {var} = 1:{n}"),
+                    "    @routine begin".to_string(),
+                    format!("        {w} += {value}"),
+                    format!("        {u} += sin({w}) * 0.5"),
+                    "    end".to_string(),
+                    format!("    {t} += {w} * {u} * 0.5"),
+                    "    ~@routine".to_string(),
+                    "end".to_string(),
+                    format!("{w} → 0.0"),
+                ] {
+                    Self::indent(out, depth);
+                    out.push_str(&line);
+                    out.push('\n');
+                }
             }
             _ => {
                 let t = self.pick(writable);

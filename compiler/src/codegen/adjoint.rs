@@ -58,7 +58,7 @@ pub(super) fn bar_name(name: &str) -> String {
 }
 
 /// Whether values of this kind carry a derivative.
-fn differentiable(kind: &Kind) -> bool {
+pub(super) fn differentiable(kind: &Kind) -> bool {
     match kind {
         Kind::Float(_) | Kind::Generic(_) => true,
         Kind::Complex(inner) => differentiable(inner),
@@ -416,6 +416,133 @@ impl Gen<'_> {
     /// `bar += g * s`.
     fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
         format!("nilang::Adjoint::add_scaled(&mut {bar}, &{g}, {s});")
+    }
+
+    /// In an adjoint, whether the `@routine` `stmts[at]` (`inner`, undone by
+    /// `~@routine` at `end`) can run without adjoint rules, and if so the
+    /// lines that set aside the adjoints it would touch before it and the
+    /// lines that add them back after the `~@routine`.
+    ///
+    /// Let R be the routine and B the statements between it and its
+    /// `~@routine`. A reverse pass runs R, then B's and ~R's adjoint rules;
+    /// R's rules apply the transposed Jacobian of R's inverse. When B writes
+    /// nothing that R reads or writes, R's and ~R's rules cancel on the
+    /// adjoints of the variables R writes: those adjoints pass through
+    /// unchanged, and with them zero R's rules change nothing. So R's
+    /// adjoints are set to zero, R runs as plain code (the values are the
+    /// same), and the saved adjoints are added back at the end. A variable
+    /// allocated just before R (only allocations in between, as in the
+    /// inverse of a function whose ancillas are freed at its end) or inside
+    /// R has a zero adjoint already, and needs no saving. This saves a whole
+    /// adjoint sweep of every compute-copy-uncompute.
+    pub(super) fn plain_routine(
+        &mut self,
+        stmts: &[Stmt],
+        at: usize,
+        end: usize,
+        inner: &Stmt,
+    ) -> Option<(Vec<String>, Vec<String>)> {
+        // What B writes; an effect that is not a variable write gives up.
+        let mut b_writes = Vec::new();
+        let mut unknown = false;
+        self.visit_writes(&stmts[at + 1..end], &mut |root| match root
+            .and_then(|span| self.resolution.def_at(span))
+        {
+            Some(id) => b_writes.push(id),
+            None => unknown = true,
+        });
+        // What R writes, and every variable it mentions (with a use).
+        let mut r_writes = Vec::new();
+        self.visit_writes(std::slice::from_ref(inner), &mut |root| match root
+            .and_then(|span| self.resolution.def_at(span))
+        {
+            Some(id) => r_writes.push(id),
+            None => unknown = true,
+        });
+        if unknown {
+            return None;
+        }
+        let mut mentioned: Vec<(usize, Span)> = Vec::new();
+        let mut allocated_in_r = Vec::new();
+        crate::effects::visit_stmt(inner, &mut |s| {
+            if let StmtKind::Alloc { name, .. } = &s.kind
+                && let Some(id) = self.resolution.def_at(name.span)
+            {
+                allocated_in_r.push(id);
+            }
+            super::stmt_exprs(s, &mut |e| {
+                e.walk(&mut |e| {
+                    if let ExprKind::Var(_) = e.kind
+                        && let Some(id) = self.resolution.def_at(e.span)
+                    {
+                        mentioned.push((id, e.span));
+                    }
+                })
+            });
+        });
+        if mentioned.iter().any(|(id, _)| b_writes.contains(id))
+            || r_writes.iter().any(|id| b_writes.contains(id))
+        {
+            return None;
+        }
+        // Allocated in the run of allocations just before R.
+        let fresh_before: Vec<usize> = stmts[..at]
+            .iter()
+            .rev()
+            .map_while(|s| match &s.kind {
+                StmtKind::Alloc { name, .. } => Some(self.resolution.def_at(name.span)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let (mut save, mut restore) = (Vec::new(), Vec::new());
+        r_writes.sort_unstable();
+        r_writes.dedup();
+        for id in r_writes {
+            if allocated_in_r.contains(&id) || fresh_before.contains(&id) {
+                continue;
+            }
+            let kind = kind_of(&self.types.defs[id]);
+            let &(_, span) = mentioned.iter().find(|(d, _)| *d == id)?;
+            let var = Expr {
+                kind: ExprKind::Var(self.resolution.defs[id].name.clone()),
+                span,
+            };
+            match kind {
+                Kind::Complex(_) => {
+                    let bar = self.bar_place(&var)?;
+                    let s = self.fresh("saved");
+                    let zero = self.ad_zero();
+                    let one = self.ad_one();
+                    save.push(format!(
+                        "let {s} = std::mem::replace(&mut {bar}, nilang::Complex::new({zero}, {zero}));"
+                    ));
+                    restore.push(format!(
+                        "nilang::Adjoint::add_scaled(&mut {bar}.re, &{s}.re, {one});"
+                    ));
+                    restore.push(format!(
+                        "nilang::Adjoint::add_scaled(&mut {bar}.im, &{s}.im, {one});"
+                    ));
+                }
+                k if k.is_scalar_like() => {
+                    // Integers and booleans carry no adjoint.
+                    let Some(bar) = self.bar_place(&var) else {
+                        continue;
+                    };
+                    let s = self.fresh("saved");
+                    let zero = self.ad_zero();
+                    let one = self.ad_one();
+                    save.push(format!("let {s} = std::mem::replace(&mut {bar}, {zero});"));
+                    restore.push(format!(
+                        "nilang::Adjoint::add_scaled(&mut {bar}, &{s}, {one});"
+                    ));
+                }
+                Kind::Array(e) | Kind::Matrix(e) if !differentiable(&e) => {}
+                // Saving an array would allocate: keep R's rules.
+                _ => return None,
+            }
+        }
+        Some((save, restore))
     }
 
     /// The adjoint of a new ancilla, zero.

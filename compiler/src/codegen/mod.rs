@@ -281,6 +281,7 @@ pub fn generate_function(
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
         ad: None,
+        plain: false,
     };
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
@@ -313,6 +314,53 @@ struct Gen<'a> {
     bcast: Option<Bcast>,
     /// Set while an adjoint (reverse-mode gradient) function is generated.
     ad: Option<adjoint::AdMode>,
+    /// Set inside an adjoint while a `@routine` runs without adjoint rules
+    /// (see [`Gen::plain_routine`]): ancillas still get their adjoints.
+    plain: bool,
+}
+
+/// Calls `f` on each expression of `stmt` itself (not of the statements
+/// nested in it).
+fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    let cond = |c: &crate::ast::Cond, f: &mut dyn FnMut(&Expr)| {
+        f(&c.pre);
+        if let crate::ast::Post::Expr(e) = &c.post {
+            f(e);
+        }
+    };
+    match &stmt.kind {
+        StmtKind::Instr { target, value, .. } => {
+            f(target);
+            f(value);
+        }
+        StmtKind::Call(call) => {
+            call.args.iter().for_each(&mut *f);
+            call.kwargs.iter().for_each(|k| f(&k.value));
+        }
+        StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {
+            f(&Expr {
+                kind: ExprKind::Var(name.name.clone()),
+                span: name.span,
+            });
+            f(value);
+        }
+        StmtKind::If { branches, .. } => branches.iter().for_each(|b| cond(&b.cond, f)),
+        StmtKind::While { cond: c, .. } => cond(c, f),
+        StmtKind::For { range, .. } => {
+            f(&range.start);
+            if let Some(step) = &range.step {
+                f(step);
+            }
+            f(&range.stop);
+        }
+        StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
+        StmtKind::Begin(_)
+        | StmtKind::Inverse(_)
+        | StmtKind::Routine(_)
+        | StmtKind::Unroutine
+        | StmtKind::InvCheckOff(_)
+        | StmtKind::InBounds(_) => {}
+    }
 }
 
 /// The broadcast being generated: its loop indices are `__i` (vectors) or
@@ -505,8 +553,16 @@ impl Gen<'_> {
         self.line("}");
     }
 
+    /// Whether instructions get their adjoint rules: in an adjoint, outside
+    /// a plain routine.
+    fn differentiating(&self) -> bool {
+        self.ad.is_some() && !self.plain
+    }
+
     fn block(&mut self, stmts: &[Stmt]) {
         let pairs = routine_pairs(stmts);
+        // Lines to emit after the `~@routine` at an index (see `plain_routine`).
+        let mut after: Vec<(usize, Vec<String>)> = Vec::new();
         for (i, stmt) in stmts.iter().enumerate() {
             if let StmtKind::Unroutine = stmt.kind {
                 if let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
@@ -514,6 +570,24 @@ impl Gen<'_> {
                 {
                     self.stmt(&expansion);
                 }
+                if let Some(k) = after.iter().position(|(at, _)| *at == i) {
+                    for l in after.remove(k).1 {
+                        self.line(&l);
+                    }
+                }
+                continue;
+            }
+            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
+                && self.differentiating()
+                && let Some((save, restore)) = self.plain_routine(stmts, i, end, inner)
+            {
+                for l in save {
+                    self.line(&l);
+                }
+                self.plain = true;
+                self.stmt(stmt);
+                self.plain = false;
+                after.push((end, restore));
                 continue;
             }
             self.stmt(stmt);
@@ -623,13 +697,13 @@ impl Gen<'_> {
                     return;
                 }
                 if *broadcast {
-                    if self.ad.is_some() {
+                    if self.differentiating() {
                         self.unsupported(stmt.span, "differentiating a broadcast");
                         return;
                     }
                     self.broadcast_instruction(target, *op, value, stmt.span);
                 } else {
-                    if self.ad.is_some() {
+                    if self.differentiating() {
                         self.ad_instruction(target, *op, value, stmt.span);
                     }
                     self.instruction(target, *op, value, stmt.span);
@@ -654,7 +728,7 @@ impl Gen<'_> {
                 }
             }
             StmtKind::Dealloc { name, value } => {
-                if self.ad.is_some() {
+                if self.differentiating() {
                     // `t → e` is `t -= e; t → 0`: in a reverse pass this undoes
                     // the forward `t ← e`, so what `e` reads gets t̄ ∂e. A
                     // constant `e` passes nothing on (the paper's theorem 1).
@@ -971,7 +1045,7 @@ impl Gen<'_> {
 
     fn call(&mut self, call: &Call, span: Span) {
         if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
-            if self.ad.is_some() {
+            if self.differentiating() {
                 self.ad_instruction_call(instr.name, call, span);
             }
             self.instruction_call(instr.name, call, span);
@@ -983,7 +1057,7 @@ impl Gen<'_> {
         };
         // A callee without differentiable parameters passes no adjoint: its
         // own inverse is all the reverse pass needs.
-        let ad = self.ad.is_some()
+        let ad = self.differentiating()
             && sig
                 .params
                 .iter()
