@@ -183,6 +183,24 @@ end
     insta::assert_snapshot!(code);
 }
 
+/// `P; @routine R; B; ~@routine; D`: the gradient runs `P; R; B` plainly,
+/// then the reverse pass from `~B` on (no second `R`, no uncomputation in
+/// between); the reverse pass itself recomputes `R` without adjoint rules.
+#[test]
+fn gradient_of_compute_copy_uncompute() {
+    let code = module_with(
+        "function m(out::T, x::T, y::T) where T: Real\n    anc ← zero(T)\n    @routine anc += x * y\n    out += sin(anc)\n    ~@routine\nend\n",
+        &Options::default(),
+    )
+    .unwrap();
+    let grad = code
+        .split("\n\n")
+        .filter(|f| f.contains("pub fn m_adjoint") || f.contains("pub fn m_grad"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    insta::assert_snapshot!(grad);
+}
+
 #[test]
 fn shape_queries_in_a_differentiated_expression_carry_no_derivative() {
     let code = module_with(

@@ -119,6 +119,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         },
         None => None,
     };
+    let mut reverse_ok = false;
     for (i, (program, fn_name, doc)) in passes.into_iter().enumerate() {
         if let Some(bodies) = &primitive {
             g.ad = Some(AdMode {
@@ -158,6 +159,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             g.function(program, &fn_name, false);
         } else {
             g.out.push_str(&code);
+            reverse_ok |= i == 0;
         }
     }
     // `f_grad`: forward, then the reverse pass.
@@ -179,19 +181,36 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         values.push(rust_name(&kw.name.name));
         with_bars.push(rust_name(&kw.name.name));
     }
+    let fused = if reverse_ok && primitive.is_none() {
+        fused_gradient(g, &scalar, forward, backward)
+    } else {
+        None
+    };
+    let how = if fused.is_some() {
+        format!(
+            "runs it up to its final `~@routine`, then the\n\
+             rest of [`{}`] (the state there is the one that pass reaches\n\
+             after undoing the end of `{}`)",
+            adjoint_name(&f.name.name),
+            f.name.name
+        )
+    } else {
+        format!("runs it, then [`{}`]", adjoint_name(&f.name.name))
+    };
     g.ad = Some(AdMode {
         scalar,
         doc: format!(
-            "Gradient of [`{name}`]: runs it, then [`{}`]. Seed the adjoint of the\n\
+            "Gradient of [`{name}`]: {how}. Seed the adjoint of the\n\
              loss argument (1 in its `_bar`, 0 in the others) before the call; after it\n\
              the arguments hold their inputs again and each `_bar` the derivative of\n\
-             the loss with respect to that input (added to what it held).",
-            adjoint_name(&f.name.name)
+             the loss with respect to that input (added to what it held)."
         ),
-        body: Some(vec![
-            format!("{name}({})?;", values.join(", ")),
-            format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
-        ]),
+        body: Some(fused.unwrap_or_else(|| {
+            vec![
+                format!("{name}({})?;", values.join(", ")),
+                format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
+            ]
+        })),
     });
     g.out.push('\n');
     g.function(forward, &grad_name(&f.name.name), false);
@@ -223,6 +242,70 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         false,
     );
     g.ad = None;
+}
+
+/// The body of `f_grad` without the work that `f`'s end and the reverse
+/// pass's beginning undo in turn, when `f` (with its deallocations written
+/// out) is `P; @routine R; B; ~@routine; D` with only deallocations in `D`.
+/// The reverse pass (the inverse `~D; R; ~B; ~R; ~P`) reaches, after `~D;
+/// R`, the state that the forward reaches after `P; R; B`. So `f_grad` runs
+/// `P; R; B` as plain code (allocating the ancillas' adjoints) and then the
+/// reverse pass from `~B` on, instead of `f` whole and the reverse pass
+/// whole: that saves running `R` twice, the forward's uncomputation and a
+/// plain recomputation. `R` must be able to run plainly in the reverse pass
+/// ([`Gen::plain_routine`]); `None` when it cannot or `f` has another shape.
+fn fused_gradient(
+    g: &mut Gen<'_>,
+    scalar: &str,
+    forward: &Function,
+    backward: &Function,
+) -> Option<Vec<String>> {
+    let fs = &forward.body.stmts;
+    let end = fs
+        .iter()
+        .rposition(|s| !matches!(s.kind, StmtKind::Dealloc { .. }))?;
+    if !matches!(fs[end].kind, StmtKind::Unroutine) {
+        return None;
+    }
+    let at = routine_pairs(fs).iter().position(|p| *p == Some(end))?;
+    let StmtKind::Routine(inner) = &fs[at].kind else {
+        return None;
+    };
+    // The reverse pass: `~D` (allocations), then the same routine.
+    let bs = &backward.body.stmts;
+    let b = bs
+        .iter()
+        .position(|s| !matches!(s.kind, StmtKind::Alloc { .. }))?;
+    let b_end = routine_pairs(bs)[b]?;
+    if bs[b] != fs[at] {
+        return None;
+    }
+    let saved_out = std::mem::take(&mut g.out);
+    let saved_diagnostics = std::mem::take(&mut g.diagnostics);
+    let saved_level = std::mem::replace(&mut g.level, 0);
+    let saved_ad = g.ad.replace(AdMode {
+        scalar: scalar.to_string(),
+        doc: String::new(),
+        body: None,
+    });
+    let plan = g.plain_routine(fs, at, end, inner);
+    if let Some((save, restore)) = plan {
+        g.plain = true;
+        g.block(&fs[..at]);
+        for l in save {
+            g.line(&l);
+        }
+        g.stmt(&fs[at]);
+        g.block(&fs[at + 1..end]);
+        g.plain = false;
+        g.block_from(bs, b + 1, vec![(b_end, restore)]);
+        g.line("Ok(())");
+    }
+    let code = std::mem::replace(&mut g.out, saved_out);
+    let problems = std::mem::replace(&mut g.diagnostics, saved_diagnostics);
+    g.level = saved_level;
+    g.ad = saved_ad;
+    (!code.is_empty() && problems.is_empty()).then(|| code.lines().map(str::to_string).collect())
 }
 
 /// A parameter of the function being generated, as its own body passes it

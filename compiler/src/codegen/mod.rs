@@ -560,10 +560,15 @@ impl Gen<'_> {
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
+        self.block_from(stmts, 0, Vec::new());
+    }
+
+    /// The statements of a block from index `start` on (a `~@routine` there
+    /// may undo a `@routine` before it); `after` holds lines to emit after
+    /// the `~@routine` at an index (see `plain_routine`).
+    fn block_from(&mut self, stmts: &[Stmt], start: usize, mut after: Vec<(usize, Vec<String>)>) {
         let pairs = routine_pairs(stmts);
-        // Lines to emit after the `~@routine` at an index (see `plain_routine`).
-        let mut after: Vec<(usize, Vec<String>)> = Vec::new();
-        for (i, stmt) in stmts.iter().enumerate() {
+        for (i, stmt) in stmts.iter().enumerate().skip(start) {
             if let StmtKind::Unroutine = stmt.kind {
                 if let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
                     && !self.dead_uncomputation(&expansion, &stmts[i + 1..])
