@@ -304,3 +304,142 @@ fn primitive_with_user_defined_derivatives() {
     assert!(err.to_string().contains("`mod`"), "{err}");
     assert_eq!(err.location.line, 293, "{err}");
 }
+
+/// Broadcasts `.+=` and `.-=` on vectors, matrices and a matrix column
+/// against differences of a weighted sum of every argument after the call.
+#[test]
+fn broadcasts() {
+    use nilang::ndarray::{Array2, ArrayView2, ArrayViewMut2};
+    // The loss weights: a fixed pseudo-random sequence in [-1, 1).
+    let weights = |n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 37 + 11) % 23) as f64 / 11.5 - 1.0)
+            .collect()
+    };
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+
+    // y .+= sin.(x) .* s; y .-= x .^ 2 ./ (2 + s), with y, x of length 5.
+    let n = 5;
+    let w = weights(2 * n + 1);
+    for p in POINTS {
+        let x0: Vec<f64> = (0..2 * n)
+            .map(|i| p[i % 3] + 0.1 * i as f64)
+            .chain([p[0] + 1.0])
+            .collect();
+        let loss = |x: &[f64]| {
+            let mut y = x[..n].to_vec();
+            r::rule_broadcast(&mut y, &x[n..2 * n], x[2 * n]).unwrap();
+            dot(&y, &w[..n]) + dot(&x[n..], &w[n..])
+        };
+        let mut y = x0[..n].to_vec();
+        let mut y_bar = w[..n].to_vec();
+        let mut x_bar = w[n..2 * n].to_vec();
+        let mut s_bar = w[2 * n];
+        r::rule_broadcast_grad(
+            &mut y,
+            &mut y_bar,
+            &x0[n..2 * n],
+            &mut x_bar,
+            x0[2 * n],
+            &mut s_bar,
+        )
+        .unwrap();
+        assert!(
+            y.iter().zip(&x0).all(|(a, b)| (a - b).abs() < 1e-12),
+            "y restored"
+        );
+        let g: Vec<f64> = y_bar
+            .iter()
+            .chain(&x_bar)
+            .chain([&s_bar])
+            .copied()
+            .collect();
+        nilang::check_gradient(loss, &x0, &g, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("rule_broadcast at {p:?}: {e}"));
+    }
+
+    // Y .+= exp.(X .* s) ./ 3 on 3 x 2 matrices; the flat order is Y, X, s.
+    let (rows, cols) = (3, 2);
+    let m = rows * cols;
+    let w = weights(2 * m + 1);
+    let mat = |v: &[f64]| Array2::from_shape_vec((rows, cols), v.to_vec()).unwrap();
+    for p in POINTS {
+        let x0: Vec<f64> = (0..2 * m + 1)
+            .map(|i| 0.3 * p[i % 3] - 0.05 * i as f64)
+            .collect();
+        let loss = |x: &[f64]| {
+            let mut y = mat(&x[..m]);
+            let xm = mat(&x[m..2 * m]);
+            r::rule_broadcast_matrix(y.view_mut(), xm.view(), x[2 * m]).unwrap();
+            dot(y.as_slice().unwrap(), &w[..m]) + dot(&x[m..], &w[m..])
+        };
+        let mut y = mat(&x0[..m]);
+        let xm = mat(&x0[m..2 * m]);
+        let mut y_bar = mat(&w[..m]);
+        let mut x_bar = mat(&w[m..2 * m]);
+        let mut s_bar = w[2 * m];
+        let (yv, xv): (ArrayViewMut2<f64>, ArrayView2<f64>) = (y.view_mut(), xm.view());
+        r::rule_broadcast_matrix_grad(
+            yv,
+            y_bar.view_mut(),
+            xv,
+            x_bar.view_mut(),
+            x0[2 * m],
+            &mut s_bar,
+        )
+        .unwrap();
+        assert!(
+            y.iter().zip(&x0).all(|(a, b)| (a - b).abs() < 1e-12),
+            "Y restored"
+        );
+        let g: Vec<f64> = y_bar
+            .iter()
+            .chain(x_bar.iter())
+            .chain([&s_bar])
+            .copied()
+            .collect();
+        nilang::check_gradient(loss, &x0, &g, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("rule_broadcast_matrix at {p:?}: {e}"));
+    }
+
+    // A[:, 2] .-= x .* B[:, 1] with A, B 3 x 2 and x of length 3; flat
+    // order A, x, B.
+    let w = weights(2 * m + rows);
+    for p in POINTS {
+        let x0: Vec<f64> = (0..2 * m + rows)
+            .map(|i| p[(i + 1) % 3] + 0.2 * i as f64)
+            .collect();
+        let loss = |x: &[f64]| {
+            let mut a = mat(&x[..m]);
+            let b = mat(&x[m + rows..]);
+            r::rule_broadcast_column(a.view_mut(), &x[m..m + rows], b.view()).unwrap();
+            dot(a.as_slice().unwrap(), &w[..m]) + dot(&x[m..], &w[m..])
+        };
+        let mut a = mat(&x0[..m]);
+        let b = mat(&x0[m + rows..]);
+        let mut a_bar = mat(&w[..m]);
+        let mut x_bar = w[m..m + rows].to_vec();
+        let mut b_bar = mat(&w[m + rows..]);
+        r::rule_broadcast_column_grad(
+            a.view_mut(),
+            a_bar.view_mut(),
+            &x0[m..m + rows],
+            &mut x_bar,
+            b.view(),
+            b_bar.view_mut(),
+        )
+        .unwrap();
+        assert!(
+            a.iter().zip(&x0).all(|(u, v)| (u - v).abs() < 1e-12),
+            "A restored"
+        );
+        let g: Vec<f64> = a_bar
+            .iter()
+            .chain(&x_bar)
+            .chain(b_bar.iter())
+            .copied()
+            .collect();
+        nilang::check_gradient(loss, &x0, &g, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("rule_broadcast_column at {p:?}: {e}"));
+    }
+}

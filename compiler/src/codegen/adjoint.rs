@@ -716,6 +716,16 @@ impl Gen<'_> {
         }
     }
 
+    /// The kind of an operand; in a broadcast an array stands for its
+    /// element.
+    fn operand_kind(&mut self, e: &Expr) -> Kind {
+        if self.bcast.is_some() {
+            self.expr(e).1
+        } else {
+            self.whole(|g| g.expr(e)).1
+        }
+    }
+
     /// The local derivatives of `value` with respect to the places it reads:
     /// `(place, code of d value / d place)`, in the adjoint scalar kind.
     fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
@@ -737,7 +747,7 @@ impl Gen<'_> {
         };
         match &e.kind {
             ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                let (_, kind) = self.whole(|g| g.expr(e));
+                let kind = self.operand_kind(e);
                 if matches!(kind, Kind::Complex(_)) {
                     self.unsupported(e.span, "differentiating complex arithmetic");
                 } else if differentiable(&kind) {
@@ -753,6 +763,15 @@ impl Gen<'_> {
             },
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
+                // The element-wise operators of a broadcast, element by element.
+                let op = match op {
+                    DotAdd => Add,
+                    DotSub => Sub,
+                    DotMul => Mul,
+                    DotDiv => Div,
+                    DotPow => Pow,
+                    op => *op,
+                };
                 match op {
                     Add => {
                         self.push_partials(lhs, mult.clone(), out);
@@ -780,7 +799,7 @@ impl Gen<'_> {
                     }
                     Rem => self.push_partials(lhs, mult, out),
                     Pow => {
-                        let (_, rk) = self.whole(|g| g.expr(rhs));
+                        let rk = self.operand_kind(rhs);
                         let l = self.value_as(lhs, &k);
                         if let Kind::Int(_) = rk {
                             let n = self.value_as(rhs, &Kind::Int("i64"));
@@ -846,7 +865,7 @@ impl Gen<'_> {
             return;
         }
         if let [x] = args {
-            let (_, xk) = self.whole(|g| g.expr(x));
+            let xk = self.operand_kind(x);
             if matches!(xk, Kind::Complex(_)) {
                 self.unsupported(e.span, "differentiating complex arithmetic");
                 return;
@@ -940,12 +959,84 @@ impl Gen<'_> {
         let g = self.fresh("g");
         self.line(&format!("let {g} = {target_bar};"));
         for (leaf, p) in partials {
-            let Some(leaf_bar) = self.bar_place(&leaf) else {
+            let Some(leaf_bar) = self.bar_elem(&leaf) else {
                 continue;
             };
             let s = if sign_plus { p } else { format!("(-{p})") };
             let line = self.add_scaled(&leaf_bar, &g, &s);
             self.line(&line);
+        }
+    }
+
+    /// The adjoint of a place read or written by an instruction: in a
+    /// broadcast, of the element that the loop is at when the place is an
+    /// array (`x_bar[__i]`), a matrix (`A_bar[[__r, __c]]`) or a matrix
+    /// column (`A_bar[[__i, j]]`); otherwise [`Gen::bar_place`].
+    fn bar_elem(&mut self, place: &Expr) -> Option<String> {
+        let Some(two_d) = self.bcast.as_ref().map(|b| b.two_d) else {
+            return self.bar_place(place);
+        };
+        if !two_d && let Some((m, c, elem)) = self.whole(|g| g.column_of(place)) {
+            let ExprKind::Index { base, .. } = &place.kind else {
+                return None;
+            };
+            let bar = self.whole(|g| g.bar_place(base))?;
+            let _ = m;
+            return differentiable(&elem).then(|| format!("{bar}[[__i, {c}]]"));
+        }
+        let bar = self.whole(|g| g.bar_place(place))?;
+        match (&place.kind, self.whole(|g| g.expr(place)).1) {
+            (_, Kind::Array(_)) if !two_d => Some(format!("{bar}[__i]")),
+            (_, Kind::Matrix(_)) if two_d => Some(format!("{bar}[[__r, __c]]")),
+            (_, Kind::Array(_) | Kind::Matrix(_)) => None,
+            _ => Some(bar),
+        }
+    }
+
+    /// The adjoint rule of a broadcast instruction `y .+= e` (or `.-=`):
+    /// the rule of `y[i] += e[i]` in a loop over the elements, before the
+    /// loop that undoes the instruction (the local derivatives read the
+    /// operands, which that loop leaves alone, and not `y`).
+    pub(super) fn ad_broadcast(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        let Some(t) = self.bcast_target(target) else {
+            return;
+        };
+        if matches!(t.elem, Kind::Complex(_)) || self.has_complex(value) {
+            self.unsupported(span, "differentiating a complex broadcast");
+            return;
+        }
+        if !differentiable(&t.elem) {
+            return;
+        }
+        let sign_plus = match op {
+            InstrOp::Sub => true,
+            InstrOp::Add => false,
+            _ => {
+                self.unsupported(span, "differentiating this instruction");
+                return;
+            }
+        };
+        self.bcast = Some(super::Bcast {
+            two_d: t.two_d,
+            operands: Vec::new(),
+        });
+        let target_bar = self.bar_elem(target);
+        let partials = self.partials(value);
+        let mut lines = Vec::new();
+        if let Some(target_bar) = target_bar {
+            let g = self.fresh("g");
+            lines.push(format!("let {g} = {target_bar};"));
+            for (leaf, p) in partials {
+                let Some(leaf_bar) = self.bar_elem(&leaf) else {
+                    continue;
+                };
+                let s = if sign_plus { p } else { format!("(-{p})") };
+                lines.push(self.add_scaled(&leaf_bar, &g, &s));
+            }
+        }
+        let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
+        if lines.len() > 1 {
+            self.bcast_loop(&t, operands, span, &lines);
         }
     }
 
@@ -1042,7 +1133,7 @@ impl Gen<'_> {
         }
         match &e.kind {
             ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                let (_, kind) = self.whole(|g| g.expr(e));
+                let kind = self.operand_kind(e);
                 if differentiable(&kind) {
                     let (a, b) = m.unwrap_or((cone, None));
                     out.push((e.clone(), a, b));
@@ -1062,6 +1153,15 @@ impl Gen<'_> {
             },
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
+                // The element-wise operators of a broadcast, element by element.
+                let op = match op {
+                    DotAdd => Add,
+                    DotSub => Sub,
+                    DotMul => Mul,
+                    DotDiv => Div,
+                    DotPow => Pow,
+                    op => *op,
+                };
                 match op {
                     Add => {
                         self.push_cpartials(lhs, m.clone(), out);

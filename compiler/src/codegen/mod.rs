@@ -363,6 +363,16 @@ fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
+/// The target of a broadcast instruction: the element the loop updates, the
+/// loop's shape, the element kind and the target's source text.
+struct BcastTarget {
+    place: String,
+    shape: String,
+    elem: Kind,
+    text: String,
+    two_d: bool,
+}
+
 /// The broadcast being generated: its loop indices are `__i` (vectors) or
 /// `__r`, `__c` (matrices).
 struct Bcast {
@@ -703,8 +713,7 @@ impl Gen<'_> {
                 }
                 if *broadcast {
                     if self.differentiating() {
-                        self.unsupported(stmt.span, "differentiating a broadcast");
-                        return;
+                        self.ad_broadcast(target, *op, value, stmt.span);
                     }
                     self.broadcast_instruction(target, *op, value, stmt.span);
                 } else {
@@ -966,72 +975,102 @@ impl Gen<'_> {
     /// `x .+= f.(y, z)`: a loop over the elements of `x` (a vector, a matrix
     /// column `A[:, j]` or a matrix); array operands of the value are read
     /// element by element and must have `x`'s shape.
-    fn broadcast_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
-        let (elem_place, shape, elem_kind, target_text) =
-            if let Some((m, c, elem)) = self.column_of(target) {
-                (
-                    format!("{m}[[__i, {c}]]"),
-                    format!("{m}.nrows()"),
-                    elem,
-                    crate::printer::print_expr(target),
-                )
-            } else {
-                let Some((place, kind, negated)) = self.lvalue(target) else {
-                    return;
-                };
-                if negated {
-                    self.unsupported(target.span, "a negated broadcast target");
-                    return;
-                }
-                let text = crate::printer::print_expr(target);
-                match kind {
-                    Kind::Array(e) => (format!("{place}[__i]"), format!("{place}.len()"), *e, text),
-                    Kind::Matrix(e) => (
-                        format!("{place}[[__r, __c]]"),
-                        format!("({place}.nrows(), {place}.ncols())"),
-                        *e,
-                        text,
-                    ),
-                    _ => {
-                        self.unsupported(target.span, "a broadcast into a scalar");
-                        return;
-                    }
-                }
-            };
-        let two_d = elem_place.contains("[[__r, __c]]");
-        self.bcast = Some(Bcast {
-            two_d,
-            operands: Vec::new(),
-        });
-        let code = self.value_as(value, &elem_kind);
-        let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
-        let Some(update) = self.update(&elem_place, op, "__v", span) else {
-            return;
-        };
+    /// The element place, shape and element kind of a broadcast target.
+    fn bcast_target(&mut self, target: &Expr) -> Option<BcastTarget> {
+        let text = crate::printer::print_expr(target);
+        if let Some((m, c, elem)) = self.column_of(target) {
+            return Some(BcastTarget {
+                place: format!("{m}[[__i, {c}]]"),
+                shape: format!("{m}.nrows()"),
+                elem,
+                text,
+                two_d: false,
+            });
+        }
+        let (place, kind, negated) = self.lvalue(target)?;
+        if negated {
+            self.unsupported(target.span, "a negated broadcast target");
+            return None;
+        }
+        match kind {
+            Kind::Array(e) => Some(BcastTarget {
+                place: format!("{place}[__i]"),
+                shape: format!("{place}.len()"),
+                elem: *e,
+                text,
+                two_d: false,
+            }),
+            Kind::Matrix(e) => Some(BcastTarget {
+                place: format!("{place}[[__r, __c]]"),
+                shape: format!("({place}.nrows(), {place}.ncols())"),
+                elem: *e,
+                text,
+                two_d: true,
+            }),
+            _ => {
+                self.unsupported(target.span, "a broadcast into a scalar");
+                None
+            }
+        }
+    }
+
+    /// A loop over the elements of a broadcast target running `body`
+    /// (`__i`, or `__r` and `__c`), after checking that every array operand
+    /// has the target's shape.
+    fn bcast_loop(
+        &mut self,
+        t: &BcastTarget,
+        operands: Vec<(String, String)>,
+        span: Span,
+        body: &[String],
+    ) {
         self.line("{");
         self.level += 1;
-        self.line(&format!("let __shape = {shape};"));
+        self.line(&format!("let __shape = {};", t.shape));
         let location = self.location(span);
+        let mut checked = Vec::new();
         for (operand_shape, text) in operands {
-            let what = format!("`{text}` must have the shape of `{target_text}`");
+            if checked.contains(&operand_shape) {
+                continue;
+            }
+            checked.push(operand_shape.clone());
+            let what = format!("`{text}` must have the shape of `{}`", t.text);
             self.line(&format!(
                 "if {operand_shape} != __shape {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, __shape, {operand_shape})); }}"
             ));
         }
-        if two_d {
+        if t.two_d {
             self.line("for __c in 0..__shape.1 {");
             self.line("    for __r in 0..__shape.0 {");
-            self.line(&format!("        let __v = {code};"));
-            self.line(&format!("        {update}"));
+            for l in body {
+                self.line(&format!("        {l}"));
+            }
             self.line("    }");
         } else {
             self.line("for __i in 0..__shape {");
-            self.line(&format!("    let __v = {code};"));
-            self.line(&format!("    {update}"));
+            for l in body {
+                self.line(&format!("    {l}"));
+            }
         }
         self.line("}");
         self.level -= 1;
         self.line("}");
+    }
+
+    fn broadcast_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        let Some(t) = self.bcast_target(target) else {
+            return;
+        };
+        self.bcast = Some(Bcast {
+            two_d: t.two_d,
+            operands: Vec::new(),
+        });
+        let code = self.value_as(value, &t.elem);
+        let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
+        let Some(update) = self.update(&t.place, op, "__v", span) else {
+            return;
+        };
+        self.bcast_loop(&t, operands, span, &[format!("let __v = {code};"), update]);
     }
 
     /// Runs `f` outside the current broadcast: arrays are whole values again
