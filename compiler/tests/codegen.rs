@@ -211,3 +211,15 @@ fn shape_queries_in_a_differentiated_expression_carry_no_derivative() {
     assert!(code.contains("pub fn h_adjoint"), "{code}");
     assert!(!code.contains("NotDifferentiable"), "{code}");
 }
+
+#[test]
+fn a_complex_value_added_to_a_real_place_is_e0603() {
+    let errors = module(
+        "function f(y::Complex<f64>, x::Complex<f64>)\n    y.im -= log(x)\nend\n\nfunction g(y::f64, x::Complex<f64>)\n    y += imag(exp(x))\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        ["E0603: a complex value cannot be added to a real place"]
+    );
+}

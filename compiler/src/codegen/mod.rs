@@ -417,6 +417,20 @@ impl Gen<'_> {
         );
     }
 
+    /// E0603: a complex value added to a real place (`y.im += log(x)`).
+    fn complex_into_real(&mut self, target: &Expr, value: &Expr) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0603",
+                value.span,
+                "a complex value cannot be added to a real place",
+            )
+            .with_label("this value is complex")
+            .with_secondary(target.span, "this place is real")
+            .with_help("take its part first: `real(...)`, `imag(...)`, `abs(...)` or `angle(...)`"),
+        );
+    }
+
     fn location(&self, span: Span) -> String {
         let (line, col) = crate::render::line_col(self.place.text, span.start + self.place.offset);
         format!(
@@ -947,7 +961,12 @@ impl Gen<'_> {
         let Some((place, kind, negated)) = self.lvalue(target) else {
             return;
         };
-        let code = self.value_as(value, &kind);
+        let (code, from) = self.expr(value);
+        if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_) | Kind::Unknown) {
+            self.complex_into_real(target, value);
+            return;
+        }
+        let code = convert(code, &from, &kind);
         let op = if negated { op.inverse() } else { op };
         let t = self.fresh("v");
         let Some(update) = self.update(&place, op, &t, span) else {
