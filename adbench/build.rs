@@ -1,0 +1,14 @@
+// Compiles the `.nil` programs beside this crate into OUT_DIR, and once more
+// without run-time checks into OUT_DIR/unchecked for the benchmarks.
+const FILES: &[&str] = &[];
+
+fn main() {
+    nilang_build::compile_files(FILES);
+    let out_dir = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    nilang_build::report(
+        nilang_build::Config::new()
+            .checks(false)
+            .out_dir(out_dir.join("unchecked"))
+            .compile_files(FILES),
+    );
+}

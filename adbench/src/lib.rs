@@ -1,0 +1,16 @@
+//! ADBench's Gaussian mixture model (GMM) objective and bundle adjustment
+//! (BA) residuals, each written once in `.nil` (compiled by `build.rs`) and
+//! once in plain Rust, with hand-written adjoints (ADBench's "manual"
+//! column), and readers for the inputs in `shared/data/adbench`.
+
+use std::path::PathBuf;
+
+/// The folder of the ADBench inputs (`gmm/`, `ba/`): `adbench/data`, copied
+/// unchanged from ADBench's `data/` folder (commit 38cb793), or
+/// `$NILANG_ADBENCH_DATA`.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("NILANG_ADBENCH_DATA") {
+        return PathBuf::from(dir);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
+}
