@@ -302,6 +302,20 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// The scalar operator an element-wise one applies to each element
+    /// (`.*` is `*`); other operators are their own.
+    pub fn scalar(self) -> BinaryOp {
+        use BinaryOp::*;
+        match self {
+            DotAdd => Add,
+            DotSub => Sub,
+            DotMul => Mul,
+            DotDiv => Div,
+            DotPow => Pow,
+            op => op,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<BinaryOp> {
         Some(match s {
             "||" => BinaryOp::Or,

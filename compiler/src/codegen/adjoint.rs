@@ -764,15 +764,7 @@ impl Gen<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
                 // The element-wise operators of a broadcast, element by element.
-                let op = match op {
-                    DotAdd => Add,
-                    DotSub => Sub,
-                    DotMul => Mul,
-                    DotDiv => Div,
-                    DotPow => Pow,
-                    op => *op,
-                };
-                match op {
+                match op.scalar() {
                     Add => {
                         self.push_partials(lhs, mult.clone(), out);
                         self.push_partials(rhs, mult, out);
@@ -1154,15 +1146,7 @@ impl Gen<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
                 // The element-wise operators of a broadcast, element by element.
-                let op = match op {
-                    DotAdd => Add,
-                    DotSub => Sub,
-                    DotMul => Mul,
-                    DotDiv => Div,
-                    DotPow => Pow,
-                    op => *op,
-                };
-                match op {
+                match op.scalar() {
                     Add => {
                         self.push_cpartials(lhs, m.clone(), out);
                         self.push_cpartials(rhs, m, out);

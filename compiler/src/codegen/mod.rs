@@ -1781,14 +1781,7 @@ impl Gen<'_> {
                 }
             },
             DotAdd | DotSub | DotMul | DotDiv | DotPow if self.bcast.is_some() => {
-                let scalar = match op {
-                    DotAdd => Add,
-                    DotSub => Sub,
-                    DotMul => Mul,
-                    DotDiv => Div,
-                    _ => Pow,
-                };
-                self.binary_codes(scalar, (l, lk), (r, rk), span)
+                self.binary_codes(op.scalar(), (l, lk), (r, rk), span)
             }
             DotAdd | DotSub | DotMul | DotDiv | DotPow => {
                 self.unsupported(
