@@ -14,3 +14,21 @@ pub fn data_dir() -> PathBuf {
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
+
+pub mod gmm;
+
+/// `gmm.nil` compiled with run-time checks: `gmm_objective`, its inverse and
+/// its gradient `gmm_objective_grad`. (Named `gmm_nil` beside the plain Rust
+/// module `gmm`.)
+pub mod gmm_nil {
+    nilang::include_nil!("gmm");
+}
+
+/// The `.nil` programs compiled without run-time checks
+/// (`Config::checks(false)`), for the benchmarks.
+pub mod unchecked {
+    /// `gmm.nil` without run-time checks.
+    pub mod gmm_nil {
+        nilang::include_nil!("unchecked/gmm");
+    }
+}
