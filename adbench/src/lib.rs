@@ -15,6 +15,7 @@ pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
 }
 
+pub mod ba;
 pub mod gmm;
 
 /// `gmm.nil` compiled with run-time checks: `gmm_objective`, its inverse and
