@@ -968,19 +968,18 @@ impl Gen<'_> {
         let Some(two_d) = self.bcast.as_ref().map(|b| b.two_d) else {
             return self.bar_place(place);
         };
-        if !two_d && let Some((m, c, elem)) = self.whole(|g| g.column_of(place)) {
+        if !two_d && let Some((_, c, elem)) = self.whole(|g| g.column_of(place)) {
             let ExprKind::Index { base, .. } = &place.kind else {
                 return None;
             };
             let bar = self.whole(|g| g.bar_place(base))?;
-            let _ = m;
             return differentiable(&elem).then(|| format!("{bar}[[__i, {c}]]"));
         }
         let bar = self.whole(|g| g.bar_place(place))?;
-        match (&place.kind, self.whole(|g| g.expr(place)).1) {
-            (_, Kind::Array(_)) if !two_d => Some(format!("{bar}[__i]")),
-            (_, Kind::Matrix(_)) if two_d => Some(format!("{bar}[[__r, __c]]")),
-            (_, Kind::Array(_) | Kind::Matrix(_)) => None,
+        match self.whole(|g| g.expr(place)).1 {
+            Kind::Array(_) if !two_d => Some(format!("{bar}[__i]")),
+            Kind::Matrix(_) if two_d => Some(format!("{bar}[[__r, __c]]")),
+            Kind::Array(_) | Kind::Matrix(_) => None,
             _ => Some(bar),
         }
     }
