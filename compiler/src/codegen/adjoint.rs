@@ -591,38 +591,33 @@ impl Gen<'_> {
                 kind: ExprKind::Var(self.resolution.defs[id].name.clone()),
                 span,
             };
-            match kind {
+            // A complex adjoint is saved whole and added back part by part.
+            let (zero, parts) = match kind {
                 Kind::Complex(_) => {
-                    let bar = self.bar_place(&var)?;
-                    let s = self.fresh("saved");
-                    let zero = self.ad_zero();
-                    let one = self.ad_one();
-                    save.push(format!(
-                        "let {s} = std::mem::replace(&mut {bar}, nilang::Complex::new({zero}, {zero}));"
-                    ));
-                    restore.push(format!(
-                        "nilang::Adjoint::add_scaled(&mut {bar}.re, &{s}.re, {one});"
-                    ));
-                    restore.push(format!(
-                        "nilang::Adjoint::add_scaled(&mut {bar}.im, &{s}.im, {one});"
-                    ));
+                    let z = self.ad_zero();
+                    (
+                        format!("nilang::Complex::new({z}, {z})"),
+                        &[".re", ".im"][..],
+                    )
                 }
-                k if k.is_scalar_like() => {
-                    // Integers and booleans carry no adjoint.
-                    let Some(bar) = self.bar_place(&var) else {
-                        continue;
-                    };
-                    let s = self.fresh("saved");
-                    let zero = self.ad_zero();
-                    let one = self.ad_one();
-                    save.push(format!("let {s} = std::mem::replace(&mut {bar}, {zero});"));
-                    restore.push(format!(
-                        "nilang::Adjoint::add_scaled(&mut {bar}, &{s}, {one});"
-                    ));
-                }
-                Kind::Array(e) | Kind::Matrix(e) if !differentiable(&e) => {}
+                k if k.is_scalar_like() => (self.ad_zero(), &[""][..]),
+                Kind::Array(e) | Kind::Matrix(e) if !differentiable(&e) => continue,
                 // Saving an array would allocate: keep R's rules.
                 _ => return None,
+            };
+            let bar = match self.bar_place(&var) {
+                Some(bar) => bar,
+                // Integers and booleans carry no adjoint.
+                None if parts.len() == 1 => continue,
+                None => return None,
+            };
+            let s = self.fresh("saved");
+            let one = self.ad_one();
+            save.push(format!("let {s} = std::mem::replace(&mut {bar}, {zero});"));
+            for part in parts {
+                restore.push(format!(
+                    "nilang::Adjoint::add_scaled(&mut {bar}{part}, &{s}{part}, {one});"
+                ));
             }
         }
         Some((save, restore))
@@ -925,18 +920,10 @@ impl Gen<'_> {
         if !differentiable(&kind) {
             return;
         }
-        // `y -= e` undoes `y += e`: the reads get +ȳ ∂e; `y += e`, -ȳ ∂e.
-        let mut sign_plus = match op {
-            InstrOp::Sub => true,
-            InstrOp::Add => false,
-            _ => {
-                self.unsupported(span, "differentiating this instruction");
-                return;
-            }
+        let Some(sign_plus) = self.rule_sign(op, span) else {
+            return;
         };
-        if negated {
-            sign_plus = !sign_plus;
-        }
+        let sign_plus = sign_plus != negated;
         let Some(target_bar) = self.bar_place(target) else {
             return;
         };
@@ -944,20 +931,43 @@ impl Gen<'_> {
         if target_complex || self.has_complex(value) {
             return self.ad_complex_instruction(&target_bar, target_complex, sign_plus, value);
         }
+        for l in self.rule_lines(&target_bar, sign_plus, value) {
+            self.line(&l);
+        }
+    }
+
+    /// The sign of the adjoint rule of `y op= e` in a reverse pass: `y -= e`
+    /// undoes `y += e`, so the reads get +ȳ ∂e (`true`); `y += e`, -ȳ ∂e.
+    /// Other operators have no rule (reported).
+    fn rule_sign(&mut self, op: InstrOp, span: Span) -> Option<bool> {
+        match op {
+            InstrOp::Sub => Some(true),
+            InstrOp::Add => Some(false),
+            _ => {
+                self.unsupported(span, "differentiating this instruction");
+                None
+            }
+        }
+    }
+
+    /// The lines of a real instruction's adjoint rule: ȳ (`target_bar`) into
+    /// a temporary, then each place that `value` reads gets ±ȳ times its
+    /// local derivative. Empty when `value` reads nothing differentiable.
+    fn rule_lines(&mut self, target_bar: &str, sign_plus: bool, value: &Expr) -> Vec<String> {
         let partials = self.partials(value);
         if partials.is_empty() {
-            return;
+            return Vec::new();
         }
         let g = self.fresh("g");
-        self.line(&format!("let {g} = {target_bar};"));
+        let mut lines = vec![format!("let {g} = {target_bar};")];
         for (leaf, p) in partials {
             let Some(leaf_bar) = self.bar_elem(&leaf) else {
                 continue;
             };
             let s = if sign_plus { p } else { format!("(-{p})") };
-            let line = self.add_scaled(&leaf_bar, &g, &s);
-            self.line(&line);
+            lines.push(self.add_scaled(&leaf_bar, &g, &s));
         }
+        lines
     }
 
     /// The adjoint of a place read or written by an instruction: in a
@@ -999,32 +1009,17 @@ impl Gen<'_> {
         if !differentiable(&t.elem) {
             return;
         }
-        let sign_plus = match op {
-            InstrOp::Sub => true,
-            InstrOp::Add => false,
-            _ => {
-                self.unsupported(span, "differentiating this instruction");
-                return;
-            }
+        let Some(sign_plus) = self.rule_sign(op, span) else {
+            return;
         };
         self.bcast = Some(super::Bcast {
             two_d: t.two_d,
             operands: Vec::new(),
         });
-        let target_bar = self.bar_elem(target);
-        let partials = self.partials(value);
-        let mut lines = Vec::new();
-        if let Some(target_bar) = target_bar {
-            let g = self.fresh("g");
-            lines.push(format!("let {g} = {target_bar};"));
-            for (leaf, p) in partials {
-                let Some(leaf_bar) = self.bar_elem(&leaf) else {
-                    continue;
-                };
-                let s = if sign_plus { p } else { format!("(-{p})") };
-                lines.push(self.add_scaled(&leaf_bar, &g, &s));
-            }
-        }
+        let lines = match self.bar_elem(target) {
+            Some(target_bar) => self.rule_lines(&target_bar, sign_plus, value),
+            None => Vec::new(),
+        };
         let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
         if lines.len() > 1 {
             self.bcast_loop(&t, operands, span, &lines);
