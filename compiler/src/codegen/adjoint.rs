@@ -960,13 +960,21 @@ impl Gen<'_> {
         }
         let g = self.fresh("g");
         let mut lines = vec![format!("let {g} = {target_bar};")];
+        // Every local derivative is read before the first adjoint is
+        // written: the compiler cannot tell that `x_bar` and `x` do not
+        // overlap, and would otherwise load the operands again after each
+        // store.
+        let mut updates = Vec::new();
         for (leaf, p) in partials {
             let Some(leaf_bar) = self.bar_elem(&leaf) else {
                 continue;
             };
             let s = if sign_plus { p } else { format!("(-{p})") };
-            lines.push(self.add_scaled(&leaf_bar, &g, &s));
+            let d = self.fresh("d");
+            lines.push(format!("let {d} = {s};"));
+            updates.push(self.add_scaled(&leaf_bar, &g, &d));
         }
+        lines.extend(updates);
         lines
     }
 

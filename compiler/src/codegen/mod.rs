@@ -553,6 +553,16 @@ impl Gen<'_> {
             let rust = rust_scalar(&kind).unwrap_or_else(|| "f64".into());
             params.push(format!("{}: {rust}", rust_name(&kw.name.name)));
         }
+        // Generated functions are generic, so they are compiled in the
+        // user's crate anyway; the hint lets LLVM inline small callees (a
+        // distance, a multiplier) into the loops that call them, where their
+        // view set-up and bounds checks are hoisted and, without checks,
+        // dead uncomputations removed. `@inline` insists.
+        self.line(if f.inline {
+            "#[inline(always)]"
+        } else {
+            "#[inline]"
+        });
         self.line(&format!(
             "pub fn {name}{generics}({}) -> nilang::Result {{",
             params.join(", ")
