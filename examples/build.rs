@@ -8,6 +8,7 @@ const FILES: &[&str] = &[
     "complex.nil",
     "fib.nil",
     "graph.nil",
+    "heat.nil",
     "linalg.nil",
     "qr.nil",
     "sparse.nil",

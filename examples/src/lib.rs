@@ -7,6 +7,7 @@ nilang::include_nil!(pub mod bessel);
 nilang::include_nil!(pub mod complex);
 nilang::include_nil!(pub mod fib);
 nilang::include_nil!(pub mod graph);
+nilang::include_nil!(pub mod heat);
 nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
@@ -23,6 +24,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod complex from "unchecked");
     nilang::include_nil!(pub mod fib from "unchecked");
     nilang::include_nil!(pub mod graph from "unchecked");
+    nilang::include_nil!(pub mod heat from "unchecked");
     nilang::include_nil!(pub mod linalg from "unchecked");
     nilang::include_nil!(pub mod qr from "unchecked");
     nilang::include_nil!(pub mod sparse from "unchecked");

@@ -32,6 +32,7 @@
 
 pub mod adjoint;
 mod array;
+pub mod bennett;
 mod check;
 pub mod complex;
 mod error;
