@@ -1,6 +1,6 @@
 // Compiles the `.nil` programs beside this crate into OUT_DIR, and once more
 // without run-time checks into OUT_DIR/unchecked for the benchmarks.
-const FILES: &[&str] = &["ba.nil", "gmm.nil"];
+const FILES: &[&str] = &["ba.nil", "cmul.nil", "gmm.nil"];
 
 fn main() {
     nilang_build::compile_files(FILES);

@@ -25,6 +25,12 @@ pub mod gmm_nil {
     nilang::include_nil!("gmm");
 }
 
+/// `cmul.nil`: the complex sparse product `y += A x` of the paper's sparse
+/// section (`cmul`, its inverse and its gradient `cmul_grad`).
+pub mod cmul_nil {
+    nilang::include_nil!("cmul");
+}
+
 /// The `.nil` programs compiled without run-time checks
 /// (`Config::checks(false)`), for the benchmarks.
 pub mod unchecked {
