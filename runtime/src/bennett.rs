@@ -97,8 +97,9 @@ impl<T: Real> States<T> {
 
     /// Frees state `i` after checking that it is zero.
     fn free(&mut self, i: usize, v: Vec<T>) -> Result {
-        let zeros = vec![zero::<T>(); self.width];
-        if !v.check_eq(&zeros, self.atol) {
+        let z = zero::<T>();
+        if !v.iter().all(|x| x.check_eq(&z, self.atol)) {
+            let zeros = self.alloc();
             return Err(Error::new(
                 self.location,
                 Check::Deallocation,
@@ -301,7 +302,7 @@ where
 {
     fn forward(&mut self, i: usize, states: &mut States<T>) -> Result {
         let mut next = states.alloc();
-        let mut next_bar = vec![zero::<T>(); states.width];
+        let mut next_bar = states.alloc();
         let mut bar = states.bars.remove(&i).unwrap_or_default();
         let r = (self.uncall_step_adjoint)(&mut next, &mut next_bar, states.get(i), &mut bar);
         states.bars.insert(i, bar);
