@@ -349,6 +349,17 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         types,
         &ProjectCallees { db, project },
     ));
+    if ast.kernel {
+        out.extend(
+            crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project })
+                .diagnostics,
+        );
+    }
+    out.extend(crate::kernel::misuse(&ast, &|name| {
+        lookup_function(db, project, name)
+            .and_then(|g| function_ast(db, g))
+            .is_some_and(|g| g.kernel)
+    }));
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Arc::new(out)
@@ -413,6 +424,17 @@ struct ProjectCodegen<'a> {
 }
 
 impl codegen::CodegenContext for ProjectCodegen<'_> {
+    fn callee_body(&self, name: &str) -> Option<codegen::wgsl::CalleeBody> {
+        let f = lookup_function(self.db, self.project, name)?;
+        let ast = function_ast(self.db, f)?;
+        Some(codegen::wgsl::CalleeBody {
+            function: (*ast).clone(),
+            resolution: (**resolve_function(self.db, f)).clone(),
+            types: (**function_types(self.db, f)).clone(),
+            mutated: mutated_params(self.db, self.project, name).unwrap_or_default(),
+        })
+    }
+
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
         let f = lookup_function(self.db, self.project, name)?;
         let ast = function_ast(self.db, f)?;
