@@ -332,6 +332,15 @@ impl CalleeInfo for ProjectCallees<'_> {
     }
 }
 
+/// Whether the project's function `name` is a `@kernel` (a query of its
+/// own, so that callers are not rechecked when other text moves).
+#[salsa::tracked]
+pub fn is_kernel(db: &dyn Db, project: Project, name: String) -> bool {
+    lookup_function(db, project, &name)
+        .and_then(|g| function_ast(db, g))
+        .is_some_and(|g| g.kernel)
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -356,9 +365,7 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         );
     }
     out.extend(crate::kernel::misuse(&ast, &|name| {
-        lookup_function(db, project, name)
-            .and_then(|g| function_ast(db, g))
-            .is_some_and(|g| g.kernel)
+        *is_kernel(db, project, name.to_string())
     }));
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
