@@ -523,6 +523,43 @@ pub fn function_rust<'db>(
     })
 }
 
+/// The WGSL shaders of a `@kernel` function (empty for other functions):
+/// `(label, WGSL)`, or the reasons they cannot be generated.
+pub fn kernel_shaders(
+    db: &dyn Db,
+    f: FnId<'_>,
+) -> Result<Vec<(String, String)>, Vec<crate::Diagnostic>> {
+    let Some(ast) = function_ast(db, f) else {
+        return Ok(Vec::new());
+    };
+    if !ast.kernel {
+        return Ok(Vec::new());
+    }
+    let project = f.project(db);
+    let file = f.file(db);
+    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    let resolution = resolve_function(db, f);
+    let types = function_types(db, f);
+    let facts = crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project });
+    let shaders = codegen::wgsl::all_shaders(&codegen::wgsl::KernelInput {
+        function: &ast,
+        resolution,
+        types,
+        mutated: &mutated,
+        facts: &facts,
+        ctx: &ProjectCodegen { db, project, file },
+    })?;
+    Ok(shaders
+        .into_iter()
+        .map(|(pass, float, atomics, wgsl)| {
+            (
+                format!("{}: {pass:?} {float} {atomics:?}", f.name(db)),
+                wgsl,
+            )
+        })
+        .collect())
+}
+
 /// The Rust module generated from one file, or the errors that prevent it
 /// (check errors first: code is generated only for a file without errors).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

@@ -119,7 +119,48 @@ pub fn analyze(
     // taken for one.
     a.collect_written(&f.body.stmts);
     a.block(&f.body.stmts);
-    a.finish()
+    let mut facts = a.finish();
+    // Adjoints that several invocations add to need atomic adds, which
+    // WGSL has for 32-bit values only: a concrete `f64` cannot have them.
+    let differentiated = f.params.iter().any(|p| {
+        resolution.def_at(p.name.span).is_some_and(|id| {
+            matches!(
+                types.defs[id].element(),
+                Ty::Generic(_) | Ty::Scalar("f32" | "f64")
+            )
+        })
+    });
+    for (i, p) in f.params.iter().enumerate() {
+        let Some(id) = resolution.def_at(p.name.span) else {
+            continue;
+        };
+        let ty = &types.defs[id];
+        let shared = if is_array(ty) {
+            facts.shared_reads.contains(&i)
+        } else {
+            !matches!(resolution.defs[id].kind, DefKind::KwParam(_))
+        };
+        if differentiated && shared && *ty.element() == Ty::Scalar("f64") {
+            let what = if is_array(ty) {
+                "is read by several invocations"
+            } else {
+                "is a scalar every invocation reads"
+            };
+            facts.diagnostics.push(
+                Diagnostic::error(
+                    "E0804",
+                    p.span,
+                    format!("`{}` {what}: the adjoint kernel would add to its adjoint atomically, and WGSL has no 64-bit atomic adds", p.name.name),
+                )
+                .with_label("an f64 adjoint shared by invocations")
+                .with_help("make it generic (`T`, run the reverse pass in f32) or `f32`, or read it at the invocation's own index"),
+            );
+        }
+    }
+    facts
+        .diagnostics
+        .sort_by_key(|d| (d.primary.span.start, d.code));
+    facts
 }
 
 impl Analysis<'_> {

@@ -1269,7 +1269,7 @@ pub fn kernel_shader(
         needs: BTreeSet::new(),
     };
     for (p, ast) in params.iter().zip(&f.params) {
-        if p.kind == K::Unknown || p.kind == K::Bool && p.positional && false {
+        if p.kind == K::Unknown {
             w.unsupported(ast.span, "this parameter type");
         }
     }
@@ -1333,15 +1333,6 @@ pub fn kernel_shader(
         );
         binding += 1;
         helpers.push_str(&atomic_add(&format!("bsb_{}", p.name), atomics));
-    }
-    if (float == "f64" || ad) && !scalar_bars.is_empty() | !input.facts.shared_reads.is_empty() {
-        if float == "f64" && ad {
-            w.diagnostics.push(Diagnostic::error(
-                "E0804",
-                f.name.span,
-                "WGSL has no 64-bit atomics for the adjoints that several invocations add to",
-            ));
-        }
     }
     head.push('\n');
     head.push_str(&powi_helper("f32"));
@@ -1505,63 +1496,88 @@ fn device_function(
     (code, w.needs, w.diagnostics)
 }
 
+/// Every shader generated for a kernel: `(pass, float, atomics, WGSL)`.
+pub type ShaderVariant = (Pass, &'static str, Atomics, String);
+
+fn needs_atomics(input: &KernelInput<'_>) -> bool {
+    let params = kernel_params(input, "f32");
+    !input.facts.shared_reads.is_empty()
+        || (differentiable(&params)
+            && params
+                .iter()
+                .any(|p| p.positional && matches!(p.kind, K::Float(_))))
+}
+
+fn differentiable(params: &[KParam]) -> bool {
+    params
+        .iter()
+        .any(|p| matches!(p.kind, K::Float(_) | K::Array("f32")))
+}
+
+/// All the shaders of a kernel (the launchers embed the same ones), or the
+/// reasons they cannot be generated.
+pub fn all_shaders(input: &KernelInput<'_>) -> Result<Vec<ShaderVariant>, Vec<Diagnostic>> {
+    let generic = !input.function.generics.is_empty();
+    let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &["f32"] };
+    let atomic = needs_atomics(input);
+    let mut passes = vec![Pass::Forward, Pass::Inverse];
+    if differentiable(&kernel_params(input, "f32")) {
+        passes.push(Pass::Adjoint);
+    }
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for pass in passes {
+        for &fl in floats {
+            let modes: &[Atomics] = match (pass == Pass::Adjoint && atomic, fl) {
+                (true, "f64") => &[],
+                (true, _) => &[Atomics::Cas, Atomics::Native],
+                _ => &[Atomics::Cas],
+            };
+            for &at in modes {
+                match kernel_shader(input, fl, pass, at) {
+                    Ok(w) => out.push((pass, fl, at, w)),
+                    Err(d) => errors.extend(d),
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
 /// The Rust launchers of a kernel and the WGSL they run, as constants.
 pub fn launchers(input: &KernelInput<'_>) -> (String, Vec<Diagnostic>) {
     let f = input.function;
     let name = plain(&f.name.name);
     let generic = !f.generics.is_empty();
-    let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &["f32"] };
-    let differentiable = kernel_params(input, "f32")
-        .iter()
-        .any(|p| matches!(p.kind, K::Float(_) | K::Array("f32")));
-    let needs_atomics = !input.facts.shared_reads.is_empty()
-        || (differentiable
-            && kernel_params(input, "f32")
-                .iter()
-                .any(|p| p.positional && matches!(p.kind, K::Float(_))));
+    let needs_atomics = needs_atomics(input);
+    let shaders = match all_shaders(input) {
+        Ok(s) => s,
+        Err(d) => return (String::new(), d),
+    };
     let mut out = String::new();
-    let mut diagnostics = Vec::new();
-    let upper = name.to_uppercase();
     let mut passes = vec![
         (Pass::Forward, name.clone()),
         (Pass::Inverse, format!("uncall_{name}")),
     ];
-    if differentiable {
+    if differentiable(&kernel_params(input, "f32")) {
         passes.push((Pass::Adjoint, format!("{name}_adjoint")));
     }
     for (pass, fn_base) in &passes {
         let const_base = format!("{}_WGSL", fn_base.to_uppercase());
         let mut variants = Vec::new();
-        for &fl in floats {
-            let atomics_modes: &[Atomics] = if *pass == Pass::Adjoint && needs_atomics {
-                if fl == "f64" {
-                    &[]
-                } else {
-                    &[Atomics::Cas, Atomics::Native]
-                }
-            } else {
-                &[Atomics::Cas]
+        for (_, fl, at, wgsl) in shaders.iter().filter(|v| v.0 == *pass) {
+            let suffix = match at {
+                Atomics::Native => format!("{}_NATIVE_ATOMICS", fl.to_uppercase()),
+                Atomics::Cas => fl.to_uppercase(),
             };
-            for &at in atomics_modes {
-                match kernel_shader(input, fl, *pass, at) {
-                    Ok(wgsl) => {
-                        let suffix = match (fl, at, *pass == Pass::Adjoint && needs_atomics) {
-                            (_, Atomics::Native, true) => {
-                                format!("{}_NATIVE_ATOMICS", fl.to_uppercase())
-                            }
-                            _ => fl.to_uppercase(),
-                        };
-                        let cname = format!("{const_base}_{suffix}");
-                        let _ = writeln!(out, "/// WGSL of [`{fn_base}_gpu`] ({fl}).");
-                        let _ = writeln!(out, "pub const {cname}: &str = {wgsl:?};");
-                        variants.push((fl, at, cname));
-                    }
-                    Err(d) => diagnostics.extend(d),
-                }
-            }
-        }
-        if !diagnostics.is_empty() {
-            return (String::new(), diagnostics);
+            let cname = format!("{const_base}_{suffix}");
+            let _ = writeln!(out, "/// WGSL of [`{fn_base}_gpu`] ({fl}).");
+            let _ = writeln!(out, "pub const {cname}: &str = {wgsl:?};");
+            variants.push((*fl, *at, cname));
         }
         // The launcher.
         let params = kernel_params(input, "f32");
@@ -1696,6 +1712,5 @@ pub fn launchers(input: &KernelInput<'_>) -> (String, Vec<Diagnostic>) {
         }
         out.push_str("    Ok(())\n}\n\n");
     }
-    let _ = upper;
-    (out, diagnostics)
+    (out, Vec::new())
 }
