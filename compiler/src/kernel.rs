@@ -36,6 +36,17 @@ pub struct Lin {
 }
 
 impl Lin {
+    fn scale(self, k: i64) -> Lin {
+        Lin {
+            constant: self.constant.wrapping_mul(k),
+            terms: self
+                .terms
+                .into_iter()
+                .map(|(n, t)| (n, format!("{k} * ({t})")))
+                .collect(),
+        }
+    }
+
     fn add(mut self, other: Lin, negate: bool) -> Lin {
         self.constant = if negate {
             self.constant.wrapping_sub(other.constant)
@@ -55,14 +66,33 @@ impl Lin {
     }
 }
 
-/// An index as a function of the invocation index `g`: `((g + a) ⊻ M) + c`
-/// (without `M`, `c` is folded into `a`).
+/// An index as a function of the invocation index `g`:
+/// `stride ((g + a) ⊻ M) + c + w` with `w` in `window` (a loop variable's
+/// range; without `M`, stride 1 and an empty window, `c` is folded into
+/// `a`). Two invocations' indices differ when the window is narrower than
+/// the stride.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Distinct {
     pub a: Lin,
     /// The mask and its `|` operands, printed.
     pub xor: Option<(String, Vec<String>)>,
     pub c: Lin,
+    pub stride: i64,
+    pub window: (i64, i64),
+}
+
+impl Distinct {
+    fn plain(&self) -> bool {
+        self.xor.is_none() && self.stride == 1 && self.window == (0, 0)
+    }
+
+    /// The same index up to the window.
+    fn same_key(&self, other: &Distinct) -> bool {
+        self.stride == other.stride
+            && self.a == other.a
+            && self.c == other.c
+            && self.xor == other.xor
+    }
 }
 
 /// What the analysis found.
@@ -86,6 +116,8 @@ struct Analysis<'a> {
     types: &'a FunctionTypes,
     callees: &'a dyn crate::check::CalleeInfo,
     index_vars: BTreeMap<DefId, Distinct>,
+    /// Loop variables with constant bounds: their range.
+    loop_ranges: BTreeMap<DefId, (i64, i64)>,
     written_roots: BTreeSet<DefId>,
     guards: Vec<(Lin, String)>,
     writes: BTreeMap<DefId, Vec<Access>>,
@@ -109,6 +141,7 @@ pub fn analyze(
         types,
         callees,
         index_vars: BTreeMap::new(),
+        loop_ranges: BTreeMap::new(),
         written_roots: BTreeSet::new(),
         guards: Vec::new(),
         writes: BTreeMap::new(),
@@ -311,6 +344,8 @@ impl Analysis<'_> {
                     a: Lin::default(),
                     xor: None,
                     c: Lin::default(),
+                    stride: 1,
+                    window: (0, 0),
                 })
             }
             ExprKind::Var(_) => self
@@ -320,24 +355,51 @@ impl Analysis<'_> {
             ExprKind::Binary { op, lhs, rhs } => match op {
                 BinaryOp::Add | BinaryOp::Sub => {
                     let neg = *op == BinaryOp::Sub;
-                    let (mut f, inv) = match (self.form(lhs), neg) {
-                        (Some(f), _) => (f, self.invariant(rhs)?),
-                        (None, false) => (self.form(rhs)?, self.invariant(lhs)?),
+                    let (mut f, other) = match (self.form(lhs), neg) {
+                        (Some(f), _) => (f, rhs),
+                        (None, false) => (self.form(rhs)?, lhs),
                         (None, true) => return None,
                     };
-                    if f.xor.is_none() {
-                        f.a = f.a.add(inv, neg);
+                    if let Some(inv) = self.invariant(other) {
+                        if f.plain() {
+                            f.a = f.a.add(inv, neg);
+                        } else if f.xor.is_none() && inv.terms.is_empty() {
+                            // A constant shifts the window of a strided index.
+                            let k = if neg { -inv.constant } else { inv.constant };
+                            f.window = (f.window.0 + k, f.window.1 + k);
+                        } else {
+                            f.c = f.c.add(inv, neg);
+                        }
                     } else {
-                        f.c = f.c.add(inv, neg);
+                        let (lo, hi) = self.window_of(other)?;
+                        let (lo, hi) = if neg { (-hi, -lo) } else { (lo, hi) };
+                        f.window = (f.window.0 + lo, f.window.1 + hi);
                     }
                     Some(f)
+                }
+                BinaryOp::Mul => {
+                    let (f, k) = match self.form(lhs) {
+                        Some(f) => (f, rhs),
+                        None => (self.form(rhs)?, lhs),
+                    };
+                    let k = self.invariant(k)?;
+                    if !k.terms.is_empty() || k.constant <= 0 || f.xor.is_some() {
+                        return None;
+                    }
+                    let k = k.constant;
+                    Some(Distinct {
+                        stride: f.stride.checked_mul(k)?,
+                        c: f.c.scale(k),
+                        window: (f.window.0.checked_mul(k)?, f.window.1.checked_mul(k)?),
+                        ..f
+                    })
                 }
                 BinaryOp::Xor => {
                     let (f, m) = match self.form(lhs) {
                         Some(f) => (f, rhs),
                         None => (self.form(rhs)?, lhs),
                     };
-                    if f.xor.is_some() || !self.opaque_invariant(m) {
+                    if !f.plain() || !self.opaque_invariant(m) {
                         return None;
                     }
                     let mut operands = Vec::new();
@@ -346,10 +408,46 @@ impl Analysis<'_> {
                         a: f.a,
                         xor: Some((print_expr(m), operands)),
                         c: Lin::default(),
+                        stride: 1,
+                        window: (0, 0),
                     })
                 }
                 _ => None,
             },
+            _ => None,
+        }
+    }
+
+    /// The range of an offset built from loop variables with constant
+    /// bounds and literals.
+    fn window_of(&self, e: &Expr) -> Option<(i64, i64)> {
+        match &e.kind {
+            ExprKind::Var(_) => self.loop_ranges.get(&self.def(e.span)?).copied(),
+            ExprKind::Int(_) => {
+                let v = self.invariant(e)?.constant;
+                Some((v, v))
+            }
+            ExprKind::Paren(inner) => self.window_of(inner),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => {
+                let (lo, hi) = self.window_of(operand)?;
+                Some((-hi, -lo))
+            }
+            ExprKind::Binary {
+                op: op @ (BinaryOp::Add | BinaryOp::Sub),
+                lhs,
+                rhs,
+            } => {
+                let (a, b) = self.window_of(lhs)?;
+                let (c, d) = self.window_of(rhs)?;
+                Some(if *op == BinaryOp::Add {
+                    (a + c, b + d)
+                } else {
+                    (a - d, b - c)
+                })
+            }
             _ => None,
         }
     }
@@ -487,7 +585,24 @@ impl Analysis<'_> {
                 }
                 self.block(&body.stmts);
             }
-            StmtKind::For { range, body, .. } => {
+            StmtKind::For { var, range, body } => {
+                let constant = |e: &Expr| {
+                    self.invariant(e)
+                        .filter(|l| l.terms.is_empty())
+                        .map(|l| l.constant)
+                };
+                let step_ok = range
+                    .step
+                    .as_ref()
+                    .is_none_or(|s| constant(s).is_some_and(|v| v > 0));
+                if let (Some(lo), Some(hi), true, Some(id)) = (
+                    constant(&range.start),
+                    constant(&range.stop),
+                    step_ok,
+                    self.def(var.span),
+                ) {
+                    self.loop_ranges.insert(id, (lo.min(hi), hi.max(lo)));
+                }
                 self.reads_of(&range.start);
                 self.reads_of(&range.stop);
                 if let Some(step) = &range.step {
@@ -608,10 +723,12 @@ impl Analysis<'_> {
         }
         for (id, ws) in &writes {
             let name = &self.resolution.defs[*id].name;
-            let allowed = self.check_writes(name, ws);
+            let (allowed, (lo, hi)) = self.check_writes(name, ws);
             for r in reads.get(id).into_iter().flatten() {
                 let ok = r.form.as_ref().is_some_and(|f| {
-                    allowed.iter().any(|a| a == f)
+                    allowed.iter().any(|a| a.same_key(f))
+                        && lo <= f.window.0
+                        && f.window.1 <= hi
                         && (f.xor.is_none() && !allowed.iter().any(|a| a.xor.is_some())
                             || covered(f_xor(&allowed), &r.guards))
                 });
@@ -636,8 +753,17 @@ impl Analysis<'_> {
                 continue;
             };
             let first = rs.first().and_then(|r| r.form.clone());
-            let own = first.as_ref().is_some_and(|f| f.xor.is_none())
-                && rs.iter().all(|r| r.form == first);
+            let own = first.as_ref().is_some_and(|f| {
+                let (mut lo, mut hi) = f.window;
+                let same = rs.iter().all(|r| {
+                    r.form.as_ref().is_some_and(|g| {
+                        lo = lo.min(g.window.0);
+                        hi = hi.max(g.window.1);
+                        g.same_key(f)
+                    })
+                });
+                f.xor.is_none() && same && hi - lo < f.stride
+            });
             if !own {
                 shared.insert(i);
             }
@@ -650,8 +776,9 @@ impl Analysis<'_> {
         }
     }
 
-    /// Checks the writes to one array; returns the indices they use.
-    fn check_writes(&mut self, name: &str, ws: &[Access]) -> Vec<Distinct> {
+    /// Checks the writes to one array; returns the indices they use and
+    /// the union of their windows.
+    fn check_writes(&mut self, name: &str, ws: &[Access]) -> (Vec<Distinct>, (i64, i64)) {
         let mut allowed: Vec<Distinct> = Vec::new();
         let reference = ws
             .iter()
@@ -665,6 +792,8 @@ impl Analysis<'_> {
                     a: r.a.clone().add(r.c.clone(), false),
                     xor: None,
                     c: Lin::default(),
+                    stride: 1,
+                    window: (0, 0),
                 });
             }
         }
@@ -682,7 +811,7 @@ impl Analysis<'_> {
                 );
                 continue;
             };
-            if !allowed.contains(f) {
+            if !allowed.iter().any(|a| a.same_key(f)) {
                 self.out.push(
                     Diagnostic::error(
                         "E0801",
@@ -706,7 +835,40 @@ impl Analysis<'_> {
                 );
             }
         }
-        allowed
+        // The windows of one invocation's writes must not reach the
+        // next invocation's.
+        let mut window: Option<(i64, i64)> = None;
+        for w in ws {
+            let Some(f) = w
+                .form
+                .as_ref()
+                .filter(|f| allowed.iter().any(|a| a.same_key(f)))
+            else {
+                continue;
+            };
+            let u = match window {
+                None => f.window,
+                Some((lo, hi)) => (lo.min(f.window.0), hi.max(f.window.1)),
+            };
+            if u.1 - u.0 >= f.stride {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0801",
+                        w.span,
+                        format!(
+                            "this kernel writes `{name}` over {} elements per invocation, which the stride {} does not keep apart",
+                            u.1 - u.0 + 1,
+                            f.stride
+                        ),
+                    )
+                    .with_label("the next invocation's elements start here")
+                    .with_help("give each invocation a block at least as wide as what it writes: `x[(i - 1) * s + j]` with `j` in `1:s`"),
+                );
+                continue;
+            }
+            window = Some(u);
+        }
+        (allowed, window.unwrap_or((0, 0)))
     }
 }
 

@@ -517,7 +517,16 @@ impl W<'_> {
                 (code, k)
             }
             ("zero" | "one", [x]) => {
-                let (_, k) = self.expr(x);
+                let k = match &x.kind {
+                    // A type: `zero(T)`, `one(f64)`.
+                    ExprKind::Var(t) if self.def_of(x.span).is_none() => match t.as_str() {
+                        "f32" | "f64" => K::Float(if t == "f32" { "f32" } else { "f64" }),
+                        "bool" => K::Bool,
+                        t if crate::builtins::SCALAR_TYPES.contains(&t) => K::Int,
+                        _ => K::Float(fl),
+                    },
+                    _ => self.expr(x).1,
+                };
                 let k = match k {
                     K::Array(e) => elem_kind(e),
                     K::LitFloat => K::Float(fl),
