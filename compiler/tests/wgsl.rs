@@ -39,13 +39,19 @@ fn read(path: &str) -> String {
 
 #[test]
 fn every_shader_of_the_gpu_crate_validates() {
-    let files: Vec<(&str, String)> = ["gpu/gates.nil", "gpu/bessel.nil", "gpu/gather.nil"]
-        .into_iter()
-        .map(|p| (p, read(p)))
-        .collect();
+    let files: Vec<(&str, String)> = [
+        "gpu/gates.nil",
+        "gpu/bessel.nil",
+        "gpu/gather.nil",
+        "gpu/ba.nil",
+        "gpu/math.nil",
+    ]
+    .into_iter()
+    .map(|p| (p, read(p)))
+    .collect();
     let shaders = kernels_of(&files);
-    // 4 kernels; forward, inverse (f32, f64); adjoints.
-    assert!(shaders.len() >= 4 * 4 + 4, "{}", shaders.len());
+    // 5 kernels: call and uncall in f32 and f64, and the reverse passes.
+    assert!(shaders.len() >= 5 * 4 + 5, "{}", shaders.len());
     for (label, wgsl) in &shaders {
         validate(label, wgsl);
     }

@@ -8,6 +8,7 @@ nilang::include_nil!(pub mod gates);
 nilang::include_nil!(pub mod bessel);
 nilang::include_nil!(pub mod gather);
 nilang::include_nil!(pub mod ba);
+nilang::include_nil!(pub mod math);
 
 /// A GPU for the tests: `None` (with a message) when there is no adapter,
 /// unless `NILANG_REQUIRE_GPU=1`, which makes a missing adapter a failure.

@@ -2,7 +2,7 @@
 //! against the same kernels run on the CPU, one call per index.
 
 use nilang::gpu::GpuError;
-use nilang_gpu::{bessel, gates, gather, test_gpu};
+use nilang_gpu::{bessel, gates, gather, math, test_gpu};
 
 /// A deterministic pseudo-random sequence in [-1, 1).
 fn noise(n: usize, seed: u64) -> Vec<f64> {
@@ -86,8 +86,7 @@ fn rotation_gate_forward_inverse_and_f64() {
                 gates::rot_kernel(i, &mut cpu64, mask, theta).unwrap();
             }
             for (a, b) in s64.iter().zip(&cpu64) {
-                // sin and cos of θ in f32 (see the GPU backend's notes).
-                assert!((a - b).abs() < 1e-6, "rot f64: {a} vs {b}");
+                assert!((a - b).abs() < 1e-14, "rot f64: {a} vs {b}");
             }
         }
         Err(e) => {
@@ -238,5 +237,77 @@ fn bessel_batch_value_and_gradient_agree_with_cpu() {
     let k = z64.iter().position(|&x| (x - 1.0).abs() < 1e-9);
     if let Some(k) = k {
         assert!((out[k] as f64 - 0.11490348493190048).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn elementary_functions_in_f64_and_f32() {
+    let Some(gpu) = test_gpu() else { return };
+    // Large arguments too, for the argument reduction of sin, cos and exp.
+    let mut x: Vec<f64> = noise(500, 7).iter().map(|v| 3.0 * v).collect();
+    x.extend([0.0, 1e-9, -1e-9, 40.0, -40.0, 700.0, -700.0, 1e4, 0.5, -0.5]);
+    let n = x.len();
+    let mut cpu = vec![0.0f64; 12 * n];
+    for i in 1..=n as i64 {
+        math::elementary(i, &mut cpu, &x).unwrap();
+    }
+    let names = [
+        "sin", "cos", "tan", "exp", "log", "pow", "sinh", "cosh", "tanh", "atan", "asin", "atan2",
+    ];
+    if gpu.has_f64() {
+        let mut out = vec![0.0f64; 12 * n];
+        math::elementary_gpu(&gpu, n, &mut out, &x).unwrap();
+        for (k, (g, c)) in out.iter().zip(&cpu).enumerate() {
+            let tol = 4e-15 * c.abs().max(1.0) * if k % 12 == 2 { 1e3 } else { 1.0 };
+            assert!(
+                g == c || (g - c).abs() <= tol || g.is_nan() && c.is_nan(),
+                "{}({}): GPU {g}, CPU {c}",
+                names[k % 12],
+                x[k / 12]
+            );
+        }
+        // The reverse pass in f64: the derivatives of all twelve.
+        let mut back = out.clone();
+        let mut out_bar = vec![1.0f64; 12 * n];
+        let mut x_bar = vec![0.0f64; n];
+        math::elementary_adjoint_gpu(&gpu, n, &mut back, &mut out_bar, &x, &mut x_bar).unwrap();
+        let mut cb = cpu.clone();
+        let mut c_out_bar = vec![1.0f64; 12 * n];
+        let mut c_x_bar = vec![0.0f64; n];
+        for i in 1..=n as i64 {
+            math::elementary_adjoint(i, &mut cb, &mut c_out_bar, &x, &mut c_x_bar).unwrap();
+        }
+        for (i, (g, c)) in x_bar.iter().zip(&c_x_bar).enumerate() {
+            assert!(
+                g == c || (g - c).abs() <= 1e-12 * c.abs().max(1.0),
+                "d/dx at {}: GPU {g}, CPU {c}",
+                x[i]
+            );
+        }
+    }
+    // f32: the driver's own functions, on a moderate range.
+    let small: Vec<f32> = x
+        .iter()
+        .filter(|v| v.abs() < 5.0)
+        .map(|&v| v as f32)
+        .collect();
+    let m = small.len();
+    let mut out = vec![0.0f32; 12 * m];
+    math::elementary_gpu(&gpu, m, &mut out, &small).unwrap();
+    let mut cpu32 = vec![0.0f32; 12 * m];
+    for i in 1..=m as i64 {
+        math::elementary(i, &mut cpu32, &small).unwrap();
+    }
+    for (k, (g, c)) in out.iter().zip(&cpu32).enumerate() {
+        // Vulkan lets drivers approximate tan and asin loosely (lavapipe is
+        // off by 3e-4 in asin near 0.9).
+        let loose = matches!(k % 12, 2 | 10);
+        let tol = c.abs().max(1.0) * if loose { 1e-3 } else { 1e-5 };
+        assert!(
+            (g - c).abs() <= tol,
+            "{} f32({}): GPU {g}, CPU {c}",
+            names[k % 12],
+            small[k / 12]
+        );
     }
 }
