@@ -1077,11 +1077,9 @@ impl W<'_> {
     /// The adjoint rule of `target op= value` in a reverse pass (see
     /// `Gen::ad_instruction`).
     fn ad_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
-        let k = match self.place_kind(target) {
-            K::Float(_) => K::Float(self.float),
-            _ => return,
-        };
-        let _ = k;
+        if !matches!(self.place_kind(target), K::Float(_)) {
+            return;
+        }
         let sign_plus = match op {
             InstrOp::Sub => true,
             InstrOp::Add => false,
@@ -1200,7 +1198,7 @@ impl W<'_> {
         self.needs.insert((call.callee.name.clone(), pass));
         let fl = self.float;
         let mut args = Vec::new();
-        let mut after = Vec::new();
+        let mut after: Vec<After> = Vec::new();
         for (i, p) in callee.function.params.iter().enumerate() {
             let Some(arg) = call.args.get(i) else { return };
             let pk = callee
@@ -1222,7 +1220,7 @@ impl W<'_> {
                     .filter(|_| k == pk)
                 {
                     args.push(ptr.to_string());
-                } else if k == pk && code.starts_with('a') && !code.contains('[') {
+                } else if k == pk && self.is_local_var(arg) {
                     args.push(format!("&{code}"));
                 } else {
                     let t = self.fresh("arg");
@@ -1232,7 +1230,7 @@ impl W<'_> {
                         self.conv(code.clone(), k, pk)
                     ));
                     args.push(format!("&{t}"));
-                    after.push(format!("{code} = {};", self.conv(t, pk, k)));
+                    after.push(After::Line(format!("{code} = {};", self.conv(t, pk, k))));
                 }
             } else {
                 let v = self.value_as(arg, pk);
@@ -1261,14 +1259,14 @@ impl W<'_> {
                         let t = self.fresh("bar");
                         self.line(&format!("var {t}: {fl} = {b};"));
                         args.push(format!("&{t}"));
-                        after.push(format!("{b} = {t};"));
+                        after.push(After::Line(format!("{b} = {t};")));
                     }
                     None => {
                         // A read argument: its adjoint goes to what it reads.
                         let t = self.fresh("bar");
                         self.line(&format!("var {t}: {fl} = {fl}(0);"));
                         args.push(format!("&{t}"));
-                        after.push(format!("\u{0}{t}\u{0}{i}"));
+                        after.push(After::Spread { adjoint: t, arg: i });
                     }
                 }
             }
@@ -1316,20 +1314,37 @@ impl W<'_> {
             fn_name(&call.callee.name, pass),
             args.join(", ")
         ));
-        for l in after {
-            if let Some(rest) = l.strip_prefix('\u{0}') {
-                let (t, i) = rest.split_once('\u{0}').unwrap_or((rest, "0"));
-                let i: usize = i.parse().unwrap_or(0);
-                let mut partials = Vec::new();
-                push_partials(self, &call.args[i], None, &mut partials);
-                for (leaf, p) in partials {
-                    self.bar_add(&leaf, &format!("{t} * {p}"));
+        for a in after {
+            match a {
+                After::Line(l) => self.line(&l),
+                After::Spread { adjoint, arg } => {
+                    let mut partials = Vec::new();
+                    push_partials(self, &call.args[arg], None, &mut partials);
+                    for (leaf, p) in partials {
+                        self.bar_add(&leaf, &format!("{adjoint} * {p}"));
+                    }
                 }
-            } else {
-                self.line(&l);
             }
         }
     }
+
+    /// Whether `e` is an ancilla (a `var` of this function, which a
+    /// pointer can point to).
+    fn is_local_var(&self, e: &Expr) -> bool {
+        matches!(e.kind, ExprKind::Var(_))
+            && self
+                .def_of(e.span)
+                .is_some_and(|id| self.resolution.defs[id].kind == DefKind::Ancilla)
+    }
+}
+
+/// What follows a call of a WGSL function.
+enum After {
+    /// Copy a temporary back.
+    Line(String),
+    /// An expression argument's adjoint (in the temporary `adjoint`) goes
+    /// to the places the argument `arg` reads.
+    Spread { adjoint: String, arg: usize },
 }
 
 impl Deriv for W<'_> {
@@ -1839,9 +1854,9 @@ pub fn launchers(input: &KernelInput<'_>) -> (String, Vec<Diagnostic>) {
             Pass::Forward => {
                 format!("Runs [`{name}`] on the GPU for every index `1..=n` (`global_index()`).")
             }
-            Pass::Inverse => format!(
-                "Undoes [`{fn_base}_gpu`]'s counterpart [`{name}_gpu`]: runs the inverse kernel for every index `1..=n`."
-            ),
+            Pass::Inverse => {
+                format!("Undoes [`{name}_gpu`]: runs the inverse kernel for every index `1..=n`.")
+            }
             _ => format!(
                 "The adjoint kernel of [`{name}`]: for every index `1..=n`, the reverse pass (as [`{name}_adjoint`] does on the CPU): takes the outputs and their adjoints, leaves the inputs and adds the gradient to each `_bar`."
             ),
