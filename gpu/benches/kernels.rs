@@ -24,7 +24,7 @@ fn inputs() -> Vec<f32> {
 mod bessel_batch_4000 {
     use super::*;
 
-    #[divan::bench]
+    #[divan::bench(sample_count = 10, sample_size = 1)]
     fn gpu_value(bencher: divan::Bencher) {
         let Some(gpu) = test_gpu() else { return };
         let z = inputs();
@@ -35,7 +35,7 @@ mod bessel_batch_4000 {
         });
     }
 
-    #[divan::bench]
+    #[divan::bench(sample_count = 10, sample_size = 1)]
     fn gpu_gradient(bencher: divan::Bencher) {
         let Some(gpu) = test_gpu() else { return };
         let z = inputs();
@@ -61,7 +61,7 @@ mod bessel_batch_4000 {
 
     /// The CPU in f64 (in f32 the checked CPU code stops at its run-time
     /// reversibility checks).
-    #[divan::bench]
+    #[divan::bench(sample_count = 10, sample_size = 1)]
     fn cpu_gradient_f64(bencher: divan::Bencher) {
         let z: Vec<f64> = inputs().iter().map(|&x| x as f64).collect();
         bencher.bench_local(|| {
@@ -81,7 +81,7 @@ mod rotation_gate_65536 {
 
     const N: usize = 1 << 16;
 
-    #[divan::bench]
+    #[divan::bench(sample_count = 10, sample_size = 1)]
     fn gpu(bencher: divan::Bencher) {
         let Some(gpu) = test_gpu() else { return };
         let mut state = vec![0.5f32; N];
@@ -90,7 +90,7 @@ mod rotation_gate_65536 {
         });
     }
 
-    #[divan::bench]
+    #[divan::bench(sample_count = 10, sample_size = 1)]
     fn cpu(bencher: divan::Bencher) {
         let mut state = vec![0.5f32; N];
         bencher.bench_local(|| {
@@ -98,5 +98,61 @@ mod rotation_gate_65536 {
                 gates::rot_kernel(i, black_box(&mut state), 1 << 7, 0.1).unwrap();
             }
         });
+    }
+}
+
+/// Bundle adjustment's Jacobian on ADBench's ba1 (31,843 observations):
+/// the residuals and the 2 x 15 blocks on the GPU (inputs gathered per
+/// observation beforehand), against the reverse pass on the CPU without
+/// run-time checks (`nil_unchecked_jacobian`, which also fills the sparse
+/// matrix).
+mod ba1_jacobian {
+    use super::*;
+    use nilang_adbench::ba::{BaInput, BaJacobian, nil_unchecked_jacobian};
+    use nilang_gpu::{BaBlocks, ba_jacobian_gpu};
+
+    fn input() -> BaInput {
+        let dir = nilang_adbench::data_dir().join("ba");
+        let name = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .find(|n| n.starts_with("ba1_"))
+            .unwrap();
+        BaInput::read(dir.join(name)).unwrap()
+    }
+
+    fn blocks<T: Copy>(input: &BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
+        BaBlocks::gather(
+            &input.cams,
+            &input.points,
+            &input.weights,
+            &input.feats,
+            &input.obs,
+            conv,
+        )
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn gpu_f32(bencher: divan::Bencher) {
+        let Some(gpu) = test_gpu() else { return };
+        let b = blocks(&input(), |v| v as f32);
+        bencher.bench_local(|| ba_jacobian_gpu(&gpu, black_box(&b)).unwrap());
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn gpu_f64(bencher: divan::Bencher) {
+        let Some(gpu) = test_gpu() else { return };
+        if !gpu.has_f64() {
+            return;
+        }
+        let b = blocks(&input(), |v| v);
+        bencher.bench_local(|| ba_jacobian_gpu(&gpu, black_box(&b)).unwrap());
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn cpu_nil_unchecked(bencher: divan::Bencher) {
+        let input = input();
+        let mut jac = BaJacobian::new(&input);
+        bencher.bench_local(|| nil_unchecked_jacobian(black_box(&input), &mut jac).unwrap());
     }
 }

@@ -3,32 +3,18 @@
 //! `nilang_adbench::ba::project` and the 2 x 15 blocks against the
 //! hand-written derivatives (`manual_block`).
 
-use nilang_adbench::ba::{self as cpu, BLOCK, BaInput, CAM};
-use nilang_gpu::{ba, test_gpu};
+use nilang_adbench::ba::{self as cpu, BLOCK, BaInput};
+use nilang_gpu::{BaBlocks, ba_jacobian_gpu, test_gpu};
 
-/// Each observation's inputs in blocks: camera, point, weight, pixel.
-pub struct Blocks<T> {
-    pub cam: Vec<T>,
-    pub x: Vec<T>,
-    pub w: Vec<T>,
-    pub feat: Vec<T>,
-}
-
-fn gather<T: Copy>(input: &BaInput, conv: impl Fn(f64) -> T) -> Blocks<T> {
-    let mut b = Blocks {
-        cam: Vec::with_capacity(CAM * input.p),
-        x: Vec::with_capacity(3 * input.p),
-        w: Vec::with_capacity(input.p),
-        feat: Vec::with_capacity(2 * input.p),
-    };
-    for (k, &(c, p)) in input.obs.iter().enumerate() {
-        b.cam.extend(input.cam(c).iter().map(|&v| conv(v)));
-        b.x.extend(input.point(p).iter().map(|&v| conv(v)));
-        b.w.push(conv(input.weights[k]));
-        b.feat
-            .extend(input.feats[2 * k..2 * k + 2].iter().map(|&v| conv(v)));
-    }
-    b
+fn gather<T: Copy>(input: &BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
+    BaBlocks::gather(
+        &input.cams,
+        &input.points,
+        &input.weights,
+        &input.feats,
+        &input.obs,
+        conv,
+    )
 }
 
 fn ba1() -> BaInput {
@@ -41,48 +27,12 @@ fn ba1() -> BaInput {
     BaInput::read(dir.join(name)).unwrap()
 }
 
-/// The blocks of every observation: two reverse passes, one per residual.
 fn jacobian<T: nilang::gpu::GpuFloat + Default>(
     gpu: &nilang::gpu::Gpu,
-    b: &Blocks<T>,
-    p: usize,
+    b: &BaBlocks<T>,
+    _p: usize,
 ) -> (Vec<T>, Vec<T>, Vec<[[T; BLOCK]; 2]>) {
-    let (mut e1, mut e2) = (vec![T::default(); p], vec![T::default(); p]);
-    ba::ba_project_gpu(gpu, p, &mut e1, &mut e2, &b.cam, &b.x, &b.w, &b.feat).unwrap();
-    let mut blocks = vec![[[T::default(); BLOCK]; 2]; p];
-    for row in 0..2 {
-        let (mut o1, mut o2) = (e1.clone(), e2.clone());
-        let one = nilang::one::<T>();
-        let mut b1 = vec![if row == 0 { one } else { T::default() }; p];
-        let mut b2 = vec![if row == 1 { one } else { T::default() }; p];
-        let mut cam_bar = vec![T::default(); b.cam.len()];
-        let mut x_bar = vec![T::default(); b.x.len()];
-        let mut w_bar = vec![T::default(); p];
-        let mut feat_bar = vec![T::default(); b.feat.len()];
-        ba::ba_project_adjoint_gpu(
-            gpu,
-            p,
-            &mut o1,
-            &mut b1,
-            &mut o2,
-            &mut b2,
-            &b.cam,
-            &mut cam_bar,
-            &b.x,
-            &mut x_bar,
-            &b.w,
-            &mut w_bar,
-            &b.feat,
-            &mut feat_bar,
-        )
-        .unwrap();
-        for (k, block) in blocks.iter_mut().enumerate() {
-            block[row][..CAM].copy_from_slice(&cam_bar[CAM * k..CAM * k + CAM]);
-            block[row][CAM..CAM + 3].copy_from_slice(&x_bar[3 * k..3 * k + 3]);
-            block[row][CAM + 3] = w_bar[k];
-        }
-    }
-    (e1, e2, blocks)
+    ba_jacobian_gpu(gpu, b).unwrap()
 }
 
 fn relative(a: f64, b: f64) -> f64 {
