@@ -10,6 +10,11 @@ nilang::include_nil!(pub mod gather);
 nilang::include_nil!(pub mod ba);
 nilang::include_nil!(pub mod math);
 
+/// The Bessel kernel without run-time checks, as the GPU runs it.
+pub mod unchecked {
+    nilang::include_nil!(pub mod bessel from "unchecked");
+}
+
 /// A GPU for the tests: `None` (with a message) when there is no adapter,
 /// unless `NILANG_REQUIRE_GPU=1`, which makes a missing adapter a failure.
 pub fn test_gpu() -> Option<nilang::gpu::Gpu> {

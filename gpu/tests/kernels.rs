@@ -2,7 +2,7 @@
 //! against the same kernels run on the CPU, one call per index.
 
 use nilang::gpu::GpuError;
-use nilang_gpu::{bessel, gates, gather, math, test_gpu};
+use nilang_gpu::{bessel, gates, gather, math, test_gpu, unchecked};
 
 /// A deterministic pseudo-random sequence in [-1, 1).
 fn noise(n: usize, seed: u64) -> Vec<f64> {
@@ -188,15 +188,30 @@ fn bessel_batch_value_and_gradient_agree_with_cpu() {
     let mut back = out.clone();
     bessel::besselj_batch_adjoint_gpu(&gpu, n, &mut back, &mut out_bar, &z, &mut z_bar, 2).unwrap();
     close(&back, &vec![0.0; n], 1e-6, "out restored");
-    // The CPU reference in f64. (In f32 the Bessel program is not exactly
-    // reversible: the CPU's run-time checks, atol 1e-8, stop it; the GPU
-    // runs without checks and is held to the f64 values instead.)
-    let mut worst = 0.0f64;
+    // The same kernel on the CPU in f32, without run-time checks (in f32 the
+    // program is not reversible to their tolerance, 1e-8; the GPU has none).
+    let (mut out_cpu, mut ob_cpu, mut zb_cpu) = (vec![0.0f32; n], vec![1.0f32; n], vec![0.0f32; n]);
+    for i in 1..=n as i64 {
+        unchecked::bessel::besselj_batch(i, &mut out_cpu, &z, 2).unwrap();
+    }
+    let mut back_cpu = out_cpu.clone();
+    for i in 1..=n as i64 {
+        unchecked::bessel::besselj_batch_adjoint(i, &mut back_cpu, &mut ob_cpu, &z, &mut zb_cpu, 2)
+            .unwrap();
+    }
+    close(&out, &out_cpu, 1e-5, "J2, GPU f32 against CPU f32");
+    let worst32 = z_bar
+        .iter()
+        .zip(&zb_cpu)
+        .map(|(g, c)| (g - c).abs())
+        .fold(0.0f32, f32::max);
+    eprintln!("largest |J2' GPU f32 - CPU f32| over the batch: {worst32:e}");
+    let (mut worst, mut worst_cpu) = (0.0f64, 0.0f64);
     for i in 0..n {
         let mut o = 0.0f64;
-        bessel::ibesselj(&mut o, 2, z64[i], 1e-8).unwrap();
+        bessel::ibesselj(&mut o, 2, z64[i], 1e-6).unwrap();
         let (mut g, mut ob, mut zb) = (0.0f64, 1.0f64, 0.0f64);
-        bessel::ibesselj_grad(&mut g, &mut ob, 2, z64[i], &mut zb, 1e-8).unwrap();
+        bessel::ibesselj_grad(&mut g, &mut ob, 2, z64[i], &mut zb, 1e-6).unwrap();
         assert!(
             (out[i] as f64 - o).abs() < 1e-4,
             "J2({}): GPU {}, f64 {o}",
@@ -204,11 +219,16 @@ fn bessel_batch_value_and_gradient_agree_with_cpu() {
             out[i]
         );
         worst = worst.max((z_bar[i] as f64 - zb).abs());
+        worst_cpu = worst_cpu.max((zb_cpu[i] as f64 - zb).abs());
     }
-    // Uncomputing in f32 loses digits (the reverse pass rebuilds every
-    // intermediate value): a loose bound, and the exact check in f64 below.
-    eprintln!("largest |J2' GPU f32 - CPU f64| over the batch: {worst:e}");
-    assert!(worst < 5e-2, "J2' off by {worst}");
+    // Uncomputing in f32 loses digits (the reverse pass rebuilds every term
+    // of the series from the next): the CPU in f32 is as far from f64 as the
+    // GPU is. The exact check is the f64 one below.
+    eprintln!("largest |J2' f32 - f64| over the batch: GPU {worst:e}, CPU {worst_cpu:e}");
+    assert!(
+        worst < 5e-2 && worst < 2.0 * worst_cpu + 1e-3,
+        "J2' off by {worst}"
+    );
     if gpu.has_f64() {
         let mut out64 = vec![0.0f64; n];
         bessel::besselj_batch_gpu(&gpu, n, &mut out64, &z64, 2).unwrap();
