@@ -365,15 +365,23 @@ impl Analysis<'_> {
                             f.a = f.a.add(inv, neg);
                         } else if f.xor.is_none() && inv.terms.is_empty() {
                             // A constant shifts the window of a strided index.
-                            let k = if neg { -inv.constant } else { inv.constant };
-                            f.window = (f.window.0 + k, f.window.1 + k);
+                            let k = if neg {
+                                inv.constant.checked_neg()?
+                            } else {
+                                inv.constant
+                            };
+                            f.window = (f.window.0.checked_add(k)?, f.window.1.checked_add(k)?);
                         } else {
                             f.c = f.c.add(inv, neg);
                         }
                     } else {
                         let (lo, hi) = self.window_of(other)?;
-                        let (lo, hi) = if neg { (-hi, -lo) } else { (lo, hi) };
-                        f.window = (f.window.0 + lo, f.window.1 + hi);
+                        let (lo, hi) = if neg {
+                            (hi.checked_neg()?, lo.checked_neg()?)
+                        } else {
+                            (lo, hi)
+                        };
+                        f.window = (f.window.0.checked_add(lo)?, f.window.1.checked_add(hi)?);
                     }
                     Some(f)
                 }
@@ -433,7 +441,7 @@ impl Analysis<'_> {
                 operand,
             } => {
                 let (lo, hi) = self.window_of(operand)?;
-                Some((-hi, -lo))
+                Some((hi.checked_neg()?, lo.checked_neg()?))
             }
             ExprKind::Binary {
                 op: op @ (BinaryOp::Add | BinaryOp::Sub),
@@ -443,9 +451,9 @@ impl Analysis<'_> {
                 let (a, b) = self.window_of(lhs)?;
                 let (c, d) = self.window_of(rhs)?;
                 Some(if *op == BinaryOp::Add {
-                    (a + c, b + d)
+                    (a.checked_add(c)?, b.checked_add(d)?)
                 } else {
-                    (a - d, b - c)
+                    (a.checked_sub(d)?, b.checked_sub(c)?)
                 })
             }
             _ => None,
@@ -762,7 +770,7 @@ impl Analysis<'_> {
                         g.same_key(f)
                     })
                 });
-                f.xor.is_none() && same && hi - lo < f.stride
+                f.xor.is_none() && same && i128::from(hi) - i128::from(lo) < i128::from(f.stride)
             });
             if !own {
                 shared.insert(i);
@@ -807,7 +815,7 @@ impl Analysis<'_> {
                         format!("this kernel writes `{name}` at an index that is not provably distinct per invocation"),
                     )
                     .with_label("every invocation may write here")
-                    .with_help("write `x[i]` with `i ← global_index()` (plus a constant), or `x[(i ⊻ m) + c]` under a guard `(i & m) == c` for each mask of `m`"),
+                    .with_help("write `x[i]` with `i ← global_index()` (plus a constant), a block `x[(i - 1) * s + j]` with `j` in `1:s`, or `x[(i ⊻ m) + c]` under a guard `(i & m) == c` for each mask of `m`"),
                 );
                 continue;
             };
@@ -850,14 +858,15 @@ impl Analysis<'_> {
                 None => f.window,
                 Some((lo, hi)) => (lo.min(f.window.0), hi.max(f.window.1)),
             };
-            if u.1 - u.0 >= f.stride {
+            let width = i128::from(u.1) - i128::from(u.0);
+            if width >= i128::from(f.stride) {
                 self.out.push(
                     Diagnostic::error(
                         "E0801",
                         w.span,
                         format!(
                             "this kernel writes `{name}` over {} elements per invocation, which the stride {} does not keep apart",
-                            u.1 - u.0 + 1,
+                            width + 1,
                             f.stride
                         ),
                     )

@@ -199,11 +199,14 @@ impl Args {
         Ok(())
     }
 
-    /// Copies storage buffer `i` (after a launch) into `out`.
+    /// Copies storage buffer `i` (after a launch) into `out`, as far as
+    /// both reach.
     pub fn read<S: GpuScalar>(&self, i: usize, out: &mut [S]) {
-        let bytes = &self.buffers[i].0;
-        for (k, x) in out.iter_mut().enumerate() {
-            *x = S::get(&bytes[k * S::SIZE..]);
+        let Some((bytes, _)) = self.buffers.get(i) else {
+            return;
+        };
+        for (x, chunk) in out.iter_mut().zip(bytes.chunks_exact(S::SIZE)) {
+            *x = S::get(chunk);
         }
     }
 }

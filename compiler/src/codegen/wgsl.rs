@@ -1014,8 +1014,12 @@ impl W<'_> {
     }
 
     fn instruction_call(&mut self, name: &str, call: &Call, span: Span) {
-        let mut places = Vec::new();
         let instr = crate::builtins::instruction(name);
+        if instr.is_none_or(|i| i.arity != call.args.len()) {
+            // Reported by the checks (E0108); nothing to generate.
+            return;
+        }
+        let mut places = Vec::new();
         for &i in instr.map(|i| i.mutates).unwrap_or(&[]) {
             let Some(p) = call.args.get(i).and_then(|a| self.place(a)) else {
                 return;
@@ -1028,7 +1032,9 @@ impl W<'_> {
         let a = a.clone();
         match name {
             "SWAP" => {
-                let b = places[1].0.clone();
+                let Some((b, _)) = places.get(1).cloned() else {
+                    return;
+                };
                 let t = self.fresh("t");
                 self.line(&format!("let {t} = {a};"));
                 self.line(&format!("{a} = {b};"));
@@ -1047,7 +1053,9 @@ impl W<'_> {
                 self.line(&format!("{a} = {a} {sym} {n};"));
             }
             "ROT" | "IROT" | "HADAMARD" => {
-                let b = places[1].0.clone();
+                let Some((b, _)) = places.get(1).cloned() else {
+                    return;
+                };
                 let (ta, tb) = (self.fresh("ta"), self.fresh("tb"));
                 self.line(&format!("let {ta} = {a};"));
                 self.line(&format!("let {tb} = {b};"));
@@ -1114,6 +1122,9 @@ impl W<'_> {
     }
 
     fn ad_instruction_call(&mut self, name: &str, call: &Call, span: Span) {
+        if crate::builtins::instruction(name).is_none_or(|i| i.arity != call.args.len()) {
+            return;
+        }
         let Some(a0) = call.args.first() else { return };
         if !matches!(self.place_kind(a0), K::Float(_)) {
             return;
