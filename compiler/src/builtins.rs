@@ -163,6 +163,7 @@ pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
     ("iseven", Some(1)),
     ("isodd", Some(1)),
     ("println", None),
+    ("global_index", Some(0)),
     ("print", None),
 ];
 

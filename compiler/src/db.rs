@@ -332,6 +332,15 @@ impl CalleeInfo for ProjectCallees<'_> {
     }
 }
 
+/// Whether the project's function `name` is a `@kernel` (a query of its
+/// own, so that callers are not rechecked when other text moves).
+#[salsa::tracked]
+pub fn is_kernel(db: &dyn Db, project: Project, name: String) -> bool {
+    lookup_function(db, project, &name)
+        .and_then(|g| function_ast(db, g))
+        .is_some_and(|g| g.kernel)
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -349,6 +358,15 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         types,
         &ProjectCallees { db, project },
     ));
+    if ast.kernel {
+        out.extend(
+            crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project })
+                .diagnostics,
+        );
+    }
+    out.extend(crate::kernel::misuse(&ast, &|name| {
+        *is_kernel(db, project, name.to_string())
+    }));
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Arc::new(out)
@@ -413,6 +431,17 @@ struct ProjectCodegen<'a> {
 }
 
 impl codegen::CodegenContext for ProjectCodegen<'_> {
+    fn callee_body(&self, name: &str) -> Option<codegen::wgsl::CalleeBody> {
+        let f = lookup_function(self.db, self.project, name)?;
+        let ast = function_ast(self.db, f)?;
+        Some(codegen::wgsl::CalleeBody {
+            function: (*ast).clone(),
+            resolution: (**resolve_function(self.db, f)).clone(),
+            types: (**function_types(self.db, f)).clone(),
+            mutated: mutated_params(self.db, self.project, name).unwrap_or_default(),
+        })
+    }
+
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
         let f = lookup_function(self.db, self.project, name)?;
         let ast = function_ast(self.db, f)?;
@@ -492,6 +521,43 @@ pub fn function_rust<'db>(
         code: generated.code,
         diagnostics: generated.diagnostics,
     })
+}
+
+/// The WGSL shaders of a `@kernel` function (empty for other functions):
+/// `(label, WGSL)`, or the reasons they cannot be generated.
+pub fn kernel_shaders(
+    db: &dyn Db,
+    f: FnId<'_>,
+) -> Result<Vec<(String, String)>, Vec<crate::Diagnostic>> {
+    let Some(ast) = function_ast(db, f) else {
+        return Ok(Vec::new());
+    };
+    if !ast.kernel {
+        return Ok(Vec::new());
+    }
+    let project = f.project(db);
+    let file = f.file(db);
+    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    let resolution = resolve_function(db, f);
+    let types = function_types(db, f);
+    let facts = crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project });
+    let shaders = codegen::wgsl::all_shaders(&codegen::wgsl::KernelInput {
+        function: &ast,
+        resolution,
+        types,
+        mutated: &mutated,
+        facts: &facts,
+        ctx: &ProjectCodegen { db, project, file },
+    })?;
+    Ok(shaders
+        .into_iter()
+        .map(|(pass, float, atomics, wgsl)| {
+            (
+                format!("{}: {pass:?} {float} {atomics:?}", f.name(db)),
+                wgsl,
+            )
+        })
+        .collect())
 }
 
 /// The Rust module generated from one file, or the errors that prevent it

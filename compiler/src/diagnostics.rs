@@ -153,4 +153,20 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
     ("E0701", "not supported by the Rust backend yet"),
+    (
+        "E0801",
+        "a kernel write whose index is not provably distinct per invocation",
+    ),
+    (
+        "E0802",
+        "a kernel read of an element another invocation may write",
+    ),
+    (
+        "E0803",
+        "`global_index()` outside a kernel, or a kernel called like a function",
+    ),
+    (
+        "E0804",
+        "an f64 adjoint that several kernel invocations add to (WGSL has no 64-bit atomics)",
+    ),
 ];

@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod effects;
 pub mod ide;
 pub mod invert;
+pub mod kernel;
 pub mod printer;
 pub mod render;
 pub mod resolve;

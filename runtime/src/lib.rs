@@ -37,6 +37,8 @@ mod check;
 pub mod complex;
 mod error;
 mod fd;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod real;
 
 pub use adjoint::Adjoint;

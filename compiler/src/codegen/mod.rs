@@ -20,6 +20,7 @@
 use std::fmt::Write;
 
 mod adjoint;
+pub mod wgsl;
 
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
@@ -43,6 +44,21 @@ pub struct CalleeSig {
 
 pub trait CodegenContext {
     fn callee(&self, name: &str) -> Option<CalleeSig>;
+    /// A callee's tree, for the GPU backend (functions a kernel calls).
+    fn callee_body(&self, _name: &str) -> Option<wgsl::CalleeBody> {
+        None
+    }
+}
+
+/// Which parameters a callee mutates, from a [`CodegenContext`].
+struct CtxCallees<'a>(&'a dyn CodegenContext);
+
+impl crate::check::CalleeInfo for CtxCallees<'_> {
+    fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
+        self.0
+            .callee(name)
+            .map(|s| s.params.iter().map(|(m, _)| *m).collect())
+    }
 }
 
 /// Where a function sits in its file, to turn spans into line:column.
@@ -290,6 +306,20 @@ pub fn generate_function(
         adjoint::generate(&mut g, f, &forward, &backward);
     }
     let mut diagnostics = g.diagnostics;
+    if f.kernel && diagnostics.is_empty() {
+        let facts = crate::kernel::analyze(f, resolution, types, &CtxCallees(ctx));
+        let (code, d) = wgsl::launchers(&wgsl::KernelInput {
+            function: f,
+            resolution,
+            types,
+            mutated,
+            facts: &facts,
+            ctx,
+        });
+        g.out.push('\n');
+        g.out.push_str(&code);
+        diagnostics.extend(d);
+    }
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
     diagnostics.dedup();
     Generated {
@@ -321,7 +351,7 @@ struct Gen<'a> {
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
 /// nested in it).
-fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
+pub(crate) fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
     let cond = |c: &crate::ast::Cond, f: &mut dyn FnMut(&Expr)| {
         f(&c.pre);
         if let crate::ast::Post::Expr(e) = &c.post {
@@ -488,6 +518,10 @@ impl Gen<'_> {
             format!("<{}>", list.join(", "))
         };
         let mut params = Vec::new();
+        if f.kernel {
+            // The invocation's index (`global_index()`), 1-based.
+            params.push("global_index: i64".to_string());
+        }
         let mut csc_checks = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
             let kind = self
@@ -1828,6 +1862,7 @@ impl Gen<'_> {
             })
         };
         match (name, args) {
+            ("global_index", []) => ("global_index".into(), Kind::Int("i64")),
             ("identity" | "value" | "unwrap", [x]) => self.expr(x),
             ("real" | "imag" | "conj" | "angle", [x]) => {
                 let (code, kind) = self.expr(x);

@@ -1,0 +1,117 @@
+//! The GPU backend's WGSL, parsed and validated by naga (the shader
+//! compiler wgpu uses), with no device: every shader of every kernel of the
+//! `gpu` crate and of the accepted kernels of the UI suite.
+
+use nilang_compiler::{Project, RootDatabase, SourceFile, db};
+
+fn validate(label: &str, wgsl: &str) {
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("{label}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+    let caps =
+        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+}
+
+fn kernels_of(files: &[(&str, String)]) -> Vec<(String, String)> {
+    let db = RootDatabase::default();
+    let sources: Vec<SourceFile> = files
+        .iter()
+        .map(|(p, t)| SourceFile::new(&db, (*p).to_string(), t.clone()))
+        .collect();
+    let project = Project::new(&db, sources.clone());
+    let mut out = Vec::new();
+    for file in sources {
+        for &f in db::file_functions(&db, project, file) {
+            match db::kernel_shaders(&db, f) {
+                Ok(s) => out.extend(s),
+                Err(e) => panic!("{}: {e:?}", f.name(&db)),
+            }
+        }
+    }
+    out
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[test]
+fn every_shader_of_the_gpu_crate_validates() {
+    let files: Vec<(&str, String)> = [
+        "gpu/gates.nil",
+        "gpu/bessel.nil",
+        "gpu/gather.nil",
+        "gpu/ba.nil",
+        "gpu/math.nil",
+    ]
+    .into_iter()
+    .map(|p| (p, read(p)))
+    .collect();
+    let shaders = kernels_of(&files);
+    // 5 kernels: call and uncall in f32 and f64, and the reverse passes.
+    assert!(shaders.len() >= 5 * 4 + 5, "{}", shaders.len());
+    for (label, wgsl) in &shaders {
+        validate(label, wgsl);
+    }
+    // The reverse pass of the gather kernel adds to `x_bar` atomically: by
+    // compare-and-swap, or natively where the device can.
+    let gather: Vec<&(String, String)> = shaders
+        .iter()
+        .filter(|(l, _)| l.starts_with("gather: Adjoint f32"))
+        .collect();
+    assert_eq!(gather.len(), 2);
+    assert!(
+        gather
+            .iter()
+            .any(|(_, w)| w.contains("atomicCompareExchangeWeak(&b_x[i]"))
+    );
+    assert!(
+        gather
+            .iter()
+            .any(|(_, w)| w.contains("atomicAdd(&b_x[i], v)"))
+    );
+    // No f64 reverse pass where it would need atomics.
+    assert!(
+        !shaders
+            .iter()
+            .any(|(l, _)| l.starts_with("gather: Adjoint f64"))
+    );
+    assert!(
+        shaders
+            .iter()
+            .any(|(l, _)| l.starts_with("besselj_batch: Adjoint f64"))
+    );
+}
+
+#[test]
+fn accepted_kernels_of_the_ui_suite_validate() {
+    let text = read("compiler/tests/ui/kernel.nil");
+    // Keep only the kernels without diagnostics.
+    let keep: String = text
+        .split("\n\n")
+        .filter(|chunk| {
+            chunk.contains("own_element") && chunk.contains("@kernel")
+                || chunk.contains("function swap_gate")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let shaders = kernels_of(&[("kernel.nil", keep)]);
+    assert!(shaders.len() >= 8, "{}", shaders.len());
+    for (label, wgsl) in &shaders {
+        validate(label, wgsl);
+    }
+}
+
+#[test]
+fn constructs_the_gpu_backend_lacks_are_e0701() {
+    let text = "@kernel function k(y::[T], x::[T]) where T: Real\n    i ← global_index()\n    y .+= x\n    i → global_index()\nend\n";
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "k.nil".into(), text.into());
+    let project = Project::new(&db, vec![file]);
+    let f = db::file_functions(&db, project, file)[0];
+    let errors = db::kernel_shaders(&db, f).unwrap_err();
+    assert!(errors.iter().all(|d| d.code == "E0701"), "{errors:?}");
+    assert!(errors[0].message.contains("broadcast"), "{errors:?}");
+}
