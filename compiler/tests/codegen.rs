@@ -186,6 +186,7 @@ end
 /// `P; @routine R; B; ~@routine; D`: the gradient runs `P; R; B` plainly,
 /// then the reverse pass from `~B` on (no second `R`, no uncomputation in
 /// between); the reverse pass itself recomputes `R` without adjoint rules.
+/// Here `m` only adds to `out`, so `m_grad` is the reverse pass alone.
 #[test]
 fn gradient_of_compute_copy_uncompute() {
     let code = module_with(
@@ -199,6 +200,53 @@ fn gradient_of_compute_copy_uncompute() {
         .collect::<Vec<_>>()
         .join("\n\n");
     insta::assert_snapshot!(grad);
+}
+
+/// `f_grad` skips `f`'s forward run when `f` only accumulates into what it
+/// changes, through callees too; a function that reads what it changes, or
+/// passes it to a callee that reads it, keeps the forward run.
+#[test]
+fn gradient_without_a_forward_run_only_for_accumulators() {
+    let src = "\
+function acc(out::T, x::T) where T: Real
+    out += sin(x)
+end
+function through_call(out::T, x::T) where T: Real
+    acc(out, x)
+    ~acc(out, 2 * x)
+end
+function reads(out::T, y::T, x::T) where T: Real
+    out += sin(x)
+    y += out * x
+end
+function reads_in_callee(y::T, out::T, x::T) where T: Real
+    reads(out, y, x)
+end
+function in_condition(out::T, y::T, x::T) where T: Real
+    out += x
+    if (out > 0, ~)
+        y += x
+    end
+end
+";
+    let code = module_with(src, &Options::default()).unwrap();
+    let grad_of = |name: &str| {
+        code.split("\n\n")
+            .find(|f| f.contains(&format!("pub fn {name}_grad")))
+            .unwrap_or_else(|| panic!("no {name}_grad in {code}"))
+            .to_string()
+    };
+    for name in ["acc", "through_call"] {
+        let g = grad_of(name);
+        assert!(
+            g.contains("let __saved_0 = *out;") && !g.contains(&format!("    {name}(")),
+            "{name}: {g}"
+        );
+    }
+    for name in ["reads", "reads_in_callee", "in_condition"] {
+        let g = grad_of(name);
+        assert!(!g.contains("__saved"), "{name}: {g}");
+    }
 }
 
 #[test]

@@ -298,6 +298,7 @@ pub fn generate_function(
         bcast: None,
         ad: None,
         plain: false,
+        body: Vec::new(),
     };
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
@@ -347,6 +348,9 @@ struct Gen<'a> {
     /// Set inside an adjoint while a `@routine` runs without adjoint rules
     /// (see [`Gen::plain_routine`]): ancillas still get their adjoints.
     plain: bool,
+    /// The statements of the function being generated (set by
+    /// [`Gen::function`]), for analyses that look beyond the current block.
+    body: Vec<Stmt>,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -488,6 +492,7 @@ impl Gen<'_> {
     }
 
     fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
+        self.body.clone_from(&f.body.stmts);
         if let Some(doc) = self.ad.as_ref().map(|ad| ad.doc.clone()) {
             for l in doc.lines() {
                 self.line(format!("/// {l}").trim_end());
