@@ -1,0 +1,63 @@
+//! Runs one GMM case once, for instruction counts that do not depend on
+//! machine noise:
+//!
+//! ```sh
+//! cargo build --release -p nilang-adbench --example gmm_once
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/gmm_once gmm_d10_K5 grad
+//! ```
+//!
+//! The first argument names a file of `data/gmm/1k`; the second is `load`
+//! (read the file only: subtract its count from the others), `plain` (the
+//! plain-Rust objective), `obj` (the `.nil` objective) or `grad` (its
+//! gradient).
+
+use nilang_adbench::gmm::{self, Gmm};
+use nilang_adbench::{data_dir, gmm_nil};
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        eprintln!("usage: gmm_once <file of data/gmm/1k, e.g. gmm_d10_K5> load|plain|obj|grad");
+        std::process::exit(2);
+    }
+    let g =
+        Gmm::read(data_dir().join("gmm/1k").join(format!("{}.txt", args[1]))).unwrap_or_else(|e| {
+            eprintln!("gmm_once: {e}");
+            std::process::exit(2)
+        });
+    let c = g.constant_term();
+    match args[2].as_str() {
+        "load" => {}
+        "plain" => {
+            std::hint::black_box(gmm::objective(&g));
+        }
+        "obj" => {
+            let mut out = 0.0;
+            gmm_nil::gmm_objective(
+                &mut out, &g.alphas, &g.means, &g.icf, &g.x, g.d as i64, g.k as i64, g.n as i64,
+                g.gamma, g.m, c,
+            )
+            .unwrap();
+            std::hint::black_box(out);
+        }
+        "grad" => {
+            let (mut a, mut m, mut i, mut x) = (
+                vec![0.0; g.alphas.len()],
+                vec![0.0; g.means.len()],
+                vec![0.0; g.icf.len()],
+                vec![0.0; g.x.len()],
+            );
+            let (mut out, mut ob, mut gb, mut cb) = (0.0, 1.0, 0.0, 0.0);
+            gmm_nil::gmm_objective_grad(
+                &mut out, &mut ob, &g.alphas, &mut a, &g.means, &mut m, &g.icf, &mut i, &g.x,
+                &mut x, g.d as i64, g.k as i64, g.n as i64, g.gamma, &mut gb, g.m, c, &mut cb,
+            )
+            .unwrap();
+            std::hint::black_box(a);
+        }
+        other => {
+            eprintln!("gmm_once: unknown case `{other}` (load, plain, obj or grad)");
+            std::process::exit(2);
+        }
+    }
+}
