@@ -256,6 +256,8 @@ pub struct Gradient {
     pub recovered: Option<Vec<f64>>,
     /// States alive at once (the input included).
     pub peak_states: usize,
+    /// Calls of the step, its inverse and their reverse passes.
+    pub calls: u64,
 }
 
 /// Reverse computing: `n` steps forwards in place, then `n` reverse passes
@@ -284,6 +286,7 @@ pub fn gradient_reverse(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
         grad: s_bar,
         recovered: Some(s),
         peak_states: 1,
+        calls: 2 * n as u64,
     })
 }
 
@@ -319,6 +322,7 @@ pub fn gradient_bennett(s0: &[f64], n: usize, k: usize) -> nilang::Result<Option
         grad,
         recovered: None,
         peak_states: counts.peak_states,
+        calls: counts.total() + n as u64,
     }))
 }
 
@@ -354,6 +358,7 @@ pub fn gradient_stored(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
         grad: s_bar,
         recovered: None,
         peak_states,
+        calls: 2 * n as u64,
     })
 }
 
