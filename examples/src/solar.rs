@@ -163,17 +163,27 @@ pub enum Variant {
     Regular,
     /// `leap_step` of `leapfrog.nil`, run backwards by its uncall.
     Reversible,
+    /// `leap_step_buffered` of `leapfrog.nil` (each velocity changes once
+    /// per half kick, by its summed acceleration), run backwards by its
+    /// uncall.
+    Buffered,
     /// `leap_step_acc` of `leapfrog.nil`, run backwards by its uncall.
     Accumulative,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Regular, Variant::Reversible, Variant::Accumulative];
+    pub const ALL: [Variant; 4] = [
+        Variant::Regular,
+        Variant::Reversible,
+        Variant::Buffered,
+        Variant::Accumulative,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Regular => "regular",
             Variant::Reversible => "reversible",
+            Variant::Buffered => "reversible-buffered",
             Variant::Accumulative => "accumulative",
         }
     }
@@ -186,6 +196,7 @@ pub fn forward<T: Real>(variant: Variant, s: &mut [T], gm: &[T], h: T, n: usize)
         match variant {
             Variant::Regular => regular_step(s, gm, h, &mut acc),
             Variant::Reversible => crate::leapfrog::leap_step(s, gm, h)?,
+            Variant::Buffered => crate::leapfrog::leap_step_buffered(s, gm, h)?,
             Variant::Accumulative => crate::leapfrog::leap_step_acc(s, gm, h)?,
         }
     }
@@ -206,6 +217,7 @@ pub fn backward<T: Real>(
         match variant {
             Variant::Regular => regular_step(s, gm, -h, &mut acc),
             Variant::Reversible => crate::leapfrog::uncall_leap_step(s, gm, h)?,
+            Variant::Buffered => crate::leapfrog::uncall_leap_step_buffered(s, gm, h)?,
             Variant::Accumulative => crate::leapfrog::uncall_leap_step_acc(s, gm, h)?,
         }
     }
@@ -371,4 +383,188 @@ pub fn relative_difference(a: &[f64], b: &[f64]) -> f64 {
         .zip(b)
         .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
     if scale > 0.0 { diff / scale } else { diff }
+}
+
+/// Double-double numbers (an unevaluated sum `hi + lo` of two f64, about
+/// 32 significant digits) for the high-precision reference trajectory of
+/// the study: the same leapfrog map, so that the difference from it is
+/// round-off alone.
+pub mod dd {
+    use std::ops::{Add, Div, Mul, Neg, Sub};
+
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct Dd {
+        pub hi: f64,
+        pub lo: f64,
+    }
+
+    impl From<f64> for Dd {
+        fn from(hi: f64) -> Dd {
+            Dd { hi, lo: 0.0 }
+        }
+    }
+
+    /// `a + b` as a rounded sum and its exact error.
+    fn two_sum(a: f64, b: f64) -> (f64, f64) {
+        let s = a + b;
+        let bb = s - a;
+        (s, (a - (s - bb)) + (b - bb))
+    }
+
+    /// `two_sum` for `|a| >= |b|`.
+    fn fast_two_sum(a: f64, b: f64) -> Dd {
+        let s = a + b;
+        Dd {
+            hi: s,
+            lo: b - (s - a),
+        }
+    }
+
+    impl Add for Dd {
+        type Output = Dd;
+        fn add(self, o: Dd) -> Dd {
+            let (s, e) = two_sum(self.hi, o.hi);
+            let (t, f) = two_sum(self.lo, o.lo);
+            let r = fast_two_sum(s, e + t);
+            fast_two_sum(r.hi, r.lo + f)
+        }
+    }
+
+    impl Neg for Dd {
+        type Output = Dd;
+        fn neg(self) -> Dd {
+            Dd {
+                hi: -self.hi,
+                lo: -self.lo,
+            }
+        }
+    }
+
+    impl Sub for Dd {
+        type Output = Dd;
+        fn sub(self, o: Dd) -> Dd {
+            self + (-o)
+        }
+    }
+
+    impl Mul for Dd {
+        type Output = Dd;
+        fn mul(self, o: Dd) -> Dd {
+            let p = self.hi * o.hi;
+            let e = self.hi.mul_add(o.hi, -p);
+            fast_two_sum(p, e + (self.hi * o.lo + self.lo * o.hi))
+        }
+    }
+
+    impl Div for Dd {
+        type Output = Dd;
+        fn div(self, o: Dd) -> Dd {
+            // Three digits of long division, each an f64 quotient.
+            let q1 = self.hi / o.hi;
+            let r = self - o * Dd::from(q1);
+            let q2 = r.hi / o.hi;
+            let r = r - o * Dd::from(q2);
+            let q3 = r.hi / o.hi;
+            fast_two_sum(q1, q2) + Dd::from(q3)
+        }
+    }
+
+    impl Dd {
+        /// One Newton step from the f64 square root doubles its digits.
+        pub fn sqrt(self) -> Dd {
+            if self.hi <= 0.0 {
+                return Dd::from(self.hi.max(0.0).sqrt());
+            }
+            let s = Dd::from(self.hi.sqrt());
+            s + (self - s * s) / (Dd::from(2.0) * s)
+        }
+    }
+}
+
+/// The leapfrog of [`regular_step`] in double-double arithmetic.
+pub fn reference_step(s: &mut [dd::Dd], gm: &[dd::Dd], h: dd::Dd, acc: &mut Vec<dd::Dd>) {
+    use dd::Dd;
+    let hh = h * Dd::from(0.5);
+    let kick = |s: &mut [Dd], acc: &mut Vec<Dd>| {
+        let n = gm.len();
+        let p = 3 * n;
+        acc.clear();
+        acc.resize(p, Dd::default());
+        for i in 0..n {
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let dx = s[3 * j] - s[3 * i];
+                let dy = s[3 * j + 1] - s[3 * i + 1];
+                let dz = s[3 * j + 2] - s[3 * i + 2];
+                let r = (dx * dx + dy * dy + dz * dz).sqrt();
+                let c = gm[j] / (r * r * r);
+                acc[3 * i] = acc[3 * i] + c * dx;
+                acc[3 * i + 1] = acc[3 * i + 1] + c * dy;
+                acc[3 * i + 2] = acc[3 * i + 2] + c * dz;
+            }
+        }
+        for k in 0..p {
+            s[p + k] = s[p + k] + hh * acc[k];
+        }
+    };
+    kick(s, acc);
+    let p = s.len() / 2;
+    for k in 0..p {
+        s[k] = s[k] + h * s[p + k];
+    }
+    kick(s, acc);
+}
+
+/// The reference trajectory for precision `T`: it starts from the initial
+/// state and `G m` rounded to `T` (exactly representable in double-double)
+/// and returns the positions after each of `counts` steps (increasing).
+pub fn reference_positions<T: Real>(counts: &[usize]) -> Vec<Vec<f64>> {
+    let to_dd =
+        |v: Vec<T>| -> Vec<dd::Dd> { v.into_iter().map(|x| dd::Dd::from(x.to_f64())).collect() };
+    let mut s = to_dd(initial_state::<T>());
+    let gm = to_dd(gm::<T>());
+    let h = dd::Dd::from(T::from_f64(STEP_DAYS).to_f64());
+    let mut acc = Vec::new();
+    let mut done = 0;
+    let mut out = Vec::with_capacity(counts.len());
+    for &n in counts {
+        while done < n {
+            reference_step(&mut s, &gm, h, &mut acc);
+            done += 1;
+        }
+        out.push(s[..s.len() / 2].iter().map(|x| x.hi + x.lo).collect());
+    }
+    out
+}
+
+/// The forward error of a variant: the mean distance (AU) between its
+/// positions and the reference's after each of `counts` steps.
+pub fn forward_errors<T: Real>(
+    variant: Variant,
+    counts: &[usize],
+    reference: &[Vec<f64>],
+) -> nilang::Result<Vec<f64>> {
+    let gm = gm::<T>();
+    let h = T::from_f64(STEP_DAYS);
+    let mut s = initial_state::<T>();
+    let mut done = 0;
+    let mut out = Vec::with_capacity(counts.len());
+    for (&n, r) in counts.iter().zip(reference) {
+        forward(variant, &mut s, &gm, h, n - done)?;
+        done = n;
+        let pos: Vec<f64> = s[..s.len() / 2].iter().map(|x| x.to_f64()).collect();
+        let n_bodies = pos.len() / 3;
+        let total: f64 = (0..n_bodies)
+            .map(|i| {
+                (0..3)
+                    .map(|c| (pos[3 * i + c] - r[3 * i + c]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .sum();
+        out.push(total / n_bodies as f64);
+    }
+    Ok(out)
 }

@@ -7,7 +7,7 @@ use nilang_examples::solar::{self, Variant};
 
 const N: usize = 1000;
 
-fn round_trip_errors<T: nilang::Real>() -> [f64; 3] {
+fn round_trip_errors<T: nilang::Real>() -> [f64; 4] {
     let s0 = solar::initial_state::<T>();
     Variant::ALL.map(|v| {
         let s = solar::round_trip::<T>(v, N).expect("the steps' checks pass");
@@ -26,7 +26,7 @@ fn round_trip_errors<T: nilang::Real>() -> [f64; 3] {
 // Measured: regular 2.2e-14, reversible 6.9e-14, accumulative 6.8e-13.
 #[test]
 fn f64_round_trips() {
-    let [regular, reversible, accumulative] = round_trip_errors::<f64>();
+    let [regular, reversible, _, accumulative] = round_trip_errors::<f64>();
     assert!(regular > 0.0, "the regular round trip is exact: {regular}");
     assert!(
         reversible > 0.0,
@@ -45,7 +45,7 @@ fn f64_round_trips() {
 // reversible 4.3e-5, accumulative 7.6e-4.
 #[test]
 fn f32_round_trips() {
-    let [regular, reversible, accumulative] = round_trip_errors::<f32>();
+    let [regular, reversible, _, accumulative] = round_trip_errors::<f32>();
     assert!(regular > 0.0 && reversible > 0.0);
     assert!(reversible < 1e-3, "{reversible}");
     assert!(reversible < 10.0 * regular, "{reversible} vs {regular}");
@@ -54,7 +54,7 @@ fn f32_round_trips() {
         "{accumulative} vs {reversible}"
     );
     // Single precision is far less reversible than double.
-    let [_, reversible64, _] = round_trip_errors::<f64>();
+    let [_, reversible64, _, _] = round_trip_errors::<f64>();
     assert!(reversible > 1e6 * reversible64);
 }
 
@@ -139,4 +139,70 @@ fn gradients_agree_on_a_short_chain() {
     assert!(nilang::check_gradient(f, &s0, &wrong, 1e-5, 1e-7).is_err());
     // A schedule needs at least two sectors.
     assert!(solar::gradient_bennett(&s0, n, 1).unwrap().is_none());
+}
+
+#[test]
+fn double_double_arithmetic() {
+    use solar::dd::Dd;
+    let third = Dd::from(1.0) / Dd::from(3.0);
+    let one = third * Dd::from(3.0) - Dd::from(1.0);
+    assert!(one.hi.abs() < 1e-31, "{one:?}");
+    // 1/3 is not an f64: the low part carries digits.
+    assert!(third.lo != 0.0);
+    let two = Dd::from(2.0).sqrt();
+    let err = two * two - Dd::from(2.0);
+    assert!(err.hi.abs() < 1e-30, "{err:?}");
+    assert!((Dd::from(1.0) + Dd::from(1e-20) - Dd::from(1.0)).hi == 1e-20);
+}
+
+// The paper's measure: the distance from a trajectory computed in higher
+// precision (double-double here), after N steps forwards only.
+#[test]
+fn forward_error_against_double_double() {
+    let counts = [10, 100, 1000];
+    let reference = solar::reference_positions::<f64>(&counts);
+    let rev = solar::forward_errors::<f64>(Variant::Reversible, &counts, &reference).unwrap();
+    let reg = solar::forward_errors::<f64>(Variant::Regular, &counts, &reference).unwrap();
+    let acc = solar::forward_errors::<f64>(Variant::Accumulative, &counts, &reference).unwrap();
+    // Round-off only: small, but not zero, and growing.
+    assert!(rev[2] > 0.0 && rev[2] < 1e-11, "{rev:?}");
+    assert!(reg[2] > 0.0 && reg[2] < 1e-11, "{reg:?}");
+    assert!(rev[0] <= rev[2] && reg[0] <= reg[2]);
+    assert!(acc[2] > rev[2], "{acc:?} vs {rev:?}");
+    // f32 against its own reference.
+    let reference32 = solar::reference_positions::<f32>(&counts);
+    let rev32 = solar::forward_errors::<f32>(Variant::Reversible, &counts, &reference32).unwrap();
+    assert!(rev32[2] > 1e4 * rev[2] && rev32[2] < 1e-2, "{rev32:?}");
+}
+
+// The buffered reversible step does the regular step's arithmetic,
+// operation for operation, and its uncall is the regular step with `-h`:
+// forwards and backwards, the two agree bit for bit, in both precisions.
+// So the extra error of `leap_step` comes from rounding every pair's
+// contribution into the velocities, not from running backwards.
+fn buffered_is_regular<T: nilang::Real>() {
+    let gm = solar::gm::<T>();
+    let h = T::from_f64(solar::STEP_DAYS);
+    let mut a = solar::initial_state::<T>();
+    let mut b = a.clone();
+    solar::forward(Variant::Regular, &mut a, &gm, h, 300).unwrap();
+    solar::forward(Variant::Buffered, &mut b, &gm, h, 300).unwrap();
+    assert!(a == b, "forwards: {:?} vs {:?}", a, b);
+    let regular_after = a.clone();
+    solar::backward(Variant::Regular, &mut a, &gm, h, 300).unwrap();
+    solar::backward(Variant::Buffered, &mut b, &gm, h, 300).unwrap();
+    assert!(a == b, "backwards: {:?} vs {:?}", a, b);
+    // ... and `leap_step` does not.
+    let mut pairwise = solar::initial_state::<T>();
+    solar::forward(Variant::Reversible, &mut pairwise, &gm, h, 300).unwrap();
+    assert!(
+        pairwise != regular_after,
+        "the pairwise kick matches the regular one"
+    );
+}
+
+#[test]
+fn buffered_reversible_step_is_the_regular_step() {
+    buffered_is_regular::<f64>();
+    buffered_is_regular::<f32>();
 }

@@ -3,14 +3,17 @@
 //! each number of steps N, every variant (regular, reversible,
 //! accumulative) in f64 and f32 runs N leapfrog steps forwards and N
 //! backwards, and the mean distance (AU) between the recovered and the
-//! initial positions of the six bodies is recorded.
+//! initial positions of the six bodies is recorded. Each variant's forward
+//! run is also compared, as in the paper, with the same leapfrog computed
+//! in double-double arithmetic from the same (rounded) inputs.
 //!
 //! ```sh
 //! cargo run --release -p nilang-leapfrog-plot --bin leapfrog_error -- [--max-steps N] [--out DIR]
 //! ```
 //!
-//! Writes `DIR/leapfrog_error.csv` and `DIR/leapfrog_error.png` (default
-//! `docs/leapfrog`, up to 10^6 steps) and prints the table.
+//! Writes `DIR/leapfrog_error.csv`, `DIR/leapfrog_error.png` (round trips)
+//! and `DIR/leapfrog_forward_error.png` (default `docs/leapfrog`, up to
+//! 10^6 steps) and prints the tables.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -84,6 +87,7 @@ struct Row {
     steps: usize,
     error: f64,
     equal: usize,
+    forward: f64,
 }
 
 fn measure<T: Real>(
@@ -92,8 +96,10 @@ fn measure<T: Real>(
     rows: &mut Vec<Row>,
 ) -> nilang::Result {
     let s0 = solar::initial_state::<T>();
+    let reference = solar::reference_positions::<T>(counts);
     for v in Variant::ALL {
-        for &n in counts {
+        let forward = solar::forward_errors::<T>(v, counts, &reference)?;
+        for (&n, fwd) in counts.iter().zip(forward) {
             let s = solar::round_trip::<T>(v, n)?;
             rows.push(Row {
                 variant: v,
@@ -101,16 +107,29 @@ fn measure<T: Real>(
                 steps: n,
                 error: solar::position_error(&s, &s0),
                 equal: solar::equal_elements(&s, &s0),
+                forward: fwd,
             });
         }
     }
     Ok(())
 }
 
-fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Box<dyn Error>> {
-    register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| "the font does not load")?;
+/// What one figure shows.
+struct Figure<'a> {
+    title: &'a str,
+    y_desc: &'a str,
+    value: fn(&Row) -> f64,
+}
+
+fn plot(
+    rows: &[Row],
+    counts: &[usize],
+    fig: &Figure,
+    path: &std::path::Path,
+) -> Result<(), Box<dyn Error>> {
     let mut buf = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
-    let positive = rows.iter().map(|r| r.error).filter(|e| *e > 0.0);
+    let value = fig.value;
+    let positive = rows.iter().map(value).filter(|e| *e > 0.0);
     let lo = positive.clone().fold(f64::INFINITY, f64::min);
     let hi = positive.fold(0.0f64, f64::max);
     // Both axes are drawn as decimal exponents (log10 of the value), with
@@ -127,10 +146,7 @@ fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Bo
         let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                "Leapfrog, outer solar system: N steps forwards, N backwards",
-                ("sans-serif", 20),
-            )
+            .caption(fig.title, ("sans-serif", 20))
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(80)
@@ -138,7 +154,7 @@ fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Bo
         chart
             .configure_mesh()
             .x_desc("steps N (10 days each)")
-            .y_desc("mean position error after the round trip (AU)")
+            .y_desc(fig.y_desc)
             .x_label_formatter(&|v| format!("1e{v:.0}"))
             .y_label_formatter(&|v| format!("1e{v:.0}"))
             .x_labels(max_n as usize + 1)
@@ -149,6 +165,7 @@ fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Bo
         let palette = [
             RGBColor(31, 119, 180),
             RGBColor(44, 160, 44),
+            RGBColor(0, 0, 0),
             RGBColor(214, 39, 40),
         ];
         for (vi, v) in Variant::ALL.iter().enumerate() {
@@ -156,11 +173,20 @@ fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Bo
                 let color = palette[vi];
                 let points: Vec<(f64, f64)> = rows
                     .iter()
-                    .filter(|r| r.variant == *v && r.precision == precision && r.error > 0.0)
-                    .map(|r| ((r.steps as f64).log10(), r.error.log10()))
+                    .filter(|r| r.variant == *v && r.precision == precision && value(r) > 0.0)
+                    .map(|r| ((r.steps as f64).log10(), value(r).log10()))
                     .collect();
                 let style = color.stroke_width(if thin { 1 } else { 2 });
                 let label = format!("{} ({precision})", v.name());
+                if *v == Variant::Buffered {
+                    // Bit for bit the regular program: crosses on its line.
+                    let size = if thin { 4 } else { 6 };
+                    chart
+                        .draw_series(points.iter().map(|&p| Cross::new(p, size, style)))?
+                        .label(label)
+                        .legend(move |(x, y)| Cross::new((x + 10, y), size, style));
+                    continue;
+                }
                 chart
                     .draw_series(LineSeries::new(points.clone(), style))?
                     .label(label)
@@ -178,7 +204,7 @@ fn plot(rows: &[Row], counts: &[usize], path: &std::path::Path) -> Result<(), Bo
         }
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK)
             .label_font(("sans-serif", 14))
@@ -202,21 +228,37 @@ fn run() -> Result<(), Box<dyn Error>> {
     measure::<f32>("f32", &counts, &mut rows)?;
     let elapsed = start.elapsed();
     std::fs::create_dir_all(&args.out)?;
-    let mut csv = String::from("variant,precision,steps,mean_position_error_au,equal_elements\n");
+    let mut csv = String::from(
+        "variant,precision,steps,round_trip_error_au,equal_elements,forward_error_au\n",
+    );
     for r in &rows {
         csv += &format!(
-            "{},{},{},{:e},{}\n",
+            "{},{},{},{:e},{},{:e}\n",
             r.variant.name(),
             r.precision,
             r.steps,
             r.error,
-            r.equal
+            r.equal,
+            r.forward
         );
     }
     let csv_path = args.out.join("leapfrog_error.csv");
     std::fs::write(&csv_path, csv)?;
+    register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| "the font does not load")?;
     let png_path = args.out.join("leapfrog_error.png");
-    plot(&rows, &counts, &png_path)?;
+    let round_trip = Figure {
+        title: "Leapfrog, outer solar system: N steps forwards, N backwards",
+        y_desc: "mean position error after the round trip (AU)",
+        value: |r| r.error,
+    };
+    plot(&rows, &counts, &round_trip, &png_path)?;
+    let forward_path = args.out.join("leapfrog_forward_error.png");
+    let forward = Figure {
+        title: "Leapfrog, outer solar system: N steps against double-double",
+        y_desc: "mean position error after N steps (AU)",
+        value: |r| r.forward,
+    };
+    plot(&rows, &counts, &forward, &forward_path)?;
 
     println!(
         "mean position error (AU) after N steps forwards and N backwards (of 36 state elements, how many came back bit for bit)\n"
@@ -244,11 +286,33 @@ fn run() -> Result<(), Box<dyn Error>> {
         println!();
     }
     println!(
-        "\n{} rows in {:.1} s; wrote {} and {}",
+        "\nmean position error (AU) after N steps forwards, against the double-double reference\n"
+    );
+    print!("| N |");
+    for (v, p) in &lines {
+        print!(" {} {p} |", v.name());
+    }
+    println!();
+    println!("|---:|{}", "---:|".repeat(lines.len()));
+    for &n in &counts {
+        print!("| {n} |");
+        for (v, p) in &lines {
+            if let Some(r) = rows
+                .iter()
+                .find(|r| r.variant == *v && r.precision == *p && r.steps == n)
+            {
+                print!(" {:.1e} |", r.forward);
+            }
+        }
+        println!();
+    }
+    println!(
+        "\n{} rows in {:.1} s; wrote {}, {} and {}",
         rows.len(),
         elapsed.as_secs_f64(),
         csv_path.display(),
-        png_path.display()
+        png_path.display(),
+        forward_path.display()
     );
     Ok(())
 }
