@@ -9,6 +9,7 @@ const FILES: &[&str] = &[
     "fib.nil",
     "graph.nil",
     "heat.nil",
+    "leapfrog.nil",
     "linalg.nil",
     "qr.nil",
     "sparse.nil",

@@ -8,12 +8,14 @@ nilang::include_nil!(pub mod complex);
 nilang::include_nil!(pub mod fib);
 nilang::include_nil!(pub mod graph);
 nilang::include_nil!(pub mod heat);
+nilang::include_nil!(pub mod leapfrog);
 nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod unitary);
 
 pub mod petersen;
+pub mod solar;
 
 /// The same programs compiled without run-time checks
 /// (`Config::checks(false)`): faster, but a failed check would go unnoticed.
@@ -25,6 +27,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod fib from "unchecked");
     nilang::include_nil!(pub mod graph from "unchecked");
     nilang::include_nil!(pub mod heat from "unchecked");
+    nilang::include_nil!(pub mod leapfrog from "unchecked");
     nilang::include_nil!(pub mod linalg from "unchecked");
     nilang::include_nil!(pub mod qr from "unchecked");
     nilang::include_nil!(pub mod sparse from "unchecked");

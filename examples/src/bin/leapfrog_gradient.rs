@@ -1,0 +1,212 @@
+//! The gradient through a long leapfrog chain (`leapfrog.nil`, the outer
+//! solar system of `nilang_examples::solar`): the gradient of half the sum
+//! of the squared final positions with respect to the initial state (36
+//! numbers), after T steps of 10 days, by
+//!
+//! - reverse computing: T steps forwards in place, then T reverse passes of
+//!   the step, each uncomputing the state before it (one state alive);
+//! - Bennett's schedule (`nilang::bennett`) with k sectors per level;
+//! - a hand-written baseline that stores every state (what a tape of the
+//!   states would hold, O(T)).
+//!
+//! ```sh
+//! cargo run --release -p nilang-examples --bin leapfrog_gradient -- [--steps T] [--k 10,100]
+//! ```
+//!
+//! Peak heap comes from a counting global allocator (the most bytes held at
+//! once during the method, beyond what was allocated before it). The
+//! gradients are compared with the stored-states one, whose reverse pass
+//! starts every step from the state the forward run computed.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::error::Error;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+use nilang_examples::solar::{self, Gradient};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(n: usize) {
+    let now = CURRENT.fetch_add(n, Relaxed) + n;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counters are only statistics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grow(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grow(layout.size());
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            grow(new_size - layout.size());
+        } else {
+            CURRENT.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` and returns its result, its time in seconds and the most heap
+/// it held at once beyond what was allocated before.
+fn measure<R>(f: impl FnOnce() -> R) -> (R, f64, usize) {
+    let base = CURRENT.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let start = Instant::now();
+    let r = f();
+    let secs = start.elapsed().as_secs_f64();
+    (r, secs, PEAK.load(Relaxed).saturating_sub(base))
+}
+
+struct Args {
+    steps: usize,
+    ks: Vec<usize>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        steps: 1_000_000,
+        ks: vec![10, 100],
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--steps" => {
+                let v = it.next().ok_or("--steps needs a number")?;
+                args.steps = v
+                    .parse()
+                    .map_err(|_| format!("--steps: not a number: {v}"))?;
+            }
+            "--k" => {
+                let v = it.next().ok_or("--k needs a list such as 10,100")?;
+                args.ks = v
+                    .split(',')
+                    .map(|k| match k.trim().parse::<usize>() {
+                        Ok(k) if k >= 2 => Ok(k),
+                        _ => Err(format!("--k: {k} is not a number of at least 2")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "-h" | "--help" => {
+                return Err("usage: leapfrog_gradient [--steps T] [--k 10,100]".into());
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(args)
+}
+
+/// One row of the table: a method's name, what it returned, its time and
+/// peak heap, and how many states it kept alive at once.
+struct Row {
+    name: String,
+    gradient: Gradient,
+    secs: f64,
+    heap: usize,
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let args = parse_args()?;
+    let t = args.steps;
+    let s0 = solar::initial_state::<f64>();
+    let state_bytes = std::mem::size_of_val(s0.as_slice());
+    let mut rows = Vec::new();
+
+    // One more method (the `@tape` loop, when the compiler has it) is one
+    // more `rows.push` here.
+    let (g, secs, heap) = measure(|| solar::gradient_reverse(&s0, t));
+    rows.push(Row {
+        name: "reverse computing (uncall)".into(),
+        gradient: g?,
+        secs,
+        heap,
+    });
+    for &k in &args.ks {
+        let (g, secs, heap) = measure(|| solar::gradient_bennett(&s0, t, k));
+        let Some(g) = g? else { continue };
+        rows.push(Row {
+            name: format!("Bennett, k = {k}"),
+            gradient: g,
+            secs,
+            heap,
+        });
+    }
+    let (g, secs, heap) = measure(|| solar::gradient_stored(&s0, t));
+    rows.push(Row {
+        name: "every state stored (hand-written baseline)".into(),
+        gradient: g?,
+        secs,
+        heap,
+    });
+
+    let reference = rows
+        .last()
+        .map(|r| r.gradient.grad.clone())
+        .unwrap_or_default();
+    println!(
+        "gradient of half the squared final positions w.r.t. the initial state, T = {t} steps, state = {state_bytes} bytes\n"
+    );
+    println!(
+        "| method | time (s) | step calls | peak live states | peak heap | gradient vs stored states (max rel. diff.) | initial state recovered (mean AU error) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let recovered = match &r.gradient.recovered {
+            Some(s) => format!("{:.1e}", solar::position_error(s, &s0)),
+            None => "-".into(),
+        };
+        println!(
+            "| {} | {:.2} | {} | {} | {} | {:.1e} | {} |",
+            r.name,
+            r.secs,
+            r.gradient.calls,
+            r.gradient.peak_states,
+            human(r.heap),
+            solar::relative_difference(&reference, &r.gradient.grad),
+            recovered
+        );
+    }
+    let norm = reference.iter().map(|g| g * g).sum::<f64>().sqrt();
+    println!(
+        "\n|gradient| = {norm:.3e}; loss at the end = {:.6e}",
+        solar::loss(&rows[0].gradient.last)
+    );
+    Ok(())
+}
+
+fn human(bytes: usize) -> String {
+    let b = bytes as f64;
+    if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} kB", b / 1e3)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("leapfrog_gradient: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
