@@ -39,3 +39,12 @@ pub mod unchecked {
         nilang::include_nil!("unchecked/gmm");
     }
 }
+
+/// `gmm.nil` with every loop a `@tape` loop (`Config::tape_loops(true)`):
+/// what the loops overwrite is recorded instead of recomputed.
+pub mod taped {
+    /// `gmm.nil`, loops taped.
+    pub mod gmm_nil {
+        nilang::include_nil!("taped/gmm");
+    }
+}

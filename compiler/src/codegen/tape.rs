@@ -31,16 +31,21 @@ pub(super) enum TapeMode {
 }
 
 /// Whether `stmts`, run in a function's own line (`@routine`s excluded:
-/// they have their own tapes), touch the tape: a tape loop, or a call of a
-/// function that records; inside a tape loop (`in_tape`) also an overwrite,
-/// an `if` or a `while`.
+/// they have their own tapes), touch the tape: a tape `while`, a tape `for`
+/// whose body records, or a call of a function that records; inside a tape
+/// loop (`in_tape`) also an overwrite, an `if` or a `while`.
 pub(crate) fn uses_tape(stmts: &[Stmt], in_tape: bool, taped: &dyn Fn(&str) -> bool) -> bool {
     stmts.iter().any(|s| stmt_uses_tape(s, in_tape, taped))
 }
 
 pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, taped: &dyn Fn(&str) -> bool) -> bool {
     match &stmt.kind {
-        StmtKind::Tape(_) => true,
+        // A `while` records its trip count; a `for` records only what its
+        // body does (a `for` of `+=` is as reversible taped as not).
+        StmtKind::Tape(inner) => match &inner.kind {
+            StmtKind::For { body, .. } => uses_tape(&body.stmts, true, taped),
+            _ => true,
+        },
         StmtKind::Instr { op, .. } => {
             in_tape && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
         }
@@ -77,10 +82,10 @@ pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, taped: &dyn Fn(&str) ->
 pub(super) fn any_tape(stmts: &[Stmt], taped: &dyn Fn(&str) -> bool) -> bool {
     let mut found = false;
     for s in stmts {
-        crate::effects::visit_stmt(s, &mut |s| match &s.kind {
-            StmtKind::Tape(_) => found = true,
-            StmtKind::Call(call) if taped(&call.callee.name) => found = true,
-            _ => {}
+        crate::effects::visit_stmt(s, &mut |s| {
+            if matches!(s.kind, StmtKind::Tape(_) | StmtKind::Call(_)) {
+                found |= stmt_uses_tape(s, false, taped);
+            }
         });
     }
     found
@@ -238,6 +243,17 @@ impl Gen<'_> {
 
     /// `@tape for` / `@tape while` run forwards.
     pub(super) fn tape_forward(&mut self, inner: &Stmt, span: Span) {
+        if self.differentiating()
+            && let StmtKind::For { body, .. } = &inner.kind
+            && !uses_tape(&body.stmts, true, &|n| {
+                self.ctx.callee(n).is_some_and(|s| s.taped)
+            })
+        {
+            // A `for` whose body records nothing is an ordinary loop, with
+            // its adjoint rules (as in a `@routine` that the reverse pass
+            // recomputes with rules).
+            return self.stmt(inner);
+        }
         if self.differentiating() {
             self.unsupported(
                 span,
