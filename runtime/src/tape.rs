@@ -54,9 +54,10 @@ impl Tape {
     }
 
     /// Makes room for `n` more values of type `V` (a `for` loop reserves
-    /// its trip count).
+    /// its trip count). A hint: when that much memory cannot be had, the
+    /// stack grows as values come instead.
     pub fn reserve<V: 'static>(&mut self, n: usize) {
-        self.stack::<V>().reserve(n);
+        let _ = self.stack::<V>().try_reserve(n);
     }
 
     /// Records a value.
@@ -114,5 +115,9 @@ mod tests {
         assert_eq!(t.pop::<f64>(loc).unwrap(), 1.5);
         assert!(t.pop::<f64>(loc).is_err());
         assert!(t.is_empty());
+        // An impossible reservation is ignored.
+        t.reserve::<f64>(usize::MAX);
+        t.push(1.0f64);
+        assert_eq!(t.len(), 1);
     }
 }

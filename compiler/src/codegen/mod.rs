@@ -329,6 +329,7 @@ pub fn generate_function(
         mode: None,
         tape_param: records,
         any_tape,
+        reserve: Vec::new(),
     };
     g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
@@ -389,6 +390,9 @@ struct Gen<'a> {
     tape_param: bool,
     /// Anything in the function records (also in its `@routine`s).
     any_tape: bool,
+    /// What the next `for` loop reserves on the tape per iteration (a tape
+    /// `for` about to be generated in push mode).
+    reserve: Vec<(String, usize)>,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -1593,6 +1597,14 @@ impl Gen<'_> {
         self.line(&format!(
             "let {n}: i64 = if {s} == 0 || ({s} > 0 && {a} > {b}) || ({s} < 0 && {a} < {b}) {{ 0 }} else {{ ({b} - {a}) / {s} + 1 }};"
         ));
+        // A tape `for` knows its trip count: what it records fits in
+        // memory reserved up front.
+        let tape = self.tape.clone().unwrap_or_else(|| "__tape".into());
+        for (ty, per) in std::mem::take(&mut self.reserve) {
+            self.line(&format!(
+                "{tape}.reserve::<{ty}>(({n} as usize).saturating_mul({per}));"
+            ));
+        }
         let iter = if range.reversed {
             format!("(0..{n}).rev()")
         } else {

@@ -263,11 +263,45 @@ impl Gen<'_> {
         }
         let was = self.mode.replace(TapeMode::Push);
         match &inner.kind {
-            StmtKind::For { var, range, body } => self.for_loop(var, range, body),
+            StmtKind::For { var, range, body } => {
+                self.reserve = self.pushes_per_iteration(&body.stmts);
+                self.for_loop(var, range, body)
+            }
             StmtKind::While { cond, body } => self.tape_while_push(cond, body),
             _ => self.stmt(inner),
         }
         self.mode = was;
+    }
+
+    /// What one iteration of a tape `for` pushes at its own level (nested
+    /// loops and branches push more, of their own): `(Rust type, count)`,
+    /// so the loop can reserve its trip count times that before it starts.
+    fn pushes_per_iteration(&mut self, stmts: &[Stmt]) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        let mut add = |ty: String| match out.iter_mut().find(|(t, _)| *t == ty) {
+            Some((_, n)) => *n += 1,
+            None => out.push((ty, 1)),
+        };
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Instr {
+                    target,
+                    op: InstrOp::Assign | InstrOp::Mul | InstrOp::Div,
+                    broadcast: false,
+                    ..
+                } => {
+                    if let Some(ty) = rust_scalar(&self.whole(|g| g.expr(target)).1) {
+                        add(ty);
+                    }
+                }
+                StmtKind::If { .. } | StmtKind::While { .. } => add("usize".into()),
+                StmtKind::Tape(inner) if matches!(inner.kind, StmtKind::While { .. }) => {
+                    add("usize".into())
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// `~(@tape loop)`: the iterations walked back, restoring from the tape.
