@@ -334,3 +334,12 @@ fn a_routine_that_records_what_its_body_changes_is_e0703() {
         ]
     );
 }
+
+#[test]
+fn a_tape_loop_in_code_a_kernel_calls_is_e0805() {
+    let errors = module(
+        "function f(y::f32, x::f32)\n    @tape for i = 1:3\n        y *= x\n    end\nend\n\n@kernel function k(y::[f32], x::[f32])\n    i ← global_index()\n    f(y[i], x[i])\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(errors, ["E0805: a tape loop in code that runs on the GPU"]);
+}

@@ -215,3 +215,52 @@ fn the_taped_graph_loss_agrees_with_the_reverse_computed_one() {
         let _ = petersen::plain_loss(&x, k);
     }
 }
+
+#[test]
+fn a_tape_while_on_the_function_line() {
+    for &(y, x) in &[(50.0, 0.9), (7.3, 0.8), (0.5, 0.7)] {
+        check(
+            |v| {
+                let mut y = v[0];
+                t::shrink(&mut y, v[1], &mut Tape::new()).unwrap();
+                y
+            },
+            |v, g| {
+                let (mut y, mut y_bar, mut x_bar) = (v[0], 1.0, 0.0);
+                t::shrink_grad(&mut y, &mut y_bar, v[1], &mut x_bar).unwrap();
+                assert_eq!(y, v[0]);
+                (g[0], g[1]) = (y_bar, x_bar);
+            },
+            &[y, x],
+        );
+    }
+}
+
+#[test]
+fn overwrites_of_elements_and_integers() {
+    let v0 = [0.3, -1.2, 2.0];
+    let s0 = 0.7;
+    let loss = |p: &[f64]| {
+        let mut v = p[..3].to_vec();
+        let mut steps = 0;
+        t::scale_all(&mut v, p[3], &mut steps, &mut Tape::new()).unwrap();
+        assert_eq!(steps, 7);
+        v[0] + 2.0 * v[1] - v[2]
+    };
+    let mut x: Vec<f64> = v0.to_vec();
+    x.push(s0);
+    check(
+        loss,
+        |p, g| {
+            let mut v = p[..3].to_vec();
+            let mut v_bar = [1.0, 2.0, -1.0];
+            let (mut s_bar, mut steps) = (0.0, 0);
+            t::scale_all_grad(&mut v, &mut v_bar, p[3], &mut s_bar, &mut steps).unwrap();
+            assert_eq!(v, p[..3], "the inputs are restored");
+            assert_eq!(steps, 0);
+            g[..3].copy_from_slice(&v_bar);
+            g[3] = s_bar;
+        },
+        &x,
+    );
+}
