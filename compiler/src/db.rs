@@ -458,7 +458,14 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
         let before = taped.len();
         for (name, f) in &bodies {
             if !taped.contains(name)
-                && codegen::tape::uses_tape(&f.body.stmts, false, &|n| taped.iter().any(|t| t == n))
+                && codegen::tape::uses_tape(
+                    &f.body.stmts,
+                    false,
+                    &codegen::tape::Recording {
+                        taped: &|n| taped.iter().any(|t| t == n),
+                        all: tape_loops,
+                    },
+                )
             {
                 taped.push(name.clone());
             }

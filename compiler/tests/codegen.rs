@@ -306,6 +306,10 @@ fn every_loop_taped_is_an_option() {
         taped.contains("push::<usize>"),
         "the trip count is recorded: {taped}"
     );
+    // With the option, `+=` in a loop is recorded and restored, not
+    // uncomputed.
+    assert!(taped.contains("__tape.push((*y));"), "{taped}");
+    assert!(taped.contains("(*y) = __tape.pop("), "{taped}");
     // Uncalling a function with loops then needs its tape.
     let errors = module_with(
         &format!("{source}\nfunction h(y::f64, x::f64)\n    ~f(y, x, 2)\nend\n"),

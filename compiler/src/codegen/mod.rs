@@ -298,6 +298,10 @@ pub fn generate_function(
         f
     };
     let taped = |n: &str| ctx.callee(n).is_some_and(|s| s.taped);
+    let recording = tape::Recording {
+        taped: &taped,
+        all: options.tape_loops,
+    };
     let mut uncalled = Vec::new();
     tape::uncalled_taped(&f.body.stmts, false, &taped, &mut uncalled);
     if !uncalled.is_empty() {
@@ -308,8 +312,8 @@ pub fn generate_function(
     }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
-    let records = tape::uses_tape(&f.body.stmts, false, &taped);
-    let any_tape = tape::any_tape(&f.body.stmts, &taped);
+    let records = tape::uses_tape(&f.body.stmts, false, &recording);
+    let any_tape = tape::any_tape(&f.body.stmts, &recording);
     let mut g = Gen {
         resolution,
         types,
@@ -330,6 +334,7 @@ pub fn generate_function(
         tape_param: records,
         any_tape,
         reserve: Vec::new(),
+        record_all: options.tape_loops,
     };
     g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
@@ -393,6 +398,9 @@ struct Gen<'a> {
     /// What the next `for` loop reserves on the tape per iteration (a tape
     /// `for` about to be generated in push mode).
     reserve: Vec<(String, usize)>,
+    /// Tape loops record every scalar write, not only overwrites (the
+    /// `tape_loops` option: taping instead of uncomputing).
+    record_all: bool,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -839,7 +847,8 @@ impl Gen<'_> {
                 value,
                 ..
             } if self.mode.is_some()
-                && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) =>
+                && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+                    || (self.record_all && !broadcast && split_sincos(stmt).is_none())) =>
             {
                 self.tape_overwrite(target, *op, value, *broadcast, stmt.span)
             }
@@ -933,7 +942,7 @@ impl Gen<'_> {
                 self.tape_while_pop(cond, body)
             }
             StmtKind::While { cond, body } => self.while_loop(cond, body),
-            StmtKind::Tape(inner) => self.tape_forward(inner, stmt.span),
+            StmtKind::Tape(inner) => self.tape_forward(inner),
             StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => {
                 if let StmtKind::Tape(l) = &inner.kind {
                     self.tape_backward(l);
@@ -1339,13 +1348,6 @@ impl Gen<'_> {
             args.push(convert(code, &from, &to));
         }
         if sig.taped {
-            if ad && !call.inverted {
-                self.unsupported(
-                    span,
-                    "differentiating a function that records a tape, run forwards in a reverse pass",
-                );
-                return;
-            }
             args.push(self.tape_arg());
         }
         let call_line = format!("{path}({})?;", args.join(", "));

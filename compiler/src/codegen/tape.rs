@@ -30,26 +30,38 @@ pub(super) enum TapeMode {
     Pop,
 }
 
+/// What records: which callees do, and whether every scalar write in a
+/// tape loop is recorded (the `tape_loops` option) or only overwrites.
+pub(crate) struct Recording<'a> {
+    pub taped: &'a dyn Fn(&str) -> bool,
+    /// `+=`, `-=`, `⊻=` on scalars in tape loops are recorded too: the
+    /// reverse pass restores them instead of uncomputing.
+    pub all: bool,
+}
+
 /// Whether `stmts`, run in a function's own line (`@routine`s excluded:
 /// they have their own tapes), touch the tape: a tape `while`, a tape `for`
 /// whose body records, or a call of a function that records; inside a tape
-/// loop (`in_tape`) also an overwrite, an `if` or a `while`.
-pub(crate) fn uses_tape(stmts: &[Stmt], in_tape: bool, taped: &dyn Fn(&str) -> bool) -> bool {
-    stmts.iter().any(|s| stmt_uses_tape(s, in_tape, taped))
+/// loop (`in_tape`) also an overwrite (any scalar write with `r.all`), an
+/// `if` or a `while`.
+pub(crate) fn uses_tape(stmts: &[Stmt], in_tape: bool, r: &Recording<'_>) -> bool {
+    stmts.iter().any(|s| stmt_uses_tape(s, in_tape, r))
 }
 
-pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, taped: &dyn Fn(&str) -> bool) -> bool {
+pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, r: &Recording<'_>) -> bool {
     match &stmt.kind {
         // A `while` records its trip count; a `for` records only what its
-        // body does (a `for` of `+=` is as reversible taped as not).
+        // body does.
         StmtKind::Tape(inner) => match &inner.kind {
-            StmtKind::For { body, .. } => uses_tape(&body.stmts, true, taped),
+            StmtKind::For { body, .. } => uses_tape(&body.stmts, true, r),
             _ => true,
         },
-        StmtKind::Instr { op, .. } => {
-            in_tape && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+        StmtKind::Instr { op, broadcast, .. } => {
+            in_tape
+                && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+                    || (r.all && !broadcast))
         }
-        StmtKind::Call(call) => taped(&call.callee.name),
+        StmtKind::Call(call) => (r.taped)(&call.callee.name),
         StmtKind::If {
             branches,
             otherwise,
@@ -57,17 +69,15 @@ pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, taped: &dyn Fn(&str) ->
             in_tape
                 || branches
                     .iter()
-                    .any(|b| uses_tape(&b.body.stmts, in_tape, taped))
+                    .any(|b| uses_tape(&b.body.stmts, in_tape, r))
                 || otherwise
                     .as_ref()
-                    .is_some_and(|b| uses_tape(&b.stmts, in_tape, taped))
+                    .is_some_and(|b| uses_tape(&b.stmts, in_tape, r))
         }
-        StmtKind::While { body, .. } => in_tape || uses_tape(&body.stmts, in_tape, taped),
-        StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-            uses_tape(&body.stmts, in_tape, taped)
-        }
+        StmtKind::While { body, .. } => in_tape || uses_tape(&body.stmts, in_tape, r),
+        StmtKind::For { body, .. } | StmtKind::Begin(body) => uses_tape(&body.stmts, in_tape, r),
         StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
-            stmt_uses_tape(inner, in_tape, taped)
+            stmt_uses_tape(inner, in_tape, r)
         }
         StmtKind::Routine(_)
         | StmtKind::Unroutine
@@ -79,12 +89,12 @@ pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, taped: &dyn Fn(&str) ->
 }
 
 /// Whether anything in `stmts`, `@routine`s included, touches a tape.
-pub(super) fn any_tape(stmts: &[Stmt], taped: &dyn Fn(&str) -> bool) -> bool {
+pub(super) fn any_tape(stmts: &[Stmt], r: &Recording<'_>) -> bool {
     let mut found = false;
     for s in stmts {
         crate::effects::visit_stmt(s, &mut |s| {
             if matches!(s.kind, StmtKind::Tape(_) | StmtKind::Call(_)) {
-                found |= stmt_uses_tape(s, false, taped);
+                found |= stmt_uses_tape(s, false, r);
             }
         });
     }
@@ -236,31 +246,18 @@ impl Gen<'_> {
     /// Whether `stmt`, a `@routine`'s body, needs a tape of its own.
     pub(super) fn routine_needs_tape(&self, inner: &Stmt) -> bool {
         let ctx = self.ctx;
-        stmt_uses_tape(inner, self.mode.is_some(), &|n| {
-            ctx.callee(n).is_some_and(|s| s.taped)
-        })
+        stmt_uses_tape(
+            inner,
+            self.mode.is_some(),
+            &Recording {
+                taped: &|n| ctx.callee(n).is_some_and(|s| s.taped),
+                all: self.record_all,
+            },
+        )
     }
 
     /// `@tape for` / `@tape while` run forwards.
-    pub(super) fn tape_forward(&mut self, inner: &Stmt, span: Span) {
-        if self.differentiating()
-            && let StmtKind::For { body, .. } = &inner.kind
-            && !uses_tape(&body.stmts, true, &|n| {
-                self.ctx.callee(n).is_some_and(|s| s.taped)
-            })
-        {
-            // A `for` whose body records nothing is an ordinary loop, with
-            // its adjoint rules (as in a `@routine` that the reverse pass
-            // recomputes with rules).
-            return self.stmt(inner);
-        }
-        if self.differentiating() {
-            self.unsupported(
-                span,
-                "running a tape loop forwards in a reverse pass (`uncall_f_adjoint` of a function that records, or a `@routine` that the reverse pass cannot run plainly)",
-            );
-            return;
-        }
+    pub(super) fn tape_forward(&mut self, inner: &Stmt) {
         let was = self.mode.replace(TapeMode::Push);
         match &inner.kind {
             StmtKind::For { var, range, body } => {
@@ -286,11 +283,16 @@ impl Gen<'_> {
             match &s.kind {
                 StmtKind::Instr {
                     target,
-                    op: InstrOp::Assign | InstrOp::Mul | InstrOp::Div,
+                    op,
                     broadcast: false,
                     ..
-                } => {
-                    if let Some(ty) = rust_scalar(&self.whole(|g| g.expr(target)).1) {
+                } if self.record_all
+                    || matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) =>
+                {
+                    let kind = self.whole(|g| g.expr(target)).1;
+                    if kind.is_scalar_like()
+                        && let Some(ty) = rust_scalar(&kind)
+                    {
                         add(ty);
                     }
                 }
@@ -412,6 +414,9 @@ impl Gen<'_> {
         let Some((place, kind, negated)) = self.lvalue(target) else {
             return;
         };
+        if matches!(op, InstrOp::Add | InstrOp::Sub | InstrOp::Xor) {
+            return self.recorded_update(target, op, value, span, &place, &kind);
+        }
         if negated || !kind.is_scalar_like() {
             self.unsupported(
                 span,
@@ -422,6 +427,15 @@ impl Gen<'_> {
         let t = self.tape_recv();
         match self.mode {
             Some(TapeMode::Push) => {
+                if self.differentiating() {
+                    // Its rule would undo a restore, which is no function
+                    // of the state.
+                    self.unsupported(
+                        span,
+                        "differentiating an overwrite (`=`, `*=`, `/=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
+                    );
+                    return;
+                }
                 let (code, from) = self.expr(value);
                 let code = convert(code, &from, &kind);
                 let v = self.fresh("v");
@@ -440,6 +454,39 @@ impl Gen<'_> {
                 if self.differentiating() {
                     self.ad_overwrite(target, op.inverse(), value, &kind, span);
                 }
+            }
+        }
+    }
+
+    /// `y += e`, `y -= e`, `y ⊻= e` in a tape loop under the `tape_loops`
+    /// option: the old value on the tape before the update (push), taken
+    /// back instead of uncomputing it (pop), the usual adjoint rule in a
+    /// reverse pass. Not a scalar place: updated and undone as usual.
+    fn recorded_update(
+        &mut self,
+        target: &Expr,
+        op: InstrOp,
+        value: &Expr,
+        span: Span,
+        place: &str,
+        kind: &Kind,
+    ) {
+        let scalar = kind.is_scalar_like();
+        if self.differentiating() {
+            self.ad_instruction(target, op, value, span);
+        }
+        match self.mode {
+            Some(TapeMode::Pop) if scalar => {
+                let t = self.tape_recv();
+                let location = self.location(span);
+                self.line(&format!("{place} = {t}.pop({location})?;"));
+            }
+            _ => {
+                if scalar {
+                    let t = self.tape_recv();
+                    self.line(&format!("{t}.push({place});"));
+                }
+                self.instruction(target, op, value, span);
             }
         }
     }
@@ -569,7 +616,9 @@ impl Gen<'_> {
         let root = |e: &Expr| e.root_var().map(|(_, span)| span);
         match &stmt.kind {
             StmtKind::Instr { target, op, .. }
-                if in_tape && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) =>
+                if in_tape
+                    && (self.record_all
+                        || matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)) =>
             {
                 out.extend(root(target));
             }
