@@ -2,8 +2,11 @@
 //!
 //! A tape loop runs forwards in *push* mode: before each overwriting
 //! statement (`y = e`, `y *= e`, `y /= e`) it pushes the old value of `y`;
-//! each `if` in it pushes the index of the branch it takes, and each `while`
-//! in it (itself included) pushes its trip count after its last iteration.
+//! each `if` in it pushes the index of the branch it took after the branch,
+//! and each `while` in it (itself included) its trip count after its last
+//! iteration, so that going backwards both are read before what their
+//! bodies recorded. With the `tape_loops` option, `+=`, `-=` and `⊻=` on
+//! scalars push the old value too, and are restored instead of undone.
 //! Its inverse, `~(@tape loop)` in the inverse tree, runs the inverted body
 //! in *pop* mode: an overwrite pops the old value back, an `if` pops its
 //! branch, a `while` pops its count and runs that many iterations, a `for`
@@ -359,16 +362,17 @@ impl Gen<'_> {
                     let head = if k == 0 { "if" } else { "} else if" };
                     self.line(&format!("{head} {pre} {{"));
                     self.level += 1;
-                    self.line(&format!("{t}.push::<usize>({k});"));
                     self.block(&b.body.stmts);
+                    // After the branch's own records: read back first.
+                    self.line(&format!("{t}.push::<usize>({k});"));
                     self.level -= 1;
                 }
                 self.line("} else {");
                 self.level += 1;
-                self.line(&format!("{t}.push::<usize>({});", branches.len()));
                 if let Some(b) = otherwise {
                     self.block(&b.stmts);
                 }
+                self.line(&format!("{t}.push::<usize>({});", branches.len()));
                 self.level -= 1;
                 self.line("}");
             }
