@@ -19,4 +19,11 @@ fn main() {
             .out_dir(out_dir.join("taped"))
             .compile_files(&["gmm.nil"]),
     );
+    nilang_build::report(
+        nilang_build::Config::new()
+            .tape_loops(true)
+            .checks(false)
+            .out_dir(out_dir.join("taped_unchecked"))
+            .compile_files(&["gmm.nil"]),
+    );
 }

@@ -49,4 +49,13 @@ fn main() {
             .out_dir(out_dir.join("taped"))
             .compile_files(TAPED_FILES),
     );
+    // The benchmark cases taped and without checks, to set beside
+    // `unchecked` (Bessel, the graph loss and what they call).
+    nilang_build::report(
+        nilang_build::Config::new()
+            .tape_loops(true)
+            .checks(false)
+            .out_dir(out_dir.join("taped_unchecked"))
+            .compile_files(&["arithmetic.nil", "bessel.nil", "graph.nil", "linalg.nil"]),
+    );
 }

@@ -262,3 +262,12 @@ fn taped_gradient_equals_the_reverse_computed_one() {
         assert_close(rel, &taped, &reversed, 1e-9, 1e-12);
     }
 }
+
+#[test]
+fn unchecked_taped_gradient_equals_the_reverse_computed_one() {
+    use nilang_adbench::unchecked::taped::gmm_nil as unchecked_taped;
+    let g = load("test.txt");
+    let (_, reversed) = nil_gradient(&g);
+    let (_, taped) = nil_gradient_of!(unchecked_taped, &g);
+    assert_close("test.txt", &taped, &reversed, 1e-9, 1e-12);
+}

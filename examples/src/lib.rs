@@ -31,6 +31,14 @@ pub mod unchecked {
     nilang::include_nil!(pub mod sparse from "unchecked");
     nilang::include_nil!(pub mod tape from "unchecked");
     nilang::include_nil!(pub mod unitary from "unchecked");
+
+    /// The benchmark cases with every loop taped, without checks.
+    pub mod taped {
+        nilang::include_nil!(pub mod arithmetic from "taped_unchecked");
+        nilang::include_nil!(pub mod bessel from "taped_unchecked");
+        nilang::include_nil!(pub mod graph from "taped_unchecked");
+        nilang::include_nil!(pub mod linalg from "taped_unchecked");
+    }
 }
 
 /// The same programs with every loop a `@tape` loop

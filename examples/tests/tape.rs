@@ -5,7 +5,7 @@
 
 use nilang::{Tape, check_gradient};
 use nilang_examples::petersen::{self, L1, L2, Rng, VERTICES, view, view_mut};
-use nilang_examples::{bessel, graph, tape as t, taped};
+use nilang_examples::{bessel, graph, tape as t, taped, unchecked};
 
 /// A gradient function `grad(x, g)` of a loss over `x`, checked against
 /// central differences of `loss`.
@@ -263,4 +263,45 @@ fn overwrites_of_elements_and_integers() {
         },
         &x,
     );
+}
+
+#[test]
+fn the_unchecked_taped_cases_agree_with_the_unchecked_reverse_computed_ones() {
+    let (mut gz, mut gz2) = (0.0_f64, 0.0_f64);
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    unchecked::bessel::ibesselj_grad(&mut out, &mut out_bar, 2, 1.0, &mut gz, 1e-8).unwrap();
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    unchecked::taped::bessel::ibesselj_grad(&mut out, &mut out_bar, 2, 1.0, &mut gz2, 1e-8)
+        .unwrap();
+    assert!((gz - gz2).abs() <= 1e-12, "{gz} vs {gz2}");
+    let k = 3;
+    let mut rng = Rng::new(11);
+    let x: Vec<f64> = (0..k * VERTICES)
+        .map(|_| rng.uniform() * 2.0 - 1.0)
+        .collect();
+    let mut g = vec![0.0; x.len()];
+    let mut g2 = vec![0.0; x.len()];
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    unchecked::graph::embedding_loss_grad(
+        &mut out,
+        &mut out_bar,
+        view(&x, k),
+        view_mut(&mut g, k),
+        &L1,
+        &L2,
+    )
+    .unwrap();
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    unchecked::taped::graph::embedding_loss_grad(
+        &mut out,
+        &mut out_bar,
+        view(&x, k),
+        view_mut(&mut g2, k),
+        &L1,
+        &L2,
+    )
+    .unwrap();
+    for (p, q) in g.iter().zip(&g2) {
+        assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{p} vs {q}");
+    }
 }
