@@ -347,3 +347,15 @@ fn a_tape_loop_in_code_a_kernel_calls_is_e0805() {
     .unwrap_err();
     assert_eq!(errors, ["E0805: a tape loop in code that runs on the GPU"]);
 }
+
+#[test]
+fn a_complex_value_overwriting_a_real_place_is_e0603() {
+    let errors = module(
+        "function f(y::f64, z::Complex<f64>, n::i64)\n    @tape for i = 1:n\n        y = exp(z)\n    end\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        ["E0603: a complex value cannot be added to a real place"]
+    );
+}

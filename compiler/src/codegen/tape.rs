@@ -441,6 +441,10 @@ impl Gen<'_> {
                     return;
                 }
                 let (code, from) = self.expr(value);
+                if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_)) {
+                    self.complex_into_real(target, value);
+                    return;
+                }
                 let code = convert(code, &from, &kind);
                 let v = self.fresh("v");
                 self.line(&format!("let {v} = {code};"));
