@@ -1,5 +1,7 @@
 // Compiles the `.nil` programs beside this crate into OUT_DIR, and once more
-// without run-time checks into OUT_DIR/unchecked for the benchmarks.
+// without run-time checks into OUT_DIR/unchecked for the benchmarks, and
+// `gmm.nil` with every loop a `@tape` loop into OUT_DIR/taped (taping
+// against reverse computing on one source).
 const FILES: &[&str] = &["ba.nil", "cmul.nil", "gmm.nil"];
 
 fn main() {
@@ -10,5 +12,18 @@ fn main() {
             .checks(false)
             .out_dir(out_dir.join("unchecked"))
             .compile_files(FILES),
+    );
+    nilang_build::report(
+        nilang_build::Config::new()
+            .tape_loops(true)
+            .out_dir(out_dir.join("taped"))
+            .compile_files(&["gmm.nil"]),
+    );
+    nilang_build::report(
+        nilang_build::Config::new()
+            .tape_loops(true)
+            .checks(false)
+            .out_dir(out_dir.join("taped_unchecked"))
+            .compile_files(&["gmm.nil"]),
     );
 }

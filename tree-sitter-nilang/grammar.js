@@ -164,6 +164,7 @@ module.exports = grammar({
       $.inverse_statement,
       $.routine_statement,
       $.unroutine_statement,
+      $.tape_statement,
       $.safe_statement,
       $.invcheckoff_statement,
       $.inbounds_statement,
@@ -274,6 +275,10 @@ module.exports = grammar({
     routine_statement: $ => seq('@routine', field('body', $._statement)),
 
     unroutine_statement: _ => token(seq('~', /[ \t]*/, '@routine')),
+
+    // `@tape for ...` / `@tape while ...`: a loop that records what it
+    // overwrites, so its body may use `=`, `*=` and `/=`.
+    tape_statement: $ => seq('@tape', field('body', choice($.for_statement, $.while_statement))),
 
     safe_statement: $ => seq('@safe', field('body', $._expression)),
 

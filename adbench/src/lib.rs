@@ -38,4 +38,21 @@ pub mod unchecked {
     pub mod gmm_nil {
         nilang::include_nil!("unchecked/gmm");
     }
+
+    /// `gmm.nil` with every loop taped, without run-time checks.
+    pub mod taped {
+        /// `gmm.nil`, loops taped, no checks.
+        pub mod gmm_nil {
+            nilang::include_nil!("taped_unchecked/gmm");
+        }
+    }
+}
+
+/// `gmm.nil` with every loop a `@tape` loop (`Config::tape_loops(true)`):
+/// what the loops overwrite is recorded instead of recomputed.
+pub mod taped {
+    /// `gmm.nil`, loops taped.
+    pub mod gmm_nil {
+        nilang::include_nil!("taped/gmm");
+    }
 }

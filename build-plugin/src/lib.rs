@@ -29,6 +29,7 @@
 //! [package.metadata.nilang]
 //! atol = 1e-10    # absolute tolerance of the run-time checks (default 1e-8)
 //! checks = false  # generate no run-time checks at all (default true)
+//! tape_loops = true  # every loop a `@tape` loop (default false)
 //! gradients = false  # no f_adjoint / f_grad functions (default true)
 //! ```
 //!
@@ -76,6 +77,7 @@ pub struct Config {
     atol: Option<f64>,
     checks: Option<bool>,
     gradients: Option<bool>,
+    tape_loops: Option<bool>,
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
     read_metadata: bool,
@@ -94,6 +96,7 @@ impl Config {
             atol: None,
             checks: None,
             gradients: None,
+            tape_loops: None,
             out_dir: None,
             manifest_dir: None,
             read_metadata: true,
@@ -105,6 +108,16 @@ impl Config {
     /// package's `[package.metadata.nilang] atol`).
     pub fn atol(mut self, atol: f64) -> Config {
         self.atol = Some(atol);
+        self
+    }
+
+    /// Whether to make every `for` and `while` loop a `@tape` loop (default
+    /// `false`, or the package's `[package.metadata.nilang] tape_loops`):
+    /// the same source then records what its loops overwrite instead of
+    /// recomputing it, for comparing the two. Functions that record take a
+    /// `&mut nilang::Tape` last.
+    pub fn tape_loops(mut self, yes: bool) -> Config {
+        self.tape_loops = Some(yes);
         self
     }
 
@@ -197,6 +210,9 @@ impl Config {
         }
         if let Some(gradients) = self.gradients {
             options.gradients = gradients;
+        }
+        if let Some(tape_loops) = self.tape_loops {
+            options.tape_loops = tape_loops;
         }
         if !(options.atol.is_finite() && options.atol >= 0.0) {
             return Err(Error::Metadata(format!(
@@ -379,6 +395,13 @@ fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error
         options.gradients = gradients.as_bool().ok_or_else(|| {
             Error::Metadata(format!(
                 "[package.metadata.nilang] gradients must be true or false, not {gradients}"
+            ))
+        })?;
+    }
+    if let Some(tape_loops) = nilang.get("tape_loops") {
+        options.tape_loops = tape_loops.as_bool().ok_or_else(|| {
+            Error::Metadata(format!(
+                "[package.metadata.nilang] tape_loops must be true or false, not {tape_loops}"
             ))
         })?;
     }

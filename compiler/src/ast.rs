@@ -191,6 +191,11 @@ pub enum StmtKind {
     Routine(Box<Stmt>),
     /// `~@routine`
     Unroutine,
+    /// `@tape for ...` / `@tape while ...`: a loop that records on a tape
+    /// what it overwrites and which branches it takes, so its body may use
+    /// `=`, `*=` and `/=` and `if`/`while` without postconditions. The inner
+    /// statement is a `For` or a `While` (the grammar allows nothing else).
+    Tape(Box<Stmt>),
     /// `@safe expr`: an irreversible expression evaluated for its side effects.
     Safe(Expr),
     /// `@invcheckoff stmt`

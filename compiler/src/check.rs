@@ -37,6 +37,9 @@ pub fn check_function(
         types,
         callees,
         differentiated,
+        tape: 0,
+        inverted: 0,
+        kernel: function.kernel,
         out: Vec::new(),
     };
     checker.block(&function.body);
@@ -220,6 +223,13 @@ struct Checker<'a> {
     /// The function has a parameter that carries a gradient, so the compiler
     /// generates its adjoint: a shared read there is an error (E0210).
     differentiated: bool,
+    /// How many `@tape` loops enclose the statement being checked: inside
+    /// one, overwrites (`=`, `*=`, `/=`) and conditions without a
+    /// postcondition are recorded on the tape and allowed.
+    tape: usize,
+    /// How many `~stmt` enclose it: a tape loop cannot run there (E0409).
+    inverted: usize,
+    kernel: bool,
     out: Vec<Diagnostic>,
 }
 
@@ -310,8 +320,12 @@ impl Checker<'_> {
                 branches,
                 otherwise,
             } => {
-                for (k, branch) in branches.iter().enumerate() {
-                    self.branch_condition(branch, &branches[k..], otherwise.as_ref());
+                // In a tape loop the branch taken is recorded: no
+                // postcondition is needed, and none is checked.
+                if self.tape == 0 {
+                    for (k, branch) in branches.iter().enumerate() {
+                        self.branch_condition(branch, &branches[k..], otherwise.as_ref());
+                    }
                 }
                 for branch in branches {
                     self.block(&branch.body);
@@ -321,7 +335,7 @@ impl Checker<'_> {
                 }
             }
             StmtKind::While { cond, body } => {
-                if matches!(cond.post, Post::Missing) {
+                if matches!(cond.post, Post::Missing) && self.tape == 0 {
                     self.out.push(
                         Diagnostic::error("E0404", cond.span, "`while` without a postcondition")
                             .with_label("only a precondition is given")
@@ -334,10 +348,20 @@ impl Checker<'_> {
             }
             StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::Begin(block) => self.block(block),
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Inverse(inner) => {
+                self.inverted += 1;
+                self.stmt(inner);
+                self.inverted -= 1;
+            }
+            StmtKind::Tape(inner) => {
+                self.tape_loop(stmt.span, inner);
+                self.tape += 1;
+                self.stmt(inner);
+                self.tape -= 1;
+            }
+            StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+                self.stmt(inner)
+            }
             StmtKind::Typecast { value, .. } => {
                 if !value.is_place() {
                     self.not_a_place(value, "a typecast converts a variable in place");
@@ -347,6 +371,30 @@ impl Checker<'_> {
             | StmtKind::Dealloc { .. }
             | StmtKind::Unroutine
             | StmtKind::Safe(_) => {}
+        }
+    }
+
+    /// Where a `@tape` loop may not stand.
+    fn tape_loop(&mut self, span: Span, inner: &Stmt) {
+        // `@tape` and the loop keyword.
+        let head = Span::new(span.start, inner.span.start.saturating_add(5).min(span.end));
+        if self.kernel {
+            self.out.push(
+                Diagnostic::error("E0805", head, "a tape loop in a GPU kernel")
+                    .with_label("kernels keep no tape")
+                    .with_help(
+                        "remove `@tape` and write the loop reversibly (`while (pre, post)`, no `=`, `*=` or `/=`), or move it into a function that is not a kernel",
+                    ),
+            );
+        }
+        if self.inverted > 0 {
+            self.out.push(
+                Diagnostic::error("E0409", head, "a tape loop run backwards with `~`")
+                    .with_label("its tape would be read before it is written")
+                    .with_help(
+                        "run the loop forwards: the inverse of the function walks it back with the tape it recorded",
+                    ),
+            );
         }
     }
 
@@ -392,6 +440,20 @@ impl Checker<'_> {
             return;
         }
         self.immutable_root(target);
+        if self.tape > 0 && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) {
+            // The old value goes on the tape; reading it on the right, even
+            // more than once, is fine: the new value is computed from it
+            // before the write, and the reverse pass sums the target's
+            // adjoint over its reads after restoring it. Other places read
+            // twice are shared reads as anywhere else (E0210).
+            let mut reads = Vec::new();
+            read_places(value, &mut reads);
+            if let Some(target_place) = Place::of(target) {
+                reads.retain(|r| !r.overlaps(&target_place));
+            }
+            self.shared_reads(&reads);
+            return;
+        }
         match op {
             InstrOp::Assign => {
                 self.out.push(

@@ -428,6 +428,54 @@ struct ProjectCodegen<'a> {
     db: &'a dyn Db,
     project: Project,
     file: SourceFile,
+    /// Code is generated with every loop taped (`Options::tape_loops`).
+    tape_loops: bool,
+}
+
+/// The functions of a project that record a tape on their own line (see
+/// `codegen::tape`): a `@tape` loop there (any loop, with `tape_loops`), or
+/// a call of such a function, found as a fixpoint over the call graph.
+#[salsa::tracked(returns(ref))]
+pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec<String>> {
+    let table = item_table(db, project);
+    let mut bodies: Vec<(String, Arc<crate::ast::Function>)> = table
+        .by_name
+        .iter()
+        .filter_map(|(name, &(file, ordinal))| {
+            let id = FnId::new(db, project, file, name.clone(), ordinal);
+            let ast = function_ast(db, id)?;
+            let ast = if tape_loops {
+                Arc::new(codegen::tape::tape_all_loops(&ast))
+            } else {
+                ast
+            };
+            Some((name.clone(), ast))
+        })
+        .collect();
+    bodies.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut taped: Vec<String> = Vec::new();
+    loop {
+        let before = taped.len();
+        for (name, f) in &bodies {
+            if !taped.contains(name)
+                && codegen::tape::uses_tape(
+                    &f.body.stmts,
+                    false,
+                    &codegen::tape::Recording {
+                        taped: &|n| taped.iter().any(|t| t == n),
+                        all: tape_loops,
+                    },
+                )
+            {
+                taped.push(name.clone());
+            }
+        }
+        if taped.len() == before {
+            break;
+        }
+    }
+    taped.sort();
+    Arc::new(taped)
 }
 
 impl codegen::CodegenContext for ProjectCodegen<'_> {
@@ -475,6 +523,9 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
             module: (callee_file != self.file).then(|| module_name(callee_file.path(self.db))),
             params,
             kwparams,
+            taped: project_taped(self.db, self.project, self.tape_loops)
+                .iter()
+                .any(|t| t == name),
         })
     }
 }
@@ -493,6 +544,7 @@ pub fn function_rust<'db>(
     f: FnId<'db>,
     checks: bool,
     gradients: bool,
+    tape_loops: bool,
 ) -> Arc<FunctionRust> {
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
@@ -505,7 +557,12 @@ pub fn function_rust<'db>(
         resolve_function(db, f),
         function_types(db, f),
         &mutated,
-        &ProjectCodegen { db, project, file },
+        &ProjectCodegen {
+            db,
+            project,
+            file,
+            tape_loops,
+        },
         &codegen::Place {
             path: file.path(db),
             text: file.text(db),
@@ -514,6 +571,7 @@ pub fn function_rust<'db>(
         &codegen::Options {
             checks,
             gradients,
+            tape_loops,
             ..codegen::Options::default()
         },
     );
@@ -547,7 +605,12 @@ pub fn kernel_shaders(
         types,
         mutated: &mutated,
         facts: &facts,
-        ctx: &ProjectCodegen { db, project, file },
+        ctx: &ProjectCodegen {
+            db,
+            project,
+            file,
+            tape_loops: false,
+        },
     })?;
     Ok(shaders
         .into_iter()
@@ -576,6 +639,7 @@ pub fn rust_module(
     file: SourceFile,
     checks: bool,
     gradients: bool,
+    tape_loops: bool,
 ) -> Arc<RustModule> {
     let mut errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
         .iter()
@@ -584,7 +648,7 @@ pub fn rust_module(
         .collect();
     let mut code = String::new();
     for &f in file_functions(db, project, file) {
-        let rust = function_rust(db, f, checks, gradients);
+        let rust = function_rust(db, f, checks, gradients, tape_loops);
         let offset = function_offset(db, f);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
@@ -608,7 +672,14 @@ pub fn rust_module_text(
     file: SourceFile,
     options: &codegen::Options,
 ) -> Result<String, Vec<Diagnostic>> {
-    let module = rust_module(db, project, file, options.checks, options.gradients);
+    let module = rust_module(
+        db,
+        project,
+        file,
+        options.checks,
+        options.gradients,
+        options.tape_loops,
+    );
     if !module.errors.is_empty() {
         return Err(module.errors.clone());
     }

@@ -150,9 +150,18 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0405", "`if` without a postcondition"),
     ("E0406", "`@routine` without a matching `~@routine`"),
     ("E0407", "`~@routine` without a preceding `@routine`"),
+    ("E0409", "a `@tape` loop under `~`"),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
     ("E0701", "not supported by the Rust backend yet"),
+    (
+        "E0702",
+        "a function that records a tape uncalled with `~` (its tape is not there)",
+    ),
+    (
+        "E0703",
+        "a `@routine` overwrites on a tape what is changed before its `~@routine`",
+    ),
     (
         "E0801",
         "a kernel write whose index is not provably distinct per invocation",
@@ -169,4 +178,5 @@ pub const CODES: &[(&str, &str)] = &[
         "E0804",
         "an f64 adjoint that several kernel invocations add to (WGSL has no 64-bit atomics)",
     ),
+    ("E0805", "a `@tape` loop in a GPU kernel"),
 ];

@@ -138,6 +138,7 @@ pub fn visit_stmt(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
         }
         StmtKind::Inverse(inner)
         | StmtKind::Routine(inner)
+        | StmtKind::Tape(inner)
         | StmtKind::InvCheckOff(inner)
         | StmtKind::InBounds(inner) => visit_stmt(inner, f),
         _ => {}

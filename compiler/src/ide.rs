@@ -169,6 +169,7 @@ pub fn statement_at(function: &Function, rel: u32) -> Option<(&[Stmt], usize)> {
             }
             StmtKind::Inverse(inner)
             | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => in_block(std::slice::from_ref(inner), rel),
             _ => None,
@@ -266,6 +267,7 @@ pub fn names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
                 // stays visible after them.
                 StmtKind::Begin(body) => walk(&body.stmts, rel, out),
                 StmtKind::Routine(inner)
+                | StmtKind::Tape(inner)
                 | StmtKind::InvCheckOff(inner)
                 | StmtKind::InBounds(inner) => walk(std::slice::from_ref(inner), rel, out),
                 _ => {}

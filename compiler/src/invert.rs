@@ -99,6 +99,7 @@ fn complete_stmt(stmt: &Stmt, live: &mut Live) -> Stmt {
         },
         StmtKind::Begin(block) => StmtKind::Begin(Block::new(complete(&block.stmts, live))),
         StmtKind::Routine(inner) => StmtKind::Routine(Box::new(complete_stmt(inner, live))),
+        StmtKind::Tape(inner) => StmtKind::Tape(Box::new(complete_stmt(inner, live))),
         StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(complete_stmt(inner, live))),
         StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(complete_stmt(inner, live))),
         StmtKind::Inverse(inner) => {
@@ -148,6 +149,8 @@ fn track(stmt: &Stmt, live: &mut Live) {
         StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
             track(inner, live)
         }
+        // A loop is a scope of its own, run forwards or backwards.
+        StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => {}
         StmtKind::Inverse(inner) => track(&invert_stmt(inner), live),
         _ => {}
     }
@@ -247,6 +250,11 @@ pub fn invert_stmt(stmt: &Stmt) -> Stmt {
             body: invert_block(body),
         },
         StmtKind::Begin(block) => StmtKind::Begin(invert_block(block)),
+        // A tape loop has no inverse in the language: its inverse is
+        // itself under `~` (it walks the iterations back, restoring from the
+        // tape), and the inverse of that is the loop again.
+        StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => inner.kind.clone(),
+        StmtKind::Tape(_) => StmtKind::Inverse(Box::new(stmt.clone())),
         StmtKind::Inverse(inner) => StmtKind::Inverse(Box::new(invert_stmt(inner))),
         StmtKind::Routine(inner) => StmtKind::Routine(inner.clone()),
         StmtKind::Unroutine => StmtKind::Unroutine,

@@ -264,6 +264,7 @@ impl Analysis<'_> {
             StmtKind::Begin(b) => self.collect_written(&b.stmts),
             StmtKind::Inverse(inner)
             | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.visit_stmt_writes(inner),
             _ => {}
@@ -621,6 +622,7 @@ impl Analysis<'_> {
             StmtKind::Begin(b) => self.block(&b.stmts),
             StmtKind::Inverse(inner)
             | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.stmt(inner),
             StmtKind::Unroutine | StmtKind::Safe(_) | StmtKind::Typecast { .. } => {}
@@ -989,6 +991,7 @@ fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
             StmtKind::Begin(b) => walk_stmts(&b.stmts, f),
             StmtKind::Inverse(inner)
             | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => walk_stmts(std::slice::from_ref(inner), f),
             _ => {}

@@ -206,6 +206,7 @@ impl Printer {
             }
             StmtKind::Routine(inner) => self.stmt_with_prefix(inner, &format!("{prefix}@routine ")),
             StmtKind::Unroutine => self.line(&format!("{prefix}~@routine")),
+            StmtKind::Tape(inner) => self.stmt_with_prefix(inner, &format!("{prefix}@tape ")),
             StmtKind::Safe(expr) => {
                 let mut s = format!("{prefix}@safe ");
                 write_expr(&mut s, expr, 0);

@@ -356,10 +356,13 @@ impl Resolver<'_> {
                 self.close_scope(end);
             }
             StmtKind::Begin(block) => self.block_stmts(&block.stmts),
+            // A tape loop run backwards defines what it does forwards.
+            StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => self.stmt(inner),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
-                self.stmt(inner)
-            }
+            StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner),
             StmtKind::Unroutine => {}
             StmtKind::Safe(expr) => self.read_expr(expr),
             StmtKind::Typecast { value, .. } => self.place(value),

@@ -507,6 +507,7 @@ impl<'a> Lower<'a> {
                 StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?))
             }
             "unroutine_statement" => StmtKind::Unroutine,
+            "tape_statement" => StmtKind::Tape(Box::new(self.stmt(field("body")?, depth + 1)?)),
             "safe_statement" => StmtKind::Safe(self.expr(field("body")?, depth)),
             "invcheckoff_statement" => {
                 StmtKind::InvCheckOff(Box::new(self.stmt(field("body")?, depth + 1)?))

@@ -291,3 +291,19 @@ fn inverse_refuses_files_with_errors_and_prints_nothing() {
     assert!(out.stdout.is_empty());
     assert!(stderr(&out).contains("E0201"));
 }
+
+#[test]
+fn emit_tapes_every_loop_on_request() {
+    let dir = scratch("emit-tape-loops");
+    let path = write(
+        &dir,
+        "loop.nil",
+        "function f(y::f64, x::f64, n::i64)\n    for i = 1:n\n        y += x\n    end\nend\n",
+    );
+    let plain = nilc(&["emit", &path]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    assert!(!stdout(&plain).contains("nilang::Tape"));
+    let taped = nilc(&["emit", "--tape-loops", &path]);
+    assert_eq!(taped.status.code(), Some(0), "{}", stderr(&taped));
+    assert!(stdout(&taped).contains("__tape: &mut nilang::Tape"));
+}

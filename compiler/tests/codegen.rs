@@ -271,3 +271,139 @@ fn a_complex_value_added_to_a_real_place_is_e0603() {
         ["E0603: a complex value cannot be added to a real place"]
     );
 }
+
+const TAPE: &str = r#"function step(y::f64, x::f64, n::i64)
+    @tape for i = 1:n
+        if y > 0
+            y = sin(y) * x
+        else
+            y /= x
+        end
+    end
+    @tape while y > 2
+        y *= 0.5
+    end
+end
+
+function twice(out::f64, y::f64, x::f64)
+    step(y, x, 2)
+    t ← zero(y)
+    @routine begin
+        t += y
+        @tape for i = 1:2
+            t *= x
+        end
+    end
+    out += t
+    ~@routine
+end
+"#;
+
+#[test]
+fn tape_loops() {
+    let code = module_with(TAPE, &Options::default()).unwrap();
+    // `step` records on its own line: its functions take the tape, and its
+    // gradient makes one. `twice` records only inside a `@routine`, on a
+    // local tape, and passes its own tape to `step`.
+    assert!(
+        code.contains("pub fn step(y: &mut f64, x: f64, n: i64, __tape: &mut nilang::Tape)"),
+        "{code}"
+    );
+    assert!(
+        code.contains("let mut __tape = nilang::Tape::new();"),
+        "{code}"
+    );
+    assert!(!code.contains("pub fn uncall_step_grad"), "{code}");
+    assert!(code.contains("let mut __tape_r"), "{code}");
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn uncalling_a_function_that_records_is_e0702() {
+    let errors = module(&format!(
+        "{TAPE}\nfunction back(y::f64, x::f64)\n    ~step(y, x, 3)\n    ~(begin\n        step(y, x, 1)\n    end)\n    ~(~step(y, x, 1))\nend\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0702: `step` records a tape and cannot be uncalled here",
+            "E0702: `step` records a tape and cannot be uncalled here",
+        ]
+    );
+}
+
+#[test]
+fn every_loop_taped_is_an_option() {
+    let source = "function f(y::f64, x::f64, n::i64)\n    for i = 1:n\n        y += x\n    end\n    while (y < 10, y > 0)\n        y += 3\n    end\nend\n\nfunction g(y::f64, x::f64)\n    f(y, x, 2)\nend\n";
+    let plain = module(source).unwrap();
+    assert!(!plain.contains("__tape"), "{plain}");
+    let taped = module_with(
+        source,
+        &Options {
+            tape_loops: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        taped.contains("pub fn g(y: &mut f64, x: f64, __tape: &mut nilang::Tape)"),
+        "{taped}"
+    );
+    assert!(
+        taped.contains("push::<usize>"),
+        "the trip count is recorded: {taped}"
+    );
+    // With the option, `+=` in a loop is recorded and restored, not
+    // uncomputed.
+    assert!(taped.contains("__tape.push((*y));"), "{taped}");
+    assert!(taped.contains("(*y) = __tape.pop("), "{taped}");
+    // Uncalling a function with loops then needs its tape.
+    let errors = module_with(
+        &format!("{source}\nfunction h(y::f64, x::f64)\n    ~f(y, x, 2)\nend\n"),
+        &Options {
+            tape_loops: true,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        ["E0702: `f` records a tape and cannot be uncalled here"]
+    );
+}
+
+#[test]
+fn a_routine_that_records_what_its_body_changes_is_e0703() {
+    let errors = module(
+        "function f(y::f64, x::f64)\n    @routine begin\n        @tape for i = 1:2\n            y *= x\n        end\n    end\n    y += x\n    ~@routine\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0703: `y` is overwritten on a tape by the `@routine` and changed before its `~@routine`"
+        ]
+    );
+}
+
+#[test]
+fn a_tape_loop_in_code_a_kernel_calls_is_e0805() {
+    let errors = module(
+        "function f(y::f32, x::f32)\n    @tape for i = 1:3\n        y *= x\n    end\nend\n\n@kernel function k(y::[f32], x::[f32])\n    i ← global_index()\n    f(y[i], x[i])\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(errors, ["E0805: a tape loop in code that runs on the GPU"]);
+}
+
+#[test]
+fn a_complex_value_overwriting_a_real_place_is_e0603() {
+    let errors = module(
+        "function f(y::f64, z::Complex<f64>, n::i64)\n    @tape for i = 1:n\n        y = exp(z)\n    end\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        ["E0603: a complex value cannot be added to a real place"]
+    );
+}

@@ -116,12 +116,16 @@ fn printed_inverses_are_accepted_by_the_checker() {
     let found = errors(&originals);
     assert!(found.is_empty(), "{found:?}");
     // The inverse module: every function inverted, under the same names.
+    // The inverse of a tape loop, `~(@tape for ...)`, reads the tape its
+    // forward run recorded: it is no standalone program (E0409), and
+    // functions with one are left out.
     let inverses: Vec<(String, String)> = originals
         .iter()
         .map(|(path, text)| {
             let inverse: Vec<String> = functions(text)
                 .iter()
                 .map(|f| print_function(&invert_function(f)))
+                .filter(|printed| !printed.contains("~(@tape"))
                 .collect();
             (format!("{path}.inverse"), inverse.join("\n"))
         })

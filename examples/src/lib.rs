@@ -12,6 +12,7 @@ nilang::include_nil!(pub mod leapfrog);
 nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
+nilang::include_nil!(pub mod tape);
 nilang::include_nil!(pub mod unitary);
 
 pub mod petersen;
@@ -31,5 +32,32 @@ pub mod unchecked {
     nilang::include_nil!(pub mod linalg from "unchecked");
     nilang::include_nil!(pub mod qr from "unchecked");
     nilang::include_nil!(pub mod sparse from "unchecked");
+    nilang::include_nil!(pub mod tape from "unchecked");
     nilang::include_nil!(pub mod unitary from "unchecked");
+
+    /// The benchmark cases with every loop taped, without checks.
+    pub mod taped {
+        nilang::include_nil!(pub mod arithmetic from "taped_unchecked");
+        nilang::include_nil!(pub mod bessel from "taped_unchecked");
+        nilang::include_nil!(pub mod graph from "taped_unchecked");
+        nilang::include_nil!(pub mod linalg from "taped_unchecked");
+    }
+}
+
+/// The same programs with every loop a `@tape` loop
+/// (`Config::tape_loops(true)`): the loops record what they overwrite and
+/// the gradients read it back, instead of recomputing it. Functions that
+/// record take a `&mut nilang::Tape` last; their `_grad` makes its own.
+/// `bennett` and `qr` are left out: they uncall functions with loops (E0702).
+pub mod taped {
+    nilang::include_nil!(pub mod arithmetic from "taped");
+    nilang::include_nil!(pub mod bessel from "taped");
+    nilang::include_nil!(pub mod complex from "taped");
+    nilang::include_nil!(pub mod fib from "taped");
+    nilang::include_nil!(pub mod graph from "taped");
+    nilang::include_nil!(pub mod heat from "taped");
+    nilang::include_nil!(pub mod linalg from "taped");
+    nilang::include_nil!(pub mod sparse from "taped");
+    nilang::include_nil!(pub mod tape from "taped");
+    nilang::include_nil!(pub mod unitary from "taped");
 }

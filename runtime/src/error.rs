@@ -32,6 +32,9 @@ pub enum Check {
     Shape,
     /// An adjoint function reached a construct without an adjoint rule.
     NotDifferentiable,
+    /// A tape loop's inverse found its tape empty (a tape not recorded by
+    /// the matching forward run).
+    Tape,
 }
 
 impl Check {
@@ -44,6 +47,7 @@ impl Check {
             Check::ForBounds => "`for` range changed by its body",
             Check::Shape => "shape check failed",
             Check::NotDifferentiable => "not differentiable",
+            Check::Tape => "tape mismatch",
         }
     }
 }

@@ -40,6 +40,7 @@ mod fd;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 mod real;
+pub mod tape;
 
 pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};
@@ -48,6 +49,7 @@ pub use complex::Complex;
 pub use error::{Check, Error, Location};
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use real::{Real, one, zero};
+pub use tape::Tape;
 
 // Re-exported so that generated code and its users name the same versions.
 pub use ndarray;

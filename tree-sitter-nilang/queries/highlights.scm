@@ -84,6 +84,7 @@
 
 [
   "@routine"
+  "@tape"
   "@safe"
   "@invcheckoff"
   "@inbounds"

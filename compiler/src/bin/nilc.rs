@@ -68,6 +68,10 @@ enum Command {
         /// Generate no adjoint (gradient) functions.
         #[arg(long)]
         no_gradients: bool,
+        /// Make every `for` and `while` loop a `@tape` loop (record instead
+        /// of recompute), to compare the two ways on one source.
+        #[arg(long)]
+        tape_loops: bool,
     },
 }
 
@@ -106,12 +110,14 @@ fn main() -> ExitCode {
             atol,
             no_checks,
             no_gradients,
+            tape_loops,
         } => emit(
             &file,
             nilang_compiler::codegen::Options {
                 atol,
                 checks: !no_checks,
                 gradients: !no_gradients,
+                tape_loops,
             },
         ),
     };

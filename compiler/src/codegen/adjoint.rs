@@ -186,12 +186,13 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         values.push(rust_name(&kw.name.name));
         with_bars.push(rust_name(&kw.name.name));
     }
-    let skipped = if reverse_ok && primitive.is_none() {
+    // A function that records needs its forward run: it fills the tape.
+    let skipped = if reverse_ok && primitive.is_none() && !g.any_tape {
         skip_forward(g, forward, &with_bars)
     } else {
         None
     };
-    let fused = if reverse_ok && primitive.is_none() && skipped.is_none() {
+    let fused = if reverse_ok && primitive.is_none() && !g.any_tape && skipped.is_none() {
         fused_gradient(g, &scalar, forward, backward)
     } else {
         None
@@ -226,14 +227,35 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
              the loss with respect to that input (added to what it held)."
         ),
         body: Some(skipped.or(fused).unwrap_or_else(|| {
-            vec![
-                format!("{name}({})?;", values.join(", ")),
-                format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
-            ]
+            if g.tape_param {
+                // The tape `f` records and the reverse pass reads back,
+                // dropped on return.
+                vec![
+                    "let mut __tape = nilang::Tape::new();".to_string(),
+                    format!("{name}({}, &mut __tape)?;", values.join(", ")),
+                    format!(
+                        "{}({}, &mut __tape)",
+                        adjoint_name(&f.name.name),
+                        with_bars.join(", ")
+                    ),
+                ]
+            } else {
+                vec![
+                    format!("{name}({})?;", values.join(", ")),
+                    format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
+                ]
+            }
         })),
     });
     g.out.push('\n');
+    let tape_param = std::mem::replace(&mut g.tape_param, false);
     g.function(forward, &grad_name(&f.name.name), false);
+    if tape_param {
+        // `uncall_f_grad` would need the tape `f_grad` dropped.
+        g.tape_param = true;
+        g.ad = None;
+        return;
+    }
     // `uncall_f_grad`: the gradient program backwards. `uncall_f_adjoint`
     // (the reverse pass of `~f`: it runs `f` forwards) is also the inverse of
     // `f_adjoint`: both apply the transposed Jacobian of `f`'s inverse,
@@ -896,7 +918,7 @@ impl Gen<'_> {
         rust_scalar(&self.ad_kind()).unwrap_or_else(|| "f64".into())
     }
 
-    fn ad_zero(&self) -> String {
+    pub(super) fn ad_zero(&self) -> String {
         format!("<G as nilang::Adjoint<{}>>::zero()", self.ad_scalar())
     }
 
@@ -1119,7 +1141,7 @@ impl Gen<'_> {
 
     /// The adjoint of a place, mirroring [`Gen::lvalue`]; `None` when the
     /// place carries no derivative.
-    fn bar_place(&mut self, expr: &Expr) -> Option<String> {
+    pub(super) fn bar_place(&mut self, expr: &Expr) -> Option<String> {
         match &expr.kind {
             ExprKind::Var(name) => {
                 let (id, kind) = self.def_kind(expr.span)?;
@@ -1241,12 +1263,26 @@ impl Gen<'_> {
     /// a temporary, then each place that `value` reads gets ±ȳ times its
     /// local derivative. Empty when `value` reads nothing differentiable.
     fn rule_lines(&mut self, target_bar: &str, sign_plus: bool, value: &Expr) -> Vec<String> {
-        let partials = self.partials(value);
-        if partials.is_empty() {
+        if self.partials(value).is_empty() {
             return Vec::new();
         }
         let g = self.fresh("g");
         let mut lines = vec![format!("let {g} = {target_bar};")];
+        lines.extend(self.scaled_partials(&g, sign_plus, value));
+        lines
+    }
+
+    /// The rule of an overwrite `y = value` in a tape loop, with ȳ taken
+    /// into `g` (and zeroed) and `y` holding its old value: each place
+    /// `value` reads, `y` included, gets ȳ times its local derivative.
+    pub(super) fn overwrite_rule_lines(&mut self, g: &str, value: &Expr) -> Vec<String> {
+        self.scaled_partials(g, true, value)
+    }
+
+    /// `±g ∂value/∂leaf` added to each leaf's adjoint.
+    fn scaled_partials(&mut self, g: &str, sign_plus: bool, value: &Expr) -> Vec<String> {
+        let partials = self.partials(value);
+        let mut lines = Vec::new();
         // Every local derivative is read before the first adjoint is
         // written: the compiler cannot tell that `x_bar` and `x` do not
         // overlap, and would otherwise load the operands again after each
@@ -1259,7 +1295,7 @@ impl Gen<'_> {
             let s = if sign_plus { p } else { format!("(-{p})") };
             let d = self.fresh("d");
             lines.push(format!("let {d} = {s};"));
-            updates.push(self.add_scaled(&leaf_bar, &g, &d));
+            updates.push(self.add_scaled(&leaf_bar, g, &d));
         }
         lines.extend(updates);
         lines
@@ -1324,7 +1360,7 @@ impl Gen<'_> {
     /// Whether an expression reads a complex value (a complex variable or
     /// array, or `im`): its adjoint rule then goes through
     /// [`Gen::cpartials`]. Only names are looked at, so nothing is generated.
-    fn has_complex(&self, e: &Expr) -> bool {
+    pub(super) fn has_complex(&self, e: &Expr) -> bool {
         let mut found = false;
         e.walk(&mut |node| {
             if let ExprKind::Var(name) = &node.kind {

@@ -20,6 +20,7 @@
 use std::fmt::Write;
 
 mod adjoint;
+pub(crate) mod tape;
 pub mod wgsl;
 
 use crate::ast::*;
@@ -40,6 +41,9 @@ pub struct CalleeSig {
     pub params: Vec<(bool, Ty)>,
     /// Keyword parameters: name, type, default.
     pub kwparams: Vec<(String, Ty, Expr)>,
+    /// The callee records a tape (see `codegen::tape`): its generated
+    /// functions take `__tape: &mut nilang::Tape` last.
+    pub taped: bool,
 }
 
 pub trait CodegenContext {
@@ -78,6 +82,10 @@ pub struct Options {
     /// Generate the adjoint (gradient) functions `f_adjoint`,
     /// `uncall_f_adjoint` and `f_grad`.
     pub gradients: bool,
+    /// Make every `for` and `while` a `@tape` loop (outside `~` and
+    /// kernels), so that one source compiles to reverse computing or to
+    /// taping (for benchmarks that compare them).
+    pub tape_loops: bool,
 }
 
 impl Default for Options {
@@ -86,6 +94,7 @@ impl Default for Options {
             atol: 1e-8,
             checks: true,
             gradients: true,
+            tape_loops: false,
         }
     }
 }
@@ -281,8 +290,30 @@ pub fn generate_function(
     place: &Place<'_>,
     options: &Options,
 ) -> Generated {
+    let taped_all;
+    let f = if options.tape_loops {
+        taped_all = tape::tape_all_loops(f);
+        &taped_all
+    } else {
+        f
+    };
+    let taped = |n: &str| ctx.callee(n).is_some_and(|s| s.taped);
+    let recording = tape::Recording {
+        taped: &taped,
+        all: options.tape_loops,
+    };
+    let mut uncalled = Vec::new();
+    tape::uncalled_taped(&f.body.stmts, false, &taped, &mut uncalled);
+    if !uncalled.is_empty() {
+        return Generated {
+            code: String::new(),
+            diagnostics: uncalled,
+        };
+    }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
+    let records = tape::uses_tape(&f.body.stmts, false, &recording);
+    let any_tape = tape::any_tape(&f.body.stmts, &recording);
     let mut g = Gen {
         resolution,
         types,
@@ -299,7 +330,14 @@ pub fn generate_function(
         ad: None,
         plain: false,
         body: Vec::new(),
+        tape: None,
+        mode: None,
+        tape_param: records,
+        any_tape,
+        reserve: Vec::new(),
+        record_all: options.tape_loops,
     };
+    g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
     g.function(&backward, &uncall_name(&f.name.name), false);
@@ -351,6 +389,22 @@ struct Gen<'a> {
     /// The statements of the function being generated (set by
     /// [`Gen::function`]), for analyses that look beyond the current block.
     body: Vec<Stmt>,
+    /// The tape that tape loops and recording callees use now: `None` for
+    /// the function's parameter `__tape`, or a `@routine`'s local tape.
+    tape: Option<String>,
+    /// Inside a tape loop: whether it records or reads back.
+    mode: Option<tape::TapeMode>,
+    /// The generated functions take `__tape` (the function records on its
+    /// own line).
+    tape_param: bool,
+    /// Anything in the function records (also in its `@routine`s).
+    any_tape: bool,
+    /// What the next `for` loop reserves on the tape per iteration (a tape
+    /// `for` about to be generated in push mode).
+    reserve: Vec<(String, usize)>,
+    /// Tape loops record every scalar write, not only overwrites (the
+    /// `tape_loops` option: taping instead of uncomputing).
+    record_all: bool,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -391,6 +445,7 @@ pub(crate) fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
         StmtKind::Begin(_)
         | StmtKind::Inverse(_)
         | StmtKind::Routine(_)
+        | StmtKind::Tape(_)
         | StmtKind::Unroutine
         | StmtKind::InvCheckOff(_)
         | StmtKind::InBounds(_) => {}
@@ -592,6 +647,9 @@ impl Gen<'_> {
             let rust = rust_scalar(&kind).unwrap_or_else(|| "f64".into());
             params.push(format!("{}: {rust}", rust_name(&kw.name.name)));
         }
+        if self.tape_param {
+            params.push("__tape: &mut nilang::Tape".to_string());
+        }
         // Generated functions are generic, so they are compiled in the
         // user's crate anyway; the hint lets LLVM inline small callees (a
         // distance, a multiplier) into the loops that call them, where their
@@ -641,12 +699,25 @@ impl Gen<'_> {
     /// the `~@routine` at an index (see `plain_routine`).
     fn block_from(&mut self, stmts: &[Stmt], start: usize, mut after: Vec<(usize, Vec<String>)>) {
         let pairs = routine_pairs(stmts);
+        // The local tapes of the `@routine`s that record, by the index of
+        // their `~@routine`.
+        let mut local_tapes: Vec<(usize, String)> = Vec::new();
         for (i, stmt) in stmts.iter().enumerate().skip(start) {
             if let StmtKind::Unroutine = stmt.kind {
                 if let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
                     && !self.dead_uncomputation(&expansion, &stmts[i + 1..])
                 {
+                    let local = local_tapes
+                        .iter()
+                        .find(|(end, _)| *end == i)
+                        .map(|(_, t)| t.clone());
+                    let saved = (self.tape.clone(), self.mode);
+                    if local.is_some() {
+                        self.tape = local;
+                        self.mode = self.mode.map(|_| tape::TapeMode::Pop);
+                    }
                     self.stmt(&expansion);
+                    (self.tape, self.mode) = saved;
                 }
                 if let Some(k) = after.iter().position(|(at, _)| *at == i) {
                     for l in after.remove(k).1 {
@@ -654,6 +725,16 @@ impl Gen<'_> {
                     }
                 }
                 continue;
+            }
+            let saved = (self.tape.clone(), self.mode);
+            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
+                && self.routine_needs_tape(inner)
+            {
+                let t = self.fresh("tape_r");
+                self.line(&format!("let mut {t} = nilang::Tape::new();"));
+                local_tapes.push((end, t.clone()));
+                self.tape = Some(t);
+                self.mode = self.mode.map(|_| tape::TapeMode::Push);
             }
             if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
                 && self.differentiating()
@@ -666,9 +747,11 @@ impl Gen<'_> {
                 self.stmt(stmt);
                 self.plain = false;
                 after.push((end, restore));
+                (self.tape, self.mode) = saved;
                 continue;
             }
             self.stmt(stmt);
+            (self.tape, self.mode) = saved;
         }
     }
 
@@ -751,6 +834,7 @@ impl Gen<'_> {
                 StmtKind::Begin(block) => self.visit_writes(&block.stmts, f),
                 StmtKind::Inverse(inner)
                 | StmtKind::Routine(inner)
+                | StmtKind::Tape(inner)
                 | StmtKind::InBounds(inner)
                 | StmtKind::InvCheckOff(inner) => self.visit_writes(std::slice::from_ref(inner), f),
                 StmtKind::Unroutine => {}
@@ -761,6 +845,18 @@ impl Gen<'_> {
 
     fn stmt(&mut self, stmt: &Stmt) {
         match &stmt.kind {
+            StmtKind::Instr {
+                target,
+                op,
+                broadcast,
+                value,
+                ..
+            } if self.mode.is_some()
+                && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+                    || (self.record_all && !broadcast && split_sincos(stmt).is_none())) =>
+            {
+                self.tape_overwrite(target, *op, value, *broadcast, stmt.span)
+            }
             StmtKind::Instr {
                 target,
                 op,
@@ -839,8 +935,24 @@ impl Gen<'_> {
             StmtKind::If {
                 branches,
                 otherwise,
+            } if self.mode.is_some() => self.tape_if(branches, otherwise.as_ref(), stmt.span),
+            StmtKind::If {
+                branches,
+                otherwise,
             } => self.if_chain(branches, otherwise.as_ref()),
+            StmtKind::While { cond, body } if self.mode == Some(tape::TapeMode::Push) => {
+                self.tape_while_push(cond, body)
+            }
+            StmtKind::While { cond, body } if self.mode == Some(tape::TapeMode::Pop) => {
+                self.tape_while_pop(cond, body)
+            }
             StmtKind::While { cond, body } => self.while_loop(cond, body),
+            StmtKind::Tape(inner) => self.tape_forward(inner),
+            StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => {
+                if let StmtKind::Tape(l) = &inner.kind {
+                    self.tape_backward(l);
+                }
+            }
             StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
@@ -1240,6 +1352,9 @@ impl Gen<'_> {
             };
             args.push(convert(code, &from, &to));
         }
+        if sig.taped {
+            args.push(self.tape_arg());
+        }
         let call_line = format!("{path}({})?;", args.join(", "));
         if write_back.is_empty() {
             self.line(&call_line);
@@ -1489,6 +1604,14 @@ impl Gen<'_> {
         self.line(&format!(
             "let {n}: i64 = if {s} == 0 || ({s} > 0 && {a} > {b}) || ({s} < 0 && {a} < {b}) {{ 0 }} else {{ ({b} - {a}) / {s} + 1 }};"
         ));
+        // A tape `for` knows its trip count: what it records fits in
+        // memory reserved up front.
+        let tape = self.tape.clone().unwrap_or_else(|| "__tape".into());
+        for (ty, per) in std::mem::take(&mut self.reserve) {
+            self.line(&format!(
+                "{tape}.reserve::<{ty}>(({n} as usize).saturating_mul({per}));"
+            ));
+        }
         let iter = if range.reversed {
             format!("(0..{n}).rev()")
         } else {

@@ -1002,10 +1002,18 @@ impl W<'_> {
                 self.line("}");
             }
             StmtKind::Begin(block) => self.block(&block.stmts),
+            StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => self.stmt(inner),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
             StmtKind::Routine(inner) | StmtKind::InBounds(inner) | StmtKind::InvCheckOff(inner) => {
                 self.stmt(inner)
             }
+            // Reported by the checks for the kernel itself; this is for
+            // the functions it calls.
+            StmtKind::Tape(_) => self.diagnostics.push(
+                Diagnostic::error("E0805", stmt.span, "a tape loop in code that runs on the GPU")
+                    .with_label("kernels and the functions they call keep no tape")
+                    .with_help("remove `@tape` and write the loop reversibly (`while (pre, post)`, no `=`, `*=` or `/=`)"),
+            ),
             StmtKind::Unroutine => {}
             // Printing and assertions do not run on the device.
             StmtKind::Safe(_) => {}

@@ -1,0 +1,668 @@
+//! `@tape` loops in the Rust backend.
+//!
+//! A tape loop runs forwards in *push* mode: before each overwriting
+//! statement (`y = e`, `y *= e`, `y /= e`) it pushes the old value of `y`;
+//! each `if` in it pushes the index of the branch it took after the branch,
+//! and each `while` in it (itself included) its trip count after its last
+//! iteration, so that going backwards both are read before what their
+//! bodies recorded. With the `tape_loops` option, `+=`, `-=` and `⊻=` on
+//! scalars push the old value too, and are restored instead of undone.
+//! Its inverse, `~(@tape loop)` in the inverse tree, runs the inverted body
+//! in *pop* mode: an overwrite pops the old value back, an `if` pops its
+//! branch, a `while` pops its count and runs that many iterations, a `for`
+//! runs its range backwards. In a reverse pass, an overwrite's adjoint rule
+//! comes right after the value is restored: `ȳ` goes to the places `e`
+//! reads (`y` itself included, for `*=`, `/=` and `y = f(y)`), each times
+//! the local derivative at the old values, and `ȳ` is replaced by what it
+//! got from `y`'s old value.
+//!
+//! Which tape: a function whose own statements (outside `@routine`s) record
+//! takes `__tape: &mut nilang::Tape` after its parameters, in `f`, `~f`,
+//! `f_adjoint` and `uncall_f_adjoint`; calls of such functions pass it on.
+//! A `@routine` whose statements record gets a local tape, declared before
+//! it and read back by its `~@routine` (in the same block of the same
+//! generated function). `f_grad` makes the tape that `f` fills and
+//! `f_adjoint` empties, and drops it when it returns.
+
+use super::*;
+
+/// How the statements inside a tape loop treat the tape.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum TapeMode {
+    Push,
+    Pop,
+}
+
+/// What records: which callees do, and whether every scalar write in a
+/// tape loop is recorded (the `tape_loops` option) or only overwrites.
+pub(crate) struct Recording<'a> {
+    pub taped: &'a dyn Fn(&str) -> bool,
+    /// `+=`, `-=`, `⊻=` on scalars in tape loops are recorded too: the
+    /// reverse pass restores them instead of uncomputing.
+    pub all: bool,
+}
+
+/// Whether `stmts`, run in a function's own line (`@routine`s excluded:
+/// they have their own tapes), touch the tape: a tape `while`, a tape `for`
+/// whose body records, or a call of a function that records; inside a tape
+/// loop (`in_tape`) also an overwrite (any scalar write with `r.all`), an
+/// `if` or a `while`.
+pub(crate) fn uses_tape(stmts: &[Stmt], in_tape: bool, r: &Recording<'_>) -> bool {
+    stmts.iter().any(|s| stmt_uses_tape(s, in_tape, r))
+}
+
+pub(crate) fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, r: &Recording<'_>) -> bool {
+    match &stmt.kind {
+        // A `while` records its trip count; a `for` records only what its
+        // body does.
+        StmtKind::Tape(inner) => match &inner.kind {
+            StmtKind::For { body, .. } => uses_tape(&body.stmts, true, r),
+            _ => true,
+        },
+        StmtKind::Instr { op, broadcast, .. } => {
+            in_tape
+                && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+                    || (r.all && !broadcast))
+        }
+        StmtKind::Call(call) => (r.taped)(&call.callee.name),
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            in_tape
+                || branches
+                    .iter()
+                    .any(|b| uses_tape(&b.body.stmts, in_tape, r))
+                || otherwise
+                    .as_ref()
+                    .is_some_and(|b| uses_tape(&b.stmts, in_tape, r))
+        }
+        StmtKind::While { body, .. } => in_tape || uses_tape(&body.stmts, in_tape, r),
+        StmtKind::For { body, .. } | StmtKind::Begin(body) => uses_tape(&body.stmts, in_tape, r),
+        StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+            stmt_uses_tape(inner, in_tape, r)
+        }
+        StmtKind::Routine(_)
+        | StmtKind::Unroutine
+        | StmtKind::Alloc { .. }
+        | StmtKind::Dealloc { .. }
+        | StmtKind::Safe(_)
+        | StmtKind::Typecast { .. } => false,
+    }
+}
+
+/// Whether anything in `stmts`, `@routine`s included, touches a tape.
+pub(super) fn any_tape(stmts: &[Stmt], r: &Recording<'_>) -> bool {
+    let mut found = false;
+    for s in stmts {
+        crate::effects::visit_stmt(s, &mut |s| {
+            if matches!(s.kind, StmtKind::Tape(_) | StmtKind::Call(_)) {
+                found |= stmt_uses_tape(s, false, r);
+            }
+        });
+    }
+    found
+}
+
+/// Every `for` and `while` of `f` made a tape loop (the code generation
+/// option `tape_loops`), except under `~` (E0409) and in kernels (E0805).
+pub fn tape_all_loops(f: &Function) -> Function {
+    if f.kernel {
+        return f.clone();
+    }
+    Function {
+        body: tape_block(&f.body),
+        ..f.clone()
+    }
+}
+
+fn tape_block(block: &Block) -> Block {
+    Block {
+        stmts: block.stmts.iter().map(tape_stmt).collect(),
+    }
+}
+
+fn tape_stmt(stmt: &Stmt) -> Stmt {
+    let kind = match &stmt.kind {
+        StmtKind::For { var, range, body } => StmtKind::Tape(Box::new(Stmt {
+            kind: StmtKind::For {
+                var: var.clone(),
+                range: range.clone(),
+                body: tape_block(body),
+            },
+            span: stmt.span,
+        })),
+        StmtKind::While { cond, body } => StmtKind::Tape(Box::new(Stmt {
+            kind: StmtKind::While {
+                cond: cond.clone(),
+                body: tape_block(body),
+            },
+            span: stmt.span,
+        })),
+        StmtKind::Tape(inner) => {
+            let inner = tape_stmt(inner);
+            match inner.kind {
+                StmtKind::Tape(_) => inner.kind,
+                other => StmtKind::Tape(Box::new(Stmt {
+                    kind: other,
+                    span: inner.span,
+                })),
+            }
+        }
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => StmtKind::If {
+            branches: branches
+                .iter()
+                .map(|b| Branch {
+                    cond: b.cond.clone(),
+                    body: tape_block(&b.body),
+                })
+                .collect(),
+            otherwise: otherwise.as_ref().map(tape_block),
+        },
+        StmtKind::Begin(b) => StmtKind::Begin(tape_block(b)),
+        StmtKind::Routine(inner) => StmtKind::Routine(Box::new(tape_stmt(inner))),
+        StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(tape_stmt(inner))),
+        StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(tape_stmt(inner))),
+        // Run backwards in place: left reversible.
+        StmtKind::Inverse(_) => stmt.kind.clone(),
+        other => other.clone(),
+    };
+    Stmt {
+        kind,
+        span: stmt.span,
+    }
+}
+
+/// `~g(...)` of a function `g` that records a tape, in the source of `f`
+/// (also `~(... g(...) ...)`): its tape would be missing (E0702).
+pub(super) fn uncalled_taped(
+    stmts: &[Stmt],
+    inverted: bool,
+    taped: &dyn Fn(&str) -> bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    for s in stmts {
+        uncalled_taped_stmt(s, inverted, taped, out);
+    }
+}
+
+fn uncalled_taped_stmt(
+    stmt: &Stmt,
+    inverted: bool,
+    taped: &dyn Fn(&str) -> bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    match &stmt.kind {
+        StmtKind::Call(call) if call.inverted != inverted && taped(&call.callee.name) => {
+            let name = &call.callee.name;
+            out.push(
+                Diagnostic::error(
+                    "E0702",
+                    call.callee.span,
+                    format!("`{name}` records a tape and cannot be uncalled here"),
+                )
+                .with_label("this runs it backwards without the tape its forward run recorded")
+                .with_help(format!(
+                    "call `{name}` forwards: the inverse and the gradient of this function undo it with its tape; or write `{name}`'s loops without `@tape`"
+                )),
+            );
+        }
+        StmtKind::Inverse(inner) => uncalled_taped_stmt(inner, !inverted, taped, out),
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            for b in branches {
+                uncalled_taped(&b.body.stmts, inverted, taped, out);
+            }
+            if let Some(b) = otherwise {
+                uncalled_taped(&b.stmts, inverted, taped, out);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+            uncalled_taped(&body.stmts, inverted, taped, out)
+        }
+        StmtKind::Routine(inner)
+        | StmtKind::Tape(inner)
+        | StmtKind::InvCheckOff(inner)
+        | StmtKind::InBounds(inner) => uncalled_taped_stmt(inner, inverted, taped, out),
+        _ => {}
+    }
+}
+
+impl Gen<'_> {
+    /// The argument that hands the current tape to a callee.
+    pub(super) fn tape_arg(&self) -> String {
+        match self.tape.as_deref() {
+            Some("__tape") | None => "&mut *__tape".to_string(),
+            Some(local) => format!("&mut {local}"),
+        }
+    }
+
+    fn tape_recv(&self) -> String {
+        self.tape.clone().unwrap_or_else(|| "__tape".to_string())
+    }
+
+    /// Whether `stmt`, a `@routine`'s body, needs a tape of its own.
+    pub(super) fn routine_needs_tape(&self, inner: &Stmt) -> bool {
+        let ctx = self.ctx;
+        stmt_uses_tape(
+            inner,
+            self.mode.is_some(),
+            &Recording {
+                taped: &|n| ctx.callee(n).is_some_and(|s| s.taped),
+                all: self.record_all,
+            },
+        )
+    }
+
+    /// `@tape for` / `@tape while` run forwards.
+    pub(super) fn tape_forward(&mut self, inner: &Stmt) {
+        let was = self.mode.replace(TapeMode::Push);
+        match &inner.kind {
+            StmtKind::For { var, range, body } => {
+                self.reserve = self.pushes_per_iteration(&body.stmts);
+                self.for_loop(var, range, body)
+            }
+            StmtKind::While { cond, body } => self.tape_while_push(cond, body),
+            _ => self.stmt(inner),
+        }
+        self.mode = was;
+    }
+
+    /// What one iteration of a tape `for` pushes at its own level (nested
+    /// loops and branches push more, of their own): `(Rust type, count)`,
+    /// so the loop can reserve its trip count times that before it starts.
+    fn pushes_per_iteration(&mut self, stmts: &[Stmt]) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        let mut add = |ty: String| match out.iter_mut().find(|(t, _)| *t == ty) {
+            Some((_, n)) => *n += 1,
+            None => out.push((ty, 1)),
+        };
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Instr {
+                    target,
+                    op,
+                    broadcast: false,
+                    ..
+                } if self.record_all
+                    || matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) =>
+                {
+                    let kind = self.whole(|g| g.expr(target)).1;
+                    if kind.is_scalar_like()
+                        && let Some(ty) = rust_scalar(&kind)
+                    {
+                        add(ty);
+                    }
+                }
+                StmtKind::If { .. } | StmtKind::While { .. } => add("usize".into()),
+                StmtKind::Tape(inner) if matches!(inner.kind, StmtKind::While { .. }) => {
+                    add("usize".into())
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `~(@tape loop)`: the iterations walked back, restoring from the tape.
+    pub(super) fn tape_backward(&mut self, inner: &Stmt) {
+        let was = self.mode.replace(TapeMode::Pop);
+        let inverted = invert_stmt(inner);
+        match &inverted.kind {
+            StmtKind::For { var, range, body } => self.for_loop(var, range, body),
+            StmtKind::While { cond, body } => self.tape_while_pop(cond, body),
+            _ => self.stmt(&inverted),
+        }
+        self.mode = was;
+    }
+
+    /// A `while` in push mode: its trip count goes on the tape after it.
+    pub(super) fn tape_while_push(&mut self, cond: &Cond, body: &Block) {
+        let (pre, kind) = self.expr(&cond.pre);
+        let pre = convert(pre, &kind, &Kind::Bool);
+        let n = self.fresh("trips");
+        self.line(&format!("let mut {n}: usize = 0;"));
+        self.line(&format!("while {pre} {{"));
+        self.level += 1;
+        self.block(&body.stmts);
+        self.line(&format!("{n} += 1;"));
+        self.level -= 1;
+        self.line("}");
+        let t = self.tape_recv();
+        self.line(&format!("{t}.push::<usize>({n});"));
+    }
+
+    /// A `while` in pop mode: as many iterations as the tape says.
+    pub(super) fn tape_while_pop(&mut self, cond: &Cond, body: &Block) {
+        let n = self.fresh("trips");
+        let location = self.location(cond.span);
+        let t = self.tape_recv();
+        self.line(&format!("let {n}: usize = {t}.pop::<usize>({location})?;"));
+        self.line(&format!("for _ in 0..{n} {{"));
+        self.level += 1;
+        self.block(&body.stmts);
+        self.level -= 1;
+        self.line("}");
+    }
+
+    /// An `if` chain in a tape loop: push mode records the branch index,
+    /// pop mode reads it back (conditions are not evaluated).
+    pub(super) fn tape_if(&mut self, branches: &[Branch], otherwise: Option<&Block>, span: Span) {
+        let t = self.tape_recv();
+        match self.mode {
+            Some(TapeMode::Push) => {
+                for (k, b) in branches.iter().enumerate() {
+                    let (pre, kind) = self.expr(&b.cond.pre);
+                    let pre = convert(pre, &kind, &Kind::Bool);
+                    let head = if k == 0 { "if" } else { "} else if" };
+                    self.line(&format!("{head} {pre} {{"));
+                    self.level += 1;
+                    self.block(&b.body.stmts);
+                    // After the branch's own records: read back first.
+                    self.line(&format!("{t}.push::<usize>({k});"));
+                    self.level -= 1;
+                }
+                self.line("} else {");
+                self.level += 1;
+                if let Some(b) = otherwise {
+                    self.block(&b.stmts);
+                }
+                self.line(&format!("{t}.push::<usize>({});", branches.len()));
+                self.level -= 1;
+                self.line("}");
+            }
+            _ => {
+                let k = self.fresh("branch");
+                let location = self.location(span);
+                self.line(&format!("let {k}: usize = {t}.pop::<usize>({location})?;"));
+                for (i, b) in branches.iter().enumerate() {
+                    let head = if i == 0 { "if" } else { "} else if" };
+                    self.line(&format!("{head} {k} == {i} {{"));
+                    self.level += 1;
+                    self.block(&b.body.stmts);
+                    self.level -= 1;
+                }
+                self.line("} else {");
+                self.level += 1;
+                if let Some(b) = otherwise {
+                    self.block(&b.stmts);
+                }
+                self.level -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    /// `y = e`, `y *= e`, `y /= e` in a tape loop. In push mode: the old
+    /// value on the tape, then the write. In pop mode the statement is the
+    /// inverse tree's (`op` inverted: `*=` stands for a forward `/=`): the
+    /// old value comes back from the tape, and in a reverse pass the
+    /// adjoint rule follows.
+    pub(super) fn tape_overwrite(
+        &mut self,
+        target: &Expr,
+        op: InstrOp,
+        value: &Expr,
+        broadcast: bool,
+        span: Span,
+    ) {
+        if broadcast {
+            self.unsupported(span, "a broadcast overwrite in a tape loop");
+            return;
+        }
+        let Some((place, kind, negated)) = self.lvalue(target) else {
+            return;
+        };
+        if matches!(op, InstrOp::Add | InstrOp::Sub | InstrOp::Xor) {
+            return self.recorded_update(target, op, value, span, &place, &kind);
+        }
+        if negated || !kind.is_scalar_like() {
+            self.unsupported(
+                span,
+                "an overwrite of this place in a tape loop (only scalars and elements)",
+            );
+            return;
+        }
+        let t = self.tape_recv();
+        match self.mode {
+            Some(TapeMode::Push) => {
+                if self.differentiating() {
+                    // Its rule would undo a restore, which is no function
+                    // of the state.
+                    self.unsupported(
+                        span,
+                        "differentiating an overwrite (`=`, `*=`, `/=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
+                    );
+                    return;
+                }
+                let (code, from) = self.expr(value);
+                if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_)) {
+                    self.complex_into_real(target, value);
+                    return;
+                }
+                let code = convert(code, &from, &kind);
+                let v = self.fresh("v");
+                self.line(&format!("let {v} = {code};"));
+                self.line(&format!("{t}.push({place});"));
+                let sym = match op {
+                    InstrOp::Mul => "*=",
+                    InstrOp::Div => "/=",
+                    _ => "=",
+                };
+                self.line(&format!("{place} {sym} {v};"));
+            }
+            _ => {
+                let location = self.location(span);
+                self.line(&format!("{place} = {t}.pop({location})?;"));
+                if self.differentiating() {
+                    self.ad_overwrite(target, op.inverse(), value, &kind, span);
+                }
+            }
+        }
+    }
+
+    /// `y += e`, `y -= e`, `y ⊻= e` in a tape loop under the `tape_loops`
+    /// option: the old value on the tape before the update (push), taken
+    /// back instead of uncomputing it (pop), the usual adjoint rule in a
+    /// reverse pass. Not a scalar place: updated and undone as usual.
+    fn recorded_update(
+        &mut self,
+        target: &Expr,
+        op: InstrOp,
+        value: &Expr,
+        span: Span,
+        place: &str,
+        kind: &Kind,
+    ) {
+        let scalar = kind.is_scalar_like();
+        if self.differentiating() {
+            self.ad_instruction(target, op, value, span);
+        }
+        match self.mode {
+            Some(TapeMode::Pop) if scalar => {
+                let t = self.tape_recv();
+                let location = self.location(span);
+                self.line(&format!("{place} = {t}.pop({location})?;"));
+            }
+            _ => {
+                if scalar {
+                    let t = self.tape_recv();
+                    self.line(&format!("{t}.push({place});"));
+                }
+                self.instruction(target, op, value, span);
+            }
+        }
+    }
+
+    /// The adjoint rule of a forward `target op value` (`op` one of `=`,
+    /// `*=`, `/=`), with `target` holding its old value again.
+    fn ad_overwrite(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind, span: Span) {
+        if !adjoint::differentiable(kind) {
+            return;
+        }
+        let Some(bar) = self.bar_place(target) else {
+            return;
+        };
+        if matches!(kind, Kind::Complex(_)) || self.has_complex(value) {
+            self.unsupported(span, "differentiating a complex overwrite in a tape loop");
+            return;
+        }
+        let paren = |e: &Expr| Expr {
+            kind: ExprKind::Paren(Box::new(e.clone())),
+            span: e.span,
+        };
+        let new_value = match op {
+            InstrOp::Mul | InstrOp::Div => Expr {
+                kind: ExprKind::Binary {
+                    op: if op == InstrOp::Mul {
+                        BinaryOp::Mul
+                    } else {
+                        BinaryOp::Div
+                    },
+                    lhs: Box::new(target.clone()),
+                    rhs: Box::new(paren(value)),
+                },
+                span: value.span,
+            },
+            _ => value.clone(),
+        };
+        let zero = self.ad_zero();
+        let g = self.fresh("g");
+        self.line(&format!("let {g} = std::mem::replace(&mut {bar}, {zero});"));
+        for l in self.overwrite_rule_lines(&g, &new_value) {
+            self.line(&l);
+        }
+    }
+}
+
+impl Gen<'_> {
+    /// E0703: a `@routine` that records, whose body (between it and its
+    /// `~@routine`) changes a variable that the routine overwrites in a
+    /// tape loop. `~@routine` restores the recorded values, which would
+    /// throw the body's change away (a reversible `~@routine` would undo
+    /// the routine from the changed value instead).
+    pub(super) fn routine_tapes(&mut self, stmts: &[Stmt]) {
+        let pairs = routine_pairs(stmts);
+        for (i, stmt) in stmts.iter().enumerate() {
+            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i]) {
+                let mut overwritten = Vec::new();
+                self.overwritten(inner, false, &mut overwritten);
+                let ids: Vec<usize> = overwritten
+                    .iter()
+                    .filter_map(|s| self.resolution.def_at(*s))
+                    .collect();
+                let mut clash = None;
+                self.visit_writes(&stmts[i + 1..end], &mut |root| {
+                    if let Some(span) = root
+                        && clash.is_none()
+                        && self
+                            .resolution
+                            .def_at(span)
+                            .is_some_and(|id| ids.contains(&id))
+                    {
+                        clash = Some(span);
+                    }
+                });
+                if let Some(span) = clash {
+                    let name = self
+                        .resolution
+                        .def_at(span)
+                        .map(|id| self.resolution.defs[id].name.clone())
+                        .unwrap_or_default();
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0703",
+                            span,
+                            format!("`{name}` is overwritten on a tape by the `@routine` and changed before its `~@routine`"),
+                        )
+                        .with_label("changed here")
+                        .with_secondary(inner.span, "recorded here")
+                        .with_help(format!(
+                            "`~@routine` restores the recorded value of `{name}`, which would drop this change: copy `{name}` into an ancilla that the routine does not overwrite, or write the loop without `@tape`"
+                        )),
+                    );
+                }
+            }
+            self.nested_routine_tapes(stmt);
+        }
+    }
+
+    fn nested_routine_tapes(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    self.routine_tapes(&b.body.stmts);
+                }
+                if let Some(b) = otherwise {
+                    self.routine_tapes(&b.stmts);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                self.routine_tapes(&body.stmts)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.nested_routine_tapes(inner),
+            _ => {}
+        }
+    }
+
+    /// The root spans of what `stmt` overwrites on a tape: targets of `=`,
+    /// `*=`, `/=` in tape loops, and what calls of recording functions
+    /// change.
+    fn overwritten(&self, stmt: &Stmt, in_tape: bool, out: &mut Vec<Span>) {
+        let root = |e: &Expr| e.root_var().map(|(_, span)| span);
+        match &stmt.kind {
+            StmtKind::Instr { target, op, .. }
+                if in_tape
+                    && (self.record_all
+                        || matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)) =>
+            {
+                out.extend(root(target));
+            }
+            StmtKind::Call(call) => {
+                if let Some(sig) = self.ctx.callee(&call.callee.name)
+                    && sig.taped
+                {
+                    for (arg, (m, _)) in call.args.iter().zip(&sig.params) {
+                        if *m {
+                            out.extend(root(arg));
+                        }
+                    }
+                }
+            }
+            StmtKind::Tape(inner) => self.overwritten(inner, true, out),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for s in branches.iter().flat_map(|b| &b.body.stmts) {
+                    self.overwritten(s, in_tape, out);
+                }
+                for s in otherwise.iter().flat_map(|b| &b.stmts) {
+                    self.overwritten(s, in_tape, out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                for s in &body.stmts {
+                    self.overwritten(s, in_tape, out);
+                }
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.overwritten(inner, in_tape, out),
+            _ => {}
+        }
+    }
+}
