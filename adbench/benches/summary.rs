@@ -308,6 +308,19 @@ fn bessel() {
     t.time("gradient, ours (`ibesselj_grad`)", 0, || {
         bessel_nil_gradient(black_box(2), black_box(z))
     });
+    t.time("gradient, ours, loops taped", 0, || {
+        bessel_nil_gradient_taped(black_box(2), black_box(z))
+    });
+    t.cell(
+        "peak heap: gradient, ours",
+        0,
+        fmt_bytes(peak_heap(|| bessel_nil_gradient(2, z))),
+    );
+    t.cell(
+        "peak heap: gradient, ours, loops taped",
+        0,
+        fmt_bytes(peak_heap(|| bessel_nil_gradient_taped(2, z))),
+    );
     t.time("gradient, num-dual (`Dual64`)", 0, || {
         bessel_num_dual(black_box(2), black_box(z))
     });
@@ -337,6 +350,11 @@ fn bessel() {
     t.ratio(
         "gradient / plain (target <= 4)",
         "gradient, ours (`ibesselj_grad`)",
+        plain,
+    );
+    t.ratio(
+        "gradient, loops taped / plain",
+        "gradient, ours, loops taped",
         plain,
     );
     t.ratio(
@@ -405,6 +423,20 @@ fn graph_column<const N: usize>(t: &mut Table, col: usize) {
         .unwrap();
         g[0]
     });
+    t.time("gradient, ours, loops taped", col, || {
+        g.fill(0.0);
+        let (mut out, mut out_bar) = (0.0, 1.0);
+        nilang_examples::taped::graph::embedding_loss_grad(
+            &mut out,
+            &mut out_bar,
+            view(black_box(&x), k),
+            view_mut(&mut g, k),
+            &L1,
+            &L2,
+        )
+        .unwrap();
+        g[0]
+    });
     t.time("gradient, num-dual (`DualSVec64<N>`)", col, || {
         num_dual_gradient::<N>(&f, black_box(&x))
     });
@@ -431,9 +463,27 @@ fn graph_column<const N: usize>(t: &mut Table, col: usize) {
         let mut g = vec![0.0; N];
         petersen::value_and_gradient(&x, k, &mut g).unwrap();
     });
+    let taped = heap(&mut || {
+        let mut g = vec![0.0; N];
+        let (mut out, mut out_bar) = (0.0, 1.0);
+        nilang_examples::taped::graph::embedding_loss_grad(
+            &mut out,
+            &mut out_bar,
+            view(&x, k),
+            view_mut(&mut g, k),
+            &L1,
+            &L2,
+        )
+        .unwrap();
+    });
     let ech = heap(&mut || {
         echidna_gradient(&f, &x);
     });
+    t.cell(
+        "peak heap: gradient, ours, loops taped (with its output)",
+        col,
+        fmt_bytes(taped),
+    );
     t.cell("peak heap: reversible objective", col, fmt_bytes(obj));
     t.cell(
         "peak heap: gradient, ours (with its output)",
@@ -468,6 +518,11 @@ fn graph() {
         plain,
     );
     t.ratio("gradient / plain objective (target <= 3)", ours, plain);
+    t.ratio(
+        "gradient, loops taped / plain objective",
+        "gradient, ours, loops taped",
+        plain,
+    );
     t.ratio(
         "num-dual gradient / ours",
         "gradient, num-dual (`DualSVec64<N>`)",
@@ -773,6 +828,10 @@ fn gmm_bench() {
             gmm_nil_gradient(black_box(&g), c, &mut bars);
             bars.alphas[0]
         });
+        t.time("gradient, ours, loops taped", col, || {
+            gmm_nil_gradient_taped(black_box(&g), c, &mut bars);
+            bars.alphas[0]
+        });
         let mut grad = vec![0.0; g.n_params()];
         t.time("gradient, by hand", col, || {
             gmm::manual_gradient(black_box(&g), &mut grad);
@@ -828,6 +887,11 @@ fn gmm_bench() {
             gmm_nil_gradient(&g, c, &mut b);
             b.alphas[0]
         });
+        let nil_taped = peak_heap(|| {
+            let mut b = GmmBars::new(&g);
+            gmm_nil_gradient_taped(&g, c, &mut b);
+            b.alphas[0]
+        });
         let manual = peak_heap(|| {
             let mut grad = vec![0.0; g.n_params()];
             gmm::manual_gradient(&g, &mut grad);
@@ -842,6 +906,11 @@ fn gmm_bench() {
             "peak heap: gradient, ours (adjoints incl. N d of x)",
             col,
             fmt_bytes(nil_grad),
+        );
+        t.cell(
+            "peak heap: gradient, ours, loops taped",
+            col,
+            fmt_bytes(nil_taped),
         );
         t.cell("peak heap: gradient, by hand", col, fmt_bytes(manual));
         for (peer, bytes) in tape_heap {
@@ -864,6 +933,11 @@ fn gmm_bench() {
         plain,
     );
     t.ratio("gradient / plain objective (target <= 5)", ours, plain);
+    t.ratio(
+        "gradient, loops taped / plain objective",
+        "gradient, ours, loops taped",
+        plain,
+    );
     t.ratio(
         "gradient, ours / by hand (target <= 1)",
         ours,

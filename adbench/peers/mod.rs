@@ -528,6 +528,14 @@ pub fn bessel_nil_gradient(v: i64, z: f64) -> f64 {
     z_bar
 }
 
+/// dJ_v/dz from `bessel.nil` compiled with every loop taped.
+pub fn bessel_nil_gradient_taped(v: i64, z: f64) -> f64 {
+    let (mut out, mut out_bar, mut z_bar) = (0.0, 1.0, 0.0);
+    nilang_examples::taped::bessel::ibesselj_grad(&mut out, &mut out_bar, v, z, &mut z_bar, 1e-8)
+        .expect("taped ibesselj_grad");
+    z_bar
+}
+
 /// d^2 J_v/dz^2 forward over reverse: `ibesselj_grad` on a dual number.
 pub fn bessel_nil_second(v: i64, z: f64) -> f64 {
     use num_dual::Dual64;
@@ -585,12 +593,48 @@ pub fn gmm_nil_objective(g: &Gmm, constant: f64) -> f64 {
 
 /// The gradient by `gmm_objective_grad` (checked) into `b`.
 pub fn gmm_nil_gradient(g: &Gmm, constant: f64, b: &mut GmmBars) {
+    gmm_gradient_with(g, constant, b, nilang_adbench::gmm_nil::gmm_objective_grad);
+}
+
+/// `gmm_objective_grad` of `gmm.nil` compiled with every loop taped.
+pub fn gmm_nil_gradient_taped(g: &Gmm, constant: f64, b: &mut GmmBars) {
+    gmm_gradient_with(
+        g,
+        constant,
+        b,
+        nilang_adbench::taped::gmm_nil::gmm_objective_grad,
+    );
+}
+
+/// The signature of `gmm_objective_grad` on `f64`.
+type GmmGrad = fn(
+    &mut f64,
+    &mut f64,
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    i64,
+    i64,
+    i64,
+    f64,
+    &mut f64,
+    i64,
+    f64,
+    &mut f64,
+) -> nilang::Result;
+
+fn gmm_gradient_with(g: &Gmm, constant: f64, b: &mut GmmBars, grad: GmmGrad) {
     b.alphas.fill(0.0);
     b.means.fill(0.0);
     b.icf.fill(0.0);
     b.x.fill(0.0);
     let (mut out, mut out_bar, mut gamma_bar, mut c_bar) = (0.0, 1.0, 0.0, 0.0);
-    nilang_adbench::gmm_nil::gmm_objective_grad(
+    grad(
         &mut out,
         &mut out_bar,
         &g.alphas,
