@@ -22,10 +22,8 @@
 #[path = "../peers/mod.rs"]
 mod peers;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use nilang::sprs::{CsMat, TriMat};
@@ -36,53 +34,15 @@ use nilang_examples::petersen::{self, L1, L2, view, view_mut};
 use peers::*;
 
 // ---------------------------------------------------------------------------
-// Counting allocator
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(n: usize) {
-    let now = CURRENT.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counters are only statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grow(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grow(layout.size());
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            grow(new_size - layout.size());
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+// Peak heap
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: nilang_examples::heap::Counting = nilang_examples::heap::Counting;
 
 /// The most heap `f` held at once beyond what was allocated before it, in
 /// bytes.
 fn peak_heap<R>(f: impl FnOnce() -> R) -> usize {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    black_box(f());
-    PEAK.load(Relaxed) - base
+    nilang_examples::heap::peak_since(|| black_box(f())).1
 }
 
 // ---------------------------------------------------------------------------

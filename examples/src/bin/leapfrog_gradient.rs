@@ -18,60 +18,20 @@
 //! gradients are compared with the stored-states one, whose reverse pass
 //! starts every step from the state the forward run computed.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::error::Error;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use nilang_examples::solar::{self, Gradient};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(n: usize) {
-    let now = CURRENT.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counters are only statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grow(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grow(layout.size());
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            grow(new_size - layout.size());
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: nilang_examples::heap::Counting = nilang_examples::heap::Counting;
 
 /// Runs `f` and returns its result, its time in seconds and the most heap
 /// it held at once beyond what was allocated before.
 fn measure<R>(f: impl FnOnce() -> R) -> (R, f64, usize) {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
     let start = Instant::now();
-    let r = f();
-    let secs = start.elapsed().as_secs_f64();
-    (r, secs, PEAK.load(Relaxed).saturating_sub(base))
+    let (r, peak) = nilang_examples::heap::peak_since(f);
+    (r, start.elapsed().as_secs_f64(), peak)
 }
 
 struct Args {
