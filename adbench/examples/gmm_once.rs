@@ -41,19 +41,9 @@ fn main() {
             std::hint::black_box(out);
         }
         "grad" => {
-            let (mut a, mut m, mut i, mut x) = (
-                vec![0.0; g.alphas.len()],
-                vec![0.0; g.means.len()],
-                vec![0.0; g.icf.len()],
-                vec![0.0; g.x.len()],
-            );
-            let (mut out, mut ob, mut gb, mut cb) = (0.0, 1.0, 0.0, 0.0);
-            gmm_nil::gmm_objective_grad(
-                &mut out, &mut ob, &g.alphas, &mut a, &g.means, &mut m, &g.icf, &mut i, &g.x,
-                &mut x, g.d as i64, g.k as i64, g.n as i64, g.gamma, &mut gb, g.m, c, &mut cb,
-            )
-            .unwrap();
-            std::hint::black_box(a);
+            let mut bars = gmm::Bars::new(&g);
+            bars.run(gmm_nil::gmm_objective_grad, &g, c).unwrap();
+            std::hint::black_box(bars);
         }
         other => {
             eprintln!("gmm_once: unknown case `{other}` (load, plain, obj or grad)");

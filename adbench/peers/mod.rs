@@ -553,32 +553,8 @@ pub fn bessel_nil_second(v: i64, z: f64) -> f64 {
     z_bar.eps
 }
 
-/// The adjoint buffers of `gmm_objective_grad`, allocated once.
-pub struct GmmBars {
-    pub alphas: Vec<f64>,
-    pub means: Vec<f64>,
-    pub icf: Vec<f64>,
-    pub x: Vec<f64>,
-}
-
-impl GmmBars {
-    pub fn new(g: &Gmm) -> Self {
-        GmmBars {
-            alphas: vec![0.0; g.alphas.len()],
-            means: vec![0.0; g.means.len()],
-            icf: vec![0.0; g.icf.len()],
-            x: vec![0.0; g.x.len()],
-        }
-    }
-
-    /// The gradient in ADBench's order.
-    pub fn gradient(&self) -> Vec<f64> {
-        let mut v = self.alphas.clone();
-        v.extend_from_slice(&self.means);
-        v.extend_from_slice(&self.icf);
-        v
-    }
-}
+/// The adjoint buffers of `gmm_objective_grad` (the library's).
+pub use nilang_adbench::gmm::Bars as GmmBars;
 
 /// F by `gmm_objective` (checked).
 pub fn gmm_nil_objective(g: &Gmm, constant: f64) -> f64 {
@@ -593,66 +569,16 @@ pub fn gmm_nil_objective(g: &Gmm, constant: f64) -> f64 {
 
 /// The gradient by `gmm_objective_grad` (checked) into `b`.
 pub fn gmm_nil_gradient(g: &Gmm, constant: f64, b: &mut GmmBars) {
-    gmm_gradient_with(g, constant, b, nilang_adbench::gmm_nil::gmm_objective_grad);
+    b.run(nilang_adbench::gmm_nil::gmm_objective_grad, g, constant)
+        .expect("gmm_objective_grad");
 }
 
 /// `gmm_objective_grad` of `gmm.nil` compiled with every loop taped.
 pub fn gmm_nil_gradient_taped(g: &Gmm, constant: f64, b: &mut GmmBars) {
-    gmm_gradient_with(
+    b.run(
+        nilang_adbench::taped::gmm_nil::gmm_objective_grad,
         g,
         constant,
-        b,
-        nilang_adbench::taped::gmm_nil::gmm_objective_grad,
-    );
-}
-
-/// The signature of `gmm_objective_grad` on `f64`.
-type GmmGrad = fn(
-    &mut f64,
-    &mut f64,
-    &[f64],
-    &mut [f64],
-    &[f64],
-    &mut [f64],
-    &[f64],
-    &mut [f64],
-    &[f64],
-    &mut [f64],
-    i64,
-    i64,
-    i64,
-    f64,
-    &mut f64,
-    i64,
-    f64,
-    &mut f64,
-) -> nilang::Result;
-
-fn gmm_gradient_with(g: &Gmm, constant: f64, b: &mut GmmBars, grad: GmmGrad) {
-    b.alphas.fill(0.0);
-    b.means.fill(0.0);
-    b.icf.fill(0.0);
-    b.x.fill(0.0);
-    let (mut out, mut out_bar, mut gamma_bar, mut c_bar) = (0.0, 1.0, 0.0, 0.0);
-    grad(
-        &mut out,
-        &mut out_bar,
-        &g.alphas,
-        &mut b.alphas,
-        &g.means,
-        &mut b.means,
-        &g.icf,
-        &mut b.icf,
-        &g.x,
-        &mut b.x,
-        g.d as i64,
-        g.k as i64,
-        g.n as i64,
-        g.gamma,
-        &mut gamma_bar,
-        g.m,
-        constant,
-        &mut c_bar,
     )
-    .expect("gmm_objective_grad");
+    .expect("gmm_objective_grad (loops taped)");
 }

@@ -357,3 +357,101 @@ pub fn manual_gradient(g: &Gmm, grad: &mut [f64]) {
         }
     }
 }
+
+/// The signature of a compiled `gmm_objective_grad` on `f64` (checked,
+/// unchecked or taped: every build of `gmm.nil` has this one).
+pub type NilGradient = fn(
+    &mut f64,
+    &mut f64,
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    &[f64],
+    &mut [f64],
+    i64,
+    i64,
+    i64,
+    f64,
+    &mut f64,
+    i64,
+    f64,
+    &mut f64,
+) -> nilang::Result;
+
+/// The adjoint buffers of a `gmm_objective_grad` call, allocated once and
+/// reused by [`Bars::run`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bars {
+    pub alphas: Vec<f64>,
+    pub means: Vec<f64>,
+    pub icf: Vec<f64>,
+    /// The adjoint of the data: `x` is typed `T` in `gmm.nil`, so the
+    /// gradient program accumulates one for it too.
+    pub x: Vec<f64>,
+    /// What the call left in `out` (the gradient program gives its inputs
+    /// back, so 0 up to rounding), and the adjoints of `gamma` and of the
+    /// constant term.
+    pub out: f64,
+    pub gamma: f64,
+    pub constant: f64,
+}
+
+impl Bars {
+    pub fn new(g: &Gmm) -> Self {
+        Bars {
+            alphas: vec![0.0; g.alphas.len()],
+            means: vec![0.0; g.means.len()],
+            icf: vec![0.0; g.icf.len()],
+            x: vec![0.0; g.x.len()],
+            out: 0.0,
+            gamma: 0.0,
+            constant: 0.0,
+        }
+    }
+
+    /// Runs `grad` on `g` with the adjoint of the objective seeded to 1,
+    /// every other adjoint cleared first, and keeps the adjoints here.
+    pub fn run(&mut self, grad: NilGradient, g: &Gmm, constant: f64) -> nilang::Result {
+        self.alphas.fill(0.0);
+        self.means.fill(0.0);
+        self.icf.fill(0.0);
+        self.x.fill(0.0);
+        let (mut out_bar, mut gamma_bar, mut c_bar) = (1.0, 0.0, 0.0);
+        let mut out = 0.0;
+        grad(
+            &mut out,
+            &mut out_bar,
+            &g.alphas,
+            &mut self.alphas,
+            &g.means,
+            &mut self.means,
+            &g.icf,
+            &mut self.icf,
+            &g.x,
+            &mut self.x,
+            g.d as i64,
+            g.k as i64,
+            g.n as i64,
+            g.gamma,
+            &mut gamma_bar,
+            g.m,
+            constant,
+            &mut c_bar,
+        )?;
+        self.out = out;
+        self.gamma = gamma_bar;
+        self.constant = c_bar;
+        Ok(())
+    }
+
+    /// The gradient in ADBench's order: alphas, means, icf.
+    pub fn gradient(&self) -> Vec<f64> {
+        let mut v = self.alphas.clone();
+        v.extend_from_slice(&self.means);
+        v.extend_from_slice(&self.icf);
+        v
+    }
+}

@@ -56,57 +56,28 @@ fn nil_objective(g: &Gmm) -> f64 {
     out
 }
 
-/// F and its gradient (ADBench's order) by `gmm_objective_grad`, seeded
-/// with an output adjoint of 1.
-macro_rules! nil_gradient_of {
-    ($m:ident, $g:expr) => {{
-        let g: &Gmm = $g;
-        let mut out = 0.0;
-        let mut out_bar = 1.0;
-        let mut alphas_bar = vec![0.0; g.alphas.len()];
-        let mut means_bar = vec![0.0; g.means.len()];
-        let mut icf_bar = vec![0.0; g.icf.len()];
-        let mut x_bar = vec![0.0; g.x.len()];
-        let (mut gamma_bar, mut constant_bar) = (0.0, 0.0);
-        $m::gmm_objective_grad(
-            &mut out,
-            &mut out_bar,
-            &g.alphas,
-            &mut alphas_bar,
-            &g.means,
-            &mut means_bar,
-            &g.icf,
-            &mut icf_bar,
-            &g.x,
-            &mut x_bar,
-            g.d as i64,
-            g.k as i64,
-            g.n as i64,
-            g.gamma,
-            &mut gamma_bar,
-            g.m,
-            g.constant_term(),
-            &mut constant_bar,
-        )
-        .unwrap();
-        // The gradient program gives back its inputs: `out` is 0 again.
-        assert!(out.abs() < 1e-9, "out after the gradient: {out}");
-        assert_eq!(constant_bar, 1.0);
-        let mut grad = alphas_bar;
-        grad.extend(means_bar);
-        grad.extend(icf_bar);
-        (out, grad)
-    }};
+/// F and its gradient (ADBench's order) by a build of `gmm_objective_grad`,
+/// seeded with an output adjoint of 1.
+fn gradient_by(grad: gmm::NilGradient, g: &Gmm) -> (f64, Vec<f64>) {
+    let mut bars = gmm::Bars::new(g);
+    bars.run(grad, g, g.constant_term()).unwrap();
+    // The gradient program gives back its inputs: `out` is 0 again.
+    assert!(
+        bars.out.abs() < 1e-9,
+        "out after the gradient: {}",
+        bars.out
+    );
+    assert_eq!(bars.constant, 1.0);
+    (bars.out, bars.gradient())
 }
 
 fn nil_gradient(g: &Gmm) -> (f64, Vec<f64>) {
-    nil_gradient_of!(gmm_nil, g)
+    gradient_by(gmm_nil::gmm_objective_grad, g)
 }
 
 /// The same with every loop of `gmm.nil` taped.
 fn taped_gradient(g: &Gmm) -> (f64, Vec<f64>) {
-    use nilang_adbench::taped::gmm_nil as taped_gmm;
-    nil_gradient_of!(taped_gmm, g)
+    gradient_by(nilang_adbench::taped::gmm_nil::gmm_objective_grad, g)
 }
 
 fn manual(g: &Gmm) -> Vec<f64> {
@@ -265,9 +236,11 @@ fn taped_gradient_equals_the_reverse_computed_one() {
 
 #[test]
 fn unchecked_taped_gradient_equals_the_reverse_computed_one() {
-    use nilang_adbench::unchecked::taped::gmm_nil as unchecked_taped;
     let g = load("test.txt");
     let (_, reversed) = nil_gradient(&g);
-    let (_, taped) = nil_gradient_of!(unchecked_taped, &g);
+    let (_, taped) = gradient_by(
+        nilang_adbench::unchecked::taped::gmm_nil::gmm_objective_grad,
+        &g,
+    );
     assert_close("test.txt", &taped, &reversed, 1e-9, 1e-12);
 }
