@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use nilang::sprs::{CsMat, TriMat};
+use nilang::sprs::CsMat;
 use nilang_adbench::ba::{self, BaInput, BaJacobian};
 use nilang_adbench::gmm::{self, Gmm};
 use nilang_adbench::{data_dir, unchecked};
@@ -504,45 +504,10 @@ fn graph() {
 /// Two 1000 x 1000 CSC matrices with 50,000 nonzeros each (5% dense), in
 /// different random patterns.
 fn sparse_pair() -> (CsMat<f64>, CsMat<f64>) {
-    let mut rng = petersen::Rng::new(11);
-    let mut make = || {
-        let mut t = TriMat::new((1000, 1000));
-        let mut seen = std::collections::HashSet::new();
-        while seen.len() < 50_000 {
-            let (i, j) = (
-                (rng.next_u64() % 1000) as usize,
-                (rng.next_u64() % 1000) as usize,
-            );
-            if seen.insert((i, j)) {
-                t.add_triplet(i, j, rng.uniform() * 10.0);
-            }
-        }
-        t.to_csc()
-    };
-    (make(), make())
+    nilang_examples::baseline::random_csc_pair(11, 1000, 50_000)
 }
 
-/// trace(A'B) by the merge of the sorted row lists, column by column.
-fn plain_sparse_dot(a: &CsMat<f64>, b: &CsMat<f64>) -> f64 {
-    let mut r = 0.0;
-    for (ca, cb) in a.outer_iterator().zip(b.outer_iterator()) {
-        let (ia, va) = (ca.indices(), ca.data());
-        let (ib, vb) = (cb.indices(), cb.data());
-        let (mut x, mut y) = (0, 0);
-        while x < ia.len() && y < ib.len() {
-            match ia[x].cmp(&ib[y]) {
-                std::cmp::Ordering::Equal => {
-                    r += va[x] * vb[y];
-                    x += 1;
-                    y += 1;
-                }
-                std::cmp::Ordering::Less => x += 1,
-                std::cmp::Ordering::Greater => y += 1,
-            }
-        }
-    }
-    r
-}
+use nilang_examples::baseline::sparse_dot as plain_sparse_dot;
 
 fn sparse() {
     use nilang_examples::sparse as sp;

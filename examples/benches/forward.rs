@@ -12,22 +12,7 @@ fn main() {
     divan::main();
 }
 
-/// Plain Rust J_v(z), the paper's irreversible `besselj`.
-fn besselj(v: i64, z: f64, atol: f64) -> f64 {
-    let mut k = 0_i64;
-    let mut fact = 1.0;
-    for i in 1..=v {
-        fact *= i as f64;
-    }
-    let mut s = (z / 2.0).powi(v as i32) / fact;
-    let mut out = s;
-    while s.abs() > atol {
-        k += 1;
-        s *= -1.0 / k as f64 / (k + v) as f64 * (z / 2.0).powi(2);
-        out += s;
-    }
-    out
-}
+use nilang_examples::baseline::besselj;
 
 mod bessel_j2 {
     use super::*;

@@ -15,6 +15,7 @@ nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod tape);
 nilang::include_nil!(pub mod unitary);
 
+pub mod baseline;
 pub mod heap;
 pub mod petersen;
 pub mod solar;
