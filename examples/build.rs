@@ -8,6 +8,7 @@ const FILES: &[&str] = &[
     "bennett.nil",
     "bessel.nil",
     "complex.nil",
+    "fft.nil",
     "fib.nil",
     "graph.nil",
     "heat.nil",
