@@ -7,6 +7,7 @@ const FILES: &[&str] = &[
     "arithmetic.nil",
     "bennett.nil",
     "bessel.nil",
+    "boxmuller.nil",
     "complex.nil",
     "fft.nil",
     "fib.nil",

@@ -4,6 +4,7 @@
 nilang::include_nil!(pub mod arithmetic);
 nilang::include_nil!(pub mod bennett);
 nilang::include_nil!(pub mod bessel);
+nilang::include_nil!(pub mod boxmuller);
 nilang::include_nil!(pub mod complex);
 nilang::include_nil!(pub mod fft);
 nilang::include_nil!(pub mod fib);
@@ -26,6 +27,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod arithmetic from "unchecked");
     nilang::include_nil!(pub mod bennett from "unchecked");
     nilang::include_nil!(pub mod bessel from "unchecked");
+    nilang::include_nil!(pub mod boxmuller from "unchecked");
     nilang::include_nil!(pub mod complex from "unchecked");
     nilang::include_nil!(pub mod fft from "unchecked");
     nilang::include_nil!(pub mod fib from "unchecked");
