@@ -9,6 +9,7 @@ const FILES: &[&str] = &[
     "bessel.nil",
     "boxmuller.nil",
     "complex.nil",
+    "consistency.nil",
     "fft.nil",
     "fib.nil",
     "graph.nil",

@@ -6,6 +6,7 @@ nilang::include_nil!(pub mod bennett);
 nilang::include_nil!(pub mod bessel);
 nilang::include_nil!(pub mod boxmuller);
 nilang::include_nil!(pub mod complex);
+nilang::include_nil!(pub mod consistency);
 nilang::include_nil!(pub mod fft);
 nilang::include_nil!(pub mod fib);
 nilang::include_nil!(pub mod graph);
@@ -29,6 +30,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod bessel from "unchecked");
     nilang::include_nil!(pub mod boxmuller from "unchecked");
     nilang::include_nil!(pub mod complex from "unchecked");
+    nilang::include_nil!(pub mod consistency from "unchecked");
     nilang::include_nil!(pub mod fft from "unchecked");
     nilang::include_nil!(pub mod fib from "unchecked");
     nilang::include_nil!(pub mod graph from "unchecked");
