@@ -16,6 +16,7 @@ const FILES: &[&str] = &[
     "heat.nil",
     "leapfrog.nil",
     "linalg.nil",
+    "nice.nil",
     "qr.nil",
     "sparse.nil",
     "tape.nil",
