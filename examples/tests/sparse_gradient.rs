@@ -40,3 +40,26 @@ fn sparse_dot_gradient_is_the_other_matrix() {
         assert!(ga.iter().any(|&g| g != 0.0), "some entries are shared");
     }
 }
+
+#[test]
+fn mismatched_shapes_are_an_assertion_error_not_a_panic() {
+    // `sparse.nil` checks `@safe @assert size(B) == (m, n)`: a false
+    // assertion comes back as an error naming the file and line, in the
+    // checked build and in the unchecked one (an assertion is not a
+    // reversibility check, so `checks(false)` keeps it).
+    use nilang::sprs::CsMat;
+    let a = CsMat::<f64>::eye_csc(3);
+    let b = CsMat::<f64>::eye_csc(4);
+    for run in [
+        nilang_examples::sparse::sparse_dot,
+        nilang_examples::unchecked::sparse::sparse_dot,
+    ] {
+        let mut r = 0.0;
+        let err = run(&mut r, a.view(), b.view()).unwrap_err();
+        assert_eq!(err.check, nilang::Check::Assertion);
+        assert_eq!(err.location.file, "sparse.nil");
+        assert_eq!(err.location.line, 19);
+        assert!(err.what.contains("size(B) == (m, n)"), "{}", err.what);
+        assert_eq!(r, 0.0, "nothing was written");
+    }
+}

@@ -1671,11 +1671,13 @@ impl Gen<'_> {
                 name,
                 arg: Some(arg),
             } if name == "@assert" => {
+                // A false assertion is an error the caller gets back, like a
+                // failed reversibility check, not a panic.
                 let (code, _) = self.expr(arg);
-                let text = crate::printer::print_expr(arg);
+                let what = format!("`@assert {}`", crate::printer::print_expr(arg));
+                let location = self.location(span);
                 self.line(&format!(
-                    "assert!({code}, {:?});",
-                    format!("@assert {text}")
+                    "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::Assertion, {what:?}, true, false)); }}"
                 ));
             }
             ExprKind::Macro {
