@@ -4,12 +4,29 @@ use std::path::PathBuf;
 
 use nilang_build::{Config, Error};
 
-fn scratch(name: &str) -> PathBuf {
+/// A fresh folder with `nil/sub` and `out` in it, removed again when the
+/// test ends (also when it fails).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("nilang-build-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("nil/sub")).unwrap();
     std::fs::create_dir_all(dir.join("out")).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn config(dir: &std::path::Path) -> Config {
