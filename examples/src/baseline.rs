@@ -6,6 +6,29 @@ use nilang::sprs::{CsMat, TriMat};
 
 use crate::petersen::Rng;
 
+/// splitmix64: a small deterministic generator for the tests' inputs.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in the open interval (0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn symmetric(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
 /// J_v(z) by the Taylor series, the paper's irreversible `besselj`: the
 /// running term is multiplied in place until it is below `atol`.
 pub fn besselj(v: i64, z: f64, atol: f64) -> f64 {

@@ -3,22 +3,9 @@
 //! against central differences, and the statistics of many samples.
 
 use nilang::Check;
+use nilang_examples::baseline::SplitMix;
 use nilang_examples::boxmuller::{box_muller, box_muller_grad, uncall_box_muller};
 use std::f64::consts::PI;
-
-/// splitmix64, mapped to the open interval (0, 1).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-}
 
 fn plain(u1: f64, u2: f64) -> (f64, f64) {
     let r = (-2.0 * u1.ln()).sqrt();

@@ -5,26 +5,13 @@
 //! algorithm of the same family.
 
 use nilang::Check;
+use nilang_examples::baseline::SplitMix;
 use nilang_examples::fft;
-
-/// A deterministic generator (splitmix64) of numbers in [-1, 1).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
 
 fn signal(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = SplitMix(seed);
-    let re = (0..n).map(|_| rng.next()).collect();
-    let im = (0..n).map(|_| rng.next()).collect();
+    let re = (0..n).map(|_| rng.symmetric()).collect();
+    let im = (0..n).map(|_| rng.symmetric()).collect();
     (re, im)
 }
 

@@ -4,22 +4,9 @@
 
 use nilang::Check;
 use nilang::ndarray::{Array2, ShapeBuilder};
+use nilang_examples::baseline::SplitMix;
 use nilang_examples::nice;
 use std::f64::consts::PI;
-
-/// splitmix64 in [-1, 1).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-}
 
 /// Sizes: samples of dimension 2d, h hidden units, `layers` coupling layers.
 #[derive(Clone, Copy)]
@@ -43,7 +30,7 @@ impl Params {
         let mut rng = SplitMix(seed);
         let mut fill = |rows: usize, scale: f64| {
             let mut m = Array2::zeros((rows, s.layers).f());
-            m.iter_mut().for_each(|v| *v = scale * rng.next());
+            m.iter_mut().for_each(|v| *v = scale * rng.symmetric());
             m
         };
         Params {
@@ -55,6 +42,50 @@ impl Params {
     }
 
     /// All parameters in one vector (w1, b1, w2, b2, each column-major).
+    /// The mean log-likelihood of the columns of `xs` (`nice_batch_logp`).
+    fn mean_logp(&self, xs: &Array2<f64>) -> f64 {
+        let mut ys = xs.clone();
+        let mut logp = 0.0;
+        nice::nice_batch_logp(
+            &mut logp,
+            ys.view_mut(),
+            self.w1.view(),
+            self.b1.view(),
+            self.w2.view(),
+            self.b2.view(),
+        )
+        .unwrap();
+        logp / xs.ncols() as f64
+    }
+
+    /// The gradient of the mean log-likelihood by `nice_batch_logp_grad`:
+    /// returns what the call left in `logp` (restored, so about 0) and the
+    /// parameters' adjoints; the samples' adjoints go to `xs_bar`, and `xs`
+    /// is given back restored.
+    fn mean_logp_grad(&self, xs: &mut Array2<f64>, xs_bar: &mut Array2<f64>) -> (f64, Params) {
+        let mut g = self.clone();
+        for m in [&mut g.w1, &mut g.b1, &mut g.w2, &mut g.b2] {
+            m.fill(0.0);
+        }
+        let (mut logp, mut logp_bar) = (0.0, 1.0 / xs.ncols() as f64);
+        nice::nice_batch_logp_grad(
+            &mut logp,
+            &mut logp_bar,
+            xs.view_mut(),
+            xs_bar.view_mut(),
+            self.w1.view(),
+            g.w1.view_mut(),
+            self.b1.view(),
+            g.b1.view_mut(),
+            self.w2.view(),
+            g.w2.view_mut(),
+            self.b2.view(),
+            g.b2.view_mut(),
+        )
+        .unwrap();
+        (logp, g)
+    }
+
     fn flat(&self) -> Vec<f64> {
         [&self.w1, &self.b1, &self.w2, &self.b2]
             .iter()
@@ -107,7 +138,7 @@ fn plain_logp(s: Shape, p: &Params, x: &[f64]) -> f64 {
 fn batch(s: Shape, n: usize, seed: u64) -> Array2<f64> {
     let mut rng = SplitMix(seed);
     let mut xs = Array2::zeros((2 * s.d, n).f());
-    xs.iter_mut().for_each(|v| *v = 1.5 * rng.next());
+    xs.iter_mut().for_each(|v| *v = 1.5 * rng.symmetric());
     xs
 }
 
@@ -189,44 +220,10 @@ fn parameter_gradients_match_central_differences() {
     let p = Params::random(s, 31);
     let xs0 = batch(s, 6, 32);
     // L = mean log-likelihood of the batch.
-    let n = xs0.ncols() as f64;
-    let loss = |v: &[f64]| {
-        let q = Params::from_flat(s, v);
-        let mut xs = xs0.clone();
-        let mut logp = 0.0;
-        nice::nice_batch_logp(
-            &mut logp,
-            xs.view_mut(),
-            q.w1.view(),
-            q.b1.view(),
-            q.w2.view(),
-            q.b2.view(),
-        )
-        .unwrap();
-        logp / n
-    };
+    let loss = |v: &[f64]| Params::from_flat(s, v).mean_logp(&xs0);
     let mut xs = xs0.clone();
-    let (mut logp, mut logp_bar) = (0.0, 1.0 / n);
     let mut xs_bar = Array2::zeros(xs.raw_dim().f());
-    let mut g = Params::random(s, 0);
-    for m in [&mut g.w1, &mut g.b1, &mut g.w2, &mut g.b2] {
-        m.fill(0.0);
-    }
-    nice::nice_batch_logp_grad(
-        &mut logp,
-        &mut logp_bar,
-        xs.view_mut(),
-        xs_bar.view_mut(),
-        p.w1.view(),
-        g.w1.view_mut(),
-        p.b1.view(),
-        g.b1.view_mut(),
-        p.w2.view(),
-        g.w2.view_mut(),
-        p.b2.view(),
-        g.b2.view_mut(),
-    )
-    .unwrap();
+    let (logp, g) = p.mean_logp_grad(&mut xs, &mut xs_bar);
     assert!(
         logp.abs() < 1e-12,
         "the output is restored up to rounding: {logp}"
@@ -239,18 +236,8 @@ fn parameter_gradients_match_central_differences() {
     nilang::check_gradient(loss, &flat, &grad, 1e-6, 1e-8).unwrap();
     // The samples' adjoints: d L / d x, against differences too.
     let loss_x = |v: &[f64]| {
-        let mut xs = Array2::from_shape_vec((2 * s.d, xs0.ncols()).f(), v.to_vec()).unwrap();
-        let mut logp = 0.0;
-        nice::nice_batch_logp(
-            &mut logp,
-            xs.view_mut(),
-            p.w1.view(),
-            p.b1.view(),
-            p.w2.view(),
-            p.b2.view(),
-        )
-        .unwrap();
-        logp / n
+        let xs = Array2::from_shape_vec((2 * s.d, xs0.ncols()).f(), v.to_vec()).unwrap();
+        p.mean_logp(&xs)
     };
     let x_flat: Vec<f64> = xs0.t().iter().copied().collect();
     let gx: Vec<f64> = xs_bar.t().iter().copied().collect();
@@ -271,59 +258,25 @@ fn gradient_ascent_raises_the_likelihood() {
     let mut rng = SplitMix(41);
     let mut xs = Array2::zeros((2, 64).f());
     for mut c in xs.columns_mut() {
-        let (u, v) = (rng.next(), rng.next());
+        let (u, v) = (rng.symmetric(), rng.symmetric());
         c[0] = 2.0 * u;
         c[1] = 2.0 * u + 0.3 * v + 1.0;
     }
     let mut p = Params::random(s, 42);
     p.w1.mapv_inplace(|v| 0.3 * v);
     p.w2.mapv_inplace(|v| 0.3 * v);
-    let n = xs.ncols() as f64;
-    let mean_logp = |p: &Params| {
-        let mut ys = xs.clone();
-        let mut logp = 0.0;
-        nice::nice_batch_logp(
-            &mut logp,
-            ys.view_mut(),
-            p.w1.view(),
-            p.b1.view(),
-            p.w2.view(),
-            p.b2.view(),
-        )
-        .unwrap();
-        logp / n
-    };
-    let start = mean_logp(&p);
+    let start = p.mean_logp(&xs);
     for _ in 0..300 {
-        let mut g = p.clone();
-        for m in [&mut g.w1, &mut g.b1, &mut g.w2, &mut g.b2] {
-            m.fill(0.0);
-        }
-        let (mut logp, mut logp_bar) = (0.0, 1.0 / n);
         let mut ys = xs.clone();
         let mut ys_bar = Array2::zeros(ys.raw_dim().f());
-        nice::nice_batch_logp_grad(
-            &mut logp,
-            &mut logp_bar,
-            ys.view_mut(),
-            ys_bar.view_mut(),
-            p.w1.view(),
-            g.w1.view_mut(),
-            p.b1.view(),
-            g.b1.view_mut(),
-            p.w2.view(),
-            g.w2.view_mut(),
-            p.b2.view(),
-            g.b2.view_mut(),
-        )
-        .unwrap();
+        let (_, g) = p.mean_logp_grad(&mut ys, &mut ys_bar);
         let rate = 0.05;
         p.w1.scaled_add(rate, &g.w1);
         p.b1.scaled_add(rate, &g.b1);
         p.w2.scaled_add(rate, &g.w2);
         p.b2.scaled_add(rate, &g.b2);
     }
-    let end = mean_logp(&p);
+    let end = p.mean_logp(&xs);
     eprintln!("mean log-likelihood: {start:.4} -> {end:.4}");
     assert!(end > start + 1.0, "{start} -> {end}");
 }
