@@ -154,6 +154,7 @@ pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
     ("one", Some(1)),
     ("zeros", None),
     ("ones", None),
+    ("stack", Some(1)),
     ("length", Some(1)),
     ("size", None),
     ("value", Some(1)),

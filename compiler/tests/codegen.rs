@@ -65,7 +65,7 @@ end
 
 #[test]
 fn unsupported_constructs_are_errors_not_wrong_code() {
-    let errors = module("function f(s::Stack<f64>, w::f64)\n    w += 1.0\nend\n").unwrap_err();
+    let errors = module("function f(s::(f64, f64), w::f64)\n    w += 1.0\nend\n").unwrap_err();
     assert!(errors.iter().all(|e| e.starts_with("E0701")), "{errors:?}");
     assert!(!errors.is_empty());
 }

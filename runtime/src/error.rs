@@ -35,6 +35,13 @@ pub enum Check {
     /// A tape loop's inverse found its tape empty (a tape not recorded by
     /// the matching forward run).
     Tape,
+    /// `PUSH!`, `POP!`, `COPYPUSH!`, `COPYPOP!` or freeing a stack: a pop
+    /// from an empty stack, `POP!` into a non-zero value, `COPYPOP!` of a
+    /// value other than the top, a stack freed while not empty, or an
+    /// adjoint stack out of step with its stack.
+    Stack,
+    /// A typecast `(T1 => T2)(x)` that would lose information.
+    Cast,
 }
 
 impl Check {
@@ -48,6 +55,8 @@ impl Check {
             Check::Shape => "shape check failed",
             Check::NotDifferentiable => "not differentiable",
             Check::Tape => "tape mismatch",
+            Check::Stack => "stack check failed",
+            Check::Cast => "lossy typecast",
         }
     }
 }

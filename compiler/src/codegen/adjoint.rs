@@ -80,6 +80,11 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
         Kind::Matrix(inner) if differentiable(inner) => {
             Some("nilang::ndarray::ArrayViewMut2<'_, G>".into())
         }
+        // The adjoints of a stack's values, in a stack of the same length.
+        Kind::Stack(inner) if differentiable(inner) => Some(match **inner {
+            Kind::Complex(_) => "&mut nilang::Stack<nilang::Complex<G>>".into(),
+            _ => "&mut nilang::Stack<G>".into(),
+        }),
         _ => None,
     }
 }
@@ -922,12 +927,12 @@ impl Gen<'_> {
         format!("<G as nilang::Adjoint<{}>>::zero()", self.ad_scalar())
     }
 
-    fn ad_one(&self) -> String {
+    pub(super) fn ad_one(&self) -> String {
         format!("nilang::one::<{}>()", self.ad_scalar())
     }
 
     /// `bar += g * s`.
-    fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
+    pub(super) fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
         format!("nilang::Adjoint::add_scaled(&mut {bar}, &{g}, {s});")
     }
 
@@ -1134,6 +1139,10 @@ impl Gen<'_> {
             {
                 format!("nilang::ndarray::Array2::from_elem({n}.raw_dim(), {zero})")
             }
+            Kind::Stack(inner) if differentiable(inner) => match **inner {
+                Kind::Complex(_) => "nilang::Stack::<nilang::Complex<G>>::new()".into(),
+                _ => "nilang::Stack::<G>::new()".into(),
+            },
             _ => return,
         };
         self.line(&format!("let mut {b} = {code};"));
@@ -1213,7 +1222,7 @@ impl Gen<'_> {
 
     /// The local derivatives of `value` with respect to the places it reads:
     /// `(place, code of d value / d place)`, in the adjoint scalar kind.
-    fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
+    pub(super) fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
         let mut out = Vec::new();
         push_partials(self, value, None, &mut out);
         out

@@ -20,6 +20,8 @@
 use std::fmt::Write;
 
 mod adjoint;
+mod cast;
+mod stack;
 pub(crate) mod tape;
 pub mod wgsl;
 
@@ -171,6 +173,8 @@ enum Kind {
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
+    /// `Stack<T>`: a `nilang::Stack<T>` (see `codegen::stack`).
+    Stack(Box<Kind>),
     Unknown,
 }
 
@@ -198,6 +202,7 @@ fn kind_of(ty: &Ty) -> Kind {
                 "Matrix" => Kind::Matrix(inner),
                 "Csc" => Kind::Csc(inner),
                 "Complex" => Kind::Complex(inner),
+                "Stack" => Kind::Stack(inner),
                 _ => Kind::Unknown,
             }
         }
@@ -214,6 +219,7 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
         Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Stack(inner) => rust_scalar(inner).map(|s| format!("nilang::Stack<{s}>")),
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -336,6 +342,8 @@ pub fn generate_function(
         any_tape,
         reserve: Vec::new(),
         record_all: options.tape_loops,
+        casts: Vec::new(),
+        cast_blocks: Vec::new(),
     };
     g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
@@ -405,6 +413,12 @@ struct Gen<'a> {
     /// Tape loops record every scalar write, not only overwrites (the
     /// `tape_loops` option: taping instead of uncomputing).
     record_all: bool,
+    /// The kinds typecasts gave ancillas so far, by definition, latest last
+    /// (see `codegen::cast`).
+    casts: Vec<(usize, Kind)>,
+    /// The spans of the typecasts that sit in the block allocating their
+    /// variable (the only ones that can be generated).
+    cast_blocks: Vec<Span>,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -530,6 +544,10 @@ impl Gen<'_> {
 
     fn def_kind(&self, span: Span) -> Option<(usize, Kind)> {
         let id = self.resolution.def_at(span)?;
+        // A typecast changes an ancilla's type from where it runs on.
+        if let Some((_, kind)) = self.casts.iter().rev().find(|(d, _)| *d == id) {
+            return Some((id, kind.clone()));
+        }
         Some((id, kind_of(&self.types.defs[id])))
     }
 
@@ -548,6 +566,7 @@ impl Gen<'_> {
 
     fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
         self.body.clone_from(&f.body.stmts);
+        self.casts.clear();
         if let Some(doc) = self.ad.as_ref().map(|ad| ad.doc.clone()) {
             for l in doc.lines() {
                 self.line(format!("/// {l}").trim_end());
@@ -615,6 +634,10 @@ impl Gen<'_> {
                     } else {
                         format!("{name}: nilang::sprs::CsMatView<'_, {s}>")
                     }
+                }),
+                (Kind::Stack(_), m) => rust_scalar(&kind).map(|s| {
+                    let r = if m { "&mut " } else { "&" };
+                    format!("{name}: {r}{s}")
                 }),
                 (k, m) => rust_scalar(k).map(|s| {
                     let r = if m { "&mut " } else { "" };
@@ -698,6 +721,9 @@ impl Gen<'_> {
     /// may undo a `@routine` before it); `after` holds lines to emit after
     /// the `~@routine` at an index (see `plain_routine`).
     fn block_from(&mut self, stmts: &[Stmt], start: usize, mut after: Vec<(usize, Vec<String>)>) {
+        if start == 0 {
+            self.cast_block(stmts);
+        }
         let pairs = routine_pairs(stmts);
         // The local tapes of the `@routine`s that record, by the index of
         // their `~@routine`.
@@ -900,6 +926,9 @@ impl Gen<'_> {
                     self.ad_alloc(name, &kind);
                 }
             }
+            StmtKind::Dealloc { name, .. } if self.is_stack_def(name.span) => {
+                self.stack_dealloc(name, stmt.span)
+            }
             StmtKind::Dealloc { name, value } => {
                 if self.differentiating() {
                     // `t → e` is `t -= e; t → 0`: in a reverse pass this undoes
@@ -965,7 +994,7 @@ impl Gen<'_> {
             }
             StmtKind::Unroutine => {}
             StmtKind::Safe(expr) => self.safe(expr, stmt.span),
-            StmtKind::Typecast { .. } => self.unsupported(stmt.span, "a typecast"),
+            StmtKind::Typecast { from, to, value } => self.typecast(from, to, value, stmt.span),
         }
     }
 
@@ -1269,6 +1298,10 @@ impl Gen<'_> {
 
     fn call(&mut self, call: &Call, span: Span) {
         if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+            if stack::is_stack_instruction(instr.name) {
+                self.stack_instruction(instr.name, call, span);
+                return;
+            }
             if self.differentiating() {
                 self.ad_instruction_call(instr.name, call, span);
             }
@@ -1320,6 +1353,11 @@ impl Gen<'_> {
             } else if let Kind::Matrix(_) | Kind::Csc(_) = param_kind {
                 let (code, _) = self.expr(arg);
                 args.push(format!("{code}.view()"));
+            } else if let Kind::Stack(_) = param_kind {
+                match self.stack_arg(arg) {
+                    Some(code) => args.push(code),
+                    None => return,
+                }
             } else {
                 let (code, from) = self.expr(arg);
                 let to = match &param_kind {
@@ -1387,6 +1425,7 @@ impl Gen<'_> {
                 (Access::Direct, Kind::Matrix(_) | Kind::Csc(_)) => {
                     (format!("{n}.view_mut()"), None)
                 }
+                (Access::Direct, Kind::Stack(_)) => (self.stack_ref(id, &n, true), None),
                 (Access::Direct, _) => (format!("&mut {n}"), None),
             });
         }
@@ -2185,6 +2224,7 @@ impl Gen<'_> {
                 };
                 (code, k)
             }
+            ("stack", [t]) => self.stack_new(t, span),
             _ => {
                 self.unsupported(span, &format!("a call of `{name}` in an expression"));
                 ("()".into(), Kind::Unknown)
