@@ -5,10 +5,13 @@
 //! everything after it, the cast must sit in the block that allocates the
 //! ancilla (`E0622` otherwise, and for parameters, whose Rust type the
 //! caller fixes). The backend tracks the kind each ancilla has at each
-//! point (`Gen::casts`): at the start of a block, an ancilla allocated there
-//! and cast later in it is allocated with the source type of its first
-//! cast, so the inverse program, which meets the casts in reverse, allocates
-//! it with the type the forward program freed it with.
+//! point (`Gen::casts`). The forward program allocates an ancilla with its
+//! inferred type, and each cast must start from the type the ancilla has
+//! there (`E0621`). In the other passes, an ancilla allocated in a block
+//! and cast later in it is allocated with the source type of the first cast
+//! met, so the inverse program, which meets the casts in reverse, allocates
+//! it with the type the forward program freed it with. Errors are reported
+//! from the forward program only (`Gen::cast_report`).
 //!
 //! With checks on, a cast must be exact (`nilang::cast::Cast::cast_exact`):
 //! otherwise it returns `Check::Cast` with the `.nil` location and the
@@ -52,7 +55,13 @@ impl Gen<'_> {
                     first.get_or_insert(from);
                 }
             }
-            if let Some(kind) = first.and_then(cast_kind_of(&self.generics)) {
+            // The forward program allocates with the inferred type (its
+            // casts must start from it); the others with the type the first
+            // cast they meet starts from: the inverse meets the forward
+            // program's casts last first.
+            if !self.cast_report
+                && let Some(kind) = first.and_then(cast_kind_of(&self.generics))
+            {
                 self.casts.push((id, kind));
             }
         }
@@ -62,43 +71,13 @@ impl Gen<'_> {
         let (Some(from_kind), Some(to_kind)) = (self.cast_type(from), self.cast_type(to)) else {
             return;
         };
+        // Anything but a variable is E0207, from the checks.
         let ExprKind::Var(x) = &value.kind else {
-            self.diagnostics.push(
-                Diagnostic::error("E0621", value.span, "a typecast changes a variable")
-                    .with_label("not a variable")
-                    .with_help("allocate the value first: `t ← e`, then `(T1 => T2)(t)`"),
-            );
             return;
         };
         let Some((id, kind)) = self.def_kind(value.span) else {
             return;
         };
-        if kind != from_kind && kind != Kind::Unknown {
-            let show = |k: &Kind| {
-                rust_scalar(k)
-                    .unwrap_or_else(|| "?".into())
-                    .replace("nilang::", "")
-            };
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0621",
-                    from.span,
-                    format!(
-                        "this typecast converts from `{}`, but `{x}` is a `{}` here",
-                        show(&from_kind),
-                        show(&kind)
-                    ),
-                )
-                .with_label("not the variable's type")
-                .with_secondary(value.span, format!("`{x}` is a `{}`", show(&kind)))
-                .with_help(format!(
-                    "write `({} => {})({x})`",
-                    show(&kind),
-                    show(&to_kind)
-                )),
-            );
-            return;
-        }
         if !matches!(self.resolution.defs[id].kind, DefKind::Ancilla)
             || !self.cast_blocks.contains(&span)
         {
@@ -120,7 +99,33 @@ impl Gen<'_> {
             } else {
                 d.with_help("move the cast into the block (function body, branch or loop body) that allocates the ancilla, outside `begin`")
             };
-            self.diagnostics.push(d);
+            self.cast_error(d);
+            return;
+        }
+        if kind != from_kind && kind != Kind::Unknown {
+            let show = |k: &Kind| {
+                rust_scalar(k)
+                    .unwrap_or_else(|| "?".into())
+                    .replace("nilang::", "")
+            };
+            self.cast_error(
+                Diagnostic::error(
+                    "E0621",
+                    from.span,
+                    format!(
+                        "this typecast converts from `{}`, but `{x}` is a `{}` here",
+                        show(&from_kind),
+                        show(&kind)
+                    ),
+                )
+                .with_label("not the variable's type")
+                .with_secondary(value.span, format!("`{x}` is a `{}`", show(&kind)))
+                .with_help(format!(
+                    "write `({} => {})({x})`",
+                    show(&kind),
+                    show(&to_kind)
+                )),
+            );
             return;
         }
         let numeric = |k: &Kind| match k {
@@ -129,7 +134,9 @@ impl Gen<'_> {
             _ => false,
         };
         if !numeric(&from_kind) || !numeric(&to_kind) {
-            self.unsupported(span, "a typecast from or to a type parameter or `bool`");
+            if self.cast_report {
+                self.unsupported(span, "a typecast from or to a type parameter or `bool`");
+            }
             return;
         }
         let (Some(t1), Some(t2)) = (rust_scalar(&from_kind), rust_scalar(&to_kind)) else {
@@ -183,12 +190,20 @@ impl Gen<'_> {
         self.casts.push((id, to_kind));
     }
 
+    /// Typecasts are checked where the forward program is generated; the
+    /// other passes meet the same casts (inverted) and stay silent.
+    fn cast_error(&mut self, d: Diagnostic) {
+        if self.cast_report {
+            self.diagnostics.push(d);
+        }
+    }
+
     /// The kind of a type in a typecast; E0602 when it is not a type.
     fn cast_type(&mut self, ty: &Type) -> Option<Kind> {
         let kind = cast_kind_of(&self.generics)(ty);
         if kind.is_none() {
             let shown = crate::printer::print_type(ty);
-            self.diagnostics.push(
+            self.cast_error(
                 Diagnostic::error("E0602", ty.span, format!("unknown type `{shown}` in a typecast"))
                     .with_label("not a number type")
                     .with_help("typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>"),

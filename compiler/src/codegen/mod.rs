@@ -344,10 +344,12 @@ pub fn generate_function(
         record_all: options.tape_loops,
         casts: Vec::new(),
         cast_blocks: Vec::new(),
+        cast_report: true,
     };
     g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
+    g.cast_report = false;
     g.function(&backward, &uncall_name(&f.name.name), false);
     if options.gradients && g.diagnostics.is_empty() {
         adjoint::generate(&mut g, f, &forward, &backward);
@@ -419,6 +421,8 @@ struct Gen<'a> {
     /// The spans of the typecasts that sit in the block allocating their
     /// variable (the only ones that can be generated).
     cast_blocks: Vec<Span>,
+    /// Typecast errors are reported (while the forward program is generated).
+    cast_report: bool,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
