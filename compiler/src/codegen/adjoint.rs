@@ -1514,10 +1514,12 @@ impl Gen<'_> {
                                 out,
                             );
                         } else {
-                            self.unsupported(
-                                e.span,
-                                "differentiating a complex power with a non-integer exponent",
-                            );
+                            // z^w = exp(w log z): w z^w / z and z^w log z.
+                            let l = self.value_as(lhs, &ck);
+                            let r = self.value_as(rhs, &ck);
+                            let p = format!("nilang::complex::powc({l}, {r})");
+                            holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
+                            holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
                         }
                     }
                     _ => self.unsupported(e.span, "differentiating this complex expression"),

@@ -23,6 +23,7 @@ mod adjoint;
 mod cast;
 mod stack;
 pub(crate) mod tape;
+mod view;
 pub mod wgsl;
 
 use crate::ast::*;
@@ -874,6 +875,9 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if let Some(rewritten) = self.conj_view(stmt) {
+            return self.stmt(&rewritten);
+        }
         match &stmt.kind {
             StmtKind::Instr {
                 target,
