@@ -520,3 +520,17 @@ fn typecast_code_with_and_without_checks() {
         "{unchecked}"
     );
 }
+
+#[test]
+fn the_conjugate_view_of_a_complex_place() {
+    let code = module("function f(y::Complex<f64>, x::Complex<f64>)\n    y' += x\nend\n").unwrap();
+    assert!(code.contains("nilang::complex::conj(x)"), "{code}");
+    let errors =
+        module("function g(y::Complex<f64>, x::Complex<f64>)\n    SWAP(y', x)\nend\n").unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0701: changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=` is not supported by the Rust backend yet"
+        ]
+    );
+}

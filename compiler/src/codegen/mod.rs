@@ -1033,7 +1033,19 @@ impl Gen<'_> {
                     self.field(base_code, &base_kind, &field.name, true, expr.span)?;
                 Some((code, kind, negated))
             }
-            ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Adjoint(inner) => {
+                let (code, kind, negated) = self.lvalue(inner)?;
+                if let Kind::Complex(_) = kind {
+                    // `z' += e` and `z' -= e` are rewritten (`codegen::view`).
+                    self.unsupported(
+                        expr.span,
+                        "changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=`",
+                    );
+                    return None;
+                }
+                Some((code, kind, negated))
+            }
             ExprKind::Call { callee, args, .. }
                 if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
             {
