@@ -422,6 +422,8 @@ fn stack_instructions_need_a_stack_of_their_type() {
             "E0620: a `bool` value on a stack of `f64`",
         ]
     );
+    let errors = module("function h(y::f64, s::Stack<f64>)\n    y += s\nend\n").unwrap_err();
+    assert_eq!(errors, ["E0620: the stack `s` is not a number"]);
     let errors =
         module("function g(x::f64)\n    s ← stack(x + 1)\n    PUSH!(s, x)\nend\n").unwrap_err();
     assert!(

@@ -1753,6 +1753,9 @@ impl Gen<'_> {
     }
 
     fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
+        if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
+            self.stack_as_value(name, span);
+        }
         if let Some((id, kind)) = self.def_kind(span) {
             let code = match self.access(id) {
                 Access::MutRef => format!("(*{})", rust_name(name)),

@@ -82,6 +82,15 @@ impl Gen<'_> {
         }
     }
 
+    /// A stack read as a value (`y += s`, `t ← s`, a condition).
+    pub(super) fn stack_as_value(&mut self, name: &str, span: Span) {
+        self.diagnostics.push(
+            Diagnostic::error("E0620", span, format!("the stack `{name}` is not a number"))
+                .with_label("a stack used as a value")
+                .with_help("use a stack through PUSH!, POP!, COPYPUSH! and COPYPOP!, or pass it to a function that takes a `Stack<T>`"),
+        );
+    }
+
     fn not_a_stack(&mut self, arg: &Expr) {
         self.diagnostics.push(
             Diagnostic::error("E0620", arg.span, "this is not a stack")
