@@ -225,3 +225,30 @@ fn float_casts_carry_the_adjoint() {
     assert_eq!(e.check, Check::Cast);
     assert!(e.what.contains("(f64 => f32)(z)"), "{e}");
 }
+
+#[test]
+fn generic_stacks() {
+    let mut s: Stack<f32> = Stack::new();
+    let mut c: Stack<Complex<f32>> = Stack::new();
+    let mut x = 1.5f32;
+    let z = Complex::new(1.0f32, -0.5);
+    stacks::generic_moves(&mut s, &mut x, &mut c, z).unwrap();
+    assert_eq!((s.as_slice(), x), (&[1.5f32][..], 0.0));
+    assert_eq!(c.as_slice(), &[Complex::new(2.0f32, -1.0)]);
+    stacks::uncall_generic_moves(&mut s, &mut x, &mut c, z).unwrap();
+    assert!(s.is_empty() && c.is_empty());
+    assert_eq!(x, 1.5);
+    // The adjoint of the copy goes to z, times 2; x's comes back from s_bar.
+    let (mut s_bar, mut c_bar) = (Stack::new(), Stack::new());
+    let (mut x_bar, mut z_bar) = (0.0f32, Complex::new(0.0f32, 0.0));
+    stacks::generic_moves(&mut s, &mut x, &mut c, z).unwrap();
+    s_bar.push(3.0f32);
+    c_bar.push(Complex::new(1.0f32, 0.5));
+    stacks::generic_moves_adjoint(
+        &mut s, &mut s_bar, &mut x, &mut x_bar, &mut c, &mut c_bar, z, &mut z_bar,
+    )
+    .unwrap();
+    assert_eq!((x, x_bar), (1.5, 3.0));
+    assert_eq!(z_bar, Complex::new(2.0, 1.0));
+    assert!(s_bar.is_empty() && c_bar.is_empty());
+}

@@ -1594,7 +1594,7 @@ impl Gen<'_> {
 
     /// The adjoint rule of `target op= value` when complex numbers are
     /// involved (see [`nilang::adjoint::wirtinger`]).
-    fn ad_complex_instruction(
+    pub(super) fn ad_complex_instruction(
         &mut self,
         target_bar: &str,
         target_complex: bool,

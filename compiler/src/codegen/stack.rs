@@ -280,19 +280,9 @@ impl Gen<'_> {
             "COPYPOP!" => {
                 let g = self.fresh("g");
                 self.line(&format!("let {g} = {short};"));
-                if complex {
-                    let Some(b) = self.bar_place(x_arg) else {
-                        self.unsupported(
-                            x_arg.span,
-                            "differentiating a complex expression copied onto a stack",
-                        );
-                        return;
-                    };
-                    let one = self.ad_one();
-                    let l1 = self.add_scaled(&format!("{b}.re"), &format!("{g}.re"), &one);
-                    let l2 = self.add_scaled(&format!("{b}.im"), &format!("{g}.im"), &one);
-                    self.line(&l1);
-                    self.line(&l2);
+                if complex || self.has_complex(x_arg) {
+                    // As for `v -= e` undoing `v += e`, with v̄ the copy's adjoint.
+                    self.ad_complex_instruction(&g, complex, true, x_arg);
                 } else {
                     for (leaf, p) in self.partials(x_arg) {
                         if let Some(lb) = self.bar_place(&leaf) {
