@@ -252,3 +252,18 @@ fn generic_stacks() {
     assert_eq!(z_bar, Complex::new(2.0, 1.0));
     assert!(s_bar.is_empty() && c_bar.is_empty());
 }
+
+#[test]
+fn a_routine_that_pushes_gradient_matches_differences() {
+    let loss = |p: &[f64]| {
+        let mut y = 0.0;
+        stacks::routine_stack(&mut y, p[0]).unwrap();
+        y
+    };
+    for x in [0.3, -1.1] {
+        assert!((loss(&[x]) - x.exp() * x).abs() < 1e-12);
+        let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+        stacks::routine_stack_grad(&mut y, &mut y_bar, x, &mut x_bar).unwrap();
+        nilang::check_gradient(loss, &[x], &[x_bar], RTOL, ATOL).unwrap();
+    }
+}
