@@ -267,3 +267,37 @@ fn a_routine_that_pushes_gradient_matches_differences() {
         nilang::check_gradient(loss, &[x], &[x_bar], RTOL, ATOL).unwrap();
     }
 }
+
+#[test]
+fn a_cast_in_a_routine_gradient_matches_differences() {
+    let loss = |p: &[f64]| {
+        let mut y = 0.0;
+        stacks::routine_cast(&mut y, p[0]).unwrap();
+        y
+    };
+    for x in [0.3, -1.1] {
+        assert!((loss(&[x]) - x * x).abs() < 1e-12);
+        let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+        stacks::routine_cast_grad(&mut y, &mut y_bar, x, &mut x_bar).unwrap();
+        nilang::check_gradient(loss, &[x], &[x_bar], RTOL, ATOL).unwrap();
+    }
+    let mut y = 1.0;
+    stacks::routine_cast(&mut y, 2.0).unwrap();
+    stacks::uncall_routine_cast(&mut y, 2.0).unwrap();
+    assert_eq!(y, 1.0);
+}
+
+#[test]
+fn a_cast_in_a_routine_with_a_fused_gradient() {
+    let loss = |p: &[f64]| {
+        let mut y = p[1];
+        stacks::routine_cast_neg(&mut y, p[0]).unwrap();
+        y
+    };
+    for (x, y0) in [(0.3, 1.0), (-1.1, -0.5)] {
+        assert!((loss(&[x, y0]) + y0 + x * x).abs() < 1e-12);
+        let (mut y, mut y_bar, mut x_bar) = (y0, 1.0, 0.0);
+        stacks::routine_cast_neg_grad(&mut y, &mut y_bar, x, &mut x_bar).unwrap();
+        nilang::check_gradient(loss, &[x, y0], &[x_bar, y_bar], RTOL, ATOL).unwrap();
+    }
+}

@@ -470,6 +470,8 @@ fn fused_gradient(
         doc: String::new(),
         body: None,
     });
+    // Typecasts: the kinds start over, as in a function of its own.
+    g.casts.clear();
     let plan = g.plain_routine(fs, at, end, inner);
     if let Some((save, restore)) = plan {
         g.plain = true;

@@ -30,15 +30,22 @@ impl Gen<'_> {
     /// ancillas the block allocates, at its top level), and the kind such an
     /// ancilla is allocated with (its first cast's source type).
     pub(super) fn cast_block(&mut self, stmts: &[Stmt]) {
-        fn unwrap(stmt: &Stmt) -> &Stmt {
-            match &stmt.kind {
-                StmtKind::Routine(inner)
-                | StmtKind::InvCheckOff(inner)
-                | StmtKind::InBounds(inner) => unwrap(inner),
-                _ => stmt,
+        // The statements that run in this block's scope: `begin` and the
+        // prefixes open none (nor do they open a Rust block).
+        fn flatten<'s>(stmts: &'s [Stmt], out: &mut Vec<&'s Stmt>) {
+            for stmt in stmts {
+                match &stmt.kind {
+                    StmtKind::Begin(block) => flatten(&block.stmts, out),
+                    StmtKind::Routine(inner)
+                    | StmtKind::InvCheckOff(inner)
+                    | StmtKind::InBounds(inner) => flatten(std::slice::from_ref(inner), out),
+                    _ => out.push(stmt),
+                }
             }
         }
-        for (i, stmt) in stmts.iter().enumerate() {
+        let mut flat = Vec::new();
+        flatten(stmts, &mut flat);
+        for (i, stmt) in flat.iter().enumerate() {
             let StmtKind::Alloc { name, .. } = &stmt.kind else {
                 continue;
             };
@@ -46,8 +53,7 @@ impl Gen<'_> {
                 continue;
             };
             let mut first = None;
-            for later in &stmts[i + 1..] {
-                let later = unwrap(later);
+            for later in &flat[i + 1..] {
                 if let StmtKind::Typecast { from, value, .. } = &later.kind
                     && self.resolution.def_at(value.span) == Some(id)
                 {
@@ -97,7 +103,7 @@ impl Gen<'_> {
                     "copy it into an ancilla and cast that: `t ← {x}`, then `(T1 => T2)(t)`"
                 ))
             } else {
-                d.with_help("move the cast into the block (function body, branch or loop body) that allocates the ancilla, outside `begin`")
+                d.with_help("move the cast into the block (function body, branch or loop body) that allocates the ancilla")
             };
             self.cast_error(d);
             return;
