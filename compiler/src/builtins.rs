@@ -109,7 +109,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         name: "COPYPOP!",
         inverse: "COPYPUSH!",
         arity: 2,
-        mutates: &[0, 1],
+        mutates: &[0],
         summary: "pop the top of `stack`, which must equal `x`",
     },
 ];

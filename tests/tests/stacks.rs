@@ -162,7 +162,7 @@ fn stack_checks_name_the_line_and_the_values() {
     assert_eq!(e.found, "2.0");
     // COPYPOP! of a value that is not the top.
     let mut s = Stack::from_vec(vec![1.0]);
-    let e = stacks::copypop(&mut s, &mut 3.0).unwrap_err();
+    let e = stacks::copypop(&mut s, 3.0).unwrap_err();
     assert_eq!((e.check, e.location.line), (Check::Stack, 101));
     assert_eq!((e.expected.as_str(), e.found.as_str()), ("3.0", "1.0"));
     assert!(e.to_string().contains("nil/stacks.nil:101"), "{e}");
