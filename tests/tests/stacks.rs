@@ -288,7 +288,7 @@ fn a_cast_in_a_routine_gradient_matches_differences() {
 }
 
 #[test]
-fn a_cast_in_a_routine_with_a_fused_gradient() {
+fn a_cast_in_a_routine_that_allocates_the_ancilla() {
     let loss = |p: &[f64]| {
         let mut y = p[1];
         stacks::routine_cast_neg(&mut y, p[0]).unwrap();
