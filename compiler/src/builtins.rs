@@ -109,7 +109,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         name: "COPYPOP!",
         inverse: "COPYPUSH!",
         arity: 2,
-        mutates: &[0, 1],
+        mutates: &[0],
         summary: "pop the top of `stack`, which must equal `x`",
     },
 ];
@@ -154,6 +154,7 @@ pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
     ("one", Some(1)),
     ("zeros", None),
     ("ones", None),
+    ("stack", Some(1)),
     ("length", Some(1)),
     ("size", None),
     ("value", Some(1)),

@@ -194,7 +194,16 @@ fn read_places(expr: &Expr, out: &mut Vec<Place>) {
 fn is_shape_query(name: &str) -> bool {
     matches!(
         name,
-        "length" | "size" | "zero" | "one" | "zeros" | "ones" | "eltype" | "typemax" | "typemin"
+        "length"
+            | "size"
+            | "zero"
+            | "one"
+            | "zeros"
+            | "ones"
+            | "eltype"
+            | "typemax"
+            | "typemin"
+            | "stack"
     )
 }
 

@@ -153,6 +153,18 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0409", "a `@tape` loop under `~`"),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
+    (
+        "E0620",
+        "a stack instruction on something that is not a stack, or a value of another type",
+    ),
+    (
+        "E0621",
+        "a typecast whose source type is not the variable's type, or of something not a variable",
+    ),
+    (
+        "E0622",
+        "a typecast of a parameter, or outside the block that allocates the ancilla",
+    ),
     ("E0701", "not supported by the Rust backend yet"),
     (
         "E0702",

@@ -632,7 +632,7 @@ fn collect_names(
             }
             let type_call = matches!(
                 callee.name.as_str(),
-                "zero" | "one" | "zeros" | "ones" | "typemax" | "typemin"
+                "zero" | "one" | "zeros" | "ones" | "typemax" | "typemin" | "stack"
             );
             for (i, arg) in args.iter().enumerate() {
                 if type_call

@@ -244,6 +244,13 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                 Ty::Constructed(ctor, vec![elem])
             }
             ("length" | "size", _) => Ty::Scalar("i64"),
+            // `stack(T)`, `stack(x)`: a new, empty stack of `T`, of `x`'s type.
+            ("stack", [arg]) => {
+                let elem = type_name(arg, function)
+                    .or_else(|| var_type(arg))
+                    .unwrap_or(Ty::Unknown);
+                Ty::Constructed("Stack", vec![elem])
+            }
             ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
                 match infer(arg, function, resolution, defs) {
                     Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),

@@ -65,7 +65,7 @@ end
 
 #[test]
 fn unsupported_constructs_are_errors_not_wrong_code() {
-    let errors = module("function f(s::Stack<f64>, w::f64)\n    w += 1.0\nend\n").unwrap_err();
+    let errors = module("function f(s::(f64, f64), w::f64)\n    w += 1.0\nend\n").unwrap_err();
     assert!(errors.iter().all(|e| e.starts_with("E0701")), "{errors:?}");
     assert!(!errors.is_empty());
 }
@@ -405,5 +405,134 @@ fn a_complex_value_overwriting_a_real_place_is_e0603() {
     assert_eq!(
         errors,
         ["E0603: a complex value cannot be added to a real place"]
+    );
+}
+
+#[test]
+fn stack_instructions_need_a_stack_of_their_type() {
+    let errors = module(
+        "function f(s::Stack<f64>, x::f64, n::i64, t::[f64])\n    PUSH!(s, n)\n    PUSH!(t, x)\n    COPYPUSH!(s, n > 1)\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0620: a `i64` value on a stack of `f64`",
+            "E0620: this is not a stack",
+            "E0620: a `bool` value on a stack of `f64`",
+        ]
+    );
+    let errors = module("function h(y::f64, s::Stack<f64>)\n    y += s\nend\n").unwrap_err();
+    assert_eq!(errors, ["E0620: the stack `s` is not a number"]);
+    let errors =
+        module("function g(x::f64)\n    s ← stack(x + 1)\n    PUSH!(s, x)\nend\n").unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e == "E0620: `stack` needs a scalar element type"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn stack_code_with_and_without_checks() {
+    let text = "function f(s::Stack<f64>, x::f64)\n    POP!(s, x)\n    COPYPOP!(s, x)\nend\n\nfunction g(x::f64)\n    s ← stack(f64)\n    PUSH!(s, x)\n    POP!(s, x)\nend\n";
+    let checked = module(text).unwrap();
+    assert!(
+        checked.contains("pub fn f(s: &mut nilang::Stack<f64>, x: &mut f64)"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("let mut s: nilang::Stack<f64> = nilang::Stack::<f64>::new();"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("must be zero before `POP!(s, x)`"),
+        "{checked}"
+    );
+    assert!(
+        checked.contains("the top of `s` must equal `x`"),
+        "{checked}"
+    );
+    assert!(checked.contains("must be empty when freed"), "{checked}");
+    let unchecked = module_with(
+        text,
+        &Options {
+            checks: false,
+            gradients: false,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    // Without checks only the empty pop is still reported (it cannot be
+    // left to a panic).
+    assert!(!unchecked.contains("must be zero"), "{unchecked}");
+    assert!(!unchecked.contains("must equal"), "{unchecked}");
+    assert!(!unchecked.contains("must be empty"), "{unchecked}");
+    assert!(unchecked.contains("is empty"), "{unchecked}");
+}
+
+#[test]
+fn typecast_errors() {
+    let errors = module(
+        "function f(y::f64, x::f64)\n    z ← 0.0\n    (i64 => f64)(z)\n    (f64 => i64)(x)\n    (f64 => Str)(z)\n    (f64 => i64)(z + 1)\n    if (y > 0, ~)\n        (f64 => i64)(z)\n        (i64 => f64)(z)\n    end\nend\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0621: this typecast converts from `i64`, but `z` is a `f64` here",
+            "E0622: a typecast cannot change the type of the parameter `x`",
+            "E0602: unknown type `Str` in a typecast",
+            "E0207: `z + 1` is not an assignable place",
+            "E0622: a typecast of `z` outside the block that allocates it",
+            "E0622: a typecast of `z` outside the block that allocates it",
+        ]
+    );
+    let errors =
+        module("function g(y::T, x::T) where T: Real\n    z ← zero(T)\n    (T => f64)(z)\nend\n")
+            .unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0701: a typecast from or to a type parameter or `bool` is not supported by the Rust backend yet"
+        ]
+    );
+}
+
+#[test]
+fn typecast_code_with_and_without_checks() {
+    let text = "function f(y::f64, x::f64)\n    z ← 0.0\n    z += x\n    (f64 => i32)(z)\n    y += z\n    (i32 => f64)(z)\n    z -= x\nend\n";
+    let checked = module(text).unwrap();
+    assert!(
+        checked.contains("let mut z: i32 = match <f64 as nilang::cast::Cast<i32>>::cast_exact(z)"),
+        "{checked}"
+    );
+    let unchecked = module_with(
+        text,
+        &Options {
+            checks: false,
+            gradients: false,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        unchecked.contains("let mut z: i32 = <f64 as nilang::cast::Cast<i32>>::cast_as(z);"),
+        "{unchecked}"
+    );
+}
+
+#[test]
+fn the_conjugate_view_of_a_complex_place() {
+    let code = module("function f(y::Complex<f64>, x::Complex<f64>)\n    y' += x\nend\n").unwrap();
+    assert!(code.contains("nilang::complex::conj(x)"), "{code}");
+    let errors =
+        module("function g(y::Complex<f64>, x::Complex<f64>)\n    SWAP(y', x)\nend\n").unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "E0701: changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=` is not supported by the Rust backend yet"
+        ]
     );
 }

@@ -115,3 +115,26 @@ fn constructs_the_gpu_backend_lacks_are_e0701() {
     assert!(errors.iter().all(|d| d.code == "E0701"), "{errors:?}");
     assert!(errors[0].message.contains("broadcast"), "{errors:?}");
 }
+
+#[test]
+fn kernels_reject_stacks_and_typecasts_cleanly() {
+    let stacked = "@kernel function k(y::[f64], s::Stack<f64>)\n    i ← global_index()\n    PUSH!(s, y[i])\n    i → global_index()\nend\n";
+    let cast = "@kernel function c(y::[f64])\n    i ← global_index()\n    z ← 0.0\n    (f64 => i64)(z)\n    (i64 => f64)(z)\n    i → global_index()\nend\n";
+    for (text, code, what) in [(stacked, "E0801", "stack"), (cast, "E0701", "typecast")] {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "k.nil".into(), text.into());
+        let project = Project::new(&db, vec![file]);
+        let diagnostics = db::file_diagnostics(&db, project, file);
+        let f = db::file_functions(&db, project, file)[0];
+        let errors = match db::kernel_shaders(&db, f) {
+            Ok(_) => diagnostics.to_vec(),
+            Err(e) => e.into_iter().chain(diagnostics.iter().cloned()).collect(),
+        };
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.code == code && d.message.contains(what)),
+            "{errors:?}"
+        );
+    }
+}

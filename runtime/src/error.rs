@@ -37,6 +37,13 @@ pub enum Check {
     Tape,
     /// `@safe @assert cond`: the condition was false.
     Assertion,
+    /// `PUSH!`, `POP!`, `COPYPUSH!`, `COPYPOP!` or freeing a stack: a pop
+    /// from an empty stack, `POP!` into a non-zero value, `COPYPOP!` of a
+    /// value other than the top, a stack freed while not empty, or an
+    /// adjoint stack out of step with its stack.
+    Stack,
+    /// A typecast `(T1 => T2)(x)` that would lose information.
+    Cast,
 }
 
 impl Check {
@@ -51,6 +58,8 @@ impl Check {
             Check::NotDifferentiable => "not differentiable",
             Check::Tape => "tape mismatch",
             Check::Assertion => "assertion failed",
+            Check::Stack => "stack check failed",
+            Check::Cast => "lossy typecast",
         }
     }
 }

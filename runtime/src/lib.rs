@@ -18,6 +18,7 @@
 //! | `Matrix<T>`   | `ndarray::ArrayView2<T>`   | `ndarray::ArrayViewMut2<T>`     |
 //! | `Csc<T>`      | `sprs::CsMatView<T>`       | `sprs::CsMatViewMut<T>`         |
 //! | `Complex<T>`  | `Complex<T>`               | `&mut Complex<T>`               |
+//! | `Stack<T>`    | `&Stack<T>`                | `&mut Stack<T>`                 |
 //!
 //! Matrices are indexed as in Julia, column first in memory: pass
 //! column-major arrays (`Array2::zeros((m, n).f())`) so that columns go to
@@ -33,6 +34,7 @@
 pub mod adjoint;
 mod array;
 pub mod bennett;
+pub mod cast;
 mod check;
 pub mod complex;
 mod error;
@@ -40,6 +42,7 @@ mod fd;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 mod real;
+mod stack;
 pub mod tape;
 
 pub use adjoint::Adjoint;
@@ -49,6 +52,7 @@ pub use complex::Complex;
 pub use error::{Check, Error, Location};
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use real::{Real, one, zero};
+pub use stack::Stack;
 pub use tape::Tape;
 
 // Re-exported so that generated code and its users name the same versions.

@@ -272,6 +272,11 @@ fn complex_rules_against_differences() {
     complex_rule!(crule_parts, crule_parts_grad);
     complex_rule!(crule_abs, crule_abs_grad);
     complex_rule!(crule_angle, crule_angle_grad);
+    complex_rule!(crule_add_sub, crule_add_sub_grad);
+    complex_rule!(crule_pow_complex, crule_pow_complex_grad);
+    complex_rule!(crule_pow_real, crule_pow_real_grad);
+    complex_rule!(crule_abs2_angle, crule_abs2_angle_grad);
+    complex_rule!(crule_view_places, crule_view_places_grad);
     // The instructions change a and b too.
     check_complex(
         "crule_neg_conj_swap",
@@ -479,4 +484,16 @@ fn array_scratch_of_a_routine_in_a_loop() {
         let g: Vec<f64> = gx.iter().chain(&gw).copied().collect();
         nilang::check_gradient(loss, &p, &g, RTOL, ATOL).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+}
+
+/// The conjugate dataview as a place: `y' += a * b` is `y += conj(a * b)`.
+#[test]
+fn conjugate_view_as_a_place() {
+    let (a, b) = (C::new(0.5, -1.0), C::new(2.0, 0.25));
+    let mut y = C::new(1.0, 1.0);
+    nilang_tests::crules::crule_view_places(&mut y, a, b).unwrap();
+    let expected = C::new(1.0, 1.0) + C::new(a.im * b.re, -b.norm()) + (a * b).conj();
+    assert!((y - expected).norm() < 1e-12, "{y} vs {expected}");
+    nilang_tests::crules::uncall_crule_view_places(&mut y, a, b).unwrap();
+    assert!((y - C::new(1.0, 1.0)).norm() < 1e-12, "{y}");
 }

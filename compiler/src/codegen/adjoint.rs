@@ -80,6 +80,11 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
         Kind::Matrix(inner) if differentiable(inner) => {
             Some("nilang::ndarray::ArrayViewMut2<'_, G>".into())
         }
+        // The adjoints of a stack's values, in a stack of the same length.
+        Kind::Stack(inner) if differentiable(inner) => Some(match **inner {
+            Kind::Complex(_) => "&mut nilang::Stack<nilang::Complex<G>>".into(),
+            _ => "&mut nilang::Stack<G>".into(),
+        }),
         _ => None,
     }
 }
@@ -465,6 +470,8 @@ fn fused_gradient(
         doc: String::new(),
         body: None,
     });
+    // Typecasts: the kinds start over, as in a function of its own.
+    g.casts.clear();
     let plan = g.plain_routine(fs, at, end, inner);
     if let Some((save, restore)) = plan {
         g.plain = true;
@@ -922,12 +929,12 @@ impl Gen<'_> {
         format!("<G as nilang::Adjoint<{}>>::zero()", self.ad_scalar())
     }
 
-    fn ad_one(&self) -> String {
+    pub(super) fn ad_one(&self) -> String {
         format!("nilang::one::<{}>()", self.ad_scalar())
     }
 
     /// `bar += g * s`.
-    fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
+    pub(super) fn add_scaled(&self, bar: &str, g: &str, s: &str) -> String {
         format!("nilang::Adjoint::add_scaled(&mut {bar}, &{g}, {s});")
     }
 
@@ -1134,6 +1141,10 @@ impl Gen<'_> {
             {
                 format!("nilang::ndarray::Array2::from_elem({n}.raw_dim(), {zero})")
             }
+            Kind::Stack(inner) if differentiable(inner) => match **inner {
+                Kind::Complex(_) => "nilang::Stack::<nilang::Complex<G>>::new()".into(),
+                _ => "nilang::Stack::<G>::new()".into(),
+            },
             _ => return,
         };
         self.line(&format!("let mut {b} = {code};"));
@@ -1213,7 +1224,7 @@ impl Gen<'_> {
 
     /// The local derivatives of `value` with respect to the places it reads:
     /// `(place, code of d value / d place)`, in the adjoint scalar kind.
-    fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
+    pub(super) fn partials(&mut self, value: &Expr) -> Vec<(Expr, String)> {
         let mut out = Vec::new();
         push_partials(self, value, None, &mut out);
         out
@@ -1505,10 +1516,12 @@ impl Gen<'_> {
                                 out,
                             );
                         } else {
-                            self.unsupported(
-                                e.span,
-                                "differentiating a complex power with a non-integer exponent",
-                            );
+                            // z^w = exp(w log z): w z^w / z and z^w log z.
+                            let l = self.value_as(lhs, &ck);
+                            let r = self.value_as(rhs, &ck);
+                            let p = format!("nilang::complex::powc({l}, {r})");
+                            holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
+                            holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
                         }
                     }
                     _ => self.unsupported(e.span, "differentiating this complex expression"),
@@ -1583,7 +1596,7 @@ impl Gen<'_> {
 
     /// The adjoint rule of `target op= value` when complex numbers are
     /// involved (see [`nilang::adjoint::wirtinger`]).
-    fn ad_complex_instruction(
+    pub(super) fn ad_complex_instruction(
         &mut self,
         target_bar: &str,
         target_complex: bool,

@@ -20,7 +20,10 @@
 use std::fmt::Write;
 
 mod adjoint;
+mod cast;
+mod stack;
 pub(crate) mod tape;
+mod view;
 pub mod wgsl;
 
 use crate::ast::*;
@@ -171,6 +174,8 @@ enum Kind {
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
+    /// `Stack<T>`: a `nilang::Stack<T>` (see `codegen::stack`).
+    Stack(Box<Kind>),
     Unknown,
 }
 
@@ -198,6 +203,7 @@ fn kind_of(ty: &Ty) -> Kind {
                 "Matrix" => Kind::Matrix(inner),
                 "Csc" => Kind::Csc(inner),
                 "Complex" => Kind::Complex(inner),
+                "Stack" => Kind::Stack(inner),
                 _ => Kind::Unknown,
             }
         }
@@ -214,6 +220,7 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
         Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Stack(inner) => rust_scalar(inner).map(|s| format!("nilang::Stack<{s}>")),
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -336,10 +343,14 @@ pub fn generate_function(
         any_tape,
         reserve: Vec::new(),
         record_all: options.tape_loops,
+        casts: Vec::new(),
+        cast_blocks: Vec::new(),
+        cast_report: true,
     };
     g.routine_tapes(&f.body.stmts);
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
+    g.cast_report = false;
     g.function(&backward, &uncall_name(&f.name.name), false);
     if options.gradients && g.diagnostics.is_empty() {
         adjoint::generate(&mut g, f, &forward, &backward);
@@ -405,6 +416,14 @@ struct Gen<'a> {
     /// Tape loops record every scalar write, not only overwrites (the
     /// `tape_loops` option: taping instead of uncomputing).
     record_all: bool,
+    /// The kinds typecasts gave ancillas so far, by definition, latest last
+    /// (see `codegen::cast`).
+    casts: Vec<(usize, Kind)>,
+    /// The spans of the typecasts that sit in the block allocating their
+    /// variable (the only ones that can be generated).
+    cast_blocks: Vec<Span>,
+    /// Typecast errors are reported (while the forward program is generated).
+    cast_report: bool,
 }
 
 /// Calls `f` on each expression of `stmt` itself (not of the statements
@@ -530,6 +549,10 @@ impl Gen<'_> {
 
     fn def_kind(&self, span: Span) -> Option<(usize, Kind)> {
         let id = self.resolution.def_at(span)?;
+        // A typecast changes an ancilla's type from where it runs on.
+        if let Some((_, kind)) = self.casts.iter().rev().find(|(d, _)| *d == id) {
+            return Some((id, kind.clone()));
+        }
         Some((id, kind_of(&self.types.defs[id])))
     }
 
@@ -548,6 +571,7 @@ impl Gen<'_> {
 
     fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
         self.body.clone_from(&f.body.stmts);
+        self.casts.clear();
         if let Some(doc) = self.ad.as_ref().map(|ad| ad.doc.clone()) {
             for l in doc.lines() {
                 self.line(format!("/// {l}").trim_end());
@@ -615,6 +639,10 @@ impl Gen<'_> {
                     } else {
                         format!("{name}: nilang::sprs::CsMatView<'_, {s}>")
                     }
+                }),
+                (Kind::Stack(_), m) => rust_scalar(&kind).map(|s| {
+                    let r = if m { "&mut " } else { "&" };
+                    format!("{name}: {r}{s}")
                 }),
                 (k, m) => rust_scalar(k).map(|s| {
                     let r = if m { "&mut " } else { "" };
@@ -698,6 +726,9 @@ impl Gen<'_> {
     /// may undo a `@routine` before it); `after` holds lines to emit after
     /// the `~@routine` at an index (see `plain_routine`).
     fn block_from(&mut self, stmts: &[Stmt], start: usize, mut after: Vec<(usize, Vec<String>)>) {
+        if start == 0 {
+            self.cast_block(stmts);
+        }
         let pairs = routine_pairs(stmts);
         // The local tapes of the `@routine`s that record, by the index of
         // their `~@routine`.
@@ -844,6 +875,9 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if let Some(rewritten) = self.conj_view(stmt) {
+            return self.stmt(&rewritten);
+        }
         match &stmt.kind {
             StmtKind::Instr {
                 target,
@@ -899,6 +933,9 @@ impl Gen<'_> {
                 if self.ad.is_some() {
                     self.ad_alloc(name, &kind);
                 }
+            }
+            StmtKind::Dealloc { name, .. } if self.is_stack_def(name.span) => {
+                self.stack_dealloc(name, stmt.span)
             }
             StmtKind::Dealloc { name, value } => {
                 if self.differentiating() {
@@ -965,7 +1002,7 @@ impl Gen<'_> {
             }
             StmtKind::Unroutine => {}
             StmtKind::Safe(expr) => self.safe(expr, stmt.span),
-            StmtKind::Typecast { .. } => self.unsupported(stmt.span, "a typecast"),
+            StmtKind::Typecast { from, to, value } => self.typecast(from, to, value, stmt.span),
         }
     }
 
@@ -996,7 +1033,19 @@ impl Gen<'_> {
                     self.field(base_code, &base_kind, &field.name, true, expr.span)?;
                 Some((code, kind, negated))
             }
-            ExprKind::Adjoint(inner) | ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Adjoint(inner) => {
+                let (code, kind, negated) = self.lvalue(inner)?;
+                if let Kind::Complex(_) = kind {
+                    // `z' += e` and `z' -= e` are rewritten (`codegen::view`).
+                    self.unsupported(
+                        expr.span,
+                        "changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=`",
+                    );
+                    return None;
+                }
+                Some((code, kind, negated))
+            }
             ExprKind::Call { callee, args, .. }
                 if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
             {
@@ -1269,6 +1318,10 @@ impl Gen<'_> {
 
     fn call(&mut self, call: &Call, span: Span) {
         if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+            if stack::is_stack_instruction(instr.name) {
+                self.stack_instruction(instr.name, call, span);
+                return;
+            }
             if self.differentiating() {
                 self.ad_instruction_call(instr.name, call, span);
             }
@@ -1320,6 +1373,11 @@ impl Gen<'_> {
             } else if let Kind::Matrix(_) | Kind::Csc(_) = param_kind {
                 let (code, _) = self.expr(arg);
                 args.push(format!("{code}.view()"));
+            } else if let Kind::Stack(_) = param_kind {
+                match self.stack_arg(arg) {
+                    Some(code) => args.push(code),
+                    None => return,
+                }
             } else {
                 let (code, from) = self.expr(arg);
                 let to = match &param_kind {
@@ -1387,6 +1445,7 @@ impl Gen<'_> {
                 (Access::Direct, Kind::Matrix(_) | Kind::Csc(_)) => {
                     (format!("{n}.view_mut()"), None)
                 }
+                (Access::Direct, Kind::Stack(_)) => (self.stack_ref(id, &n, true), None),
                 (Access::Direct, _) => (format!("&mut {n}"), None),
             });
         }
@@ -1696,6 +1755,9 @@ impl Gen<'_> {
     }
 
     fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
+        if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
+            self.stack_as_value(name, span);
+        }
         if let Some((id, kind)) = self.def_kind(span) {
             let code = match self.access(id) {
                 Access::MutRef => format!("(*{})", rust_name(name)),
@@ -2187,6 +2249,7 @@ impl Gen<'_> {
                 };
                 (code, k)
             }
+            ("stack", [t]) => self.stack_new(t, span),
             _ => {
                 self.unsupported(span, &format!("a call of `{name}` in an expression"));
                 ("()".into(), Kind::Unknown)

@@ -1,0 +1,300 @@
+//! Stacks in the Rust backend: `Stack<T>` values and the instructions
+//! `PUSH!`, `POP!`, `COPYPUSH!` and `COPYPOP!`.
+//!
+//! A stack is a `nilang::Stack<T>`: a parameter `s::Stack<T>` is `&mut
+//! nilang::Stack<T>` (`&nilang::Stack<T>` when only read), an ancilla `s ←
+//! stack(T)` a local, which must be empty when freed. The instructions:
+//!
+//! - `PUSH!(s, x)` moves `x` onto `s` and leaves `x` zero; its inverse
+//!   `POP!(s, x)` needs `x` zero and moves the top of `s` into it;
+//! - `COPYPUSH!(s, x)` pushes a copy of `x` (any expression of the stack's
+//!   type); its inverse `COPYPOP!(s, x)` pops a value that must equal `x`.
+//!
+//! Popping an empty stack is an error whether checks are on or not (the
+//! alternative would be a panic); the zero check of `POP!`, the equality
+//! check of `COPYPOP!` and the emptiness check of a freed stack are the
+//! run-time checks that `@invcheckoff` and `checks = false` leave out.
+//!
+//! Gradients: a stack of differentiable values has an adjoint stack
+//! `s_bar` (`nilang::Stack<G>`) beside it that the reverse pass keeps the
+//! same length: where the reverse pass pushes a value back (undoing a
+//! `POP!`), the value's adjoint goes onto `s_bar` and the place's adjoint
+//! becomes zero; where it pops (undoing a `PUSH!`), the place gets the
+//! value and its adjoint back from `s_bar`. Undoing `COPYPUSH!` adds the
+//! copy's adjoint to what `x` reads; undoing `COPYPOP!` pushes a zero
+//! adjoint (the popped copy was only compared).
+
+use super::*;
+
+pub(super) fn is_stack_instruction(name: &str) -> bool {
+    matches!(name, "PUSH!" | "POP!" | "COPYPUSH!" | "COPYPOP!")
+}
+
+impl Gen<'_> {
+    pub(super) fn is_stack_def(&self, span: Span) -> bool {
+        matches!(self.def_kind(span), Some((_, Kind::Stack(_))))
+    }
+
+    /// A stack variable passed to a callee: `&mut s` for an ancilla, a
+    /// reborrow `&mut *s` for a parameter (`&` when only read).
+    pub(super) fn stack_ref(&self, id: usize, name: &str, mutable: bool) -> String {
+        let m = if mutable { "&mut " } else { "&" };
+        if matches!(self.resolution.defs[id].kind, DefKind::Param(_)) {
+            format!("{m}*{name}")
+        } else {
+            format!("{m}{name}")
+        }
+    }
+
+    /// The argument for a read-only `Stack<T>` parameter of a callee.
+    pub(super) fn stack_arg(&mut self, arg: &Expr) -> Option<String> {
+        if let ExprKind::Var(name) = &arg.kind
+            && let Some((id, Kind::Stack(_))) = self.def_kind(arg.span)
+        {
+            return Some(self.stack_ref(id, &rust_name(name), false));
+        }
+        self.not_a_stack(arg);
+        None
+    }
+
+    /// `stack(T)`: a new, empty stack; `stack(x)`: one of `x`'s type.
+    pub(super) fn stack_new(&mut self, t: &Expr, span: Span) -> (String, Kind) {
+        let elem = self
+            .type_kind(t)
+            .or_else(|| self.def_kind(t.span).map(|(_, k)| k));
+        match elem {
+            Some(elem) if rust_scalar(&elem).is_some() && elem.is_scalar_like() => {
+                let s = rust_scalar(&elem).unwrap_or_default();
+                (
+                    format!("nilang::Stack::<{s}>::new()"),
+                    Kind::Stack(Box::new(elem)),
+                )
+            }
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0620", t.span, "`stack` needs a scalar element type")
+                        .with_label("not a scalar type")
+                        .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
+                );
+                let _ = span;
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    /// A stack read as a value (`y += s`, `t ← s`, a condition).
+    pub(super) fn stack_as_value(&mut self, name: &str, span: Span) {
+        self.diagnostics.push(
+            Diagnostic::error("E0620", span, format!("the stack `{name}` is not a number"))
+                .with_label("a stack used as a value")
+                .with_help("use a stack through PUSH!, POP!, COPYPUSH! and COPYPOP!, or pass it to a function that takes a `Stack<T>`"),
+        );
+    }
+
+    fn not_a_stack(&mut self, arg: &Expr) {
+        self.diagnostics.push(
+            Diagnostic::error("E0620", arg.span, "this is not a stack")
+                .with_label("expected a variable of type `Stack<T>`")
+                .with_help(
+                    "pass a parameter `s::Stack<T>` or an ancilla allocated with `s ← stack(T)`",
+                ),
+        );
+    }
+
+    /// `s → stack(T)`: the stack must be empty.
+    pub(super) fn stack_dealloc(&mut self, name: &Ident, span: Span) {
+        if !self.checks {
+            return;
+        }
+        let location = self.location(span);
+        let s = rust_name(&name.name);
+        let what = format!("the stack `{}` must be empty when freed", name.name);
+        self.line(&format!(
+            "if !{s}.is_empty() {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, nilang::Stack::<()>::new(), &{s})); }}"
+        ));
+    }
+
+    /// One of the four stack instructions (an inverted call is its inverse
+    /// instruction), preceded in a reverse pass by its adjoint rule.
+    pub(super) fn stack_instruction(&mut self, name: &str, call: &Call, span: Span) {
+        let instr = crate::builtins::instruction(name).expect("known instruction");
+        let name = if call.inverted { instr.inverse } else { name };
+        // A wrong number of arguments is E0108, reported by the checks.
+        let [s_arg, x_arg] = call.args.as_slice() else {
+            return;
+        };
+        let stack = match (&s_arg.kind, self.def_kind(s_arg.span)) {
+            (ExprKind::Var(s), Some((_, Kind::Stack(elem)))) => Some((s.clone(), *elem)),
+            _ => None,
+        };
+        let Some((s_name, elem)) = stack else {
+            self.not_a_stack(s_arg);
+            return;
+        };
+        let s = rust_name(&s_name);
+        let elem_rust = rust_scalar(&elem).unwrap_or_else(|| "f64".into());
+        let location = self.location(span);
+        let copy = matches!(name, "COPYPUSH!" | "COPYPOP!");
+        let place = if copy {
+            None
+        } else {
+            let Some((place, kind, negated)) = self.lvalue(x_arg) else {
+                return;
+            };
+            if negated {
+                self.unsupported(x_arg.span, "a negated argument to a stack instruction");
+                return;
+            }
+            if kind != elem && kind != Kind::Unknown && elem != Kind::Unknown {
+                self.element_mismatch(s_arg, x_arg, &elem, &kind);
+                return;
+            }
+            Some(place)
+        };
+        if copy {
+            let (_, kind) = self.expr(x_arg);
+            if kind != elem
+                && kind != Kind::Unknown
+                && elem != Kind::Unknown
+                && !(matches!(elem, Kind::Float(_) | Kind::Generic(_) | Kind::Complex(_))
+                    && matches!(kind, Kind::Int(_)))
+            {
+                self.element_mismatch(s_arg, x_arg, &elem, &kind);
+                return;
+            }
+        }
+        if self.differentiating() && adjoint::differentiable(&elem) {
+            self.ad_stack_rule(name, &s_name, x_arg, &elem, &location);
+        }
+        let empty = format!(
+            "return Err(nilang::Error::new({location}, nilang::Check::Stack, \"{name}({s_name}, {}): the stack `{s_name}` is empty\", \"a value\", &{s}))",
+            crate::printer::print_expr(x_arg).replace('"', "\\\"")
+        );
+        let x_text = crate::printer::print_expr(x_arg);
+        match (name, place) {
+            ("PUSH!", Some(p)) => {
+                self.line(&format!(
+                    "{s}.push(std::mem::replace(&mut {p}, nilang::num_traits::Zero::zero()));"
+                ));
+            }
+            ("POP!", Some(p)) => {
+                let v = self.fresh("v");
+                self.line(&format!(
+                    "let {v}: {elem_rust} = match {s}.pop() {{ Some(v) => v, None => {empty} }};"
+                ));
+                if self.checks {
+                    let what = format!("`{x_text}` must be zero before `POP!({s_name}, {x_text})`");
+                    let z = format!("<{elem_rust} as nilang::num_traits::Zero>::zero()");
+                    self.line(&format!(
+                        "if !nilang::CheckEq::check_eq(&{p}, &{z}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, {z}, &{p})); }}"
+                    ));
+                }
+                self.line(&format!("{p} = {v};"));
+            }
+            ("COPYPUSH!", _) => {
+                let value = self.value_as(x_arg, &elem);
+                self.line(&format!("{s}.push({value});"));
+            }
+            ("COPYPOP!", _) => {
+                let v = self.fresh("v");
+                self.line(&format!(
+                    "let {v}: {elem_rust} = match {s}.pop() {{ Some(v) => v, None => {empty} }};"
+                ));
+                if self.checks {
+                    let value = self.value_as(x_arg, &elem);
+                    let e = self.fresh("expected");
+                    let what = format!(
+                        "`COPYPOP!({s_name}, {x_text})`: the top of `{s_name}` must equal `{x_text}`"
+                    );
+                    self.line(&format!("let {e}: {elem_rust} = {value};"));
+                    self.line(&format!(
+                        "if !nilang::CheckEq::check_eq(&{v}, &{e}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, &{e}, &{v})); }}"
+                    ));
+                } else {
+                    self.line(&format!("let _ = {v};"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn element_mismatch(&mut self, s_arg: &Expr, x_arg: &Expr, elem: &Kind, kind: &Kind) {
+        let show = |k: &Kind| rust_scalar(k).unwrap_or_else(|| "?".into());
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0620",
+                x_arg.span,
+                format!(
+                    "a `{}` value on a stack of `{}`",
+                    show(kind).replace("nilang::", ""),
+                    show(elem).replace("nilang::", "")
+                ),
+            )
+            .with_label("this value has another type")
+            .with_secondary(s_arg.span, "the stack's element type")
+            .with_help(
+                "a stack holds values of its element type only; convert with a typecast first",
+            ),
+        );
+    }
+
+    /// The adjoint rule of a stack instruction in a reverse pass (`name` is
+    /// the instruction that runs there, undoing its inverse going forwards).
+    fn ad_stack_rule(
+        &mut self,
+        name: &str,
+        s_name: &str,
+        x_arg: &Expr,
+        elem: &Kind,
+        location: &str,
+    ) {
+        let sb = adjoint::bar_name(s_name);
+        let s = rust_name(s_name);
+        let zero = self.ad_zero();
+        let czero = format!("nilang::Complex::new({zero}, {zero})");
+        let complex = matches!(elem, Kind::Complex(_));
+        let bar_zero = if complex { czero } else { zero };
+        let short = format!(
+            "match {sb}.pop() {{ Some(g) => g, None => return Err(nilang::Error::new({location}, nilang::Check::Stack, \"the adjoint stack `{sb}` is shorter than `{s_name}`\", {s}.len(), {sb}.len())) }}"
+        );
+        match name {
+            // Undoes PUSH!: the value and its adjoint come back.
+            "POP!" => {
+                if let Some(b) = self.bar_place(x_arg) {
+                    self.line(&format!("{b} = {short};"));
+                } else {
+                    self.line(&format!("let _ = {short};"));
+                }
+            }
+            // Undoes POP!: the value goes back with its adjoint.
+            "PUSH!" => {
+                if let Some(b) = self.bar_place(x_arg) {
+                    self.line(&format!(
+                        "{sb}.push(std::mem::replace(&mut {b}, {bar_zero}));"
+                    ));
+                } else {
+                    self.line(&format!("{sb}.push({bar_zero});"));
+                }
+            }
+            // Undoes COPYPUSH!: the copy's adjoint goes to what `x` reads.
+            "COPYPOP!" => {
+                let g = self.fresh("g");
+                self.line(&format!("let {g} = {short};"));
+                if complex || self.has_complex(x_arg) {
+                    // As for `v -= e` undoing `v += e`, with v̄ the copy's adjoint.
+                    self.ad_complex_instruction(&g, complex, true, x_arg);
+                } else {
+                    for (leaf, p) in self.partials(x_arg) {
+                        if let Some(lb) = self.bar_place(&leaf) {
+                            let l = self.add_scaled(&lb, &g, &p);
+                            self.line(&l);
+                        }
+                    }
+                }
+            }
+            // Undoes COPYPOP!: the copy it dropped carried no adjoint.
+            "COPYPUSH!" => self.line(&format!("{sb}.push({bar_zero});")),
+            _ => {}
+        }
+    }
+}
