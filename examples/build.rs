@@ -13,6 +13,7 @@ const FILES: &[&str] = &[
     "heat.nil",
     "leapfrog.nil",
     "linalg.nil",
+    "numbers.nil",
     "qr.nil",
     "sparse.nil",
     "tape.nil",

@@ -213,12 +213,30 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
 pub fn field_type(base: &Ty, field: &str) -> Ty {
     match (base, field) {
         (Ty::Constructed("Complex", args), "re" | "im") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed("ULogarithmic", args), "log") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed("Tropical", args), "n") if args.len() == 1 => args[0].clone(),
         (Ty::Constructed("Csc", _), "colptr" | "rowval") => {
             Ty::Constructed("Vec", vec![Ty::Scalar("i64")])
         }
         (Ty::Constructed("Csc", args), "nzval") if args.len() == 1 => {
             Ty::Constructed("Vec", vec![args[0].clone()])
         }
+        _ => Ty::Unknown,
+    }
+}
+
+/// The type of a place (`x`, `x[i]`, `x.f`), `Unknown` when not evident.
+pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
+    match &expr.kind {
+        ExprKind::Var(_) => resolution
+            .def_at(expr.span)
+            .and_then(|id| defs.get(id).cloned())
+            .unwrap_or(Ty::Unknown),
+        ExprKind::Index { base, .. } => place_type(base, resolution, defs).element().clone(),
+        ExprKind::Field { base, field } => {
+            field_type(&place_type(base, resolution, defs), &field.name)
+        }
+        ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => place_type(inner, resolution, defs),
         _ => Ty::Unknown,
     }
 }
@@ -244,6 +262,25 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                 Ty::Constructed(ctor, vec![elem])
             }
             ("length" | "size", _) => Ty::Scalar("i64"),
+            ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
+            ("ulog" | "tropical", [arg]) => {
+                let inner = match infer(arg, function, resolution, defs) {
+                    t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t,
+                    _ => Ty::Scalar("f64"),
+                };
+                let name = if callee.name == "ulog" {
+                    "ULogarithmic"
+                } else {
+                    "Tropical"
+                };
+                Ty::Constructed(name, vec![inner])
+            }
+            ("float", [arg]) => match infer(arg, function, resolution, defs) {
+                Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
+                    args[0].clone()
+                }
+                _ => Ty::Scalar("f64"),
+            },
             ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
                 match infer(arg, function, resolution, defs) {
                     Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),

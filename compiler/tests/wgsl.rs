@@ -115,3 +115,21 @@ fn constructs_the_gpu_backend_lacks_are_e0701() {
     assert!(errors.iter().all(|d| d.code == "E0701"), "{errors:?}");
     assert!(errors[0].message.contains("broadcast"), "{errors:?}");
 }
+
+#[test]
+fn number_systems_in_kernels_are_e0701() {
+    for ty in ["Fixed43", "ULogarithmic<f32>", "Tropical<f32>"] {
+        let text = format!(
+            "@kernel function k(y::[{ty}], x::[{ty}])\n    i ← global_index()\n    y[i] *= x[i]\n    i → global_index()\nend\n"
+        );
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "k.nil".into(), text);
+        let project = Project::new(&db, vec![file]);
+        let f = db::file_functions(&db, project, file)[0];
+        let errors = db::kernel_shaders(&db, f).unwrap_err();
+        assert!(
+            !errors.is_empty() && errors.iter().all(|d| d.code == "E0701"),
+            "{ty}: {errors:?}"
+        );
+    }
+}

@@ -35,6 +35,8 @@ pub enum Check {
     /// A tape loop's inverse found its tape empty (a tape not recorded by
     /// the matching forward run).
     Tape,
+    /// A fixed-point `+=`/`-=` left the representable range.
+    Overflow,
 }
 
 impl Check {
@@ -48,6 +50,7 @@ impl Check {
             Check::Shape => "shape check failed",
             Check::NotDifferentiable => "not differentiable",
             Check::Tape => "tape mismatch",
+            Check::Overflow => "fixed-point overflow",
         }
     }
 }

@@ -20,6 +20,7 @@
 use std::fmt::Write;
 
 mod adjoint;
+pub(crate) mod numbers;
 pub(crate) mod tape;
 pub mod wgsl;
 
@@ -168,6 +169,12 @@ enum Kind {
     Matrix(Box<Kind>),
     /// `Csc<T>`: a `sprs` CSC view.
     Csc(Box<Kind>),
+    /// `Fixed43`: `nilang::Fixed43` (see `numbers.rs`).
+    Fixed,
+    /// `ULogarithmic<T>`: `nilang::ULog<T>`.
+    ULog(Box<Kind>),
+    /// `Tropical<T>`: `nilang::Tropical<T>`.
+    Tropical(Box<Kind>),
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
@@ -179,7 +186,14 @@ impl Kind {
     fn is_scalar_like(&self) -> bool {
         matches!(
             self,
-            Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Bool | Kind::Complex(_)
+            Kind::Int(_)
+                | Kind::Float(_)
+                | Kind::Generic(_)
+                | Kind::Bool
+                | Kind::Complex(_)
+                | Kind::Fixed
+                | Kind::ULog(_)
+                | Kind::Tropical(_)
         )
     }
 }
@@ -198,9 +212,12 @@ fn kind_of(ty: &Ty) -> Kind {
                 "Matrix" => Kind::Matrix(inner),
                 "Csc" => Kind::Csc(inner),
                 "Complex" => Kind::Complex(inner),
+                "ULogarithmic" => Kind::ULog(inner),
+                "Tropical" => Kind::Tropical(inner),
                 _ => Kind::Unknown,
             }
         }
+        Ty::Constructed("Fixed43", args) if args.is_empty() => Kind::Fixed,
         _ => Kind::Unknown,
     }
 }
@@ -214,6 +231,9 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
         Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Fixed => Some("nilang::Fixed43".into()),
+        Kind::ULog(inner) => rust_scalar(inner).map(|s| format!("nilang::ULog<{s}>")),
+        Kind::Tropical(inner) => rust_scalar(inner).map(|s| format!("nilang::Tropical<{s}>")),
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -225,6 +245,8 @@ fn unify(a: &Kind, b: &Kind) -> Kind {
         (Kind::Complex(x), other) | (other, Kind::Complex(x)) => {
             Kind::Complex(Box::new(unify(x, other)))
         }
+        (k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_)), _)
+        | (_, k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_))) => k.clone(),
         (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
         (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
         (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
@@ -271,6 +293,23 @@ fn convert(code: String, from: &Kind, to: &Kind) -> String {
             format!("<{b} as nilang::Real>::from_f64(<{a} as nilang::Real>::to_f64({code}))")
         }
         (Kind::Bool, Kind::Int(t)) => format!("({code} as {t})"),
+        // Number systems (numbers.rs).
+        (Kind::Int(_), Kind::Fixed) => format!("nilang::fixed::from_i64({code} as i64)"),
+        (Kind::Float(_), Kind::Fixed) => format!("nilang::fixed::from_f64({code} as f64)"),
+        (Kind::Generic(_), Kind::Fixed) => {
+            format!("nilang::fixed::from_f64(nilang::Real::to_f64({code}))")
+        }
+        (Kind::Fixed, Kind::Float(_) | Kind::Generic(_) | Kind::Int(_)) => convert(
+            format!("nilang::fixed::to_f64({code})"),
+            &Kind::Float("f64"),
+            to,
+        ),
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::ULog(inner)) => {
+            format!("nilang::ULog::from_value({})", convert(code, from, inner))
+        }
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::Tropical(inner)) => {
+            format!("nilang::Tropical::new({})", convert(code, from, inner))
+        }
         _ => code,
     }
 }
@@ -312,8 +351,9 @@ pub fn generate_function(
     }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
-    let records = tape::uses_tape(&f.body.stmts, false, &recording);
-    let any_tape = tape::any_tape(&f.body.stmts, &recording);
+    let tropical = numbers::tropical_tape(&f.body.stmts, resolution, types);
+    let records = tape::uses_tape(&f.body.stmts, false, &recording) || tropical;
+    let any_tape = tape::any_tape(&f.body.stmts, &recording) || tropical;
     let mut g = Gen {
         resolution,
         types,
@@ -844,6 +884,16 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if let Some(rewritten) = self.number_rewrite(stmt) {
+            return self.stmt(&rewritten);
+        }
+        if let StmtKind::Instr {
+            target, op, value, ..
+        } = &stmt.kind
+            && self.tropical_max(target, *op, value, stmt.span)
+        {
+            return;
+        }
         match &stmt.kind {
             StmtKind::Instr {
                 target,
@@ -909,7 +959,12 @@ impl Gen<'_> {
                         kind: ExprKind::Var(name.name.clone()),
                         span: name.span,
                     };
-                    self.ad_instruction(&var, InstrOp::Sub, value, stmt.span);
+                    match self.ulog_dealloc(&var, value, stmt.span) {
+                        Some((log, value)) => {
+                            self.ad_instruction(&log, InstrOp::Sub, &value, stmt.span)
+                        }
+                        None => self.ad_instruction(&var, InstrOp::Sub, value, stmt.span),
+                    }
                 }
                 if !self.checks {
                     return;
@@ -1040,6 +1095,9 @@ impl Gen<'_> {
             (Kind::Complex(inner), "re" | "im") => {
                 Some((format!("{base_code}.{field}"), (**inner).clone()))
             }
+            (Kind::ULog(inner), "log") | (Kind::Tropical(inner), "n") => {
+                Some((format!("{base_code}.{field}"), (**inner).clone()))
+            }
             (Kind::Csc(_), "colptr") => {
                 Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
             }
@@ -1127,8 +1185,11 @@ impl Gen<'_> {
             self.complex_into_real(target, value);
             return;
         }
-        let code = convert(code, &from, &kind);
         let op = if negated { op.inverse() } else { op };
+        if self.fixed_update(target, &place, &kind, op, code.clone(), &from, span) {
+            return;
+        }
+        let code = convert(code, &from, &kind);
         let t = self.fresh("v");
         let Some(update) = self.update(&place, op, &t, span) else {
             return;
@@ -1858,6 +1919,19 @@ impl Gen<'_> {
                     Kind::Bool,
                 )
             }
+            Add | Sub | Mul if unify(&lk, &rk) == Kind::Fixed => {
+                // Fixed-point intermediates wrap instead of panicking.
+                let k = Kind::Fixed;
+                let method = match op {
+                    Add => "wrapping_add",
+                    Sub => "wrapping_sub",
+                    _ => "wrapping_mul",
+                };
+                (
+                    format!("{}.{method}({})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
             Add | Sub | Mul | Rem => {
                 let k = unify(&lk, &rk);
                 let sym = match op {
@@ -1966,6 +2040,9 @@ impl Gen<'_> {
     }
 
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
+        if let Some(r) = self.number_call(name, args) {
+            return r;
+        }
         let unary_math = |n: &str| -> Option<&'static str> {
             Some(match n {
                 "abs" => "abs",
