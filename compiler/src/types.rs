@@ -144,7 +144,11 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
                                 args.len()
                             ),
                         )
-                        .with_help(format!("write `{name}<T>`")),
+                        .with_help(if *arity == 0 {
+                            format!("write `{name}`")
+                        } else {
+                            format!("write `{name}<T>`")
+                        }),
                     );
                     return Ty::Unknown;
                 }

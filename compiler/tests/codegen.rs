@@ -407,3 +407,44 @@ fn a_complex_value_overwriting_a_real_place_is_e0603() {
         ["E0603: a complex value cannot be added to a real place"]
     );
 }
+
+#[test]
+fn number_systems() {
+    // Log numbers become statements on `.log` fields (the Gaussian logarithm
+    // for sums), fixed-point `+=` a checked add, tropical `+=` in a tape loop
+    // a recorded maximum.
+    let code = module(
+        r#"function numbers(x::ULogarithmic<f64>, y::ULogarithmic<f64>, z::ULogarithmic<f64>, r::f64, f::Fixed43, t::[Tropical<f64>], s::Tropical<f64>)
+    x *= y + z
+    x /= y - z
+    x *= r
+    r += float(x)
+    f += fixed(r)
+    t[1] *= s
+    @tape for i = 1:length(t)
+        s += t[i]
+    end
+end
+"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn broadcasts_on_number_systems_are_e0701() {
+    for ty in ["Fixed43", "ULogarithmic<f64>", "Tropical<f64>"] {
+        let errors = module(&format!(
+            "function b(x::Vec<{ty}>, y::Vec<{ty}>)\n    x .*= y\nend\n"
+        ))
+        .unwrap_err();
+        // Fixed43 `*=` is already a check error (E0205).
+        assert!(
+            errors
+                .iter()
+                .all(|e| e.starts_with("E0701") || e.starts_with("E0205")),
+            "{ty}: {errors:?}"
+        );
+        assert!(!errors.is_empty(), "{ty}");
+    }
+}

@@ -230,3 +230,12 @@ fn tropical_scaling_is_reversible_without_a_tape() {
     numbers::uncall_tropical_scale(&mut xs, s).unwrap();
     assert_eq!(xs[1].n, -2.5);
 }
+
+#[test]
+fn a_log_number_allocated_from_a_parameter_carries_its_gradient() {
+    let (mut y, mut gy, mut gx) = (0.5_f64, 1.0_f64, 0.0_f64);
+    numbers::ulog_roundtrip_grad(&mut y, &mut gy, 2.25, &mut gx).unwrap();
+    // The reverse pass runs the program backwards: `y` is back at its input.
+    assert!((y - 0.5).abs() < 1e-12, "{y}");
+    assert!((gx - 1.0).abs() < 1e-12, "{gx}");
+}

@@ -887,6 +887,9 @@ impl Gen<'_> {
         if let Some(rewritten) = self.number_rewrite(stmt) {
             return self.stmt(&rewritten);
         }
+        if self.number_broadcast(stmt) {
+            return;
+        }
         if let StmtKind::Instr {
             target, op, value, ..
         } = &stmt.kind

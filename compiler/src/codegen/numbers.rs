@@ -205,6 +205,29 @@ impl Gen<'_> {
         None
     }
 
+    /// A broadcast instruction on an array of fixed-point, log or tropical
+    /// numbers: not generated (E0701); true when reported.
+    pub(super) fn number_broadcast(&mut self, stmt: &Stmt) -> bool {
+        let StmtKind::Instr {
+            target,
+            broadcast: true,
+            ..
+        } = &stmt.kind
+        else {
+            return false;
+        };
+        let ty = self.place_ty(target);
+        let name = match ty.element() {
+            Ty::Constructed(name @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => *name,
+            _ => return false,
+        };
+        self.unsupported(
+            stmt.span,
+            &format!("a broadcast instruction on `{name}` elements (write a `for` loop)"),
+        );
+        true
+    }
+
     /// `x → e` (or its adjoint rule) on a log number: `x.log -= L(e)`.
     pub(super) fn ulog_dealloc(
         &self,
