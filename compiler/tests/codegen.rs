@@ -448,3 +448,27 @@ fn broadcasts_on_number_systems_are_e0701() {
         assert!(!errors.is_empty(), "{ty}");
     }
 }
+
+#[test]
+fn math_and_operators_number_systems_lack_are_e0701() {
+    for (decl, stmt) in [
+        ("x::Fixed43", "y += sin(x)"),
+        ("x::ULogarithmic<f64>", "y += exp(x)"),
+        ("x::Tropical<f64>", "y += abs(x)"),
+        ("x::Fixed43", "y += float(x ^ 2)"),
+        ("x::Tropical<f64>, z::Tropical<f64>", "y += float(x - z)"),
+    ] {
+        let errors =
+            module(&format!("function m(y::f64, {decl})\n    {stmt}\nend\n")).expect_err(stmt);
+        assert!(
+            errors.len() == 1 && errors[0].starts_with("E0701") && errors[0].contains("float(x)"),
+            "{stmt}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn a_log_number_added_to_a_real_place_adds_its_value() {
+    let code = module("function m(y::f64, s::ULogarithmic<f64>)\n    y += s\nend\n").unwrap();
+    assert!(code.contains("nilang::Real::exp(s.log)"), "{code}");
+}

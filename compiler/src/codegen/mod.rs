@@ -304,6 +304,12 @@ fn convert(code: String, from: &Kind, to: &Kind) -> String {
             &Kind::Float("f64"),
             to,
         ),
+        (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("nilang::Real::exp({code}.log)"), inner, to)
+        }
+        (Kind::Tropical(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("{code}.n"), inner, to)
+        }
         (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::ULog(inner)) => {
             format!("nilang::ULog::from_value({})", convert(code, from, inner))
         }
@@ -1901,6 +1907,9 @@ impl Gen<'_> {
         span: Span,
     ) -> (String, Kind) {
         use BinaryOp::*;
+        if self.number_operator(op, &lk, &rk, span) {
+            return ("()".into(), Kind::Unknown);
+        }
         match op {
             And | Or => (format!("({l} {} {r})", op.as_str()), Kind::Bool),
             Eq | Ne | Lt | Le | Gt | Ge => {
@@ -2045,6 +2054,9 @@ impl Gen<'_> {
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
         if let Some(r) = self.number_call(name, args) {
             return r;
+        }
+        if self.number_math(name, args, span) {
+            return ("()".into(), Kind::Unknown);
         }
         let unary_math = |n: &str| -> Option<&'static str> {
             Some(match n {

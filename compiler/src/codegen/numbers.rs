@@ -187,6 +187,12 @@ impl Gen<'_> {
                 span,
             });
         }
+        // A log number added to a real place: its value, `float(e)`.
+        let value = &if self.is_ulog(value) && !self.is_ulog(target) {
+            call("float", vec![value.clone()], span)
+        } else {
+            value.clone()
+        };
         if Self::mentions_float(value) {
             let rewritten = self.rewrite_float(value, span);
             if rewritten != *value {
@@ -224,6 +230,90 @@ impl Gen<'_> {
         self.unsupported(
             stmt.span,
             &format!("a broadcast instruction on `{name}` elements (write a `for` loop)"),
+        );
+        true
+    }
+
+    /// The number system of a place or conversion, by its static type.
+    fn number_type(&self, e: &Expr) -> Option<&'static str> {
+        match &e.kind {
+            ExprKind::Call { callee, .. } => match callee.name.as_str() {
+                "fixed" => Some("Fixed43"),
+                "ulog" => Some("ULogarithmic"),
+                "tropical" => Some("Tropical"),
+                _ => None,
+            },
+            ExprKind::Paren(inner) => self.number_type(inner),
+            _ => match self.place_ty(e) {
+                Ty::Constructed(name @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => Some(name),
+                _ => None,
+            },
+        }
+    }
+
+    /// A pure function of a fixed-point, log or tropical value that has no
+    /// meaning there (`sin(x)`): E0701 with a hint, not Rust that does not
+    /// compile. True when reported.
+    pub(super) fn number_math(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
+        if matches!(
+            name,
+            "identity"
+                | "value"
+                | "unwrap"
+                | "length"
+                | "size"
+                | "println"
+                | "print"
+                | "float"
+                | "fixed"
+                | "ulog"
+                | "tropical"
+                | "logaddexp"
+                | "logsubexp"
+        ) {
+            return false;
+        }
+        let Some(ty) = args.iter().find_map(|a| self.number_type(a)) else {
+            return false;
+        };
+        self.unsupported(
+            span,
+            &format!("`{name}` of a `{ty}` value (convert it with `float(x)` first)"),
+        );
+        true
+    }
+
+    /// An operator the number system lacks (`x ^ 2` on fixed-point
+    /// numbers, `x % y` on log numbers): E0701. True when reported.
+    pub(super) fn number_operator(
+        &mut self,
+        op: BinaryOp,
+        lk: &Kind,
+        rk: &Kind,
+        span: Span,
+    ) -> bool {
+        use BinaryOp::*;
+        let k = super::unify(lk, rk);
+        let allowed = match k {
+            Kind::Fixed => matches!(op, Add | Sub | Mul | Eq | Ne | Lt | Le | Gt | Ge),
+            Kind::ULog(_) => matches!(op, Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge),
+            Kind::Tropical(_) => matches!(op, Add | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge),
+            _ => return false,
+        };
+        if allowed {
+            return false;
+        }
+        let ty = match k {
+            Kind::Fixed => "Fixed43",
+            Kind::ULog(_) => "ULogarithmic",
+            _ => "Tropical",
+        };
+        self.unsupported(
+            span,
+            &format!(
+                "the operator `{}` on `{ty}` values (convert them with `float(x)` first)",
+                op.as_str()
+            ),
         );
         true
     }
