@@ -205,6 +205,9 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
     if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
         return Some(Ty::Scalar(s));
     }
+    if name == "Fixed43" {
+        return Some(Ty::Constructed("Fixed43", vec![]));
+    }
     function
         .generics
         .iter()

@@ -472,3 +472,16 @@ fn a_log_number_added_to_a_real_place_adds_its_value() {
     let code = module("function m(y::f64, s::ULogarithmic<f64>)\n    y += s\nend\n").unwrap();
     assert!(code.contains("nilang::Real::exp(s.log)"), "{code}");
 }
+
+#[test]
+fn zero_and_one_of_log_and_tropical_numbers() {
+    let code = module_with(
+        "function m(y::f64, x::ULogarithmic<f64>, t::Tropical<f64>)\n    s ← one(x)\n    u ← zero(t)\n    s *= x\n    y += float(s)\n    s /= x\n    s → one(x)\n    u → zero(t)\nend\n",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(code.contains("nilang::ULog::<f64>::one()"), "{code}");
+    assert!(code.contains("nilang::Tropical::<f64>::zero()"), "{code}");
+    // The deallocation's adjoint rule subtracts log(one) = 0 from `s.log`.
+    assert!(code.contains("pub fn m_grad"), "{code}");
+}

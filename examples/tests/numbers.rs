@@ -239,3 +239,25 @@ fn a_log_number_allocated_from_a_parameter_carries_its_gradient() {
     assert!((y - 0.5).abs() < 1e-12, "{y}");
     assert!((gx - 1.0).abs() < 1e-12, "{gx}");
 }
+
+#[test]
+fn zero_and_one_of_number_systems() {
+    let x = nilang::fixed::from_f64(1.25);
+    let mut y = 0.5;
+    numbers::fixed_double(&mut y, x).unwrap();
+    assert_eq!(y, 3.0);
+    numbers::uncall_fixed_double(&mut y, x).unwrap();
+    assert_eq!(y, 0.5);
+
+    let xs = vec![
+        Tropical::new(1.0_f64),
+        Tropical::new(3.5),
+        Tropical::new(-2.0),
+    ];
+    let mut best = Tropical::new(4.0);
+    let mut tape = Tape::new();
+    numbers::tropical_max_square(&mut best, &xs, &mut tape).unwrap();
+    assert_eq!(best.n, 7.0);
+    numbers::uncall_tropical_max_square(&mut best, &xs, &mut tape).unwrap();
+    assert_eq!(best.n, 4.0);
+}

@@ -69,7 +69,11 @@ impl Gen<'_> {
                 matches!(self.place_ty(e), Ty::Constructed("ULogarithmic", _))
             }
             ExprKind::Paren(inner) => self.is_ulog(inner),
-            ExprKind::Call { callee, .. } => callee.name == "ulog",
+            ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
+                ("ulog", _) => true,
+                ("zero" | "one" | "identity", [x]) => self.is_ulog(x),
+                _ => false,
+            },
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
                 match op {
@@ -90,8 +94,20 @@ impl Gen<'_> {
         }
         match &e.kind {
             ExprKind::Paren(inner) => self.log_of(inner, span),
-            ExprKind::Call { args, .. } if args.len() == 1 => {
-                call("log", vec![self.rewrite_float(&args[0], span)], span)
+            ExprKind::Call { callee, args, .. } if args.len() == 1 => {
+                match callee.name.as_str() {
+                    // log 1 = 0, log 0 = -Inf.
+                    "one" => synth(ExprKind::Float("0.0".into()), span),
+                    "zero" => synth(
+                        ExprKind::Unary {
+                            op: UnaryOp::Neg,
+                            operand: Box::new(synth(ExprKind::Var("Inf".into()), span)),
+                        },
+                        span,
+                    ),
+                    "identity" => self.log_of(&args[0], span),
+                    _ => call("log", vec![self.rewrite_float(&args[0], span)], span),
+                }
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.log_of(lhs, span), self.log_of(rhs, span));
@@ -423,6 +439,38 @@ impl Gen<'_> {
             return None;
         };
         match name {
+            "zero" | "one" => {
+                let kind = if matches!(&x.kind, ExprKind::Var(n) if n == "Fixed43")
+                    && self.resolution.def_at(x.span).is_none()
+                {
+                    Kind::Fixed
+                } else if self.number_type(x).is_some() {
+                    self.whole(|g| g.expr(x)).1
+                } else {
+                    return None;
+                };
+                let zero = name == "zero";
+                let code = match &kind {
+                    Kind::Fixed => format!("nilang::fixed::from_i64({})", i64::from(!zero)),
+                    Kind::ULog(inner) | Kind::Tropical(inner) => {
+                        let t = super::rust_scalar(inner)?;
+                        let ty = if let Kind::ULog(_) = kind {
+                            "ULog"
+                        } else {
+                            "Tropical"
+                        };
+                        if zero && ty == "ULog" {
+                            format!(
+                                "nilang::ULog::<{t}>::from_log(<{t} as nilang::Real>::from_f64(f64::NEG_INFINITY))"
+                            )
+                        } else {
+                            format!("nilang::{ty}::<{t}>::{name}()")
+                        }
+                    }
+                    _ => return None,
+                };
+                Some((code, kind))
+            }
             "fixed" => {
                 let (c, k) = self.expr(x);
                 Some((convert(c, &k, &Kind::Fixed), Kind::Fixed))
