@@ -450,6 +450,7 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
                 &ast.body.stmts,
                 resolve_function(db, id),
                 function_types(db, id),
+                false,
             ) {
                 tropical.push(name.clone());
             }

@@ -357,9 +357,10 @@ pub fn generate_function(
     }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
-    let tropical = numbers::tropical_tape(&f.body.stmts, resolution, types);
-    let records = tape::uses_tape(&f.body.stmts, false, &recording) || tropical;
-    let any_tape = tape::any_tape(&f.body.stmts, &recording) || tropical;
+    let records = tape::uses_tape(&f.body.stmts, false, &recording)
+        || numbers::tropical_tape(&f.body.stmts, resolution, types, false);
+    let any_tape = tape::any_tape(&f.body.stmts, &recording)
+        || numbers::tropical_tape(&f.body.stmts, resolution, types, true);
     let mut g = Gen {
         resolution,
         types,

@@ -504,33 +504,52 @@ impl Gen<'_> {
 }
 
 /// Whether a tropical `+=` (the maximum) stands in a `@tape` loop of
-/// `stmts`: it records the old value, so the function takes a tape. (The
-/// syntactic test of `tape::uses_tape` cannot see types.)
+/// `stmts` (inside `@routine`s too when `routines`): it records the old
+/// value, so the function (or the routine, which then gets a tape of its
+/// own) takes a tape. (The syntactic test of `tape::uses_tape` cannot see
+/// types.)
 pub(crate) fn tropical_tape(
     stmts: &[Stmt],
     resolution: &crate::resolve::Resolution,
     types: &crate::types::FunctionTypes,
+    routines: bool,
 ) -> bool {
-    let mut found = false;
-    for s in stmts {
-        crate::effects::visit_stmt(s, &mut |s| {
-            if let StmtKind::Tape(inner) = &s.kind {
-                crate::effects::visit_stmt(inner, &mut |t| {
-                    if let StmtKind::Instr {
-                        target,
-                        op: InstrOp::Add | InstrOp::Sub,
-                        ..
-                    } = &t.kind
-                        && matches!(
-                            place_type(target, resolution, &types.defs),
-                            Ty::Constructed("Tropical", _)
-                        )
-                    {
-                        found = true;
-                    }
-                });
+    fn walk(
+        stmt: &Stmt,
+        in_tape: bool,
+        routines: bool,
+        is_tropical: &dyn Fn(&Expr) -> bool,
+    ) -> bool {
+        let block = |b: &Block, t: bool| b.stmts.iter().any(|s| walk(s, t, routines, is_tropical));
+        match &stmt.kind {
+            StmtKind::Instr {
+                target,
+                op: InstrOp::Add | InstrOp::Sub,
+                ..
+            } => in_tape && is_tropical(target),
+            StmtKind::Tape(inner) => walk(inner, true, routines, is_tropical),
+            StmtKind::Routine(inner) => routines && walk(inner, in_tape, routines, is_tropical),
+            StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+                walk(inner, in_tape, routines, is_tropical)
             }
-        });
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                branches.iter().any(|b| block(&b.body, in_tape))
+                    || otherwise.as_ref().is_some_and(|b| block(b, in_tape))
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                block(body, in_tape)
+            }
+            _ => false,
+        }
     }
-    found
+    let is_tropical = |e: &Expr| {
+        matches!(
+            place_type(e, resolution, &types.defs),
+            Ty::Constructed("Tropical", _)
+        )
+    };
+    stmts.iter().any(|s| walk(s, false, routines, &is_tropical))
 }
