@@ -17,6 +17,7 @@ const FILES: &[&str] = &[
     "leapfrog.nil",
     "linalg.nil",
     "nice.nil",
+    "numbers.nil",
     "qr.nil",
     "sparse.nil",
     "tape.nil",

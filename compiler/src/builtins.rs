@@ -166,6 +166,13 @@ pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
     ("println", None),
     ("global_index", Some(0)),
     ("print", None),
+    // Number systems: conversions and the Gaussian logarithm.
+    ("fixed", Some(1)),
+    ("ulog", Some(1)),
+    ("tropical", Some(1)),
+    ("float", Some(1)),
+    ("logaddexp", Some(2)),
+    ("logsubexp", Some(2)),
 ];
 
 pub fn pure_function(name: &str) -> Option<Option<usize>> {
@@ -189,6 +196,10 @@ pub const TYPE_CONSTRUCTORS: &[(&str, usize)] = &[
     ("Matrix", 1),
     ("Csc", 1),
     ("Stack", 1),
+    // Number systems (docs/language.md, "Number systems").
+    ("Fixed43", 0),
+    ("ULogarithmic", 1),
+    ("Tropical", 1),
 ];
 
 /// Candidates for "did you mean": the closest name by edit distance.

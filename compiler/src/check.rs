@@ -220,7 +220,7 @@ fn carries_gradient(ty: &Ty) -> bool {
     match ty.element() {
         Ty::Scalar(s) => matches!(*s, "f64" | "f32"),
         Ty::Generic(_) => true,
-        Ty::Constructed("Complex", _) => true,
+        Ty::Constructed("Complex" | "ULogarithmic", _) => true,
         _ => false,
     }
 }
@@ -449,7 +449,16 @@ impl Checker<'_> {
             return;
         }
         self.immutable_root(target);
-        if self.tape > 0 && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) {
+        let number = self.number_system(target);
+        if let Some(name) = number
+            && !self.number_instruction(name, op, op_span)
+        {
+            return;
+        }
+        let tropical_max = number == Some("Tropical") && op == InstrOp::Add;
+        if self.tape > 0
+            && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) || tropical_max)
+        {
             // The old value goes on the tape; reading it on the right, even
             // more than once, is fine: the new value is computed from it
             // before the write, and the reverse pass sums the target's
@@ -474,6 +483,7 @@ impl Checker<'_> {
                 );
                 return;
             }
+            InstrOp::Mul | InstrOp::Div if number.is_some() => {}
             InstrOp::Mul | InstrOp::Div => {
                 let sym = if op == InstrOp::Mul { "*=" } else { "/=" };
                 self.out.push(
@@ -518,6 +528,64 @@ impl Checker<'_> {
         // `⊻=` works on bits and booleans: nothing to differentiate.
         if op != InstrOp::Xor {
             self.shared_reads(&reads);
+        }
+    }
+
+    /// The number system (`ULogarithmic`, `Tropical`) of an instruction's
+    /// target, where `*=` and `/=` are reversible.
+    fn number_system(&self, target: &Expr) -> Option<&'static str> {
+        match crate::types::place_type(target, self.resolution, &self.types.defs) {
+            Ty::Constructed(name @ ("ULogarithmic" | "Tropical"), _) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The instructions a number system allows; false (after reporting)
+    /// when this one is rejected.
+    fn number_instruction(&mut self, name: &str, op: InstrOp, op_span: Span) -> bool {
+        match (name, op) {
+            ("ULogarithmic", InstrOp::Add | InstrOp::Sub | InstrOp::Xor) => {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0220",
+                        op_span,
+                        format!(
+                            "`{}` on a logarithmic number",
+                            op.as_str(false)
+                        ),
+                    )
+                    .with_label("a log number only multiplies and divides reversibly")
+                    .with_help(
+                        "multiply by a sum instead (`x *= y + z` goes through the Gaussian logarithm), or accumulate its value into a float: `f += float(x)`",
+                    ),
+                );
+                false
+            }
+            ("Tropical", InstrOp::Add) if self.tape == 0 => {
+                self.out.push(
+                    Diagnostic::error("E0221", op_span, "tropical `+=` outside a `@tape` loop")
+                        .with_label("tropical `+` is the maximum, which loses the smaller value")
+                        .with_help(
+                            "put it in a `@tape for` loop, which records the old value and restores it backwards; `*=` and `/=` (adding and subtracting values) need no tape",
+                        ),
+                );
+                false
+            }
+            ("Tropical", InstrOp::Sub | InstrOp::Xor) => {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0221",
+                        op_span,
+                        format!("`{}` on a tropical number", op.as_str(false)),
+                    )
+                    .with_label("the max-plus semiring has no subtraction")
+                    .with_help(
+                        "tropical `*=` adds values and `/=` subtracts them; `+=` (the maximum) is allowed in `@tape` loops",
+                    ),
+                );
+                false
+            }
+            _ => true,
         }
     }
 

@@ -438,12 +438,22 @@ struct ProjectCodegen<'a> {
 #[salsa::tracked(returns(ref))]
 pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec<String>> {
     let table = item_table(db, project);
+    // Functions with a tropical `+=` in a tape loop record (a typed test).
+    let mut tropical: Vec<String> = Vec::new();
     let mut bodies: Vec<(String, Arc<crate::ast::Function>)> = table
         .by_name
         .iter()
         .filter_map(|(name, &(file, ordinal))| {
             let id = FnId::new(db, project, file, name.clone(), ordinal);
             let ast = function_ast(db, id)?;
+            if codegen::numbers::tropical_tape(
+                &ast.body.stmts,
+                resolve_function(db, id),
+                function_types(db, id),
+                false,
+            ) {
+                tropical.push(name.clone());
+            }
             let ast = if tape_loops {
                 Arc::new(codegen::tape::tape_all_loops(&ast))
             } else {
@@ -458,14 +468,15 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
         let before = taped.len();
         for (name, f) in &bodies {
             if !taped.contains(name)
-                && codegen::tape::uses_tape(
-                    &f.body.stmts,
-                    false,
-                    &codegen::tape::Recording {
-                        taped: &|n| taped.iter().any(|t| t == n),
-                        all: tape_loops,
-                    },
-                )
+                && (tropical.contains(name)
+                    || codegen::tape::uses_tape(
+                        &f.body.stmts,
+                        false,
+                        &codegen::tape::Recording {
+                            taped: &|n| taped.iter().any(|t| t == n),
+                            all: tape_loops,
+                        },
+                    ))
             {
                 taped.push(name.clone());
             }

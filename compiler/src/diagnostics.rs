@@ -136,6 +136,11 @@ pub const CODES: &[(&str, &str)] = &[
         "E0210",
         "shared write: a variable read twice by one instruction of a differentiated function",
     ),
+    ("E0220", "`+=`/`-=` on a logarithmic number"),
+    (
+        "E0221",
+        "tropical `+=` outside a `@tape` loop, or `-=` on a tropical number",
+    ),
     (
         "E0301",
         "ancilla never deallocated, and its final value cannot be inferred",

@@ -144,7 +144,11 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
                                 args.len()
                             ),
                         )
-                        .with_help(format!("write `{name}<T>`")),
+                        .with_help(if *arity == 0 {
+                            format!("write `{name}`")
+                        } else {
+                            format!("write `{name}<T>`")
+                        }),
                     );
                     return Ty::Unknown;
                 }
@@ -201,6 +205,9 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
     if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
         return Some(Ty::Scalar(s));
     }
+    if name == "Fixed43" {
+        return Some(Ty::Constructed("Fixed43", vec![]));
+    }
     function
         .generics
         .iter()
@@ -213,12 +220,30 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
 pub fn field_type(base: &Ty, field: &str) -> Ty {
     match (base, field) {
         (Ty::Constructed("Complex", args), "re" | "im") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed("ULogarithmic", args), "log") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed("Tropical", args), "n") if args.len() == 1 => args[0].clone(),
         (Ty::Constructed("Csc", _), "colptr" | "rowval") => {
             Ty::Constructed("Vec", vec![Ty::Scalar("i64")])
         }
         (Ty::Constructed("Csc", args), "nzval") if args.len() == 1 => {
             Ty::Constructed("Vec", vec![args[0].clone()])
         }
+        _ => Ty::Unknown,
+    }
+}
+
+/// The type of a place (`x`, `x[i]`, `x.f`), `Unknown` when not evident.
+pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
+    match &expr.kind {
+        ExprKind::Var(_) => resolution
+            .def_at(expr.span)
+            .and_then(|id| defs.get(id).cloned())
+            .unwrap_or(Ty::Unknown),
+        ExprKind::Index { base, .. } => place_type(base, resolution, defs).element().clone(),
+        ExprKind::Field { base, field } => {
+            field_type(&place_type(base, resolution, defs), &field.name)
+        }
+        ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => place_type(inner, resolution, defs),
         _ => Ty::Unknown,
     }
 }
@@ -251,6 +276,25 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                     .unwrap_or(Ty::Unknown);
                 Ty::Constructed("Stack", vec![elem])
             }
+            ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
+            ("ulog" | "tropical", [arg]) => {
+                let inner = match infer(arg, function, resolution, defs) {
+                    t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t,
+                    _ => Ty::Scalar("f64"),
+                };
+                let name = if callee.name == "ulog" {
+                    "ULogarithmic"
+                } else {
+                    "Tropical"
+                };
+                Ty::Constructed(name, vec![inner])
+            }
+            ("float", [arg]) => match infer(arg, function, resolution, defs) {
+                Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
+                    args[0].clone()
+                }
+                _ => Ty::Scalar("f64"),
+            },
             ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
                 match infer(arg, function, resolution, defs) {
                     Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),

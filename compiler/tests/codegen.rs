@@ -536,3 +536,81 @@ fn the_conjugate_view_of_a_complex_place() {
         ]
     );
 }
+
+#[test]
+fn number_systems() {
+    // Log numbers become statements on `.log` fields (the Gaussian logarithm
+    // for sums), fixed-point `+=` a checked add, tropical `+=` in a tape loop
+    // a recorded maximum.
+    let code = module(
+        r#"function numbers(x::ULogarithmic<f64>, y::ULogarithmic<f64>, z::ULogarithmic<f64>, r::f64, f::Fixed43, t::[Tropical<f64>], s::Tropical<f64>)
+    x *= y + z
+    x /= y - z
+    x *= r
+    r += float(x)
+    f += fixed(r)
+    t[1] *= s
+    @tape for i = 1:length(t)
+        s += t[i]
+    end
+end
+"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!(code);
+}
+
+#[test]
+fn broadcasts_on_number_systems_are_e0701() {
+    for ty in ["Fixed43", "ULogarithmic<f64>", "Tropical<f64>"] {
+        let errors = module(&format!(
+            "function b(x::Vec<{ty}>, y::Vec<{ty}>)\n    x .*= y\nend\n"
+        ))
+        .unwrap_err();
+        // Fixed43 `*=` is already a check error (E0205).
+        assert!(
+            errors
+                .iter()
+                .all(|e| e.starts_with("E0701") || e.starts_with("E0205")),
+            "{ty}: {errors:?}"
+        );
+        assert!(!errors.is_empty(), "{ty}");
+    }
+}
+
+#[test]
+fn math_and_operators_number_systems_lack_are_e0701() {
+    for (decl, stmt) in [
+        ("x::Fixed43", "y += sin(x)"),
+        ("x::ULogarithmic<f64>", "y += exp(x)"),
+        ("x::Tropical<f64>", "y += abs(x)"),
+        ("x::Fixed43", "y += float(x ^ 2)"),
+        ("x::Tropical<f64>, z::Tropical<f64>", "y += float(x - z)"),
+    ] {
+        let errors =
+            module(&format!("function m(y::f64, {decl})\n    {stmt}\nend\n")).expect_err(stmt);
+        assert!(
+            errors.len() == 1 && errors[0].starts_with("E0701") && errors[0].contains("float(x)"),
+            "{stmt}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn a_log_number_added_to_a_real_place_adds_its_value() {
+    let code = module("function m(y::f64, s::ULogarithmic<f64>)\n    y += s\nend\n").unwrap();
+    assert!(code.contains("nilang::Real::exp(s.log)"), "{code}");
+}
+
+#[test]
+fn zero_and_one_of_log_and_tropical_numbers() {
+    let code = module_with(
+        "function m(y::f64, x::ULogarithmic<f64>, t::Tropical<f64>)\n    s ← one(x)\n    u ← zero(t)\n    s *= x\n    y += float(s)\n    s /= x\n    s → one(x)\n    u → zero(t)\nend\n",
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(code.contains("nilang::ULog::<f64>::one()"), "{code}");
+    assert!(code.contains("nilang::Tropical::<f64>::zero()"), "{code}");
+    // The deallocation's adjoint rule subtracts log(one) = 0 from `s.log`.
+    assert!(code.contains("pub fn m_grad"), "{code}");
+}

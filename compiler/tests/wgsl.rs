@@ -138,3 +138,21 @@ fn kernels_reject_stacks_and_typecasts_cleanly() {
         );
     }
 }
+
+#[test]
+fn number_systems_in_kernels_are_e0701() {
+    for ty in ["Fixed43", "ULogarithmic<f32>", "Tropical<f32>"] {
+        let text = format!(
+            "@kernel function k(y::[{ty}], x::[{ty}])\n    i ← global_index()\n    y[i] *= x[i]\n    i → global_index()\nend\n"
+        );
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "k.nil".into(), text);
+        let project = Project::new(&db, vec![file]);
+        let f = db::file_functions(&db, project, file)[0];
+        let errors = db::kernel_shaders(&db, f).unwrap_err();
+        assert!(
+            !errors.is_empty() && errors.iter().all(|d| d.code == "E0701"),
+            "{ty}: {errors:?}"
+        );
+    }
+}

@@ -14,6 +14,7 @@ nilang::include_nil!(pub mod heat);
 nilang::include_nil!(pub mod leapfrog);
 nilang::include_nil!(pub mod linalg);
 nilang::include_nil!(pub mod nice);
+nilang::include_nil!(pub mod numbers);
 nilang::include_nil!(pub mod qr);
 nilang::include_nil!(pub mod sparse);
 nilang::include_nil!(pub mod tape);
@@ -40,6 +41,7 @@ pub mod unchecked {
     nilang::include_nil!(pub mod leapfrog from "unchecked");
     nilang::include_nil!(pub mod linalg from "unchecked");
     nilang::include_nil!(pub mod nice from "unchecked");
+    nilang::include_nil!(pub mod numbers from "unchecked");
     nilang::include_nil!(pub mod qr from "unchecked");
     nilang::include_nil!(pub mod sparse from "unchecked");
     nilang::include_nil!(pub mod tape from "unchecked");

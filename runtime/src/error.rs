@@ -44,6 +44,8 @@ pub enum Check {
     Stack,
     /// A typecast `(T1 => T2)(x)` that would lose information.
     Cast,
+    /// A fixed-point `+=`/`-=` left the representable range.
+    Overflow,
 }
 
 impl Check {
@@ -60,6 +62,7 @@ impl Check {
             Check::Assertion => "assertion failed",
             Check::Stack => "stack check failed",
             Check::Cast => "lossy typecast",
+            Check::Overflow => "fixed-point overflow",
         }
     }
 }

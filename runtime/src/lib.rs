@@ -19,6 +19,9 @@
 //! | `Csc<T>`      | `sprs::CsMatView<T>`       | `sprs::CsMatViewMut<T>`         |
 //! | `Complex<T>`  | `Complex<T>`               | `&mut Complex<T>`               |
 //! | `Stack<T>`    | `&Stack<T>`                | `&mut Stack<T>`                 |
+//! | `Fixed43`     | [`Fixed43`]                | `&mut Fixed43`                  |
+//! | `ULogarithmic<T>` | [`ULog<T>`]            | `&mut ULog<T>`                  |
+//! | `Tropical<T>` | [`Tropical<T>`]            | `&mut Tropical<T>`              |
 //!
 //! Matrices are indexed as in Julia, column first in memory: pass
 //! column-major arrays (`Array2::zeros((m, n).f())`) so that columns go to
@@ -39,11 +42,14 @@ mod check;
 pub mod complex;
 mod error;
 mod fd;
+pub mod fixed;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 mod real;
 mod stack;
 pub mod tape;
+pub mod tropical;
+pub mod ulog;
 
 pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};
@@ -51,9 +57,12 @@ pub use check::{CheckEq, check_inv};
 pub use complex::Complex;
 pub use error::{Check, Error, Location};
 pub use fd::{FD_STEP, central_difference, check_gradient};
+pub use fixed::Fixed43;
 pub use real::{Real, one, zero};
 pub use stack::Stack;
 pub use tape::Tape;
+pub use tropical::Tropical;
+pub use ulog::ULog;
 
 // Re-exported so that generated code and its users name the same versions.
 pub use ndarray;

@@ -62,6 +62,8 @@ pub(super) fn differentiable(kind: &Kind) -> bool {
     match kind {
         Kind::Float(_) | Kind::Generic(_) => true,
         Kind::Complex(inner) => differentiable(inner),
+        // The adjoint of a log number is that of its logarithm (numbers.rs).
+        Kind::ULog(inner) => differentiable(inner),
         _ => false,
     }
 }
@@ -847,7 +849,16 @@ fn call_partials<D: Deriv + ?Sized>(
     };
     if matches!(
         name,
-        "zero" | "one" | "zeros" | "length" | "size" | "nnz" | "global_index"
+        "zero"
+            | "one"
+            | "zeros"
+            | "length"
+            | "size"
+            | "nnz"
+            | "global_index"
+            | "fixed"
+            | "float"
+            | "tropical"
     ) {
         // Shapes, constants and indices carry no derivative.
         return;
@@ -865,6 +876,22 @@ fn call_partials<D: Deriv + ?Sized>(
             let q = format!("(({xv}) * ({xv}) + ({yv}) * ({yv}))");
             push_partials(d, y, Some(times(format!("(({xv}) / {q})"))), out);
             push_partials(d, x, Some(times(format!("(-({yv}) / {q})"))), out);
+        }
+        // The Gaussian logarithm r = ln(e^a ± e^b): dr/da = e^(a - r),
+        // dr/db = ±e^(b - r).
+        ("logaddexp" | "logsubexp", [a, b]) => {
+            let av = d.value(a);
+            let bv = d.value(b);
+            let rv = d.value(e);
+            let da = d.real_fn("exp", &format!("({av} - {rv})"));
+            let db = d.real_fn("exp", &format!("({bv} - {rv})"));
+            let db = if name == "logaddexp" {
+                db
+            } else {
+                format!("(-{db})")
+            };
+            push_partials(d, a, Some(times(da)), out);
+            push_partials(d, b, Some(times(db)), out);
         }
         ("min" | "max", [a, b]) => {
             let av = d.value(a);
@@ -1186,6 +1213,8 @@ impl Gen<'_> {
                     }
                     // The adjoint of a CSC matrix is the adjoint of its values.
                     (Kind::Csc(_), "nzval") => self.bar_place(base),
+                    // That of a log number is the adjoint of its logarithm.
+                    (Kind::ULog(_), "log") => self.bar_place(base),
                     _ => None,
                 }
             }

@@ -22,6 +22,7 @@ use std::fmt::Write;
 mod adjoint;
 mod cast;
 mod stack;
+pub(crate) mod numbers;
 pub(crate) mod tape;
 mod view;
 pub mod wgsl;
@@ -171,6 +172,12 @@ enum Kind {
     Matrix(Box<Kind>),
     /// `Csc<T>`: a `sprs` CSC view.
     Csc(Box<Kind>),
+    /// `Fixed43`: `nilang::Fixed43` (see `numbers.rs`).
+    Fixed,
+    /// `ULogarithmic<T>`: `nilang::ULog<T>`.
+    ULog(Box<Kind>),
+    /// `Tropical<T>`: `nilang::Tropical<T>`.
+    Tropical(Box<Kind>),
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
@@ -184,7 +191,14 @@ impl Kind {
     fn is_scalar_like(&self) -> bool {
         matches!(
             self,
-            Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Bool | Kind::Complex(_)
+            Kind::Int(_)
+                | Kind::Float(_)
+                | Kind::Generic(_)
+                | Kind::Bool
+                | Kind::Complex(_)
+                | Kind::Fixed
+                | Kind::ULog(_)
+                | Kind::Tropical(_)
         )
     }
 }
@@ -204,9 +218,12 @@ fn kind_of(ty: &Ty) -> Kind {
                 "Csc" => Kind::Csc(inner),
                 "Complex" => Kind::Complex(inner),
                 "Stack" => Kind::Stack(inner),
+                "ULogarithmic" => Kind::ULog(inner),
+                "Tropical" => Kind::Tropical(inner),
                 _ => Kind::Unknown,
             }
         }
+        Ty::Constructed("Fixed43", args) if args.is_empty() => Kind::Fixed,
         _ => Kind::Unknown,
     }
 }
@@ -221,6 +238,9 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
         Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
         Kind::Stack(inner) => rust_scalar(inner).map(|s| format!("nilang::Stack<{s}>")),
+        Kind::Fixed => Some("nilang::Fixed43".into()),
+        Kind::ULog(inner) => rust_scalar(inner).map(|s| format!("nilang::ULog<{s}>")),
+        Kind::Tropical(inner) => rust_scalar(inner).map(|s| format!("nilang::Tropical<{s}>")),
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -232,6 +252,8 @@ fn unify(a: &Kind, b: &Kind) -> Kind {
         (Kind::Complex(x), other) | (other, Kind::Complex(x)) => {
             Kind::Complex(Box::new(unify(x, other)))
         }
+        (k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_)), _)
+        | (_, k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_))) => k.clone(),
         (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
         (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
         (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
@@ -278,6 +300,29 @@ fn convert(code: String, from: &Kind, to: &Kind) -> String {
             format!("<{b} as nilang::Real>::from_f64(<{a} as nilang::Real>::to_f64({code}))")
         }
         (Kind::Bool, Kind::Int(t)) => format!("({code} as {t})"),
+        // Number systems (numbers.rs).
+        (Kind::Int(_), Kind::Fixed) => format!("nilang::fixed::from_i64({code} as i64)"),
+        (Kind::Float(_), Kind::Fixed) => format!("nilang::fixed::from_f64({code} as f64)"),
+        (Kind::Generic(_), Kind::Fixed) => {
+            format!("nilang::fixed::from_f64(nilang::Real::to_f64({code}))")
+        }
+        (Kind::Fixed, Kind::Float(_) | Kind::Generic(_) | Kind::Int(_)) => convert(
+            format!("nilang::fixed::to_f64({code})"),
+            &Kind::Float("f64"),
+            to,
+        ),
+        (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("nilang::Real::exp({code}.log)"), inner, to)
+        }
+        (Kind::Tropical(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("{code}.n"), inner, to)
+        }
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::ULog(inner)) => {
+            format!("nilang::ULog::from_value({})", convert(code, from, inner))
+        }
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::Tropical(inner)) => {
+            format!("nilang::Tropical::new({})", convert(code, from, inner))
+        }
         _ => code,
     }
 }
@@ -319,8 +364,10 @@ pub fn generate_function(
     }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
-    let records = tape::uses_tape(&f.body.stmts, false, &recording);
-    let any_tape = tape::any_tape(&f.body.stmts, &recording);
+    let records = tape::uses_tape(&f.body.stmts, false, &recording)
+        || numbers::tropical_tape(&f.body.stmts, resolution, types, false);
+    let any_tape = tape::any_tape(&f.body.stmts, &recording)
+        || numbers::tropical_tape(&f.body.stmts, resolution, types, true);
     let mut g = Gen {
         resolution,
         types,
@@ -878,6 +925,19 @@ impl Gen<'_> {
         if let Some(rewritten) = self.conj_view(stmt) {
             return self.stmt(&rewritten);
         }
+        if let Some(rewritten) = self.number_rewrite(stmt) {
+            return self.stmt(&rewritten);
+        }
+        if self.number_broadcast(stmt) {
+            return;
+        }
+        if let StmtKind::Instr {
+            target, op, value, ..
+        } = &stmt.kind
+            && self.tropical_max(target, *op, value, stmt.span)
+        {
+            return;
+        }
         match &stmt.kind {
             StmtKind::Instr {
                 target,
@@ -946,7 +1006,12 @@ impl Gen<'_> {
                         kind: ExprKind::Var(name.name.clone()),
                         span: name.span,
                     };
-                    self.ad_instruction(&var, InstrOp::Sub, value, stmt.span);
+                    match self.ulog_dealloc(&var, value, stmt.span) {
+                        Some((log, value)) => {
+                            self.ad_instruction(&log, InstrOp::Sub, &value, stmt.span)
+                        }
+                        None => self.ad_instruction(&var, InstrOp::Sub, value, stmt.span),
+                    }
                 }
                 if !self.checks {
                     return;
@@ -1089,6 +1154,9 @@ impl Gen<'_> {
             (Kind::Complex(inner), "re" | "im") => {
                 Some((format!("{base_code}.{field}"), (**inner).clone()))
             }
+            (Kind::ULog(inner), "log") | (Kind::Tropical(inner), "n") => {
+                Some((format!("{base_code}.{field}"), (**inner).clone()))
+            }
             (Kind::Csc(_), "colptr") => {
                 Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
             }
@@ -1176,8 +1244,11 @@ impl Gen<'_> {
             self.complex_into_real(target, value);
             return;
         }
-        let code = convert(code, &from, &kind);
         let op = if negated { op.inverse() } else { op };
+        if self.fixed_update(target, &place, &kind, op, code.clone(), &from, span) {
+            return;
+        }
+        let code = convert(code, &from, &kind);
         let t = self.fresh("v");
         let Some(update) = self.update(&place, op, &t, span) else {
             return;
@@ -1901,6 +1972,9 @@ impl Gen<'_> {
         span: Span,
     ) -> (String, Kind) {
         use BinaryOp::*;
+        if self.number_operator(op, &lk, &rk, span) {
+            return ("()".into(), Kind::Unknown);
+        }
         match op {
             And | Or => (format!("({l} {} {r})", op.as_str()), Kind::Bool),
             Eq | Ne | Lt | Le | Gt | Ge => {
@@ -1920,6 +1994,19 @@ impl Gen<'_> {
                 (
                     format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
                     Kind::Bool,
+                )
+            }
+            Add | Sub | Mul if unify(&lk, &rk) == Kind::Fixed => {
+                // Fixed-point intermediates wrap instead of panicking.
+                let k = Kind::Fixed;
+                let method = match op {
+                    Add => "wrapping_add",
+                    Sub => "wrapping_sub",
+                    _ => "wrapping_mul",
+                };
+                (
+                    format!("{}.{method}({})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
                 )
             }
             Add | Sub | Mul | Rem => {
@@ -2030,6 +2117,12 @@ impl Gen<'_> {
     }
 
     fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
+        if let Some(r) = self.number_call(name, args) {
+            return r;
+        }
+        if self.number_math(name, args, span) {
+            return ("()".into(), Kind::Unknown);
+        }
         let unary_math = |n: &str| -> Option<&'static str> {
             Some(match n {
                 "abs" => "abs",

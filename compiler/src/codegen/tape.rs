@@ -256,6 +256,11 @@ impl Gen<'_> {
                 taped: &|n| ctx.callee(n).is_some_and(|s| s.taped),
                 all: self.record_all,
             },
+        ) || super::numbers::tropical_tape(
+            std::slice::from_ref(inner),
+            self.resolution,
+            self.types,
+            true,
         )
     }
 
