@@ -701,7 +701,7 @@ pub fn rust_module(
         .filter(|d| d.severity == crate::Severity::Error)
         .cloned()
         .collect();
-    let mut code = String::new();
+    let mut code = struct_items_rust(db, project, file);
     for &f in file_functions(db, project, file) {
         let rust = function_rust(db, f, checks, gradients, tape_loops);
         let offset = function_offset(db, f);
@@ -718,6 +718,35 @@ pub fn rust_module(
         });
     }
     Arc::new(RustModule { code, errors })
+}
+
+/// The Rust of a file's structs, and `use` items for the structs of the
+/// project's other files (sibling modules).
+fn struct_items_rust(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    let structs = project_structs(db, project);
+    let mut code = String::new();
+    let mut others: Vec<(String, String)> = structs
+        .table
+        .by_name
+        .iter()
+        .filter_map(|(name, (_, i))| {
+            let other = *structs.files.get(*i)?;
+            (other != file).then(|| (module_name(other.path(db)), codegen::rust_name(name)))
+        })
+        .collect();
+    others.sort();
+    for (module, name) in others {
+        code.push_str(&format!(
+            "#[allow(unused_imports)]\nuse super::{}::{name};\n",
+            codegen::rust_name(&module)
+        ));
+    }
+    let own = &parse_file(db, file).structs;
+    if !own.is_empty() {
+        code.push('\n');
+        code.push_str(&codegen::structs::structs_rust(own));
+    }
+    code
 }
 
 /// The complete text of a generated module: header and functions.

@@ -98,9 +98,7 @@ pub fn build_table(
                 out.push((file, d));
                 continue;
             }
-            table
-                .by_name
-                .insert(name.name.clone(), (def.clone(), file));
+            table.by_name.insert(name.name.clone(), (def.clone(), file));
         }
     }
     // Per definition: fields, their types, recursion.
@@ -311,10 +309,22 @@ fn instantiate_at(def: &StructDef, args: Vec<Ty>, table: &StructTable, depth: u3
             )
         })
         .collect();
+    let generic = def
+        .fields
+        .iter()
+        .map(|f| {
+            let mut names = Vec::new();
+            struct_names(&f.ty, &mut names);
+            names
+                .iter()
+                .any(|n| def.generics.iter().any(|g| &g.name.name == n))
+        })
+        .collect();
     Ty::Struct {
         name: def.name.name.clone(),
         args,
         fields,
+        generic,
     }
 }
 
@@ -405,10 +415,12 @@ pub fn check_function(
     let mut stmts: Vec<&Stmt> = Vec::new();
     collect_stmts(&function.body, &mut stmts);
     for stmt in stmts {
-        let allowed = match &stmt.kind {
-            StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } => Some(value),
-            _ => None,
-        };
+        // The constructions allowed here: the value of `←`/`→`, and the
+        // constructions nested in it as field values.
+        let mut allowed: Vec<Span> = Vec::new();
+        if let StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } = &stmt.kind {
+            allowed_constructions(value, table, &mut allowed);
+        }
         crate::codegen::stmt_exprs(stmt, &mut |e: &Expr| {
             e.walk(&mut |sub: &Expr| match &sub.kind {
                 ExprKind::Call { callee, args, .. } => {
@@ -441,7 +453,7 @@ pub fn check_function(
                             )),
                         );
                     }
-                    if allowed.is_none_or(|v| v.span != sub.span) {
+                    if !allowed.contains(&sub.span) {
                         out.push(
                             Diagnostic::error(
                                 "E0907",
@@ -482,6 +494,17 @@ pub fn check_function(
         });
     }
     out
+}
+
+fn allowed_constructions(value: &Expr, table: &StructTable, out: &mut Vec<Span>) {
+    if let ExprKind::Call { callee, args, .. } = &value.kind
+        && table.get(&callee.name).is_some()
+    {
+        out.push(value.span);
+        for a in args {
+            allowed_constructions(a, table, out);
+        }
+    }
 }
 
 fn collect_stmts<'a>(block: &'a Block, out: &mut Vec<&'a Stmt>) {

@@ -24,6 +24,10 @@ pub enum Ty {
         name: String,
         args: Vec<Ty>,
         fields: Vec<(String, Ty)>,
+        /// Per field: whether its declared type mentions a type parameter
+        /// of the struct (only those fields carry adjoints, see
+        /// `codegen::structs`).
+        generic: Vec<bool>,
     },
     /// Not known (an error was reported, or inference gave up).
     Unknown,
@@ -205,7 +209,9 @@ fn lower_type(
             );
             Ty::Unknown
         }
-        TypeKind::Slice(inner) => Ty::Slice(Box::new(lower_type(inner, function, structs, diagnostics))),
+        TypeKind::Slice(inner) => {
+            Ty::Slice(Box::new(lower_type(inner, function, structs, diagnostics)))
+        }
         TypeKind::Tuple(items) => Ty::Tuple(
             items
                 .iter()
@@ -343,10 +349,13 @@ fn infer(
             }
             _ => Ty::Unknown,
         },
-        ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs).element().clone(),
-        ExprKind::Field { base, field } => {
-            field_type(&infer(base, function, resolution, defs, structs), &field.name)
-        }
+        ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs)
+            .element()
+            .clone(),
+        ExprKind::Field { base, field } => field_type(
+            &infer(base, function, resolution, defs, structs),
+            &field.name,
+        ),
         ExprKind::Binary { op, lhs, rhs } => {
             use BinaryOp::*;
             match op {

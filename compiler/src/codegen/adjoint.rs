@@ -62,6 +62,8 @@ pub(super) fn differentiable(kind: &Kind) -> bool {
     match kind {
         Kind::Float(_) | Kind::Generic(_) => true,
         Kind::Complex(inner) => differentiable(inner),
+        // A struct carries derivatives in its fields typed by its parameters.
+        Kind::Struct { fields, .. } => fields.iter().any(|(_, k, g)| *g && differentiable(k)),
         _ => false,
     }
 }
@@ -71,10 +73,12 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
     match kind {
         k if differentiable(k) => Some(match k {
             Kind::Complex(_) => "&mut nilang::Complex<G>".into(),
+            Kind::Struct { .. } => format!("&mut {}", super::structs::bar_type(k)?),
             _ => "&mut G".into(),
         }),
         Kind::Array(inner) | Kind::Csc(inner) if differentiable(inner) => Some(match **inner {
             Kind::Complex(_) => "&mut [nilang::Complex<G>]".into(),
+            Kind::Struct { .. } => format!("&mut [{}]", super::structs::bar_type(inner)?),
             _ => "&mut [G]".into(),
         }),
         Kind::Matrix(inner) if differentiable(inner) => {
@@ -1121,6 +1125,10 @@ impl Gen<'_> {
         let code = match kind {
             k if differentiable(k) => match k {
                 Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+                Kind::Struct { .. } => match self.struct_bar_zero(&n, k) {
+                    Some(code) => code,
+                    None => return,
+                },
                 _ => zero,
             },
             Kind::Array(inner) if differentiable(inner) => match **inner {
@@ -1175,6 +1183,22 @@ impl Gen<'_> {
                     }
                     // The adjoint of a CSC matrix is the adjoint of its values.
                     (Kind::Csc(_), "nzval") => self.bar_place(base),
+                    (Kind::Struct { name, fields, .. }, f) => {
+                        let (_, kind, generic) = fields.iter().find(|(n, _, _)| n == f)?.clone();
+                        if !differentiable(&kind) {
+                            return None;
+                        }
+                        if !generic {
+                            self.unsupported(
+                                field.span,
+                                &format!(
+                                    "differentiating through the field `{f}` of `{name}`, whose type names no type parameter (declare it with one)"
+                                ),
+                            );
+                            return None;
+                        }
+                        Some(format!("{}.{}", self.bar_place(base)?, rust_name(f)))
+                    }
                     _ => None,
                 }
             }

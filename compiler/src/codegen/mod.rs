@@ -20,6 +20,7 @@
 use std::fmt::Write;
 
 mod adjoint;
+pub mod structs;
 pub(crate) mod tape;
 pub mod wgsl;
 
@@ -168,6 +169,13 @@ enum Kind {
     Matrix(Box<Kind>),
     /// `Csc<T>`: a `sprs` CSC view.
     Csc(Box<Kind>),
+    /// A user struct `Point<T>`: name, type arguments, and per field its
+    /// name, kind and whether its declared type mentions a type parameter.
+    Struct {
+        name: String,
+        args: Vec<Kind>,
+        fields: Vec<(String, Kind, bool)>,
+    },
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
@@ -179,7 +187,12 @@ impl Kind {
     fn is_scalar_like(&self) -> bool {
         matches!(
             self,
-            Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Bool | Kind::Complex(_)
+            Kind::Int(_)
+                | Kind::Float(_)
+                | Kind::Generic(_)
+                | Kind::Bool
+                | Kind::Complex(_)
+                | Kind::Struct { .. }
         )
     }
 }
@@ -191,6 +204,20 @@ fn kind_of(ty: &Ty) -> Kind {
         Ty::Scalar(s) => Kind::Int(s),
         Ty::Generic(g) => Kind::Generic(g.clone()),
         Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
+        Ty::Struct {
+            name,
+            args,
+            fields,
+            generic,
+        } => Kind::Struct {
+            name: name.clone(),
+            args: args.iter().map(kind_of).collect(),
+            fields: fields
+                .iter()
+                .zip(generic)
+                .map(|((f, t), g)| (f.clone(), kind_of(t), *g))
+                .collect(),
+        },
         Ty::Constructed(name, args) if args.len() == 1 => {
             let inner = Box::new(kind_of(&args[0]));
             match *name {
@@ -214,6 +241,15 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
         Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
         Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Struct { name, args, .. } => {
+            let args: Option<Vec<String>> = args.iter().map(rust_scalar).collect();
+            let args = args?;
+            Some(if args.is_empty() {
+                rust_name(name)
+            } else {
+                format!("{}<{}>", rust_name(name), args.join(", "))
+            })
+        }
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -909,7 +945,15 @@ impl Gen<'_> {
                         kind: ExprKind::Var(name.name.clone()),
                         span: name.span,
                     };
-                    self.ad_instruction(&var, InstrOp::Sub, value, stmt.span);
+                    match self.destructure(&var, value) {
+                        // A struct: the rule of each field.
+                        Some(fields) => {
+                            for (place, v) in fields {
+                                self.ad_instruction(&place, InstrOp::Sub, &v, stmt.span);
+                            }
+                        }
+                        None => self.ad_instruction(&var, InstrOp::Sub, value, stmt.span),
+                    }
                 }
                 if !self.checks {
                     return;
@@ -1040,6 +1084,15 @@ impl Gen<'_> {
             (Kind::Complex(inner), "re" | "im") => {
                 Some((format!("{base_code}.{field}"), (**inner).clone()))
             }
+            (Kind::Struct { fields, .. }, _) => match fields.iter().find(|(f, _, _)| f == field) {
+                Some((_, kind, _)) => {
+                    Some((format!("{base_code}.{}", rust_name(field)), kind.clone()))
+                }
+                None => {
+                    self.unsupported(span, &format!("the field `{field}` of this value"));
+                    None
+                }
+            },
             (Kind::Csc(_), "colptr") => {
                 Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
             }
@@ -1263,6 +1316,9 @@ impl Gen<'_> {
     }
 
     fn value_as(&mut self, value: &Expr, kind: &Kind) -> String {
+        if let Some(code) = self.construct(value, kind) {
+            return code;
+        }
         let (code, from) = self.expr(value);
         convert(code, &from, kind)
     }
