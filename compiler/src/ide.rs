@@ -391,10 +391,16 @@ pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
     if has_comments(text) {
         return Err(FormatRefusal::Comments);
     }
-    let formatted = print_items(&parsed.items);
+    let formatted = print_items(&parsed.items, &parsed.structs);
     let reparsed = syntax::parse(&formatted);
     if !reparsed.diagnostics.is_empty()
         || reparsed.items.len() != parsed.items.len()
+        || reparsed.structs.len() != parsed.structs.len()
+        || parsed
+            .structs
+            .iter()
+            .zip(&reparsed.structs)
+            .any(|(a, b)| printer::print_struct(a) != printer::print_struct(b))
         || parsed
             .items
             .iter()
@@ -406,13 +412,27 @@ pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
     Ok(formatted)
 }
 
-fn print_items(items: &[syntax::Item]) -> String {
+fn print_items(
+    items: &[syntax::Item],
+    structs: &[std::sync::Arc<crate::ast::StructDef>],
+) -> String {
+    // Functions and structs in the order of the file.
+    let mut all: Vec<(u32, String)> = items
+        .iter()
+        .map(|item| (item.offset, printer::print_function(&item.function)))
+        .chain(
+            structs
+                .iter()
+                .map(|s| (s.span.start, printer::print_struct(s))),
+        )
+        .collect();
+    all.sort_by_key(|(at, _)| *at);
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, (_, text)) in all.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&printer::print_function(&item.function));
+        out.push_str(text);
     }
     out
 }
@@ -580,6 +600,16 @@ mod tests {
         assert!(!has_comments(
             "function f(x::f64)\n @safe println(\"#\")\nend\n"
         ));
+        // Structs are kept, in place, one field a line.
+        assert_eq!(
+            format_file(
+                "function f(p::P{f64})\n  p.x += 1.0\nend\n\"\"\"Doc.\"\"\"\nstruct P{T: Real} x::T; n::i64 end\n"
+            )
+            .as_deref(),
+            Ok(
+                "function f(p::P<f64>)\n    p.x += 1.0\nend\n\n\"\"\"Doc.\"\"\"\nstruct P{T: Real}\n    x::T\n    n::i64\nend\n"
+            )
+        );
     }
 
     #[test]
