@@ -167,6 +167,26 @@ pub fn hover(snap: &Snapshot, position: lsp::Position) -> Option<lsp::Hover> {
             Symbol::Local { function, def } => {
                 sections.extend(local_summary(db, snap.project, *function, *def));
             }
+            Symbol::Struct(name)
+            | Symbol::Field {
+                structure: name, ..
+            } => {
+                let structs = db::project_structs(db, snap.project);
+                if let Some(def) = structs.table.get(name) {
+                    if let Symbol::Field { field, .. } = symbol
+                        && let Some(f) = def.fields.iter().find(|f| f.name.name == *field)
+                    {
+                        sections.push(format!(
+                            "field `{}::{}` of struct `{name}`",
+                            f.name.name,
+                            nilang_compiler::printer::print_type(&f.ty)
+                        ));
+                    }
+                    sections.push(fence(
+                        nilang_compiler::printer::print_struct(def).trim_end(),
+                    ));
+                }
+            }
         }
     }
     if !at_definition && let Some((inverse, span)) = statement {
