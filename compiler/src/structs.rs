@@ -159,7 +159,8 @@ fn check_field_type(
 ) {
     match &ty.kind {
         TypeKind::Named { name, args } => {
-            if builtins::SCALAR_TYPES.contains(&name.as_str())
+            if name.is_empty()
+                || builtins::SCALAR_TYPES.contains(&name.as_str())
                 || (def.generics.iter().any(|g| &g.name.name == name) && args.is_empty())
             {
                 return;
