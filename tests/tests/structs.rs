@@ -166,3 +166,12 @@ fn gradient_through_array_elements() {
     assert_eq!(ps, start);
     nilang::check_gradient(loss, &flat(&start), &flat(&bars), RTOL, ATOL).unwrap();
 }
+
+#[test]
+fn a_struct_keyword_parameter_and_its_constructed_default() {
+    let mut y = 1.0;
+    s::offset_default(&mut y).unwrap();
+    assert_eq!(y, 7.0);
+    s::offset(&mut y, Point { x: 1.0, y: -1.0 }).unwrap();
+    assert_eq!(y, 6.0);
+}

@@ -1153,6 +1153,10 @@ impl Gen<'_> {
         match &expr.kind {
             ExprKind::Var(name) => {
                 let (id, kind) = self.def_kind(expr.span)?;
+                if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_)) {
+                    // Keyword parameters are constants: no adjoint.
+                    return None;
+                }
                 let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
                 let b = bar_name(name);
                 match kind {

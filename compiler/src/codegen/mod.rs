@@ -1401,7 +1401,11 @@ impl Gen<'_> {
                 .find(|k| &k.name.name == kw_name)
                 .map(|k| &k.value)
                 .unwrap_or(default);
-            let (code, from) = self.expr(value);
+            // A struct default (`p::P = P(1.0)`) is a construction.
+            let (code, from) = match self.construct(value, &kind_of(ty)) {
+                Some(code) => (code, kind_of(ty)),
+                None => self.expr(value),
+            };
             let to = match kind_of(ty) {
                 Kind::Generic(_) | Kind::Unknown => from.clone(),
                 k => k,
