@@ -467,6 +467,14 @@ pub enum NameClass {
     KeywordParameter,
     Ancilla,
     LoopVariable,
+    /// A user struct's name; `definition` where it is declared.
+    Struct {
+        definition: bool,
+    },
+    /// A struct field; `definition` where it is declared.
+    Field {
+        definition: bool,
+    },
 }
 
 /// Every classified name of a file, sorted by position (absolute spans).
@@ -500,6 +508,25 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
                 DefKind::LoopVar => NameClass::LoopVariable,
             };
             out.push((span.shift(offset), class));
+        }
+        for (span, symbol) in struct_uses(db, f) {
+            let class = match symbol {
+                Symbol::Field { .. } => NameClass::Field { definition: false },
+                _ => NameClass::Struct { definition: false },
+            };
+            out.push((span.shift(offset), class));
+        }
+    }
+    let structs = db::project_structs(db, project);
+    for def in &db::parse_file(db, file).structs {
+        out.push((def.name.span, NameClass::Struct { definition: true }));
+        for field in &def.fields {
+            out.push((field.name.span, NameClass::Field { definition: true }));
+            for (span, name) in type_struct_names(&field.ty) {
+                if structs.table.get(&name).is_some() {
+                    out.push((span, NameClass::Struct { definition: false }));
+                }
+            }
         }
     }
     out.sort_by_key(|(span, _)| (span.start, span.end));

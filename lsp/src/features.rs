@@ -370,6 +370,8 @@ pub const TOKEN_TYPES: &[lsp::SemanticTokenType] = &[
     lsp::SemanticTokenType::FUNCTION,
     lsp::SemanticTokenType::PARAMETER,
     lsp::SemanticTokenType::VARIABLE,
+    lsp::SemanticTokenType::STRUCT,
+    lsp::SemanticTokenType::PROPERTY,
 ];
 
 pub const TOKEN_MODIFIERS: &[lsp::SemanticTokenModifier] = &[
@@ -392,6 +394,8 @@ fn token_kind(class: NameClass) -> (u32, u32) {
         NameClass::Parameter { mutated: false } | NameClass::KeywordParameter => (1, READONLY),
         NameClass::Ancilla => (2, 0),
         NameClass::LoopVariable => (2, READONLY),
+        NameClass::Struct { definition } => (3, if definition { DECLARATION } else { 0 }),
+        NameClass::Field { definition } => (4, if definition { DECLARATION } else { 0 }),
     }
 }
 

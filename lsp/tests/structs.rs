@@ -57,6 +57,41 @@ fn hover_and_definition_of_structs_and_fields() {
 }
 
 #[test]
+fn semantic_tokens_of_structs_and_fields() {
+    use nilang_compiler::ide::{self, NameClass};
+    let mut workspace = Workspace::default();
+    let uri: Uri = "file:///nilang-test/structs/t.nil".parse().expect("uri");
+    workspace.open(uri.clone(), TEXT.to_string(), 0);
+    let snap = workspace.snapshot(&uri).expect("open");
+    let classes = ide::classify_names(&snap.db, snap.project, snap.file);
+    let class_at = |needle: &str, delta: u32| {
+        let at = offset(needle) + delta;
+        classes.iter().find(|(s, _)| s.start == at).map(|(_, c)| *c)
+    };
+    assert_eq!(
+        class_at("Point{T}", 0),
+        Some(NameClass::Struct { definition: true })
+    );
+    assert_eq!(
+        class_at("x::T", 0),
+        Some(NameClass::Field { definition: true })
+    );
+    assert_eq!(
+        class_at("Point{f64}", 0),
+        Some(NameClass::Struct { definition: false })
+    );
+    assert_eq!(
+        class_at("Point(d", 0),
+        Some(NameClass::Struct { definition: false })
+    );
+    assert_eq!(
+        class_at("p.x", 2),
+        Some(NameClass::Field { definition: false })
+    );
+    assert!(!features::semantic_tokens(&snap).is_empty());
+}
+
+#[test]
 fn every_request_everywhere_in_a_file_with_structs() {
     let mut workspace = Workspace::default();
     let uri: Uri = "file:///nilang-test/structs/all.nil".parse().expect("uri");
