@@ -195,4 +195,5 @@ pub const CODES: &[(&str, &str)] = &[
         "E0907",
         "a struct construction outside the value of `←` or `→`",
     ),
+    ("E0908", "a whole struct used where a number is needed"),
 ];

@@ -415,6 +415,9 @@ pub fn check_function(
     }
     let mut stmts: Vec<&Stmt> = Vec::new();
     collect_stmts(&function.body, &mut stmts);
+    for stmt in &stmts {
+        whole_struct_uses(stmt, resolution, types, table, &mut out);
+    }
     for stmt in stmts {
         // The constructions allowed here: the value of `←`/`→`, and the
         // constructions nested in it as field values.
@@ -495,6 +498,139 @@ pub fn check_function(
         });
     }
     out
+}
+
+/// E0908: a whole struct where a number is needed, in an instruction (as
+/// its target or inside its value), a condition, a range, or as the
+/// operand of a built-in instruction other than `SWAP`. A whole struct may
+/// be allocated from, compared at a deallocation, passed to a function, put
+/// in a field of a construction, and swapped.
+fn whole_struct_uses(
+    stmt: &Stmt,
+    resolution: &Resolution,
+    types: &FunctionTypes,
+    table: &StructTable,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut values: Vec<(&Expr, bool)> = Vec::new();
+    match &stmt.kind {
+        StmtKind::Instr { target, value, .. } => {
+            values.push((target, false));
+            values.push((value, false));
+        }
+        StmtKind::Call(call) => {
+            let instruction = builtins::instruction(&call.callee.name);
+            let whole = instruction.is_none() || call.callee.name == "SWAP";
+            for a in &call.args {
+                values.push((a, whole));
+            }
+            for k in &call.kwargs {
+                values.push((&k.value, whole));
+            }
+        }
+        StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } => {
+            values.push((value, true));
+        }
+        StmtKind::If { branches, .. } => {
+            for b in branches {
+                values.push((&b.cond.pre, false));
+                if let Post::Expr(e) = &b.cond.post {
+                    values.push((e, false));
+                }
+            }
+        }
+        StmtKind::While { cond, .. } => {
+            values.push((&cond.pre, false));
+            if let Post::Expr(e) = &cond.post {
+                values.push((e, false));
+            }
+        }
+        StmtKind::For { range, .. } => {
+            values.push((&range.start, false));
+            if let Some(step) = &range.step {
+                values.push((step, false));
+            }
+            values.push((&range.stop, false));
+        }
+        _ => {}
+    }
+    for (e, whole) in values {
+        check_value(e, whole, resolution, types, table, out);
+    }
+}
+
+fn check_value(
+    e: &Expr,
+    whole: bool,
+    resolution: &Resolution,
+    types: &FunctionTypes,
+    table: &StructTable,
+    out: &mut Vec<Diagnostic>,
+) {
+    let children = |e: &Expr, whole: bool, out: &mut Vec<Diagnostic>| {
+        check_value(e, whole, resolution, types, table, out)
+    };
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+            if !whole && let Some(Ty::Struct { name, .. }) = place_type(e, resolution, types) {
+                out.push(
+                    Diagnostic::error(
+                        "E0908",
+                        e.span,
+                        format!("a whole `{name}` struct is used where a number is needed"),
+                    )
+                    .with_label("a struct value")
+                    .with_help(
+                        "use one of its fields (`p.x`); a whole struct can be allocated from, passed to a function, swapped, or put in a field of a construction",
+                    ),
+                );
+            }
+            // The base of a field access is read only through the field;
+            // the indices of an element are numbers.
+            if let ExprKind::Index { indices, .. } = &e.kind {
+                for i in indices {
+                    match i {
+                        IndexArg::Expr(x) => children(x, false, out),
+                        IndexArg::Range(r) => {
+                            children(&r.start, false, out);
+                            if let Some(step) = &r.step {
+                                children(step, false, out);
+                            }
+                            children(&r.stop, false, out);
+                        }
+                        IndexArg::Colon(_) => {}
+                    }
+                }
+            }
+        }
+        ExprKind::Call { callee, args, .. } if table.get(&callee.name).is_some() => {
+            for a in args {
+                children(a, true, out);
+            }
+        }
+        ExprKind::Call { args, kwargs, .. } => {
+            for a in args {
+                children(a, false, out);
+            }
+            for k in kwargs {
+                children(&k.value, false, out);
+            }
+        }
+        ExprKind::Paren(inner) => children(inner, whole, out),
+        ExprKind::Adjoint(inner) | ExprKind::Unary { operand: inner, .. } => {
+            children(inner, false, out)
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            children(lhs, false, out);
+            children(rhs, false, out);
+        }
+        ExprKind::Tuple(items) => {
+            for i in items {
+                children(i, whole, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn allowed_constructions(value: &Expr, table: &StructTable, out: &mut Vec<Span>) {
