@@ -175,3 +175,31 @@ fn a_struct_keyword_parameter_and_its_constructed_default() {
     s::offset(&mut y, Point { x: 1.0, y: -1.0 }).unwrap();
     assert_eq!(y, 6.0);
 }
+
+#[test]
+fn gradient_through_a_complex_field() {
+    use nilang::Complex;
+    use s::Wave;
+    for p in [[0.3, -1.2, 2.0, 0.5], [1.1, 0.4, -0.7, -0.2]] {
+        let wave = |x: &[f64]| Wave {
+            amp: Complex::new(x[0], x[1]),
+            k: x[2],
+        };
+        let loss = |x: &[f64]| {
+            let mut out = 0.0;
+            let mut w = wave(x);
+            s::wave_energy(&mut out, &mut w, x[3]).unwrap();
+            out + 0.3 * w.amp.re - 0.8 * w.amp.im + 0.1 * w.k
+        };
+        let mut w = wave(&p);
+        let mut w_bar = Wave {
+            amp: Complex::new(0.3, -0.8),
+            k: 0.1,
+        };
+        let (mut out, mut out_bar, mut y_bar) = (0.0, 1.0, 0.0);
+        s::wave_energy_grad(&mut out, &mut out_bar, &mut w, &mut w_bar, p[3], &mut y_bar).unwrap();
+        let g = [w_bar.amp.re, w_bar.amp.im, w_bar.k, y_bar];
+        nilang::check_gradient(loss, &p, &g, RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("at {p:?}: {e}"));
+    }
+}

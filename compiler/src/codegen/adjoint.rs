@@ -1391,6 +1391,11 @@ impl Gen<'_> {
     pub(super) fn has_complex(&self, e: &Expr) -> bool {
         let mut found = false;
         e.walk(&mut |node| {
+            if let ExprKind::Field { .. } = &node.kind
+                && let Some(kind) = self.struct_field_kind(node)
+            {
+                found |= matches!(kind, Kind::Complex(_));
+            }
             if let ExprKind::Var(name) = &node.kind {
                 match self.def_kind(node.span) {
                     Some((_, kind)) => {

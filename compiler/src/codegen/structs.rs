@@ -200,6 +200,37 @@ impl Gen<'_> {
         destructure_into(var, &kind, value, &mut out).then_some(out)
     }
 
+    /// The kind of a struct field place (`p.x`, `ps[i].pos.x`), without
+    /// generating code; `None` for other expressions.
+    pub(super) fn struct_field_kind(&self, e: &Expr) -> Option<Kind> {
+        fn place(g: &Gen<'_>, e: &Expr) -> Option<Kind> {
+            match &e.kind {
+                ExprKind::Var(_) => g.def_kind(e.span).map(|(_, k)| k),
+                ExprKind::Index { base, .. } => match place(g, base)? {
+                    Kind::Array(inner) => Some(*inner),
+                    _ => None,
+                },
+                ExprKind::Field { base, field } => match place(g, base)? {
+                    Kind::Struct { fields, .. } => fields
+                        .into_iter()
+                        .find(|(f, _, _)| *f == field.name)
+                        .map(|(_, k, _)| k),
+                    _ => None,
+                },
+                ExprKind::Paren(inner) => place(g, inner),
+                _ => None,
+            }
+        }
+        match &e.kind {
+            ExprKind::Field { base, .. }
+                if matches!(place(self, base), Some(Kind::Struct { .. })) =>
+            {
+                place(self, e)
+            }
+            _ => None,
+        }
+    }
+
     /// The zero adjoint of the struct ancilla `n` of kind `kind`: zero in
     /// every field that carries a derivative, the primal's value in the
     /// others (their type is the primal's).
