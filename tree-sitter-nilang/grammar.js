@@ -48,7 +48,7 @@ module.exports = grammar({
   reserved: {
     global: _ => [
       'function', 'end', 'if', 'elseif', 'else', 'while', 'for', 'begin', 'where',
-      'true', 'false',
+      'true', 'false', 'struct',
     ],
   },
 
@@ -60,7 +60,7 @@ module.exports = grammar({
   supertypes: $ => [$._statement, $._expression, $._type],
 
   rules: {
-    source_file: $ => repeat(choice($.function_definition, $._terminator)),
+    source_file: $ => repeat(choice($.function_definition, $.struct_definition, $._terminator)),
 
     // ---------------------------------------------------------------- items
 
@@ -76,6 +76,24 @@ module.exports = grammar({
     ),
 
     docstring: $ => $.string,
+
+    // `struct Point{T} x::T; y::T end`, or one field a line: a user type
+    // whose values are built by `p ← Point(a, b)` and taken apart by
+    // `p → Point(a, b)`.
+    struct_definition: $ => seq(
+      optional(field('doc', $.docstring)),
+      'struct',
+      field('name', $.identifier),
+      optional(seq('{', commaSep1(field('parameter', $.type_bound)), '}')),
+      repeat(choice(field('field', $.struct_field), $._terminator)),
+      'end',
+    ),
+
+    struct_field: $ => seq(
+      field('name', $.identifier),
+      '::',
+      field('type', $._type),
+    ),
 
     function_attribute: $ => choice('@kernel', '@inline', $.primitive_attribute),
 

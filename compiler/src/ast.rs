@@ -562,3 +562,25 @@ pub fn range_values(start: i64, step: i64, stop: i64, reversed: bool) -> Vec<i64
         values.collect()
     }
 }
+
+/// `struct Name{T, U} field::Type ... end`: a user type. Unlike a
+/// function's, its spans are absolute (byte offsets in the file): a struct
+/// is small and only read whole.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StructDef {
+    pub name: Ident,
+    pub doc: Option<String>,
+    /// The type parameters, `{T, U: Real}`.
+    pub generics: Vec<Generic>,
+    pub fields: Vec<FieldDef>,
+    /// The whole definition, docstring to `end`.
+    pub span: Span,
+}
+
+/// One field `name::Type` of a struct.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FieldDef {
+    pub name: Ident,
+    pub ty: Type,
+    pub span: Span,
+}

@@ -233,6 +233,37 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
     Arc::new(table)
 }
 
+/// The project's structs, and the problems of their definitions (absolute
+/// spans, by file).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ProjectStructs {
+    pub table: crate::structs::StructTable,
+    /// The file each struct is defined in, by the index in `table`.
+    pub files: Vec<SourceFile>,
+    pub diagnostics: Vec<(SourceFile, Diagnostic)>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn project_structs(db: &dyn Db, project: Project) -> Arc<ProjectStructs> {
+    let files: Vec<SourceFile> = project.files(db).clone();
+    let defs: Vec<&[Arc<crate::ast::StructDef>]> = files
+        .iter()
+        .map(|&f| parse_file(db, f).structs.as_slice())
+        .collect();
+    let functions = item_table(db, project);
+    let (table, diagnostics) =
+        crate::structs::build_table(&defs, &|name| functions.by_name.contains_key(name));
+    let diagnostics = diagnostics
+        .into_iter()
+        .map(|(i, d)| (files[i], d))
+        .collect();
+    Arc::new(ProjectStructs {
+        table,
+        files,
+        diagnostics,
+    })
+}
+
 /// The function named `name` in the project.
 pub fn lookup_function<'db>(db: &'db dyn Db, project: Project, name: &str) -> Option<FnId<'db>> {
     let (file, ordinal) = *item_table(db, project).by_name.get(name)?;
@@ -269,6 +300,13 @@ impl Items for ProjectItems<'_> {
     fn function_names(&self) -> Vec<String> {
         function_names(self.db, self.project)
     }
+
+    fn struct_arity(&self, name: &str) -> Option<usize> {
+        project_structs(self.db, self.project)
+            .table
+            .get(name)
+            .map(|d| d.fields.len())
+    }
 }
 
 // ------------------------------------------------------------------ analyses
@@ -289,7 +327,11 @@ pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionTypes> 
     let Some(ast) = function_ast(db, f) else {
         return Arc::default();
     };
-    Arc::new(types::function_types(&ast, resolve_function(db, f)))
+    Arc::new(types::function_types_in(
+        &ast,
+        resolve_function(db, f),
+        &project_structs(db, f.project(db)).table,
+    ))
 }
 
 #[salsa::tracked(returns(clone))]
@@ -364,6 +406,12 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
                 .diagnostics,
         );
     }
+    out.extend(crate::structs::check_function(
+        &ast,
+        resolution,
+        types,
+        &project_structs(db, project).table,
+    ));
     out.extend(crate::kernel::misuse(&ast, &|name| {
         *is_kernel(db, project, name.to_string())
     }));
@@ -387,6 +435,13 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<
     out.extend(
         item_table(db, project)
             .duplicates
+            .iter()
+            .filter(|(f, _)| *f == file)
+            .map(|(_, d)| d.clone()),
+    );
+    out.extend(
+        project_structs(db, project)
+            .diagnostics
             .iter()
             .filter(|(f, _)| *f == file)
             .map(|(_, d)| d.clone()),
@@ -657,7 +712,7 @@ pub fn rust_module(
         .filter(|d| d.severity == crate::Severity::Error)
         .cloned()
         .collect();
-    let mut code = String::new();
+    let mut code = struct_items_rust(db, project, file);
     for &f in file_functions(db, project, file) {
         let rust = function_rust(db, f, checks, gradients, tape_loops);
         let offset = function_offset(db, f);
@@ -674,6 +729,35 @@ pub fn rust_module(
         });
     }
     Arc::new(RustModule { code, errors })
+}
+
+/// The Rust of a file's structs, and `use` items for the structs of the
+/// project's other files (sibling modules).
+fn struct_items_rust(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    let structs = project_structs(db, project);
+    let mut code = String::new();
+    let mut others: Vec<(String, String)> = structs
+        .table
+        .by_name
+        .iter()
+        .filter_map(|(name, (_, i))| {
+            let other = *structs.files.get(*i)?;
+            (other != file).then(|| (module_name(other.path(db)), codegen::rust_name(name)))
+        })
+        .collect();
+    others.sort();
+    for (module, name) in others {
+        code.push_str(&format!(
+            "#[allow(unused_imports)]\nuse super::{}::{name};\n",
+            codegen::rust_name(&module)
+        ));
+    }
+    let own = &parse_file(db, file).structs;
+    if !own.is_empty() {
+        code.push('\n');
+        code.push_str(&codegen::structs::structs_rust(own));
+    }
+    code
 }
 
 /// The complete text of a generated module: header and functions.

@@ -196,4 +196,21 @@ pub const CODES: &[(&str, &str)] = &[
         "an f64 adjoint that several kernel invocations add to (WGSL has no 64-bit atomics)",
     ),
     ("E0805", "a `@tape` loop in a GPU kernel"),
+    (
+        "E0901",
+        "a struct defined twice, or named like a function or a built-in",
+    ),
+    ("E0902", "a struct field declared twice"),
+    ("E0903", "a struct that contains itself"),
+    ("E0904", "a field the struct does not have"),
+    (
+        "E0905",
+        "a struct construction with the wrong number of values",
+    ),
+    ("E0906", "a struct field of an array, stack or tuple type"),
+    (
+        "E0907",
+        "a struct construction outside the value of `←` or `→`",
+    ),
+    ("E0908", "a whole struct used where a number is needed"),
 ];

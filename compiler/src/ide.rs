@@ -23,6 +23,10 @@ pub enum Symbol<'db> {
     Instruction(&'static str),
     /// A parameter, ancilla or loop variable of one function.
     Local { function: FnId<'db>, def: DefId },
+    /// A user struct, by name.
+    Struct(String),
+    /// A field of a user struct.
+    Field { structure: String, field: String },
 }
 
 /// The function whose text contains the byte `offset` of `file`.
@@ -48,6 +52,9 @@ pub fn symbol_at<'db>(
     file: SourceFile,
     offset: u32,
 ) -> Option<(Symbol<'db>, Span)> {
+    if let Some(found) = struct_symbol_at(db, file, offset) {
+        return Some(found);
+    }
     let f = function_at(db, project, file, offset)?;
     let start = db::function_offset(db, f);
     let rel = offset.checked_sub(start)?;
@@ -71,6 +78,10 @@ pub fn symbol_at<'db>(
             },
         ));
     }
+    // Struct names and fields come first: `p.x`'s field is inside no use.
+    let mut structs = struct_uses(db, f);
+    structs.append(&mut candidates);
+    let candidates = structs;
     // A cursor inside a name wins over one just after a name (`x|+y`).
     let inside = candidates
         .iter()
@@ -92,6 +103,17 @@ pub fn definition(
             Some((f.file(db), ast.name.span.shift(db::function_offset(db, f))))
         }
         Symbol::Instruction(_) => None,
+        Symbol::Struct(name) => {
+            let structs = db::project_structs(db, project);
+            let (def, i) = structs.table.by_name.get(name)?;
+            Some((*structs.files.get(*i)?, def.name.span))
+        }
+        Symbol::Field { structure, field } => {
+            let structs = db::project_structs(db, project);
+            let (def, i) = structs.table.by_name.get(structure)?;
+            let f = def.fields.iter().find(|f| f.name.name == *field)?;
+            Some((*structs.files.get(*i)?, f.name.span))
+        }
         Symbol::Local { function, def } => {
             let d = db::resolve_function(db, *function).defs.get(*def)?;
             Some((
@@ -122,6 +144,30 @@ pub fn references(
                 }
             }
         }
+        Symbol::Struct(_) | Symbol::Field { .. } => {
+            for &file in project.files(db) {
+                for &f in db::file_functions(db, project, file) {
+                    let offset = db::function_offset(db, f);
+                    for (span, s) in struct_uses(db, f) {
+                        if s == *symbol {
+                            out.push((file, span.shift(offset)));
+                        }
+                    }
+                }
+                for def in &db::parse_file(db, file).structs {
+                    for field in &def.fields {
+                        for (span, s) in type_struct_names(&field.ty) {
+                            if matches!(symbol, Symbol::Struct(n) if *n == s) {
+                                out.push((file, span));
+                            }
+                        }
+                    }
+                }
+            }
+            if include_declaration && let Some(declaration) = definition(db, project, symbol) {
+                out.push(declaration);
+            }
+        }
         Symbol::Function(_) | Symbol::Instruction(_) => {
             let declaration = definition(db, project, symbol);
             for &file in project.files(db) {
@@ -147,6 +193,133 @@ pub fn references(
     let order = |file: SourceFile| project.files(db).iter().position(|&f| f == file);
     out.sort_by_key(|(file, span)| (order(*file), span.start));
     out.dedup();
+    out
+}
+
+/// A struct's name or one of its fields in a struct definition of `file`.
+fn struct_symbol_at<'db>(
+    db: &'db dyn Db,
+    file: SourceFile,
+    offset: u32,
+) -> Option<(Symbol<'db>, Span)> {
+    let parsed = db::parse_file(db, file);
+    let def = parsed.structs.iter().find(|d| d.span.contains(offset))?;
+    if def.name.span.contains(offset) {
+        return Some((Symbol::Struct(def.name.name.clone()), def.name.span));
+    }
+    for field in &def.fields {
+        if field.name.span.contains(offset) {
+            return Some((
+                Symbol::Field {
+                    structure: def.name.name.clone(),
+                    field: field.name.name.clone(),
+                },
+                field.name.span,
+            ));
+        }
+        for (span, name) in type_struct_names(&field.ty) {
+            if span.contains(offset) {
+                return Some((Symbol::Struct(name), span));
+            }
+        }
+    }
+    None
+}
+
+/// The names written in a type (`Point` in `[Point{T}]`), with the span of
+/// each name.
+fn type_struct_names(ty: &Type) -> Vec<(Span, String)> {
+    let mut out = Vec::new();
+    fn walk(ty: &Type, out: &mut Vec<(Span, String)>) {
+        match &ty.kind {
+            TypeKind::Named { name, args } => {
+                let end = ty.span.start + name.len() as u32;
+                out.push((Span::new(ty.span.start, end), name.clone()));
+                args.iter().for_each(|a| walk(a, out));
+            }
+            TypeKind::Slice(inner) => walk(inner, out),
+            TypeKind::Tuple(items) => items.iter().for_each(|t| walk(t, out)),
+        }
+    }
+    walk(ty, &mut out);
+    out
+}
+
+/// The struct names (in parameter types and constructions) and fields
+/// (`p.x` of a struct `p`) of one function, function-relative.
+fn struct_uses<'db>(db: &'db dyn Db, f: FnId<'db>) -> Vec<(Span, Symbol<'db>)> {
+    let structs = db::project_structs(db, f.project(db));
+    let mut out = Vec::new();
+    if structs.table.by_name.is_empty() {
+        return out;
+    }
+    let Some(ast) = db::function_ast(db, f) else {
+        return out;
+    };
+    let resolution = db::resolve_function(db, f);
+    let types = db::function_types(db, f);
+    for p in &ast.params {
+        if let Some(ty) = &p.ty {
+            for (span, name) in type_struct_names(ty) {
+                if structs.table.get(&name).is_some() {
+                    out.push((span, Symbol::Struct(name)));
+                }
+            }
+        }
+    }
+    let mut stmts = Vec::new();
+    fn collect<'a>(block: &'a Block, out: &mut Vec<&'a Stmt>) {
+        for stmt in &block.stmts {
+            collect_one(stmt, out);
+        }
+    }
+    fn collect_one<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
+        out.push(stmt);
+        match &stmt.kind {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                branches.iter().for_each(|b| collect(&b.body, out));
+                if let Some(o) = otherwise {
+                    collect(o, out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                collect(body, out)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => collect_one(inner, out),
+            _ => {}
+        }
+    }
+    collect(&ast.body, &mut stmts);
+    for stmt in stmts {
+        crate::codegen::stmt_exprs(stmt, &mut |e: &Expr| {
+            e.walk(&mut |sub: &Expr| match &sub.kind {
+                ExprKind::Call { callee, .. } if structs.table.get(&callee.name).is_some() => {
+                    out.push((callee.span, Symbol::Struct(callee.name.clone())));
+                }
+                ExprKind::Field { base, field } => {
+                    if let Some(crate::types::Ty::Struct { name, .. }) =
+                        crate::structs::place_type(base, resolution, types)
+                    {
+                        out.push((
+                            field.span,
+                            Symbol::Field {
+                                structure: name,
+                                field: field.name.clone(),
+                            },
+                        ));
+                    }
+                }
+                _ => {}
+            })
+        });
+    }
     out
 }
 
@@ -294,6 +467,14 @@ pub enum NameClass {
     KeywordParameter,
     Ancilla,
     LoopVariable,
+    /// A user struct's name; `definition` where it is declared.
+    Struct {
+        definition: bool,
+    },
+    /// A struct field; `definition` where it is declared.
+    Field {
+        definition: bool,
+    },
 }
 
 /// Every classified name of a file, sorted by position (absolute spans).
@@ -327,6 +508,25 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
                 DefKind::LoopVar => NameClass::LoopVariable,
             };
             out.push((span.shift(offset), class));
+        }
+        for (span, symbol) in struct_uses(db, f) {
+            let class = match symbol {
+                Symbol::Field { .. } => NameClass::Field { definition: false },
+                _ => NameClass::Struct { definition: false },
+            };
+            out.push((span.shift(offset), class));
+        }
+    }
+    let structs = db::project_structs(db, project);
+    for def in &db::parse_file(db, file).structs {
+        out.push((def.name.span, NameClass::Struct { definition: true }));
+        for field in &def.fields {
+            out.push((field.name.span, NameClass::Field { definition: true }));
+            for (span, name) in type_struct_names(&field.ty) {
+                if structs.table.get(&name).is_some() {
+                    out.push((span, NameClass::Struct { definition: false }));
+                }
+            }
         }
     }
     out.sort_by_key(|(span, _)| (span.start, span.end));
@@ -391,10 +591,16 @@ pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
     if has_comments(text) {
         return Err(FormatRefusal::Comments);
     }
-    let formatted = print_items(&parsed.items);
+    let formatted = print_items(&parsed.items, &parsed.structs);
     let reparsed = syntax::parse(&formatted);
     if !reparsed.diagnostics.is_empty()
         || reparsed.items.len() != parsed.items.len()
+        || reparsed.structs.len() != parsed.structs.len()
+        || parsed
+            .structs
+            .iter()
+            .zip(&reparsed.structs)
+            .any(|(a, b)| printer::print_struct(a) != printer::print_struct(b))
         || parsed
             .items
             .iter()
@@ -406,13 +612,27 @@ pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
     Ok(formatted)
 }
 
-fn print_items(items: &[syntax::Item]) -> String {
+fn print_items(
+    items: &[syntax::Item],
+    structs: &[std::sync::Arc<crate::ast::StructDef>],
+) -> String {
+    // Functions and structs in the order of the file.
+    let mut all: Vec<(u32, String)> = items
+        .iter()
+        .map(|item| (item.offset, printer::print_function(&item.function)))
+        .chain(
+            structs
+                .iter()
+                .map(|s| (s.span.start, printer::print_struct(s))),
+        )
+        .collect();
+    all.sort_by_key(|(at, _)| *at);
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, (_, text)) in all.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&printer::print_function(&item.function));
+        out.push_str(text);
     }
     out
 }
@@ -493,6 +713,58 @@ mod tests {
 
     fn at(needle: &str, nth: usize) -> u32 {
         TEXT.match_indices(needle).nth(nth).expect("needle").0 as u32
+    }
+
+    #[test]
+    fn struct_names_and_fields() {
+        const S: &str = "struct Point{T}\n    x::T\n    y::T\nend\nstruct Seg{T} a::Point{T}; b::Point{T} end\nfunction f(p::Point{f64}, s::Seg{f64})\n    q ← Point(p.y, 1.0)\n    p.x += s.a.y\n    q → Point(p.y, 1.0)\nend\n";
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "s.nil".into(), S.into());
+        let project = Project::new(&db, vec![file]);
+        let pos = |needle: &str, nth: usize| S.match_indices(needle).nth(nth).unwrap().0 as u32;
+        let point_def = (file, Span::new(pos("Point", 0), pos("Point", 0) + 5));
+        // A struct name in a parameter type, a construction, a field type.
+        for at in [
+            pos("Point{f64}", 0),
+            pos("Point(p.y", 0),
+            pos("Point{T}; b", 0),
+        ] {
+            let (symbol, span) = symbol_at(&db, project, file, at + 2).expect("struct");
+            assert_eq!(symbol, Symbol::Struct("Point".into()));
+            assert_eq!(&S[span.range()], "Point");
+            assert_eq!(definition(&db, project, &symbol), Some(point_def));
+        }
+        // A field, through a parameter and through a nested struct.
+        let (symbol, span) = symbol_at(&db, project, file, pos("p.x", 0) + 2).expect("field");
+        assert_eq!(
+            symbol,
+            Symbol::Field {
+                structure: "Point".into(),
+                field: "x".into()
+            }
+        );
+        assert_eq!(&S[span.range()], "x");
+        let x_def = pos("x::T", 0);
+        assert_eq!(
+            definition(&db, project, &symbol),
+            Some((file, Span::new(x_def, x_def + 1)))
+        );
+        let (symbol, _) = symbol_at(&db, project, file, pos("s.a.y", 0) + 4).expect("field");
+        assert_eq!(
+            symbol,
+            Symbol::Field {
+                structure: "Point".into(),
+                field: "y".into()
+            }
+        );
+        // `y` of Point: in `p.y` twice, `s.a.y`, and its declaration.
+        assert_eq!(references(&db, project, &symbol, true).len(), 4);
+        // On the definition itself.
+        let (symbol, _) = symbol_at(&db, project, file, pos("Seg", 0) + 1).expect("struct");
+        assert_eq!(symbol, Symbol::Struct("Seg".into()));
+        // `Point` everywhere: definition, 2 field types, a parameter, 2 constructions.
+        let refs = references(&db, project, &Symbol::Struct("Point".into()), true);
+        assert_eq!(refs.len(), 6, "{refs:?}");
     }
 
     #[test]
@@ -580,6 +852,16 @@ mod tests {
         assert!(!has_comments(
             "function f(x::f64)\n @safe println(\"#\")\nend\n"
         ));
+        // Structs are kept, in place, one field a line.
+        assert_eq!(
+            format_file(
+                "function f(p::P{f64})\n  p.x += 1.0\nend\n\"\"\"Doc.\"\"\"\nstruct P{T: Real} x::T; n::i64 end\n"
+            )
+            .as_deref(),
+            Ok(
+                "function f(p::P<f64>)\n    p.x += 1.0\nend\n\n\"\"\"Doc.\"\"\"\nstruct P{T: Real}\n    x::T\n    n::i64\nend\n"
+            )
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod kernel;
 pub mod printer;
 pub mod render;
 pub mod resolve;
+pub mod structs;
 pub mod syntax;
 pub mod types;
 

@@ -445,3 +445,38 @@ fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
         ExprKind::Error => out.push_str("__error__"),
     }
 }
+
+/// A struct definition, one field a line.
+pub fn print_struct(def: &StructDef) -> String {
+    let mut p = Printer::default();
+    if let Some(doc) = &def.doc {
+        if doc.contains('\n') {
+            p.line(&format!("\"\"\"\n{doc}\n\"\"\""));
+        } else {
+            p.line(&format!("\"\"\"{doc}\"\"\""));
+        }
+    }
+    let mut head = format!("struct {}", def.name.name);
+    if !def.generics.is_empty() {
+        head.push('{');
+        for (i, g) in def.generics.iter().enumerate() {
+            if i > 0 {
+                head.push_str(", ");
+            }
+            head.push_str(&g.name.name);
+            for (j, bound) in g.bounds.iter().enumerate() {
+                head.push_str(if j == 0 { ": " } else { " + " });
+                head.push_str(&bound.name);
+            }
+        }
+        head.push('}');
+    }
+    p.line(&head);
+    p.level += 1;
+    for field in &def.fields {
+        p.line(&format!("{}::{}", field.name.name, print_type(&field.ty)));
+    }
+    p.level -= 1;
+    p.line("end");
+    p.out
+}

@@ -91,6 +91,11 @@ pub struct Signature {
 pub trait Items {
     fn signature(&self, name: &str) -> Option<Signature>;
     fn function_names(&self) -> Vec<String>;
+    /// The number of fields of the user struct `name`, if there is one
+    /// (`Name(args...)` then builds it).
+    fn struct_arity(&self, _name: &str) -> Option<usize> {
+        None
+    }
 }
 
 pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
@@ -545,7 +550,9 @@ impl Resolver<'_> {
         }
         if builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| n == name)
             || builtins::SCALAR_TYPES.contains(&name.as_str())
+            || self.items.struct_arity(name).is_some()
         {
+            // The arity of a construction is checked with the structs (E0905).
             return;
         }
         let known = builtins::PURE_FUNCTIONS.iter().map(|(n, _)| *n);

@@ -29,6 +29,8 @@ pub struct Item {
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct ParsedFile {
     pub items: Vec<Item>,
+    /// The `struct` definitions, in order (absolute spans).
+    pub structs: Vec<Arc<StructDef>>,
     /// Syntax errors, with absolute spans.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -86,6 +88,16 @@ pub fn parse(text: &str) -> ParsedFile {
             }
             out.diagnostics
                 .extend(lower.diagnostics.into_iter().map(|d| d.shifted(offset)));
+        } else if child.kind() == "struct_definition" {
+            let mut lower = Lower {
+                text,
+                offset: 0,
+                diagnostics: Vec::new(),
+            };
+            if let Some(def) = lower.struct_def(child) {
+                out.structs.push(Arc::new(def));
+            }
+            out.diagnostics.extend(lower.diagnostics);
         }
     }
     out.diagnostics
@@ -226,6 +238,52 @@ impl<'a> Lower<'a> {
         let span = self.span(node);
         self.diagnostics
             .push(Diagnostic::error("E0004", span, message).with_help(help));
+    }
+
+    /// `struct Name{T} x::T; ... end` (spans absolute: `offset` is 0).
+    fn struct_def(&mut self, node: Node<'_>) -> Option<StructDef> {
+        let name = self.ident(node.child_by_field_name("name")?);
+        let doc = node
+            .child_by_field_name("doc")
+            .map(|d| docstring_text(self.text(d)));
+        let mut generics = Vec::new();
+        let mut cursor = node.walk();
+        for bound in node.children_by_field_name("parameter", &mut cursor) {
+            let Some(gname) = bound.child_by_field_name("name") else {
+                continue;
+            };
+            let mut c2 = bound.walk();
+            let bounds = bound
+                .children_by_field_name("trait", &mut c2)
+                .map(|t| self.ident(t))
+                .collect();
+            generics.push(Generic {
+                name: self.ident(gname),
+                bounds,
+            });
+        }
+        let mut fields = Vec::new();
+        let mut cursor = node.walk();
+        for f in node.children_by_field_name("field", &mut cursor) {
+            let (Some(fname), Some(ty)) = (
+                f.child_by_field_name("name"),
+                f.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
+            ) else {
+                continue;
+            };
+            fields.push(FieldDef {
+                name: self.ident(fname),
+                ty,
+                span: self.span(f),
+            });
+        }
+        Some(StructDef {
+            name,
+            doc,
+            generics,
+            fields,
+            span: self.span(node),
+        })
     }
 
     fn function(&mut self, node: Node<'_>) -> Option<Function> {

@@ -5,6 +5,7 @@ use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::{DefKind, Resolution};
+use crate::structs::StructTable;
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Ty {
@@ -17,6 +18,17 @@ pub enum Ty {
     /// `[T]`
     Slice(Box<Ty>),
     Tuple(Vec<Ty>),
+    /// A user struct `Point<f64>`: its name, type arguments and its fields'
+    /// types with the arguments put in (see [`crate::structs`]).
+    Struct {
+        name: String,
+        args: Vec<Ty>,
+        fields: Vec<(String, Ty)>,
+        /// Per field: whether its declared type mentions a type parameter
+        /// of the struct (only those fields carry adjoints, see
+        /// `codegen::structs`).
+        generic: Vec<bool>,
+    },
     /// Not known (an error was reported, or inference gave up).
     Unknown,
 }
@@ -50,6 +62,11 @@ impl Ty {
                 "({})",
                 items.iter().map(Ty::display).collect::<Vec<_>>().join(", ")
             ),
+            Ty::Struct { name, args, .. } if args.is_empty() => name.clone(),
+            Ty::Struct { name, args, .. } => format!(
+                "{name}<{}>",
+                args.iter().map(Ty::display).collect::<Vec<_>>().join(", ")
+            ),
             Ty::Unknown => "_".to_string(),
         }
     }
@@ -63,9 +80,18 @@ pub struct FunctionTypes {
 }
 
 pub fn function_types(function: &Function, resolution: &Resolution) -> FunctionTypes {
+    function_types_in(function, resolution, &StructTable::default())
+}
+
+/// [`function_types`] in a project with user structs.
+pub fn function_types_in(
+    function: &Function,
+    resolution: &Resolution,
+    structs: &StructTable,
+) -> FunctionTypes {
     let mut diagnostics = Vec::new();
     let lower = |ty: &Option<Type>, name: &Ident, diagnostics: &mut Vec<Diagnostic>| match ty {
-        Some(ty) => lower_type(ty, function, diagnostics),
+        Some(ty) => lower_type(ty, function, structs, diagnostics),
         None => {
             diagnostics.push(
                 Diagnostic::error(
@@ -104,7 +130,7 @@ pub fn function_types(function: &Function, resolution: &Resolution) -> FunctionT
             DefKind::Ancilla => def
                 .alloc_value
                 .as_ref()
-                .map(|v| infer(v, function, resolution, &defs))
+                .map(|v| infer(v, function, resolution, &defs, structs))
                 .unwrap_or(Ty::Unknown),
         };
         defs.push(ty);
@@ -112,7 +138,12 @@ pub fn function_types(function: &Function, resolution: &Resolution) -> FunctionT
     FunctionTypes { defs, diagnostics }
 }
 
-fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>) -> Ty {
+fn lower_type(
+    ty: &Type,
+    function: &Function,
+    structs: &StructTable,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Ty {
     match &ty.kind {
         TypeKind::Named { name, args } => {
             if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
@@ -154,15 +185,19 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
                 }
                 let args = args
                     .iter()
-                    .map(|a| lower_type(a, function, diagnostics))
+                    .map(|a| lower_type(a, function, structs, diagnostics))
                     .collect();
                 return Ty::Constructed(cname, args);
+            }
+            if let Some(def) = structs.get(name) {
+                return lower_struct_type(ty, def, args, function, structs, diagnostics);
             }
             let known = builtins::SCALAR_TYPES
                 .iter()
                 .copied()
                 .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
-                .chain(function.generics.iter().map(|g| g.name.name.as_str()));
+                .chain(function.generics.iter().map(|g| g.name.name.as_str()))
+                .chain(structs.names());
             let help = match builtins::closest(name, known) {
                 Some(s) => {
                     format!("did you mean `{s}`? Type parameters must be declared in `where`")
@@ -178,14 +213,54 @@ fn lower_type(ty: &Type, function: &Function, diagnostics: &mut Vec<Diagnostic>)
             );
             Ty::Unknown
         }
-        TypeKind::Slice(inner) => Ty::Slice(Box::new(lower_type(inner, function, diagnostics))),
+        TypeKind::Slice(inner) => {
+            Ty::Slice(Box::new(lower_type(inner, function, structs, diagnostics)))
+        }
         TypeKind::Tuple(items) => Ty::Tuple(
             items
                 .iter()
-                .map(|t| lower_type(t, function, diagnostics))
+                .map(|t| lower_type(t, function, structs, diagnostics))
                 .collect(),
         ),
     }
+}
+
+/// `Point{T}` in a signature: a user struct with its type arguments.
+fn lower_struct_type(
+    ty: &Type,
+    def: &StructDef,
+    args: &[Type],
+    function: &Function,
+    structs: &StructTable,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Ty {
+    if args.len() != def.generics.len() {
+        let params: Vec<&str> = def.generics.iter().map(|g| g.name.name.as_str()).collect();
+        diagnostics.push(
+            Diagnostic::error(
+                "E0602",
+                ty.span,
+                format!(
+                    "struct `{}` takes {} type argument(s), {} given",
+                    def.name.name,
+                    params.len(),
+                    args.len()
+                ),
+            )
+            .with_label("wrong number of type arguments")
+            .with_help(if params.is_empty() {
+                format!("write `{}`", def.name.name)
+            } else {
+                format!("write `{}{{{}}}`", def.name.name, params.join(", "))
+            }),
+        );
+        return Ty::Unknown;
+    }
+    let args = args
+        .iter()
+        .map(|a| lower_type(a, function, structs, diagnostics))
+        .collect();
+    crate::structs::instantiate(def, args, structs)
 }
 
 fn literal_type(expr: &Expr) -> Option<Ty> {
@@ -228,6 +303,11 @@ pub fn field_type(base: &Ty, field: &str) -> Ty {
         (Ty::Constructed("Csc", args), "nzval") if args.len() == 1 => {
             Ty::Constructed("Vec", vec![args[0].clone()])
         }
+        (Ty::Struct { fields, .. }, _) => fields
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, t)| t.clone())
+            .unwrap_or(Ty::Unknown),
         _ => Ty::Unknown,
     }
 }
@@ -249,7 +329,13 @@ pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
 }
 
 /// The type of an allocation value; `Unknown` when it is not evident.
-fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty]) -> Ty {
+fn infer(
+    expr: &Expr,
+    function: &Function,
+    resolution: &Resolution,
+    defs: &[Ty],
+    structs: &StructTable,
+) -> Ty {
     if let Some(ty) = literal_type(expr) {
         return ty;
     }
@@ -262,7 +348,7 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
         ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
             ("zero" | "one", [arg]) => type_name(arg, function)
                 .or_else(|| var_type(arg))
-                .unwrap_or_else(|| infer(arg, function, resolution, defs)),
+                .unwrap_or_else(|| infer(arg, function, resolution, defs, structs)),
             ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
                 let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
                 let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
@@ -278,7 +364,7 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
             }
             ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
             ("ulog" | "tropical", [arg]) => {
-                let inner = match infer(arg, function, resolution, defs) {
+                let inner = match infer(arg, function, resolution, defs, structs) {
                     t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t,
                     _ => Ty::Scalar("f64"),
                 };
@@ -289,39 +375,50 @@ fn infer(expr: &Expr, function: &Function, resolution: &Resolution, defs: &[Ty])
                 };
                 Ty::Constructed(name, vec![inner])
             }
-            ("float", [arg]) => match infer(arg, function, resolution, defs) {
+            ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
                 Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
                     args[0].clone()
                 }
                 _ => Ty::Scalar("f64"),
             },
+            (name, args) if structs.get(name).is_some() => {
+                let arg_types: Vec<Ty> = args
+                    .iter()
+                    .map(|a| infer(a, function, resolution, defs, structs))
+                    .collect();
+                let def = structs.get(name).expect("checked above");
+                crate::structs::construction_type(def, &arg_types, structs)
+            }
             ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
-                match infer(arg, function, resolution, defs) {
+                match infer(arg, function, resolution, defs, structs) {
                     Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),
                     t => t,
                 }
             }
             ("identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "conj", [arg]) => {
-                infer(arg, function, resolution, defs)
+                infer(arg, function, resolution, defs, structs)
             }
             _ => Ty::Unknown,
         },
-        ExprKind::Index { base, .. } => infer(base, function, resolution, defs).element().clone(),
-        ExprKind::Field { base, field } => {
-            field_type(&infer(base, function, resolution, defs), &field.name)
-        }
+        ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs)
+            .element()
+            .clone(),
+        ExprKind::Field { base, field } => field_type(
+            &infer(base, function, resolution, defs, structs),
+            &field.name,
+        ),
         ExprKind::Binary { op, lhs, rhs } => {
             use BinaryOp::*;
             match op {
                 Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
-                _ => match infer(lhs, function, resolution, defs) {
-                    Ty::Unknown => infer(rhs, function, resolution, defs),
+                _ => match infer(lhs, function, resolution, defs, structs) {
+                    Ty::Unknown => infer(rhs, function, resolution, defs, structs),
                     t => t,
                 },
             }
         }
         ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {
-            infer(operand, function, resolution, defs)
+            infer(operand, function, resolution, defs, structs)
         }
         _ => Ty::Unknown,
     }

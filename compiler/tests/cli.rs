@@ -278,6 +278,25 @@ fn inverse_prints_checkable_source() {
 }
 
 #[test]
+fn inverse_of_a_file_with_structs() {
+    let dir = scratch("inverse-structs");
+    let original = "struct Point{T}\n    x::T\n    y::T\nend\n\nfunction f(out::f64, a::f64)\n    q ← Point(a, 2.0)\n    q.x += identity(a)\n    SWAP(q.x, q.y)\n    out += q.x * q.y\n    SWAP(q.x, q.y)\n    q.x -= identity(a)\n    q → Point(a, 2.0)\nend\n";
+    let path = write(&dir, "s.nil", original);
+    let out = nilc(&["inverse", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let inverse = stdout(&out);
+    assert_eq!(
+        inverse,
+        "struct Point{T}\n    x::T\n    y::T\nend\n\nfunction f(out::f64, a::f64)\n    q ← Point(a, 2.0)\n    q.x += identity(a)\n    SWAP(q.x, q.y)\n    out -= q.x * q.y\n    SWAP(q.x, q.y)\n    q.x -= identity(a)\n    q → Point(a, 2.0)\nend\n"
+    );
+    // In a folder of its own (a sibling would define `Point` twice).
+    let other = scratch("inverse-structs-inv");
+    let inv_path = write(&other, "inv.nil", &inverse);
+    assert_eq!(nilc(&["check", &inv_path]).status.code(), Some(0));
+    assert_eq!(stdout(&nilc(&["inverse", &inv_path])), original);
+}
+
+#[test]
 fn inverse_resolves_calls_into_neighbouring_files() {
     let dir = scratch("inverse-neighbours");
     write(

@@ -614,3 +614,73 @@ fn zero_and_one_of_log_and_tropical_numbers() {
     // The deallocation's adjoint rule subtracts log(one) = 0 from `s.log`.
     assert!(code.contains("pub fn m_grad"), "{code}");
 }
+
+const STRUCTS: &str = r#""""A point."""
+struct Point{T}
+    x::T
+    y::T
+end
+
+function shift(p::Point{T}, d::T) where T: Real
+    p.x += d
+    SWAP(p.x, p.y)
+end
+
+function build(out::T, a::T) where T: Real
+    q ← Point(a, zero(T))
+    shift(q, a)
+    out += q.x * q.y
+    ~shift(q, a)
+    q → Point(a, zero(T))
+end
+"#;
+
+#[test]
+fn structs() {
+    insta::assert_snapshot!(module_with(STRUCTS, &Options::default()).unwrap());
+}
+
+#[test]
+fn a_gradient_through_a_concrete_float_field_is_reported_not_dropped() {
+    let code = module_with(
+        "struct W{T} w::f64; v::T end\nfunction f(out::f64, p::W{f64})\n    out += p.w * p.v\nend\n",
+        &Options::default(),
+    )
+    .unwrap();
+    // The reverse pass refuses instead of giving `p.w` no adjoint.
+    let adjoint = code.split("pub fn f_adjoint").nth(1).unwrap();
+    let adjoint = adjoint.split("pub fn").next().unwrap();
+    assert!(adjoint.contains("NotDifferentiable"), "{adjoint}");
+    assert!(adjoint.contains("the field `w` of `W`"), "{adjoint}");
+}
+
+#[test]
+fn structs_of_other_files_are_imported() {
+    let db = RootDatabase::default();
+    let a = SourceFile::new(
+        &db,
+        "geometry.nil".into(),
+        "struct Point{T} x::T; y::T end\n".into(),
+    );
+    let b = SourceFile::new(
+        &db,
+        "use.nil".into(),
+        "function f(p::Point{f64})\n    p.x += 1.0\nend\n".into(),
+    );
+    let project = Project::new(&db, vec![a, b]);
+    let code = db::rust_module_text(&db, project, b, &Options::default()).unwrap();
+    assert!(code.contains("use super::geometry::Point;"), "{code}");
+    assert!(code.contains("pub fn f(p: &mut Point<f64>)"), "{code}");
+    let own = db::rust_module_text(&db, project, a, &Options::default()).unwrap();
+    assert!(own.contains("pub struct Point<T> {"), "{own}");
+}
+
+#[test]
+fn structs_in_kernels_are_e0701() {
+    let errors = module(
+        "struct P x::f32 end\n@kernel function k(y::[f32], p::P)\n    i ← global_index()\n    y[i] += p.x\nend\n",
+    )
+    .unwrap_err();
+    assert!(!errors.is_empty());
+    assert!(errors.iter().all(|e| e.starts_with("E0701")), "{errors:?}");
+}

@@ -167,6 +167,26 @@ pub fn hover(snap: &Snapshot, position: lsp::Position) -> Option<lsp::Hover> {
             Symbol::Local { function, def } => {
                 sections.extend(local_summary(db, snap.project, *function, *def));
             }
+            Symbol::Struct(name)
+            | Symbol::Field {
+                structure: name, ..
+            } => {
+                let structs = db::project_structs(db, snap.project);
+                if let Some(def) = structs.table.get(name) {
+                    if let Symbol::Field { field, .. } = symbol
+                        && let Some(f) = def.fields.iter().find(|f| f.name.name == *field)
+                    {
+                        sections.push(format!(
+                            "field `{}::{}` of struct `{name}`",
+                            f.name.name,
+                            nilang_compiler::printer::print_type(&f.ty)
+                        ));
+                    }
+                    sections.push(fence(
+                        nilang_compiler::printer::print_struct(def).trim_end(),
+                    ));
+                }
+            }
         }
     }
     if !at_definition && let Some((inverse, span)) = statement {
@@ -350,6 +370,8 @@ pub const TOKEN_TYPES: &[lsp::SemanticTokenType] = &[
     lsp::SemanticTokenType::FUNCTION,
     lsp::SemanticTokenType::PARAMETER,
     lsp::SemanticTokenType::VARIABLE,
+    lsp::SemanticTokenType::STRUCT,
+    lsp::SemanticTokenType::PROPERTY,
 ];
 
 pub const TOKEN_MODIFIERS: &[lsp::SemanticTokenModifier] = &[
@@ -372,6 +394,8 @@ fn token_kind(class: NameClass) -> (u32, u32) {
         NameClass::Parameter { mutated: false } | NameClass::KeywordParameter => (1, READONLY),
         NameClass::Ancilla => (2, 0),
         NameClass::LoopVariable => (2, READONLY),
+        NameClass::Struct { definition } => (3, if definition { DECLARATION } else { 0 }),
+        NameClass::Field { definition } => (4, if definition { DECLARATION } else { 0 }),
     }
 }
 

@@ -6,6 +6,7 @@ nilang::include_nil!(pub mod random);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
 nilang::include_nil!(pub mod stacks);
+nilang::include_nil!(pub mod structs);
 
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;

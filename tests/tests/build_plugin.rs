@@ -107,7 +107,7 @@ fn good_and_broken_fixture_crates() {
         .into_iter()
         .max_by_key(last_run)
         .expect("the fixture's build script ran");
-    let generated = vec![latest.join("prog.rs")];
+    let generated = [latest.join("prog.rs")];
     assert!(generated[0].exists(), "{}", generated[0].display());
     assert!(
         std::fs::read_to_string(&generated[0])

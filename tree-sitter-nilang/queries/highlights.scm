@@ -35,6 +35,18 @@
     "end"
   ] @keyword.function)
 
+(struct_definition
+  [
+    "struct"
+    "end"
+  ] @keyword.type)
+
+(struct_definition
+  name: (identifier) @type.definition)
+
+(struct_field
+  name: (identifier) @variable.member)
+
 (if_statement
   [
     "if"

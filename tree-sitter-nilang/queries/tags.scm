@@ -6,6 +6,11 @@
     (string) @doc)?
   name: (identifier) @name) @definition.function
 
+(struct_definition
+  doc: (docstring
+    (string) @doc)?
+  name: (identifier) @name) @definition.class
+
 (call_statement
   function: (identifier) @name) @reference.call
 

@@ -64,6 +64,8 @@ pub(super) fn differentiable(kind: &Kind) -> bool {
         Kind::Complex(inner) => differentiable(inner),
         // The adjoint of a log number is that of its logarithm (numbers.rs).
         Kind::ULog(inner) => differentiable(inner),
+        // A struct carries derivatives in its fields typed by its parameters.
+        Kind::Struct { fields, .. } => fields.iter().any(|(_, k, g)| *g && differentiable(k)),
         _ => false,
     }
 }
@@ -73,10 +75,12 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
     match kind {
         k if differentiable(k) => Some(match k {
             Kind::Complex(_) => "&mut nilang::Complex<G>".into(),
+            Kind::Struct { .. } => format!("&mut {}", super::structs::bar_type(k)?),
             _ => "&mut G".into(),
         }),
         Kind::Array(inner) | Kind::Csc(inner) if differentiable(inner) => Some(match **inner {
             Kind::Complex(_) => "&mut [nilang::Complex<G>]".into(),
+            Kind::Struct { .. } => format!("&mut [{}]", super::structs::bar_type(inner)?),
             _ => "&mut [G]".into(),
         }),
         Kind::Matrix(inner) if differentiable(inner) => {
@@ -1155,6 +1159,10 @@ impl Gen<'_> {
         let code = match kind {
             k if differentiable(k) => match k {
                 Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+                Kind::Struct { .. } => match self.struct_bar_zero(&n, k) {
+                    Some(code) => code,
+                    None => return,
+                },
                 _ => zero,
             },
             Kind::Array(inner) if differentiable(inner) => match **inner {
@@ -1183,6 +1191,10 @@ impl Gen<'_> {
         match &expr.kind {
             ExprKind::Var(name) => {
                 let (id, kind) = self.def_kind(expr.span)?;
+                if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_)) {
+                    // Keyword parameters are constants: no adjoint.
+                    return None;
+                }
                 let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
                 let b = bar_name(name);
                 match kind {
@@ -1215,6 +1227,22 @@ impl Gen<'_> {
                     (Kind::Csc(_), "nzval") => self.bar_place(base),
                     // That of a log number is the adjoint of its logarithm.
                     (Kind::ULog(_), "log") => self.bar_place(base),
+                    (Kind::Struct { name, fields, .. }, f) => {
+                        let (_, kind, generic) = fields.iter().find(|(n, _, _)| n == f)?.clone();
+                        if !differentiable(&kind) {
+                            return None;
+                        }
+                        if !generic {
+                            self.unsupported(
+                                field.span,
+                                &format!(
+                                    "differentiating through the field `{f}` of `{name}`, whose type names no type parameter (declare it with one)"
+                                ),
+                            );
+                            return None;
+                        }
+                        Some(format!("{}.{}", self.bar_place(base)?, rust_name(f)))
+                    }
                     _ => None,
                 }
             }
@@ -1403,6 +1431,11 @@ impl Gen<'_> {
     pub(super) fn has_complex(&self, e: &Expr) -> bool {
         let mut found = false;
         e.walk(&mut |node| {
+            if let ExprKind::Field { .. } = &node.kind
+                && let Some(kind) = self.struct_field_kind(node)
+            {
+                found |= matches!(kind, Kind::Complex(_));
+            }
             if let ExprKind::Var(name) = &node.kind {
                 match self.def_kind(node.span) {
                     Some((_, kind)) => {

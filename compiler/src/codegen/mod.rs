@@ -21,8 +21,9 @@ use std::fmt::Write;
 
 mod adjoint;
 mod cast;
-mod stack;
 pub(crate) mod numbers;
+mod stack;
+pub mod structs;
 pub(crate) mod tape;
 mod view;
 pub mod wgsl;
@@ -178,6 +179,13 @@ enum Kind {
     ULog(Box<Kind>),
     /// `Tropical<T>`: `nilang::Tropical<T>`.
     Tropical(Box<Kind>),
+    /// A user struct `Point<T>`: name, type arguments, and per field its
+    /// name, kind and whether its declared type mentions a type parameter.
+    Struct {
+        name: String,
+        args: Vec<Kind>,
+        fields: Vec<(String, Kind, bool)>,
+    },
     /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
     /// read as NiLang's 1-based `i64`.
     Offsets,
@@ -199,6 +207,7 @@ impl Kind {
                 | Kind::Fixed
                 | Kind::ULog(_)
                 | Kind::Tropical(_)
+                | Kind::Struct { .. }
         )
     }
 }
@@ -210,6 +219,20 @@ fn kind_of(ty: &Ty) -> Kind {
         Ty::Scalar(s) => Kind::Int(s),
         Ty::Generic(g) => Kind::Generic(g.clone()),
         Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
+        Ty::Struct {
+            name,
+            args,
+            fields,
+            generic,
+        } => Kind::Struct {
+            name: name.clone(),
+            args: args.iter().map(kind_of).collect(),
+            fields: fields
+                .iter()
+                .zip(generic)
+                .map(|((f, t), g)| (f.clone(), kind_of(t), *g))
+                .collect(),
+        },
         Ty::Constructed(name, args) if args.len() == 1 => {
             let inner = Box::new(kind_of(&args[0]));
             match *name {
@@ -241,6 +264,15 @@ fn rust_scalar(kind: &Kind) -> Option<String> {
         Kind::Fixed => Some("nilang::Fixed43".into()),
         Kind::ULog(inner) => rust_scalar(inner).map(|s| format!("nilang::ULog<{s}>")),
         Kind::Tropical(inner) => rust_scalar(inner).map(|s| format!("nilang::Tropical<{s}>")),
+        Kind::Struct { name, args, .. } => {
+            let args: Option<Vec<String>> = args.iter().map(rust_scalar).collect();
+            let args = args?;
+            Some(if args.is_empty() {
+                rust_name(name)
+            } else {
+                format!("{}<{}>", rust_name(name), args.join(", "))
+            })
+        }
         Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
     }
 }
@@ -1006,11 +1038,18 @@ impl Gen<'_> {
                         kind: ExprKind::Var(name.name.clone()),
                         span: name.span,
                     };
-                    match self.ulog_dealloc(&var, value, stmt.span) {
-                        Some((log, value)) => {
-                            self.ad_instruction(&log, InstrOp::Sub, &value, stmt.span)
+                    if let Some((log, value)) = self.ulog_dealloc(&var, value, stmt.span) {
+                        self.ad_instruction(&log, InstrOp::Sub, &value, stmt.span);
+                    } else {
+                        match self.destructure(&var, value) {
+                            // A struct: the rule of each field.
+                            Some(fields) => {
+                                for (place, v) in fields {
+                                    self.ad_instruction(&place, InstrOp::Sub, &v, stmt.span);
+                                }
+                            }
+                            None => self.ad_instruction(&var, InstrOp::Sub, value, stmt.span),
                         }
-                        None => self.ad_instruction(&var, InstrOp::Sub, value, stmt.span),
                     }
                 }
                 if !self.checks {
@@ -1157,6 +1196,15 @@ impl Gen<'_> {
             (Kind::ULog(inner), "log") | (Kind::Tropical(inner), "n") => {
                 Some((format!("{base_code}.{field}"), (**inner).clone()))
             }
+            (Kind::Struct { fields, .. }, _) => match fields.iter().find(|(f, _, _)| f == field) {
+                Some((_, kind, _)) => {
+                    Some((format!("{base_code}.{}", rust_name(field)), kind.clone()))
+                }
+                None => {
+                    self.unsupported(span, &format!("the field `{field}` of this value"));
+                    None
+                }
+            },
             (Kind::Csc(_), "colptr") => {
                 Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
             }
@@ -1383,6 +1431,9 @@ impl Gen<'_> {
     }
 
     fn value_as(&mut self, value: &Expr, kind: &Kind) -> String {
+        if let Some(code) = self.construct(value, kind) {
+            return code;
+        }
         let (code, from) = self.expr(value);
         convert(code, &from, kind)
     }
@@ -1474,7 +1525,11 @@ impl Gen<'_> {
                 .find(|k| &k.name.name == kw_name)
                 .map(|k| &k.value)
                 .unwrap_or(default);
-            let (code, from) = self.expr(value);
+            // A struct default (`p::P = P(1.0)`) is a construction.
+            let (code, from) = match self.construct(value, &kind_of(ty)) {
+                Some(code) => (code, kind_of(ty)),
+                None => self.expr(value),
+            };
             let to = match kind_of(ty) {
                 Kind::Generic(_) | Kind::Unknown => from.clone(),
                 k => k,
