@@ -9,15 +9,18 @@
 //!
 //! The first argument names a file of `data/gmm/1k`; the second is `load`
 //! (read the file only: subtract its count from the others), `plain` (the
-//! plain-Rust objective), `obj` (the `.nil` objective) or `grad` (its
-//! gradient).
+//! plain-Rust objective), `obj` (the `.nil` objective), `grad` (its
+//! gradient) or `taped` (the gradient of `gmm.nil` compiled with every loop
+//! taped).
 
 use nilang_adbench::gmm::{self, Gmm};
 use nilang_adbench::{data_dir, gmm_nil};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 3 {
-        eprintln!("usage: gmm_once <file of data/gmm/1k, e.g. gmm_d10_K5> load|plain|obj|grad");
+        eprintln!(
+            "usage: gmm_once <file of data/gmm/1k, e.g. gmm_d10_K5> load|plain|obj|grad|taped"
+        );
         std::process::exit(2);
     }
     let g =
@@ -40,7 +43,12 @@ fn main() {
             .unwrap();
             std::hint::black_box(out);
         }
-        "grad" => {
+        "grad" | "taped" => {
+            let grad = if args[2] == "grad" {
+                gmm_nil::gmm_objective_grad
+            } else {
+                nilang_adbench::taped::gmm_nil::gmm_objective_grad
+            };
             let (mut a, mut m, mut i, mut x) = (
                 vec![0.0; g.alphas.len()],
                 vec![0.0; g.means.len()],
@@ -48,7 +56,7 @@ fn main() {
                 vec![0.0; g.x.len()],
             );
             let (mut out, mut ob, mut gb, mut cb) = (0.0, 1.0, 0.0, 0.0);
-            gmm_nil::gmm_objective_grad(
+            grad(
                 &mut out, &mut ob, &g.alphas, &mut a, &g.means, &mut m, &g.icf, &mut i, &g.x,
                 &mut x, g.d as i64, g.k as i64, g.n as i64, g.gamma, &mut gb, g.m, c, &mut cb,
             )
@@ -56,7 +64,7 @@ fn main() {
             std::hint::black_box(a);
         }
         other => {
-            eprintln!("gmm_once: unknown case `{other}` (load, plain, obj or grad)");
+            eprintln!("gmm_once: unknown case `{other}` (load, plain, obj, grad or taped)");
             std::process::exit(2);
         }
     }

@@ -233,6 +233,16 @@ fn uncalled_taped_stmt(
     }
 }
 
+/// The type an `if` chain of `arms` conditions records its branch index
+/// as: one byte (the tape's byte buffer) unless the index does not fit.
+fn branch_type(arms: usize) -> &'static str {
+    if arms < usize::from(u8::MAX) {
+        "u8"
+    } else {
+        "usize"
+    }
+}
+
 impl Gen<'_> {
     /// The argument that hands the current tape to a callee.
     pub(super) fn tape_arg(&self) -> String {
@@ -299,7 +309,8 @@ impl Gen<'_> {
                         add(ty);
                     }
                 }
-                StmtKind::If { .. } | StmtKind::While { .. } => add("usize".into()),
+                StmtKind::If { branches, .. } => add(branch_type(branches.len()).into()),
+                StmtKind::While { .. } => add("usize".into()),
                 StmtKind::Tape(inner) if matches!(inner.kind, StmtKind::While { .. }) => {
                     add("usize".into())
                 }
@@ -354,6 +365,7 @@ impl Gen<'_> {
     /// pop mode reads it back (conditions are not evaluated).
     pub(super) fn tape_if(&mut self, branches: &[Branch], otherwise: Option<&Block>, span: Span) {
         let t = self.tape_recv();
+        let ty = branch_type(branches.len());
         match self.mode {
             Some(TapeMode::Push) => {
                 for (k, b) in branches.iter().enumerate() {
@@ -364,7 +376,7 @@ impl Gen<'_> {
                     self.level += 1;
                     self.block(&b.body.stmts);
                     // After the branch's own records: read back first.
-                    self.line(&format!("{t}.push::<usize>({k});"));
+                    self.line(&format!("{t}.push::<{ty}>({k});"));
                     self.level -= 1;
                 }
                 self.line("} else {");
@@ -372,14 +384,14 @@ impl Gen<'_> {
                 if let Some(b) = otherwise {
                     self.block(&b.stmts);
                 }
-                self.line(&format!("{t}.push::<usize>({});", branches.len()));
+                self.line(&format!("{t}.push::<{ty}>({});", branches.len()));
                 self.level -= 1;
                 self.line("}");
             }
             _ => {
                 let k = self.fresh("branch");
                 let location = self.location(span);
-                self.line(&format!("let {k}: usize = {t}.pop::<usize>({location})?;"));
+                self.line(&format!("let {k}: {ty} = {t}.pop::<{ty}>({location})?;"));
                 for (i, b) in branches.iter().enumerate() {
                     let head = if i == 0 { "if" } else { "} else if" };
                     self.line(&format!("{head} {k} == {i} {{"));
