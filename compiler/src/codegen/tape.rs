@@ -22,7 +22,20 @@
 //! A `@routine` whose statements record gets a local tape, declared before
 //! it and read back by its `~@routine` (in the same block of the same
 //! generated function). `f_grad` makes the tape that `f` fills and
-//! `f_adjoint` empties, and drops it when it returns.
+//! `f_adjoint` empties, and drops it when it returns; `uncall_f_grad`
+//! makes another, which `uncall_f_adjoint` fills (it runs `f` forwards)
+//! and `~f` empties.
+//!
+//! The branch of an `if` chain goes on the tape as a `u8` (the runtime
+//! tape's byte buffer) unless the chain has 255 arms or more; trip counts
+//! as `usize`; overwritten values as their own type, which for the common
+//! scalars is a typed buffer of the runtime tape (see `nilang::Tape`).
+//! Typed buffers in the runtime rather than per-function buffers declared
+//! by the generated code: one `&mut nilang::Tape` passes through calls of
+//! recording functions, generic functions record values of their type
+//! parameter, and the dispatch on the type folds away after
+//! monomorphization, so a per-function layout would save nothing a push
+//! costs.
 
 use super::*;
 
