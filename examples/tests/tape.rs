@@ -360,6 +360,69 @@ fn uncalling_the_gradient_of_a_function_that_records() {
     );
 }
 
+/// `y *= x`, `y /= i` in a tape loop: their reverse pass scales ȳ by the
+/// factor, which `uncall_mixed_grad` divides back out; a zero factor is an
+/// error there (the forward write destroyed `y` and its adjoint).
+#[test]
+fn the_gradient_of_scaling_overwrites_can_be_uncalled() {
+    let (mut out, mut out_bar, mut y, mut y_bar, mut x_bar) = (0.5, 1.0, 0.8, 0.75_f64, 0.125_f64);
+    t::mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        1.7,
+        &mut x_bar,
+        4,
+    )
+    .unwrap();
+    // `y` comes back from the tape, `out` is uncomputed (to rounding).
+    assert_eq!(y, 0.8);
+    assert!((out - 0.5_f64).abs() < 1e-12, "{out}");
+    assert!(x_bar != 0.125 && y_bar != 0.75);
+    t::uncall_mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        1.7,
+        &mut x_bar,
+        4,
+    )
+    .unwrap();
+    assert_eq!((y, out_bar), (0.8, 1.0));
+    assert!((out - 0.5_f64).abs() < 1e-12, "{out}");
+    assert!((y_bar - 0.75).abs() < 1e-12, "{y_bar}");
+    assert!((x_bar - 0.125).abs() < 1e-12, "{x_bar}");
+
+    let (mut out, mut out_bar, mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.8, 0.0, 0.0);
+    t::mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        0.0,
+        &mut x_bar,
+        2,
+    )
+    .unwrap();
+    let err = t::uncall_mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        0.0,
+        &mut x_bar,
+        2,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("tape.nil") && err.contains("zero factor"),
+        "{err}"
+    );
+}
+
 /// An overwrite `y = e` in a tape loop: its reverse pass replaces the
 /// adjoint of `y` by what the old `y` contributed, so the seed is gone and
 /// `uncall_f_grad` says so (naming the overwrite) and changes nothing.

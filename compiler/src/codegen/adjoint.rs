@@ -298,10 +298,10 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
 /// recording into a fresh tape what `f` records, while it takes the
 /// gradient back out of the adjoints; `~f` then reads that tape back to
 /// the inputs. When `uncall_f_adjoint` cannot be generated (an overwrite
-/// `y = e`, `y *= e`, `y /= e` in a tape loop: its adjoint rule replaces ȳ
-/// by what y's old value contributes, so for `y = e` the seed in ȳ is not
-/// a function of what is left), `uncall_f_grad` returns that error and
-/// changes nothing.
+/// `y = e` in a tape loop: its adjoint rule replaces ȳ by what y's old
+/// value contributes, so the seed in ȳ is not a function of what is left;
+/// `*=` and `/=` are undone by dividing by their factor), `uncall_f_grad`
+/// returns that error and changes nothing.
 fn uncall_grad_taped(
     g: &mut Gen<'_>,
     f: &Function,
@@ -324,7 +324,7 @@ fn uncall_grad_taped(
         Some((location, message)) => {
             let what = if message.contains("overwrite") {
                 format!(
-                    "cannot undo the gradient of `{name}`: the reverse pass of this overwrite in a tape loop replaces the adjoint of what it overwrites by what the old value contributed, so the seed that adjoint held is not a function of what `{}` leaves (for `y = e` it is lost; for `*=`, `/=` it could be divided back out, which the Rust backend does not do)",
+                    "cannot undo the gradient of `{name}`: the reverse pass of this overwrite `=` in a tape loop replaces the adjoint of what it overwrites by what the old value contributed, so the seed that adjoint held is not a function of what `{}` leaves",
                     grad_name(name)
                 )
             } else {
@@ -1342,6 +1342,12 @@ impl Gen<'_> {
     /// `value` reads, `y` included, gets ȳ times its local derivative.
     pub(super) fn overwrite_rule_lines(&mut self, g: &str, value: &Expr) -> Vec<String> {
         self.scaled_partials(g, true, value)
+    }
+
+    /// [`Gen::overwrite_rule_lines`] subtracted (undoing a tape loop's
+    /// overwrite rule, `tape.rs`).
+    pub(super) fn negated_overwrite_rule_lines(&mut self, g: &str, value: &Expr) -> Vec<String> {
+        self.scaled_partials(g, false, value)
     }
 
     /// `±g ∂value/∂leaf` added to each leaf's adjoint.

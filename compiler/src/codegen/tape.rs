@@ -456,14 +456,24 @@ impl Gen<'_> {
         let t = self.tape_recv();
         match self.mode {
             Some(TapeMode::Push) => {
-                if self.differentiating() {
-                    // Its rule would undo a restore, which is no function
-                    // of the state.
-                    self.unsupported(
-                        span,
-                        "differentiating an overwrite (`=`, `*=`, `/=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
-                    );
-                    return;
+                if self.differentiating() && adjoint::differentiable(&kind) {
+                    // Running forwards in a reverse pass, the rule is the
+                    // inverse of the one the backward direction applies
+                    // after restoring. For `y = e` that rule sets ȳ to 0
+                    // (or to a multiple of ȳ that the backward rule cannot
+                    // tell apart), so it has no inverse; for `*=`, `/=` it
+                    // scales ȳ by a factor, which is divided back out.
+                    let scaled = matches!(op, InstrOp::Mul | InstrOp::Div)
+                        && !matches!(kind, Kind::Complex(_))
+                        && !self.has_complex(value);
+                    if !scaled {
+                        self.unsupported(
+                            span,
+                            "differentiating an overwrite (`=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
+                        );
+                        return;
+                    }
+                    self.unad_scale(target, op, value, &kind, span);
                 }
                 let (code, from) = self.expr(value);
                 if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_)) {
@@ -522,6 +532,61 @@ impl Gen<'_> {
                 self.instruction(target, op, value, span);
             }
         }
+    }
+
+    /// The inverse of the adjoint rule of `target op value` (`op` one of
+    /// `*=`, `/=`), with `target` holding its old value: the backward rule
+    /// took ȳ (call it g) and left ȳ = g ∂new/∂y and v̄ += g ∂new/∂v for
+    /// each other v that `value` reads; here g = ȳ / ∂new/∂y (a zero
+    /// factor is an error: the forward write destroyed `y`), the v̄ get
+    /// g ∂new/∂v back, and ȳ = g.
+    fn unad_scale(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind, span: Span) {
+        let Some(bar) = self.bar_place(target) else {
+            return;
+        };
+        let Some(ty) = rust_scalar(kind) else {
+            return;
+        };
+        let (code, from) = self.expr(value);
+        let code = convert(code, &from, kind);
+        let f = self.fresh("f");
+        self.line(&format!("let {f}: {ty} = {code};"));
+        let location = self.location(span);
+        let zero = self.ad_zero();
+        self.line(&format!(
+            "if {f} == nilang::zero::<{ty}>() {{ return Err(nilang::Error::new({location}, nilang::Check::NotDifferentiable, \"cannot undo the reverse pass of an overwrite by a zero factor: it lost the adjoint\", \"a nonzero factor\", \"0\")); }}"
+        ));
+        // ∂new/∂y is `value` for `*=` and 1 / `value` for `/=`.
+        let inverse = match op {
+            InstrOp::Mul => format!("nilang::one::<{ty}>() / {f}"),
+            _ => f.clone(),
+        };
+        let g = self.fresh("g");
+        self.line(&format!("let mut {g} = {zero};"));
+        self.line(&format!(
+            "nilang::Adjoint::add_scaled(&mut {g}, &{bar}, {inverse});"
+        ));
+        self.line(&format!("{bar} = {zero};"));
+        let paren = Expr {
+            kind: ExprKind::Paren(Box::new(value.clone())),
+            span: value.span,
+        };
+        let new_value = Expr {
+            kind: ExprKind::Binary {
+                op: if op == InstrOp::Mul {
+                    BinaryOp::Mul
+                } else {
+                    BinaryOp::Div
+                },
+                lhs: Box::new(target.clone()),
+                rhs: Box::new(paren),
+            },
+            span: value.span,
+        };
+        for l in self.negated_overwrite_rule_lines(&g, &new_value) {
+            self.line(&l);
+        }
+        self.line(&format!("{bar} = {g};"));
     }
 
     /// The adjoint rule of a forward `target op value` (`op` one of `=`,
