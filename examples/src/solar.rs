@@ -374,6 +374,43 @@ pub fn gradient_stored(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
     })
 }
 
+/// The `@tape` loop of `leapfrog.nil` (`leap_run_taped`): `n` steps
+/// forwards, each recording the state it overwrites on a [`nilang::Tape`],
+/// then its reverse pass (`leap_run_taped_adjoint`), which reads them back,
+/// so that every step's reverse pass starts from the state the forward run
+/// computed. The tape holds `n` states (`O(n)` memory); it is reserved up
+/// front (36 `f64` a step) and freed when the reverse pass returns.
+pub fn gradient_taped(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
+    use crate::unchecked::leapfrog as lf;
+    let gm = gm::<f64>();
+    let steps = i64::try_from(n).unwrap_or(i64::MAX);
+    let mut tape = nilang::Tape::new();
+    tape.reserve::<f64>(n.saturating_mul(s0.len()));
+    let mut s = s0.to_vec();
+    lf::leap_run_taped(&mut s, &gm, STEP_DAYS, steps, &mut tape)?;
+    let last = s.clone();
+    let mut s_bar = loss_bar(&last);
+    let (mut gm_bar, mut h_bar) = (vec![0.0; gm.len()], 0.0);
+    lf::leap_run_taped_adjoint(
+        &mut s,
+        &mut s_bar,
+        &gm,
+        &mut gm_bar,
+        STEP_DAYS,
+        &mut h_bar,
+        steps,
+        &mut tape,
+    )?;
+    debug_assert!(tape.is_empty());
+    Ok(Gradient {
+        last,
+        grad: s_bar,
+        recovered: Some(s),
+        peak_states: n + 1,
+        calls: 2 * n as u64,
+    })
+}
+
 /// The largest difference between two gradients relative to the largest
 /// component of the first.
 pub fn relative_difference(a: &[f64], b: &[f64]) -> f64 {

@@ -142,6 +142,54 @@ fn gradients_agree_on_a_short_chain() {
 }
 
 #[test]
+fn the_taped_chain_gives_the_stored_states_gradient() {
+    let s0 = solar::initial_state::<f64>();
+    for n in [0, 1, 25] {
+        let tap = solar::gradient_taped(&s0, n).unwrap();
+        let sto = solar::gradient_stored(&s0, n).unwrap();
+        let rev = solar::gradient_reverse(&s0, n).unwrap();
+        assert_eq!(tap.last, sto.last);
+        // Each step's reverse pass starts from the recorded state, as with
+        // the stored states.
+        assert!(solar::relative_difference(&sto.grad, &tap.grad) < 1e-14);
+        assert!(solar::relative_difference(&rev.grad, &tap.grad) < 1e-10);
+        // The tape gives the initial state back exactly.
+        assert_eq!(tap.recovered.as_deref(), Some(&s0[..]));
+        assert_eq!(tap.peak_states, n + 1);
+    }
+    // Against central differences, and its memory: one state per step.
+    let n = 10;
+    let tap = solar::gradient_taped(&s0, n).unwrap();
+    let f = |x: &[f64]| solar::loss_after(x, n).unwrap();
+    nilang::check_gradient(f, &s0, &tap.grad, 1e-5, 1e-7).unwrap();
+    let gm = solar::gm::<f64>();
+    for n in [10, 100] {
+        let mut tape = nilang::Tape::new();
+        let mut s = s0.clone();
+        nilang_examples::unchecked::leapfrog::leap_run_taped(
+            &mut s,
+            &gm,
+            solar::STEP_DAYS,
+            n,
+            &mut tape,
+        )
+        .unwrap();
+        assert_eq!(tape.len(), n as usize * s0.len());
+        assert!(tape.capacity_bytes() >= n as usize * std::mem::size_of_val(&s0[..]));
+        nilang_examples::unchecked::leapfrog::uncall_leap_run_taped(
+            &mut s,
+            &gm,
+            solar::STEP_DAYS,
+            n,
+            &mut tape,
+        )
+        .unwrap();
+        assert_eq!(s, s0);
+        assert!(tape.is_empty());
+    }
+}
+
+#[test]
 fn double_double_arithmetic() {
     use solar::dd::Dd;
     let third = Dd::from(1.0) / Dd::from(3.0);

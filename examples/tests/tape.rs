@@ -305,3 +305,138 @@ fn the_unchecked_taped_cases_agree_with_the_unchecked_reverse_computed_ones() {
         assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{p} vs {q}");
     }
 }
+
+/// Issue 4's round trip for functions that record: `uncall_f_grad` after
+/// `f_grad` gives back the inputs and the seeds. The tape `f_grad` used is
+/// dropped, so `uncall_f_grad` records a fresh one.
+#[test]
+fn uncalling_the_gradient_of_a_function_that_records() {
+    for &(x, n) in &[(0.75_f64, 5_i64), (-1.25, 4), (2.0, 0)] {
+        let (mut out, mut out_bar, mut x_bar) = (0.5_f64, 1.0_f64, 0.25_f64);
+        t::tape_sum_grad(&mut out, &mut out_bar, x, &mut x_bar, n).unwrap();
+        assert_eq!(out, 0.5, "the inputs are restored");
+        let f = |v: &[f64]| {
+            let mut o = 0.0;
+            t::tape_sum(&mut o, v[0], n, &mut Tape::new()).unwrap();
+            o
+        };
+        check(f, |_, g| g[0] = x_bar - 0.25, &[x]);
+        t::uncall_tape_sum_grad(&mut out, &mut out_bar, x, &mut x_bar, n).unwrap();
+        assert_eq!((out, out_bar), (0.5, 1.0));
+        assert!((x_bar - 0.25).abs() < 1e-12, "{x_bar}");
+    }
+
+    // The sources compiled with every loop taped (each `+=` in a loop
+    // recorded): linalg, heat, arithmetic.
+    let (x, y) = ([1.0_f64, -2.0, 0.5], [3.0_f64, 4.0, -1.0]);
+    let (mut out, mut gout, mut gx, mut gy) = (0.0_f64, 1.0_f64, [0.0; 3], [0.0; 3]);
+    taped::linalg::dot_grad(&mut out, &mut gout, &x, &mut gx, &y, &mut gy).unwrap();
+    assert_eq!(gx, y);
+    taped::linalg::uncall_dot_grad(&mut out, &mut gout, &x, &mut gx, &y, &mut gy).unwrap();
+    assert_eq!((out, gout, gx, gy), (0.0, 1.0, [0.0; 3], [0.0; 3]));
+
+    let (mut out, mut gout, mut gx) = (0.5_f64, 2.0_f64, [0.0; 3]);
+    taped::linalg::norm2_grad(&mut out, &mut gout, &x, &mut gx).unwrap();
+    assert_eq!(gx, [4.0, -8.0, 2.0]);
+    taped::linalg::uncall_norm2_grad(&mut out, &mut gout, &x, &mut gx).unwrap();
+    assert_eq!((out, gout, gx), (0.5, 2.0, [0.0; 3]));
+
+    let (mut out, mut gout, mut gx) = (0.0_f64, 1.0_f64, [0.5; 3]);
+    taped::arithmetic::isum_grad(&mut out, &mut gout, &x, &mut gx).unwrap();
+    assert_eq!(gx, [1.5; 3]);
+    taped::arithmetic::uncall_isum_grad(&mut out, &mut gout, &x, &mut gx).unwrap();
+    assert_eq!((out, gout, gx), (0.0, 1.0, [0.5; 3]));
+
+    let u = [0.0_f64, 1.0, 0.5, 0.25, 0.0];
+    let (mut v, mut gv, mut gu, mut gr) = ([0.0_f64; 5], [1.0, -1.0, 0.5, 2.0, 1.0], [0.0; 5], 0.0);
+    taped::heat::heat_step_grad(&mut v, &mut gv, &u, &mut gu, 0.25, &mut gr).unwrap();
+    assert!(gr != 0.0 && gu.iter().any(|g| *g != 0.0));
+    taped::heat::uncall_heat_step_grad(&mut v, &mut gv, &u, &mut gu, 0.25, &mut gr).unwrap();
+    assert_eq!(v, [0.0; 5]);
+    assert_eq!(gv, [1.0, -1.0, 0.5, 2.0, 1.0]);
+    assert!(
+        gu.iter().all(|g| g.abs() < 1e-15) && gr.abs() < 1e-15,
+        "{gu:?} {gr}"
+    );
+}
+
+/// `y *= x`, `y /= i` in a tape loop: their reverse pass scales ȳ by the
+/// factor, which `uncall_mixed_grad` divides back out; a zero factor is an
+/// error there (the forward write destroyed `y` and its adjoint).
+#[test]
+fn the_gradient_of_scaling_overwrites_can_be_uncalled() {
+    let (mut out, mut out_bar, mut y, mut y_bar, mut x_bar) = (0.5, 1.0, 0.8, 0.75_f64, 0.125_f64);
+    t::mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        1.7,
+        &mut x_bar,
+        4,
+    )
+    .unwrap();
+    // `y` comes back from the tape, `out` is uncomputed (to rounding).
+    assert_eq!(y, 0.8);
+    assert!((out - 0.5_f64).abs() < 1e-12, "{out}");
+    assert!(x_bar != 0.125 && y_bar != 0.75);
+    t::uncall_mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        1.7,
+        &mut x_bar,
+        4,
+    )
+    .unwrap();
+    assert_eq!((y, out_bar), (0.8, 1.0));
+    assert!((out - 0.5_f64).abs() < 1e-12, "{out}");
+    assert!((y_bar - 0.75).abs() < 1e-12, "{y_bar}");
+    assert!((x_bar - 0.125).abs() < 1e-12, "{x_bar}");
+
+    let (mut out, mut out_bar, mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.8, 0.0, 0.0);
+    t::mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        0.0,
+        &mut x_bar,
+        2,
+    )
+    .unwrap();
+    let err = t::uncall_mixed_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        0.0,
+        &mut x_bar,
+        2,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("tape.nil") && err.contains("zero factor"),
+        "{err}"
+    );
+}
+
+/// An overwrite `y = e` in a tape loop: its reverse pass replaces the
+/// adjoint of `y` by what the old `y` contributed, so the seed is gone and
+/// `uncall_f_grad` says so (naming the overwrite) and changes nothing.
+#[test]
+fn the_gradient_of_an_overwrite_cannot_be_uncalled() {
+    let (mut y, mut y_bar, mut x_bar) = (0.7_f64, 1.0_f64, 0.0_f64);
+    t::sin_iterate_grad(&mut y, &mut y_bar, 1.3, &mut x_bar, 3).unwrap();
+    let (yb, xb) = (y_bar, x_bar);
+    let err = t::uncall_sin_iterate_grad(&mut y, &mut y_bar, 1.3, &mut x_bar, 3).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("tape.nil"), "{text}");
+    assert!(
+        text.contains("cannot undo the gradient of `sin_iterate`"),
+        "{text}"
+    );
+    assert_eq!((y, y_bar, x_bar), (0.7, yb, xb));
+}

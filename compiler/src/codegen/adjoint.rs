@@ -131,6 +131,9 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         None => None,
     };
     let mut reverse_ok = false;
+    // Why `uncall_f_adjoint` could not be generated: its location and
+    // message (`uncall_f_grad` of a function that records reports it).
+    let mut uncall_problem: Option<(String, String)> = None;
     for (i, (program, fn_name, doc)) in passes.into_iter().enumerate() {
         if let Some(bodies) = &primitive {
             g.ad = Some(AdMode {
@@ -160,6 +163,9 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             // The same signature, with a body that reports the problem.
             let location = g.location(problem.primary.span);
             let what = format!("cannot differentiate: {}", problem.message);
+            if i == 1 {
+                uncall_problem = Some((location.clone(), problem.message.clone()));
+            }
             g.ad = Some(AdMode {
                 scalar: scalar.clone(),
                 doc,
@@ -262,7 +268,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let tape_param = std::mem::replace(&mut g.tape_param, false);
     g.function(forward, &grad_name(&f.name.name), false);
     if tape_param {
-        // `uncall_f_grad` would need the tape `f_grad` dropped.
+        uncall_grad_taped(g, f, forward, &values, &with_bars, uncall_problem);
         g.tape_param = true;
         g.ad = None;
         return;
@@ -295,6 +301,65 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         false,
     );
     g.ad = None;
+}
+
+/// `uncall_f_grad` of a function `f` that records (takes a tape). The tape
+/// `f_grad` used is gone, so it is made again: `uncall_f_adjoint`, the
+/// inverse of `f_adjoint`, runs `f` forwards from the restored inputs,
+/// recording into a fresh tape what `f` records, while it takes the
+/// gradient back out of the adjoints; `~f` then reads that tape back to
+/// the inputs. When `uncall_f_adjoint` cannot be generated (an overwrite
+/// `y = e` in a tape loop: its adjoint rule replaces ȳ by what y's old
+/// value contributes, so the seed in ȳ is not a function of what is left;
+/// `*=` and `/=` are undone by dividing by their factor), `uncall_f_grad`
+/// returns that error and changes nothing.
+fn uncall_grad_taped(
+    g: &mut Gen<'_>,
+    f: &Function,
+    forward: &Function,
+    values: &[String],
+    with_bars: &[String],
+    problem: Option<(String, String)>,
+) {
+    let name = &f.name.name;
+    let body = match problem {
+        None => vec![
+            "let mut __tape = nilang::Tape::new();".to_string(),
+            format!(
+                "{}({}, &mut __tape)?;",
+                uncall_adjoint_name(name),
+                with_bars.join(", ")
+            ),
+            format!("{}({}, &mut __tape)", uncall_name(name), values.join(", ")),
+        ],
+        Some((location, message)) => {
+            let what = if message.contains("overwrite") {
+                format!(
+                    "cannot undo the gradient of `{name}`: the reverse pass of this overwrite `=` in a tape loop replaces the adjoint of what it overwrites by what the old value contributed, so the seed that adjoint held is not a function of what `{}` leaves",
+                    grad_name(name)
+                )
+            } else {
+                format!("cannot undo the gradient of `{name}`: {message}")
+            };
+            vec![format!(
+                "Err(nilang::Error::new({location}, nilang::Check::NotDifferentiable, {what:?}, \"an invertible reverse pass\", \"none\"))"
+            )]
+        }
+    };
+    g.ad = Some(AdMode {
+        scalar: g.ad.as_ref().map(|a| a.scalar.clone()).unwrap_or_default(),
+        doc: format!(
+            "Undoes [`{}`]: from the restored arguments and the adjoints it\n\
+             left, gives back the adjoints as they were seeded (the gradient\n\
+             removed) with the arguments unchanged. `{name}` records a tape, so\n\
+             this runs it forwards once more (with the reverse pass undone\n\
+             alongside) to record a fresh one, then uncalls it with that tape.",
+            grad_name(name)
+        ),
+        body: Some(body),
+    });
+    g.out.push('\n');
+    g.function(forward, &format!("uncall_{}", grad_name(name)), false);
 }
 
 /// The body of `f_grad` without `f`'s forward run, when nothing but the
@@ -1345,6 +1410,12 @@ impl Gen<'_> {
     /// `value` reads, `y` included, gets ȳ times its local derivative.
     pub(super) fn overwrite_rule_lines(&mut self, g: &str, value: &Expr) -> Vec<String> {
         self.scaled_partials(g, true, value)
+    }
+
+    /// [`Gen::overwrite_rule_lines`] subtracted (undoing a tape loop's
+    /// overwrite rule, `tape.rs`).
+    pub(super) fn negated_overwrite_rule_lines(&mut self, g: &str, value: &Expr) -> Vec<String> {
+        self.scaled_partials(g, false, value)
     }
 
     /// `±g ∂value/∂leaf` added to each leaf's adjoint.

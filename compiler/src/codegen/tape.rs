@@ -22,7 +22,20 @@
 //! A `@routine` whose statements record gets a local tape, declared before
 //! it and read back by its `~@routine` (in the same block of the same
 //! generated function). `f_grad` makes the tape that `f` fills and
-//! `f_adjoint` empties, and drops it when it returns.
+//! `f_adjoint` empties, and drops it when it returns; `uncall_f_grad`
+//! makes another, which `uncall_f_adjoint` fills (it runs `f` forwards)
+//! and `~f` empties.
+//!
+//! The branch of an `if` chain goes on the tape as a `u8` (the runtime
+//! tape's byte buffer) unless the chain has 255 arms or more; trip counts
+//! as `usize`; overwritten values as their own type, which for the common
+//! scalars is a typed buffer of the runtime tape (see `nilang::Tape`).
+//! Typed buffers in the runtime rather than per-function buffers declared
+//! by the generated code: one `&mut nilang::Tape` passes through calls of
+//! recording functions, generic functions record values of their type
+//! parameter, and the dispatch on the type folds away after
+//! monomorphization, so a per-function layout would save nothing a push
+//! costs.
 
 use super::*;
 
@@ -233,6 +246,16 @@ fn uncalled_taped_stmt(
     }
 }
 
+/// The type an `if` chain of `arms` conditions records its branch index
+/// as: one byte (the tape's byte buffer) unless the index does not fit.
+fn branch_type(arms: usize) -> &'static str {
+    if arms < usize::from(u8::MAX) {
+        "u8"
+    } else {
+        "usize"
+    }
+}
+
 impl Gen<'_> {
     /// The argument that hands the current tape to a callee.
     pub(super) fn tape_arg(&self) -> String {
@@ -304,7 +327,8 @@ impl Gen<'_> {
                         add(ty);
                     }
                 }
-                StmtKind::If { .. } | StmtKind::While { .. } => add("usize".into()),
+                StmtKind::If { branches, .. } => add(branch_type(branches.len()).into()),
+                StmtKind::While { .. } => add("usize".into()),
                 StmtKind::Tape(inner) if matches!(inner.kind, StmtKind::While { .. }) => {
                     add("usize".into())
                 }
@@ -359,6 +383,7 @@ impl Gen<'_> {
     /// pop mode reads it back (conditions are not evaluated).
     pub(super) fn tape_if(&mut self, branches: &[Branch], otherwise: Option<&Block>, span: Span) {
         let t = self.tape_recv();
+        let ty = branch_type(branches.len());
         match self.mode {
             Some(TapeMode::Push) => {
                 for (k, b) in branches.iter().enumerate() {
@@ -369,7 +394,7 @@ impl Gen<'_> {
                     self.level += 1;
                     self.block(&b.body.stmts);
                     // After the branch's own records: read back first.
-                    self.line(&format!("{t}.push::<usize>({k});"));
+                    self.line(&format!("{t}.push::<{ty}>({k});"));
                     self.level -= 1;
                 }
                 self.line("} else {");
@@ -377,14 +402,14 @@ impl Gen<'_> {
                 if let Some(b) = otherwise {
                     self.block(&b.stmts);
                 }
-                self.line(&format!("{t}.push::<usize>({});", branches.len()));
+                self.line(&format!("{t}.push::<{ty}>({});", branches.len()));
                 self.level -= 1;
                 self.line("}");
             }
             _ => {
                 let k = self.fresh("branch");
                 let location = self.location(span);
-                self.line(&format!("let {k}: usize = {t}.pop::<usize>({location})?;"));
+                self.line(&format!("let {k}: {ty} = {t}.pop::<{ty}>({location})?;"));
                 for (i, b) in branches.iter().enumerate() {
                     let head = if i == 0 { "if" } else { "} else if" };
                     self.line(&format!("{head} {k} == {i} {{"));
@@ -436,14 +461,24 @@ impl Gen<'_> {
         let t = self.tape_recv();
         match self.mode {
             Some(TapeMode::Push) => {
-                if self.differentiating() {
-                    // Its rule would undo a restore, which is no function
-                    // of the state.
-                    self.unsupported(
-                        span,
-                        "differentiating an overwrite (`=`, `*=`, `/=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
-                    );
-                    return;
+                if self.differentiating() && adjoint::differentiable(&kind) {
+                    // Running forwards in a reverse pass, the rule is the
+                    // inverse of the one the backward direction applies
+                    // after restoring. For `y = e` that rule sets ȳ to 0
+                    // (or to a multiple of ȳ that the backward rule cannot
+                    // tell apart), so it has no inverse; for `*=`, `/=` it
+                    // scales ȳ by a factor, which is divided back out.
+                    let scaled = matches!(op, InstrOp::Mul | InstrOp::Div)
+                        && !matches!(kind, Kind::Complex(_))
+                        && !self.has_complex(value);
+                    if !scaled {
+                        self.unsupported(
+                            span,
+                            "differentiating an overwrite (`=`) that a reverse pass runs forwards (in `uncall_f_adjoint`, or a `@routine` that the reverse pass cannot run plainly)",
+                        );
+                        return;
+                    }
+                    self.unad_scale(target, op, value, &kind, span);
                 }
                 let (code, from) = self.expr(value);
                 if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_)) {
@@ -502,6 +537,61 @@ impl Gen<'_> {
                 self.instruction(target, op, value, span);
             }
         }
+    }
+
+    /// The inverse of the adjoint rule of `target op value` (`op` one of
+    /// `*=`, `/=`), with `target` holding its old value: the backward rule
+    /// took ȳ (call it g) and left ȳ = g ∂new/∂y and v̄ += g ∂new/∂v for
+    /// each other v that `value` reads; here g = ȳ / ∂new/∂y (a zero
+    /// factor is an error: the forward write destroyed `y`), the v̄ get
+    /// g ∂new/∂v back, and ȳ = g.
+    fn unad_scale(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind, span: Span) {
+        let Some(bar) = self.bar_place(target) else {
+            return;
+        };
+        let Some(ty) = rust_scalar(kind) else {
+            return;
+        };
+        let (code, from) = self.expr(value);
+        let code = convert(code, &from, kind);
+        let f = self.fresh("f");
+        self.line(&format!("let {f}: {ty} = {code};"));
+        let location = self.location(span);
+        let zero = self.ad_zero();
+        self.line(&format!(
+            "if {f} == nilang::zero::<{ty}>() {{ return Err(nilang::Error::new({location}, nilang::Check::NotDifferentiable, \"cannot undo the reverse pass of an overwrite by a zero factor: it lost the adjoint\", \"a nonzero factor\", \"0\")); }}"
+        ));
+        // ∂new/∂y is `value` for `*=` and 1 / `value` for `/=`.
+        let inverse = match op {
+            InstrOp::Mul => format!("nilang::one::<{ty}>() / {f}"),
+            _ => f.clone(),
+        };
+        let g = self.fresh("g");
+        self.line(&format!("let mut {g} = {zero};"));
+        self.line(&format!(
+            "nilang::Adjoint::add_scaled(&mut {g}, &{bar}, {inverse});"
+        ));
+        self.line(&format!("{bar} = {zero};"));
+        let paren = Expr {
+            kind: ExprKind::Paren(Box::new(value.clone())),
+            span: value.span,
+        };
+        let new_value = Expr {
+            kind: ExprKind::Binary {
+                op: if op == InstrOp::Mul {
+                    BinaryOp::Mul
+                } else {
+                    BinaryOp::Div
+                },
+                lhs: Box::new(target.clone()),
+                rhs: Box::new(paren),
+            },
+            span: value.span,
+        };
+        for l in self.negated_overwrite_rule_lines(&g, &new_value) {
+            self.line(&l);
+        }
+        self.line(&format!("{bar} = {g};"));
     }
 
     /// The adjoint rule of a forward `target op value` (`op` one of `=`,

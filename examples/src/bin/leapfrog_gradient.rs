@@ -6,11 +6,18 @@
 //! - reverse computing: T steps forwards in place, then T reverse passes of
 //!   the step, each uncomputing the state before it (one state alive);
 //! - Bennett's schedule (`nilang::bennett`) with k sectors per level;
+//! - the `@tape` loop `leap_run_taped`: T steps forwards recording each
+//!   state on a `nilang::Tape`, then its reverse pass reading them back
+//!   (O(T));
 //! - a hand-written baseline that stores every state (what a tape of the
 //!   states would hold, O(T)).
 //!
+//! A second table shows how time and peak heap grow with T (`--growth`,
+//! 10^4 and 10^5 steps by default, and T) for reverse computing, the tape
+//! and Bennett's schedule.
+//!
 //! ```sh
-//! cargo run --release -p nilang-examples --bin leapfrog_gradient -- [--steps T] [--k 10,100]
+//! cargo run --release -p nilang-examples --bin leapfrog_gradient -- [--steps T] [--k 10,100] [--growth 10000,100000]
 //! ```
 //!
 //! Peak heap comes from a counting global allocator (the most bytes held at
@@ -37,12 +44,14 @@ fn measure<R>(f: impl FnOnce() -> R) -> (R, f64, usize) {
 struct Args {
     steps: usize,
     ks: Vec<usize>,
+    growth: Vec<usize>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         steps: 1_000_000,
         ks: vec![10, 100],
+        growth: vec![10_000, 100_000],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -63,8 +72,25 @@ fn parse_args() -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "--growth" => {
+                let v = it
+                    .next()
+                    .ok_or("--growth needs a list such as 10000,100000")?;
+                args.growth = v
+                    .split(',')
+                    .filter(|t| !t.trim().is_empty())
+                    .map(|t| {
+                        t.trim()
+                            .parse::<usize>()
+                            .map_err(|_| format!("--growth: {t} is not a number"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "-h" | "--help" => {
-                return Err("usage: leapfrog_gradient [--steps T] [--k 10,100]".into());
+                return Err(
+                    "usage: leapfrog_gradient [--steps T] [--k 10,100] [--growth 10000,100000]"
+                        .into(),
+                );
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -88,8 +114,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     let state_bytes = std::mem::size_of_val(s0.as_slice());
     let mut rows = Vec::new();
 
-    // One more method (the `@tape` loop, when the compiler has it) is one
-    // more `rows.push` here.
     let (g, secs, heap) = measure(|| solar::gradient_reverse(&s0, t));
     rows.push(Row {
         name: "reverse computing (uncall)".into(),
@@ -107,6 +131,13 @@ fn run() -> Result<(), Box<dyn Error>> {
             heap,
         });
     }
+    let (g, secs, heap) = measure(|| solar::gradient_taped(&s0, t));
+    rows.push(Row {
+        name: "taped (`@tape` loop, `leap_run_taped`)".into(),
+        gradient: g?,
+        secs,
+        heap,
+    });
     let (g, secs, heap) = measure(|| solar::gradient_stored(&s0, t));
     rows.push(Row {
         name: "every state stored (hand-written baseline)".into(),
@@ -147,6 +178,64 @@ fn run() -> Result<(), Box<dyn Error>> {
         "\n|gradient| = {norm:.3e}; loss at the end = {:.6e}",
         solar::loss(&rows[0].gradient.last)
     );
+    growth(&args, &s0, &rows)
+}
+
+/// Time and peak heap against the number of steps: the smaller counts of
+/// `--growth` run here, T taken from the rows above.
+fn growth(args: &Args, s0: &[f64], rows: &[Row]) -> Result<(), Box<dyn Error>> {
+    let counts: Vec<usize> = args
+        .growth
+        .iter()
+        .copied()
+        .filter(|&n| n < args.steps)
+        .collect();
+    if counts.is_empty() {
+        return Ok(());
+    }
+    println!("\ngrowth with the number of steps T: time (s) / peak heap\n");
+    let mut head = String::from("| method |");
+    let mut rule = String::from("|---|");
+    for n in counts.iter().chain([&args.steps]) {
+        head.push_str(&format!(" T = {n} |"));
+        rule.push_str("---:|");
+    }
+    println!("{head}\n{rule}");
+    type Method<'a> = (
+        String,
+        Box<dyn Fn(usize) -> nilang::Result<Option<Gradient>> + 'a>,
+    );
+    let mut methods: Vec<Method<'_>> = vec![
+        (
+            "reverse computing (uncall)".into(),
+            Box::new(|n| solar::gradient_reverse(s0, n).map(Some)),
+        ),
+        (
+            "taped (`@tape` loop, `leap_run_taped`)".into(),
+            Box::new(|n| solar::gradient_taped(s0, n).map(Some)),
+        ),
+    ];
+    for &k in &args.ks {
+        methods.push((
+            format!("Bennett, k = {k}"),
+            Box::new(move |n| solar::gradient_bennett(s0, n, k)),
+        ));
+    }
+    for (name, method) in &methods {
+        let mut line = format!("| {name} |");
+        for &n in &counts {
+            let (g, secs, heap) = measure(|| method(n));
+            match g? {
+                Some(_) => line.push_str(&format!(" {secs:.3} / {} |", human(heap))),
+                None => line.push_str(" - |"),
+            }
+        }
+        match rows.iter().find(|r| r.name == *name) {
+            Some(r) => line.push_str(&format!(" {:.3} / {} |", r.secs, human(r.heap))),
+            None => line.push_str(" - |"),
+        }
+        println!("{line}");
+    }
     Ok(())
 }
 
