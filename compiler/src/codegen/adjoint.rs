@@ -209,6 +209,32 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     } else {
         None
     };
+    let (skipped, accumulating) = match skipped {
+        Some((body, ids)) => (Some(body), ids),
+        None => (None, None),
+    };
+    let reverse_fn = match accumulating {
+        Some(_) => format!("{}_accumulating", adjoint_name(&f.name.name)),
+        None => adjoint_name(&f.name.name),
+    };
+    if let Some(ids) = accumulating {
+        g.ad = Some(AdMode {
+            scalar: scalar.clone(),
+            doc: format!(
+                "Reverse pass of [`{name}`] for [`{}`]: [`{}`] without the\n\
+                 updates of the values `{}` only adds to (no adjoint rule reads\n\
+                 them), which therefore keep the values they came in with.",
+                grad_name(&f.name.name),
+                adjoint_name(&f.name.name),
+                f.name.name
+            ),
+            body: None,
+        });
+        g.skip_values = ids;
+        g.out.push('\n');
+        g.function(backward, &reverse_fn, false);
+        g.skip_values.clear();
+    }
     let fused = if reverse_ok && primitive.is_none() && !g.any_tape && skipped.is_none() {
         fused_gradient(g, &scalar, forward, backward)
     } else {
@@ -216,13 +242,17 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     };
     let how = if skipped.is_some() {
         format!(
-            "runs [`{}`] from the inputs: `{}` only adds to\n\
+            "runs the reverse pass [`{reverse_fn}`] from the inputs: `{}` only adds to\n\
              what it changes and never reads it, so its reverse pass sees the state\n\
              it would see after `{}`, except for those values, which no adjoint rule\n\
-             reads; they are set back afterwards",
-            adjoint_name(&f.name.name),
+             reads; {}",
             f.name.name,
-            f.name.name
+            f.name.name,
+            if reverse_fn.ends_with("_accumulating") {
+                "that pass leaves them alone"
+            } else {
+                "they are set back afterwards"
+            }
         )
     } else if fused.is_some() {
         format!(
@@ -373,7 +403,11 @@ fn uncall_grad_taped(
 /// then leaves them at their inputs minus `f`'s contribution; they are saved
 /// before and set back after. For a loss `out += L(x)` written with
 /// compute-copy-uncompute inside loops this removes a third of the work.
-fn skip_forward(g: &Gen<'_>, forward: &Function, with_bars: &[String]) -> Option<Vec<String>> {
+fn skip_forward(
+    g: &Gen<'_>,
+    forward: &Function,
+    with_bars: &[String],
+) -> Option<(Vec<String>, Option<Vec<usize>>)> {
     let mut safe = false;
     for stmt in &forward.body.stmts {
         crate::effects::visit_stmt(stmt, &mut |s| safe |= matches!(s.kind, StmtKind::Safe(_)));
@@ -382,7 +416,7 @@ fn skip_forward(g: &Gen<'_>, forward: &Function, with_bars: &[String]) -> Option
         return None;
     }
     let args = param_args(g, forward);
-    let (mut save, mut restore) = (Vec::new(), Vec::new());
+    let (mut save, mut restore, mut ids) = (Vec::new(), Vec::new(), Vec::new());
     for (i, (p, arg)) in forward.params.iter().zip(&args).enumerate() {
         if !arg.mutated {
             continue;
@@ -391,6 +425,7 @@ fn skip_forward(g: &Gen<'_>, forward: &Function, with_bars: &[String]) -> Option
         if !accumulate_only(forward, g.resolution, id, g.ctx, 0) {
             return None;
         }
+        ids.push(id);
         let name = rust_name(&p.name.name);
         let saved = format!("__saved_{i}");
         match &arg.kind {
@@ -408,6 +443,30 @@ fn skip_forward(g: &Gen<'_>, forward: &Function, with_bars: &[String]) -> Option
     if save.is_empty() {
         return None;
     }
+    // When only `f`'s own instructions write the accumulators (no call gets
+    // one), a copy of the reverse pass that leaves out their value updates
+    // (`f_adjoint_accumulating`) keeps them at their inputs: nothing to
+    // save, nothing to set back, and one instruction less per update.
+    let mut passed = false;
+    for stmt in &forward.body.stmts {
+        crate::effects::visit_stmt(stmt, &mut |s| {
+            if let StmtKind::Call(call) = &s.kind {
+                passed |= call.args.iter().any(|a| {
+                    a.root_var()
+                        .and_then(|(_, span)| g.resolution.def_at(span))
+                        .is_some_and(|id| ids.contains(&id))
+                });
+            }
+        });
+    }
+    if !passed {
+        let body = vec![format!(
+            "{}_accumulating({})",
+            adjoint_name(&forward.name.name),
+            with_bars.join(", ")
+        )];
+        return Some((body, Some(ids)));
+    }
     let mut body = save;
     body.push(format!(
         "{}({})?;",
@@ -416,7 +475,7 @@ fn skip_forward(g: &Gen<'_>, forward: &Function, with_bars: &[String]) -> Option
     ));
     body.extend(restore);
     body.push("Ok(())".to_string());
-    Some(body)
+    Some((body, None))
 }
 
 /// Whether the parameter `id` of `f` is only accumulated into: every

@@ -422,6 +422,7 @@ pub fn generate_function(
         any_tape,
         reserve: Vec::new(),
         record_all: options.tape_loops,
+        skip_values: Vec::new(),
         casts: Vec::new(),
         cast_blocks: Vec::new(),
         cast_report: true,
@@ -495,6 +496,10 @@ struct Gen<'a> {
     /// Tape loops record every scalar write, not only overwrites (the
     /// `tape_loops` option: taping instead of uncomputing).
     record_all: bool,
+    /// Definitions (parameters) whose value updates a reverse pass leaves
+    /// out, applying only their adjoint rules: set while generating
+    /// `f_adjoint_accumulating` (see `adjoint::skip_forward`).
+    skip_values: Vec<usize>,
     /// The kinds typecasts gave ancillas so far, by definition, latest last
     /// (see `codegen::cast`).
     casts: Vec<(usize, Kind)>,
@@ -996,16 +1001,28 @@ impl Gen<'_> {
                     }
                     return;
                 }
+                // In `f_adjoint_accumulating`, an accumulator's own value is
+                // neither read by any rule nor wanted afterwards.
+                let skip = self.differentiating()
+                    && !self.skip_values.is_empty()
+                    && target
+                        .root_var()
+                        .and_then(|(_, span)| self.resolution.def_at(span))
+                        .is_some_and(|id| self.skip_values.contains(&id));
                 if *broadcast {
                     if self.differentiating() {
                         self.ad_broadcast(target, *op, value, stmt.span);
                     }
-                    self.broadcast_instruction(target, *op, value, stmt.span);
+                    if !skip {
+                        self.broadcast_instruction(target, *op, value, stmt.span);
+                    }
                 } else {
                     if self.differentiating() {
                         self.ad_instruction(target, *op, value, stmt.span);
                     }
-                    self.instruction(target, *op, value, stmt.span);
+                    if !skip {
+                        self.instruction(target, *op, value, stmt.span);
+                    }
                 }
             }
             StmtKind::Call(call) => self.call(call, stmt.span),
