@@ -113,13 +113,13 @@ pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)
 
 /// Calls `f` on every statement, depth first, including the inverse of the
 /// statements under `~` (the same statements, so the same effects).
-pub fn visit_block(block: &Block, f: &mut dyn FnMut(&Stmt)) {
+pub fn visit_block<'a>(block: &'a Block, f: &mut dyn FnMut(&'a Stmt)) {
     for stmt in &block.stmts {
         visit_stmt(stmt, f);
     }
 }
 
-pub fn visit_stmt(stmt: &Stmt, f: &mut dyn FnMut(&Stmt)) {
+pub fn visit_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match &stmt.kind {
         StmtKind::If {

@@ -268,35 +268,7 @@ fn struct_uses<'db>(db: &'db dyn Db, f: FnId<'db>) -> Vec<(Span, Symbol<'db>)> {
         }
     }
     let mut stmts = Vec::new();
-    fn collect<'a>(block: &'a Block, out: &mut Vec<&'a Stmt>) {
-        for stmt in &block.stmts {
-            collect_one(stmt, out);
-        }
-    }
-    fn collect_one<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
-        out.push(stmt);
-        match &stmt.kind {
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                branches.iter().for_each(|b| collect(&b.body, out));
-                if let Some(o) = otherwise {
-                    collect(o, out);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-                collect(body, out)
-            }
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::Tape(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => collect_one(inner, out),
-            _ => {}
-        }
-    }
-    collect(&ast.body, &mut stmts);
+    crate::effects::visit_block(&ast.body, &mut |s| stmts.push(s));
     for stmt in stmts {
         crate::codegen::stmt_exprs(stmt, &mut |e: &Expr| {
             e.walk(&mut |sub: &Expr| match &sub.kind {

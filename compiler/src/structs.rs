@@ -414,7 +414,7 @@ pub fn check_function(
         return out;
     }
     let mut stmts: Vec<&Stmt> = Vec::new();
-    collect_stmts(&function.body, &mut stmts);
+    crate::effects::visit_block(&function.body, &mut |s| stmts.push(s));
     for stmt in &stmts {
         whole_struct_uses(stmt, resolution, types, table, &mut out);
     }
@@ -641,38 +641,6 @@ fn allowed_constructions(value: &Expr, table: &StructTable, out: &mut Vec<Span>)
         for a in args {
             allowed_constructions(a, table, out);
         }
-    }
-}
-
-fn collect_stmts<'a>(block: &'a Block, out: &mut Vec<&'a Stmt>) {
-    for stmt in &block.stmts {
-        collect_stmt(stmt, out);
-    }
-}
-
-fn collect_stmt<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
-    out.push(stmt);
-    match &stmt.kind {
-        StmtKind::If {
-            branches,
-            otherwise,
-        } => {
-            for b in branches {
-                collect_stmts(&b.body, out);
-            }
-            if let Some(o) = otherwise {
-                collect_stmts(o, out);
-            }
-        }
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-            collect_stmts(body, out)
-        }
-        StmtKind::Inverse(inner)
-        | StmtKind::Routine(inner)
-        | StmtKind::Tape(inner)
-        | StmtKind::InvCheckOff(inner)
-        | StmtKind::InBounds(inner) => collect_stmt(inner, out),
-        _ => {}
     }
 }
 
