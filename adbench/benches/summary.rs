@@ -370,29 +370,21 @@ fn graph_column<const N: usize>(t: &mut Table, col: usize) {
     });
     let mut g = vec![0.0; N];
     t.time("gradient, ours (`embedding_loss_grad`)", col, || {
-        g.fill(0.0);
-        let (mut out, mut out_bar) = (0.0, 1.0);
-        nilang_examples::graph::embedding_loss_grad(
-            &mut out,
-            &mut out_bar,
-            view(black_box(&x), k),
-            view_mut(&mut g, k),
-            &L1,
-            &L2,
+        petersen::gradient_by(
+            nilang_examples::graph::embedding_loss_grad,
+            black_box(&x),
+            k,
+            &mut g,
         )
         .unwrap();
         g[0]
     });
     t.time("gradient, ours, loops taped", col, || {
-        g.fill(0.0);
-        let (mut out, mut out_bar) = (0.0, 1.0);
-        nilang_examples::taped::graph::embedding_loss_grad(
-            &mut out,
-            &mut out_bar,
-            view(black_box(&x), k),
-            view_mut(&mut g, k),
-            &L1,
-            &L2,
+        petersen::gradient_by(
+            nilang_examples::taped::graph::embedding_loss_grad,
+            black_box(&x),
+            k,
+            &mut g,
         )
         .unwrap();
         g[0]

@@ -4,7 +4,7 @@
 //! in BENCHMARKS.md.
 
 use divan::black_box;
-use nilang_examples::petersen::{self, L1, L2, Rng, view, view_mut};
+use nilang_examples::petersen::{self, L1, L2, Rng, view};
 use nilang_examples::{graph, sparse, unchecked};
 
 mod common;
@@ -56,17 +56,7 @@ mod graph_embedding_k5 {
         let x = data();
         let mut g = vec![0.0; x.len()];
         bencher.bench_local(|| {
-            g.fill(0.0);
-            let (mut out, mut out_bar) = (0.0, 1.0);
-            graph::embedding_loss_grad(
-                &mut out,
-                &mut out_bar,
-                view(black_box(&x), K),
-                view_mut(&mut g, K),
-                &L1,
-                &L2,
-            )
-            .unwrap();
+            petersen::gradient_by(graph::embedding_loss_grad, black_box(&x), K, &mut g).unwrap();
             g[0]
         });
     }
@@ -78,15 +68,11 @@ mod graph_embedding_k5 {
         let x = data();
         let mut g = vec![0.0; x.len()];
         bencher.bench_local(|| {
-            g.fill(0.0);
-            let (mut out, mut out_bar) = (0.0, 1.0);
-            unchecked::graph::embedding_loss_grad(
-                &mut out,
-                &mut out_bar,
-                view(black_box(&x), K),
-                view_mut(&mut g, K),
-                &L1,
-                &L2,
+            petersen::gradient_by(
+                unchecked::graph::embedding_loss_grad,
+                black_box(&x),
+                K,
+                &mut g,
             )
             .unwrap();
             g[0]

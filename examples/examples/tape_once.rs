@@ -12,7 +12,7 @@
 //! checked-free build) or `taped` (the same source with every loop taped),
 //! then the number of runs (`0` for the start-up cost alone).
 
-use nilang_examples::petersen::{L1, L2, Rng, view, view_mut};
+use nilang_examples::petersen::{self, Rng};
 use nilang_examples::unchecked;
 
 fn main() {
@@ -58,26 +58,16 @@ fn main() {
             let x: Vec<f64> = (0..10 * k).map(|_| rng.uniform()).collect();
             let mut g = vec![0.0; x.len()];
             for _ in 0..runs {
-                g.fill(0.0);
-                let (mut out, mut out_bar) = (0.0, 1.0);
+                let x = std::hint::black_box(&x);
                 if taped {
-                    unchecked::taped::graph::embedding_loss_grad(
-                        &mut out,
-                        &mut out_bar,
-                        view(std::hint::black_box(&x), k),
-                        view_mut(&mut g, k),
-                        &L1,
-                        &L2,
+                    petersen::gradient_by(
+                        unchecked::taped::graph::embedding_loss_grad,
+                        x,
+                        k,
+                        &mut g,
                     )
                 } else {
-                    unchecked::graph::embedding_loss_grad(
-                        &mut out,
-                        &mut out_bar,
-                        view(std::hint::black_box(&x), k),
-                        view_mut(&mut g, k),
-                        &L1,
-                        &L2,
-                    )
+                    petersen::gradient_by(unchecked::graph::embedding_loss_grad, x, k, &mut g)
                 }
                 .unwrap();
                 sum += g[0];

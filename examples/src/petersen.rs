@@ -52,6 +52,30 @@ pub fn view_mut<T>(x: &mut [T], k: usize) -> ArrayViewMut2<'_, T> {
     ArrayViewMut2::from_shape((k, VERTICES).f(), x).expect("x has 10 k entries")
 }
 
+/// The gradient of the loss at `x` into `g` (cleared first) by one build of
+/// `embedding_loss_grad` (checked, unchecked, taped: pass the function),
+/// the loss adjoint seeded to 1. Returns what the call left in the output,
+/// 0 up to rounding, since the gradient program gives its inputs back.
+/// Generic rather than a function pointer, so that the call inlines as a
+/// direct one would.
+#[inline]
+pub fn gradient_by<F>(grad: F, x: &[f64], k: usize, g: &mut [f64]) -> nilang::Result<f64>
+where
+    F: FnOnce(
+        &mut f64,
+        &mut f64,
+        ArrayView2<'_, f64>,
+        ArrayViewMut2<'_, f64>,
+        &[i64],
+        &[i64],
+    ) -> nilang::Result,
+{
+    g.fill(0.0);
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    grad(&mut out, &mut out_bar, view(x, k), view_mut(g, k), &L1, &L2)?;
+    Ok(out)
+}
+
 fn distance(x: &[f64], k: usize, a: i64, b: i64) -> f64 {
     let (a, b) = ((a as usize - 1) * k, (b as usize - 1) * k);
     let mut s = 0.0;

@@ -4,7 +4,7 @@
 //! reverse-computed gradients of the same source.
 
 use nilang::{Tape, check_gradient};
-use nilang_examples::petersen::{self, L1, L2, Rng, VERTICES, view, view_mut};
+use nilang_examples::petersen::{self, L1, L2, Rng, VERTICES, view};
 use nilang_examples::{bessel, graph, tape as t, taped, unchecked};
 
 /// A gradient function `grad(x, g)` of a loss over `x`, checked against
@@ -187,28 +187,10 @@ fn the_taped_graph_loss_agrees_with_the_reverse_computed_one() {
         graph::embedding_loss(&mut a, view(&x, k), &L1, &L2).unwrap();
         taped::graph::embedding_loss(&mut b, view(&x, k), &L1, &L2).unwrap();
         assert!((a - b).abs() <= 1e-12 * a.abs().max(1.0), "{a} vs {b}");
-        let (mut out, mut out_bar) = (0.0, 1.0);
         let mut g = vec![0.0; x.len()];
-        graph::embedding_loss_grad(
-            &mut out,
-            &mut out_bar,
-            view(&x, k),
-            view_mut(&mut g, k),
-            &L1,
-            &L2,
-        )
-        .unwrap();
-        let (mut out2, mut out_bar2) = (0.0, 1.0);
+        petersen::gradient_by(graph::embedding_loss_grad, &x, k, &mut g).unwrap();
         let mut g2 = vec![0.0; x.len()];
-        taped::graph::embedding_loss_grad(
-            &mut out2,
-            &mut out_bar2,
-            view(&x, k),
-            view_mut(&mut g2, k),
-            &L1,
-            &L2,
-        )
-        .unwrap();
+        petersen::gradient_by(taped::graph::embedding_loss_grad, &x, k, &mut g2).unwrap();
         for (p, q) in g.iter().zip(&g2) {
             assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{p} vs {q}");
         }
@@ -281,26 +263,8 @@ fn the_unchecked_taped_cases_agree_with_the_unchecked_reverse_computed_ones() {
         .collect();
     let mut g = vec![0.0; x.len()];
     let mut g2 = vec![0.0; x.len()];
-    let (mut out, mut out_bar) = (0.0, 1.0);
-    unchecked::graph::embedding_loss_grad(
-        &mut out,
-        &mut out_bar,
-        view(&x, k),
-        view_mut(&mut g, k),
-        &L1,
-        &L2,
-    )
-    .unwrap();
-    let (mut out, mut out_bar) = (0.0, 1.0);
-    unchecked::taped::graph::embedding_loss_grad(
-        &mut out,
-        &mut out_bar,
-        view(&x, k),
-        view_mut(&mut g2, k),
-        &L1,
-        &L2,
-    )
-    .unwrap();
+    petersen::gradient_by(unchecked::graph::embedding_loss_grad, &x, k, &mut g).unwrap();
+    petersen::gradient_by(unchecked::taped::graph::embedding_loss_grad, &x, k, &mut g2).unwrap();
     for (p, q) in g.iter().zip(&g2) {
         assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{p} vs {q}");
     }
