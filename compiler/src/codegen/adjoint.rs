@@ -408,10 +408,18 @@ fn skip_forward(
     forward: &Function,
     with_bars: &[String],
 ) -> Option<(Vec<String>, Option<Vec<usize>>)> {
-    let mut safe = false;
-    for stmt in &forward.body.stmts {
-        crate::effects::visit_stmt(stmt, &mut |s| safe |= matches!(s.kind, StmtKind::Safe(_)));
-    }
+    // One walk: whether `f` has a `@safe` statement, and which variables
+    // its calls are given.
+    let (mut safe, mut call_args) = (false, Vec::new());
+    crate::effects::visit_block(&forward.body, &mut |s| match &s.kind {
+        StmtKind::Safe(_) => safe = true,
+        StmtKind::Call(call) => call_args.extend(
+            call.args
+                .iter()
+                .filter_map(|a| a.root_var().and_then(|(_, span)| g.resolution.def_at(span))),
+        ),
+        _ => {}
+    });
     if safe || forward.kernel {
         return None;
     }
@@ -447,18 +455,7 @@ fn skip_forward(
     // one), a copy of the reverse pass that leaves out their value updates
     // (`f_adjoint_accumulating`) keeps them at their inputs: nothing to
     // save, nothing to set back, and one instruction less per update.
-    let mut passed = false;
-    for stmt in &forward.body.stmts {
-        crate::effects::visit_stmt(stmt, &mut |s| {
-            if let StmtKind::Call(call) = &s.kind {
-                passed |= call.args.iter().any(|a| {
-                    a.root_var()
-                        .and_then(|(_, span)| g.resolution.def_at(span))
-                        .is_some_and(|id| ids.contains(&id))
-                });
-            }
-        });
-    }
+    let passed = ids.iter().any(|id| call_args.contains(id));
     if !passed {
         let body = vec![format!(
             "{}_accumulating({})",
