@@ -1,32 +1,17 @@
 //! The plugin outside cargo: output files, rewriting only on change, errors.
 
-use std::path::PathBuf;
-
 use nilang_build::{Config, Error};
 
 /// A fresh folder with `nil/sub` and `out` in it, removed again when the
 /// test ends (also when it fails).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("nilang-build-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("nil/sub")).unwrap();
-    std::fs::create_dir_all(dir.join("out")).unwrap();
-    Scratch(dir)
+fn scratch(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("nilang-build-{name}-"))
+        .tempdir()
+        .unwrap();
+    std::fs::create_dir_all(dir.path().join("nil/sub")).unwrap();
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
+    dir
 }
 
 fn config(dir: &std::path::Path) -> Config {
@@ -39,7 +24,8 @@ fn config(dir: &std::path::Path) -> Config {
 
 #[test]
 fn writes_one_module_per_file_and_only_when_changed() {
-    let dir = scratch("rewrite");
+    let tmp = scratch("rewrite");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("nil/a.nil"),
         "function f(y::f64, x::f64)\n    y += x\nend\n",
@@ -50,7 +36,7 @@ fn writes_one_module_per_file_and_only_when_changed() {
         "function g(y::f64, x::f64)\n    f(y, x)\nend\n",
     )
     .unwrap();
-    let written = config(&dir).compile_dir("nil").unwrap();
+    let written = config(dir).compile_dir("nil").unwrap();
     assert_eq!(written, vec![dir.join("out/a.rs"), dir.join("out/b.rs")]);
     let b = std::fs::read_to_string(dir.join("out/b.rs")).unwrap();
     assert!(b.contains("super::a::f(&mut *y, x)?;"), "{b}");
@@ -60,7 +46,7 @@ fn writes_one_module_per_file_and_only_when_changed() {
         .modified()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
-    config(&dir).compile_dir("nil").unwrap();
+    config(dir).compile_dir("nil").unwrap();
     let after = std::fs::metadata(dir.join("out/a.rs"))
         .unwrap()
         .modified()
@@ -72,7 +58,7 @@ fn writes_one_module_per_file_and_only_when_changed() {
         "function f(y::f64, x::f64)\n    y -= x\nend\n",
     )
     .unwrap();
-    config(&dir).compile_dir("nil").unwrap();
+    config(dir).compile_dir("nil").unwrap();
     assert!(
         std::fs::read_to_string(dir.join("out/a.rs"))
             .unwrap()
@@ -83,7 +69,8 @@ fn writes_one_module_per_file_and_only_when_changed() {
 
 #[test]
 fn errors_write_nothing() {
-    let dir = scratch("errors");
+    let tmp = scratch("errors");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("nil/a.nil"),
         "function f(y::f64, x::f64)\n    y += x\nend\n",
@@ -94,7 +81,7 @@ fn errors_write_nothing() {
         "function g(y::f64, x::f64)\n    y += x * y\nend\n",
     )
     .unwrap();
-    match config(&dir).compile_dir("nil") {
+    match config(dir).compile_dir("nil") {
         Err(Error::Diagnostics { errors }) => assert_eq!(errors, 1),
         other => panic!("expected diagnostics, got {other:?}"),
     }
@@ -103,8 +90,9 @@ fn errors_write_nothing() {
 
 #[test]
 fn clear_errors_for_bad_setups() {
-    let dir = scratch("setup");
-    let err = config(&dir).compile_dir("missing").unwrap_err();
+    let tmp = scratch("setup");
+    let dir = tmp.path();
+    let err = config(dir).compile_dir("missing").unwrap_err();
     assert!(err.to_string().starts_with("cannot read `"), "{err}");
     std::fs::write(
         dir.join("nil/x.nil"),
@@ -116,18 +104,19 @@ fn clear_errors_for_bad_setups() {
         "function g(y::f64)\n    NEG(y)\nend\n",
     )
     .unwrap();
-    let err = config(&dir).compile_dir("nil").unwrap_err();
+    let err = config(dir).compile_dir("nil").unwrap_err();
     assert!(
         err.to_string().contains("would both become the module `x`"),
         "{err}"
     );
-    let err = config(&dir).atol(f64::NAN).compile_dir("nil").unwrap_err();
+    let err = config(dir).atol(f64::NAN).compile_dir("nil").unwrap_err();
     assert!(err.to_string().contains("finite non-negative"), "{err}");
 }
 
 #[test]
 fn package_metadata_sets_tolerance_and_checks() {
-    let dir = scratch("metadata");
+    let tmp = scratch("metadata");
+    let dir = tmp.path();
     let manifest = |nilang: &str| {
         format!(
             "[package]\nname = \"fixture\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[lib]\npath = \"lib.rs\"\n\n[package.metadata.nilang]\n{nilang}\n"
@@ -139,7 +128,7 @@ fn package_metadata_sets_tolerance_and_checks() {
         "function f(y::f64, x::f64)\n    z ← 0.0\n    z += x\n    y += z\n    z -= x\nend\n",
     )
     .unwrap();
-    let with_metadata = || config(&dir).read_metadata(true);
+    let with_metadata = || config(dir).read_metadata(true);
 
     std::fs::write(dir.join("Cargo.toml"), manifest("atol = 1e-6")).unwrap();
     with_metadata().compile_dir("nil").unwrap();

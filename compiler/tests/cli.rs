@@ -1,6 +1,6 @@
 //! `nilc` as a user runs it: exit codes, output formats, and bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn nilc(args: &[&str]) -> Output {
@@ -21,26 +21,11 @@ fn stderr(o: &Output) -> String {
 
 /// A fresh folder under the system's temporary folder, removed again when
 /// the test ends (also when it fails).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("nilc-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("nilc-test-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
@@ -57,8 +42,9 @@ const WARNS: &str = "function f(n::i64)\n    t ← 0.5\n    u ← 0.0\n    u += 
 
 #[test]
 fn clean_files_exit_zero() {
-    let dir = scratch("clean");
-    let path = write(&dir, "a.nil", CLEAN);
+    let tmp = scratch("clean");
+    let dir = tmp.path();
+    let path = write(dir, "a.nil", CLEAN);
     let out = nilc(&["check", &path]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("checked 1 file: 0 errors, 0 warnings"));
@@ -66,8 +52,9 @@ fn clean_files_exit_zero() {
 
 #[test]
 fn errors_exit_one_with_a_located_diagnostic() {
-    let dir = scratch("errors");
-    let path = write(&dir, "a.nil", BROKEN);
+    let tmp = scratch("errors");
+    let dir = tmp.path();
+    let path = write(dir, "a.nil", BROKEN);
     let out = nilc(&["check", &path]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
@@ -83,8 +70,9 @@ fn errors_exit_one_with_a_located_diagnostic() {
 
 #[test]
 fn warnings_fail_only_when_denied() {
-    let dir = scratch("warnings");
-    let path = write(&dir, "a.nil", WARNS);
+    let tmp = scratch("warnings");
+    let dir = tmp.path();
+    let path = write(dir, "a.nil", WARNS);
     assert_eq!(nilc(&["check", &path]).status.code(), Some(0));
     assert_eq!(
         nilc(&["check", "--deny-warnings", &path]).status.code(),
@@ -94,9 +82,10 @@ fn warnings_fail_only_when_denied() {
 
 #[test]
 fn json_output_is_one_valid_document() {
-    let dir = scratch("json");
-    write(&dir, "a.nil", BROKEN);
-    write(&dir, "b.nil", WARNS.replace("function f", "function g"));
+    let tmp = scratch("json");
+    let dir = tmp.path();
+    write(dir, "a.nil", BROKEN);
+    write(dir, "b.nil", WARNS.replace("function f", "function g"));
     let out = nilc(&["check", "--format", "json", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
@@ -113,19 +102,20 @@ fn json_output_is_one_valid_document() {
 
 #[test]
 fn directories_are_searched_recursively_as_one_project() {
-    let dir = scratch("recursive");
+    let tmp = scratch("recursive");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("sub/deeper")).unwrap();
     write(
-        &dir,
+        dir,
         "sub/deeper/callee.nil",
         "function bump(x::f64, y::f64)\n    x += y\nend\n",
     );
     write(
-        &dir,
+        dir,
         "caller.nil",
         "function caller(a::f64, b::f64)\n    bump(a, b)\nend\n",
     );
-    write(&dir, "notes.txt", "not a nil file");
+    write(dir, "notes.txt", "not a nil file");
     let out = nilc(&["check", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("checked 2 files"));
@@ -139,8 +129,9 @@ fn missing_paths_and_empty_directories_are_usage_errors() {
         stderr(&out).contains("cannot read `/definitely/not/here.nil`: no such file or directory")
     );
     assert!(out.stdout.is_empty());
-    let dir = scratch("empty");
-    write(&dir, "readme.md", "nothing here");
+    let tmp = scratch("empty");
+    let dir = tmp.path();
+    write(dir, "readme.md", "nothing here");
     let out = nilc(&["check", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no `.nil` files found"));
@@ -153,9 +144,10 @@ fn missing_paths_and_empty_directories_are_usage_errors() {
 
 #[test]
 fn non_utf8_files_get_a_diagnostic() {
-    let dir = scratch("utf8");
+    let tmp = scratch("utf8");
+    let dir = tmp.path();
     let path = write(
-        &dir,
+        dir,
         "bad.nil",
         b"function f(x::f64)\n    x += 1\xff\xfe\nend\n",
     );
@@ -171,7 +163,8 @@ fn non_utf8_files_get_a_diagnostic() {
 
 #[test]
 fn random_bytes_do_not_crash() {
-    let dir = scratch("random");
+    let tmp = scratch("random");
+    let dir = tmp.path();
     // A fixed xorshift stream: reproducible garbage, valid UTF-8 or not.
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     for round in 0..20 {
@@ -190,7 +183,7 @@ fn random_bytes_do_not_crash() {
                 }
             })
             .collect();
-        let path = write(&dir, &format!("r{round}.nil"), &bytes);
+        let path = write(dir, &format!("r{round}.nil"), &bytes);
         let out = nilc(&["check", &path]);
         assert!(
             matches!(out.status.code(), Some(0 | 1)),
@@ -203,7 +196,8 @@ fn random_bytes_do_not_crash() {
 
 #[test]
 fn deep_nesting_is_reported_not_overflowed() {
-    let dir = scratch("deep");
+    let tmp = scratch("deep");
+    let dir = tmp.path();
     let mut text = String::from("function deep(x::f64)\n");
     for _ in 0..1000 {
         text.push_str("begin\n");
@@ -213,7 +207,7 @@ fn deep_nesting_is_reported_not_overflowed() {
         text.push_str("end\n");
     }
     text.push_str("end\n");
-    let path = write(&dir, "deep.nil", &text);
+    let path = write(dir, "deep.nil", &text);
     let out = nilc(&["check", &path]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("error[E0003]: nesting deeper than 128 levels"));
@@ -223,7 +217,7 @@ fn deep_nesting_is_reported_not_overflowed() {
     expr.push('x');
     expr.push_str(&")".repeat(5000));
     expr.push_str("\nend\n");
-    let path = write(&dir, "deep_expr.nil", &expr);
+    let path = write(dir, "deep_expr.nil", &expr);
     let out = nilc(&["check", &path]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("E0003"));
@@ -231,7 +225,8 @@ fn deep_nesting_is_reported_not_overflowed() {
 
 #[test]
 fn a_ten_megabyte_file_is_checked() {
-    let dir = scratch("big");
+    let tmp = scratch("big");
+    let dir = tmp.path();
     let mut text = String::with_capacity(10 << 20);
     let mut i = 0;
     while text.len() < 10 << 20 {
@@ -240,16 +235,17 @@ fn a_ten_megabyte_file_is_checked() {
         ));
         i += 1;
     }
-    let path = write(&dir, "big.nil", &text);
+    let path = write(dir, "big.nil", &text);
     let out = nilc(&["check", "--format", "short", &path]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
 fn inverse_prints_checkable_source() {
-    let dir = scratch("inverse");
+    let tmp = scratch("inverse");
+    let dir = tmp.path();
     let path = write(
-        &dir,
+        dir,
         "m.nil",
         "function step(y::f64, x::f64)\n    y += 2.0 * x\nend\n\nfunction twice(y::f64, x::f64)\n    step(y, x)\n    for i = 1:2:4\n        y += x\n    end\nend\n",
     );
@@ -259,7 +255,7 @@ fn inverse_prints_checkable_source() {
     assert!(inverse.contains("y -= 2.0 * x"), "{inverse}");
     assert!(inverse.contains("for i = reverse(1:2:4)"), "{inverse}");
     assert!(inverse.contains("~step(y, x)"), "{inverse}");
-    let inv_path = write(&dir, "inv.nil", &inverse);
+    let inv_path = write(dir, "inv.nil", &inverse);
     assert_eq!(nilc(&["check", &inv_path]).status.code(), Some(0));
     // The inverse of the inverse is the original.
     let back = nilc(&["inverse", &inv_path]);
@@ -279,9 +275,10 @@ fn inverse_prints_checkable_source() {
 
 #[test]
 fn inverse_of_a_file_with_structs() {
-    let dir = scratch("inverse-structs");
+    let tmp = scratch("inverse-structs");
+    let dir = tmp.path();
     let original = "struct Point{T}\n    x::T\n    y::T\nend\n\nfunction f(out::f64, a::f64)\n    q ← Point(a, 2.0)\n    q.x += identity(a)\n    SWAP(q.x, q.y)\n    out += q.x * q.y\n    SWAP(q.x, q.y)\n    q.x -= identity(a)\n    q → Point(a, 2.0)\nend\n";
-    let path = write(&dir, "s.nil", original);
+    let path = write(dir, "s.nil", original);
     let out = nilc(&["inverse", &path]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let inverse = stdout(&out);
@@ -291,22 +288,23 @@ fn inverse_of_a_file_with_structs() {
     );
     // In a folder of its own (a sibling would define `Point` twice).
     let other = scratch("inverse-structs-inv");
-    let inv_path = write(&other, "inv.nil", &inverse);
+    let inv_path = write(other.path(), "inv.nil", &inverse);
     assert_eq!(nilc(&["check", &inv_path]).status.code(), Some(0));
     assert_eq!(stdout(&nilc(&["inverse", &inv_path])), original);
 }
 
 #[test]
 fn inverse_resolves_calls_into_neighbouring_files() {
-    let dir = scratch("inverse-neighbours");
+    let tmp = scratch("inverse-neighbours");
+    let dir = tmp.path();
     write(
-        &dir,
+        dir,
         "callee.nil",
         "function bump(x::f64, y::f64)\n    x += y\nend\n",
     );
-    write(&dir, "broken.nil", BROKEN);
+    write(dir, "broken.nil", BROKEN);
     let path = write(
-        &dir,
+        dir,
         "caller.nil",
         "function caller(a::f64, b::f64)\n    bump(a, b)\nend\n",
     );
@@ -320,8 +318,9 @@ fn inverse_resolves_calls_into_neighbouring_files() {
 
 #[test]
 fn inverse_refuses_files_with_errors_and_prints_nothing() {
-    let dir = scratch("inverse-errors");
-    let path = write(&dir, "a.nil", BROKEN);
+    let tmp = scratch("inverse-errors");
+    let dir = tmp.path();
+    let path = write(dir, "a.nil", BROKEN);
     let out = nilc(&["inverse", &path]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
@@ -330,9 +329,10 @@ fn inverse_refuses_files_with_errors_and_prints_nothing() {
 
 #[test]
 fn emit_tapes_every_loop_on_request() {
-    let dir = scratch("emit-tape-loops");
+    let tmp = scratch("emit-tape-loops");
+    let dir = tmp.path();
     let path = write(
-        &dir,
+        dir,
         "loop.nil",
         "function f(y::f64, x::f64, n::i64)\n    for i = 1:n\n        y += x\n    end\nend\n",
     );
