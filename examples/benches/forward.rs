@@ -77,6 +77,65 @@ mod bessel_j2 {
     }
 }
 
+/// The same four builds with the series cut at other tolerances: 3, 5, 7
+/// and 8 terms after the first for `atol` = 1e-4, 1e-8, 1e-12, 1e-16. The
+/// slope over the terms is the cost of one term, apart from the fixed cost
+/// of the call.
+mod bessel_j2_terms {
+    use super::*;
+
+    const ATOL: [f64; 4] = [1e-4, 1e-8, 1e-12, 1e-16];
+
+    #[divan::bench(args = ATOL)]
+    fn plain(atol: f64) -> f64 {
+        besselj(black_box(2), black_box(1.0), atol)
+    }
+
+    #[divan::bench(args = ATOL)]
+    fn reversible_forward(atol: f64) -> f64 {
+        let mut out = 0.0;
+        bessel::ibesselj(&mut out, black_box(2), black_box(1.0), atol).unwrap();
+        out
+    }
+
+    #[divan::bench(args = ATOL)]
+    fn reversible_forward_unchecked(atol: f64) -> f64 {
+        let mut out = 0.0;
+        unchecked::bessel::ibesselj(&mut out, black_box(2), black_box(1.0), atol).unwrap();
+        out
+    }
+
+    #[divan::bench(args = ATOL)]
+    fn gradient(atol: f64) -> f64 {
+        let (mut out, mut gout, mut gz) = (0.0, 1.0, 0.0);
+        bessel::ibesselj_grad(
+            &mut out,
+            &mut gout,
+            black_box(2),
+            black_box(1.0),
+            &mut gz,
+            atol,
+        )
+        .unwrap();
+        gz
+    }
+
+    #[divan::bench(args = ATOL)]
+    fn gradient_unchecked(atol: f64) -> f64 {
+        let (mut out, mut gout, mut gz) = (0.0, 1.0, 0.0);
+        unchecked::bessel::ibesselj_grad(
+            &mut out,
+            &mut gout,
+            black_box(2),
+            black_box(1.0),
+            &mut gz,
+            atol,
+        )
+        .unwrap();
+        gz
+    }
+}
+
 mod dot_1000 {
     use super::*;
 
