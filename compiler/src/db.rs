@@ -612,13 +612,39 @@ pub fn function_rust<'db>(
     gradients: bool,
     tape_loops: bool,
 ) -> Arc<FunctionRust> {
+    let generated = generate(db, f, checks, gradients, tape_loops, true);
+    Arc::new(FunctionRust {
+        code: generated.code,
+        diagnostics: generated.diagnostics,
+    })
+}
+
+/// The byte offsets at which the lines of a file start.
+#[salsa::tracked(returns(ref))]
+pub fn line_starts(db: &dyn Db, file: SourceFile) -> Vec<u32> {
+    crate::render::line_starts(file.text(db))
+}
+
+/// Runs the Rust backend on one function (not memoized: the callers keep
+/// what they need of it). Without `locations` the run-time checks name line
+/// 1 of no file: the code is thrown away, and the diagnostics (relative to
+/// the function) then do not depend on where the function sits in its
+/// file, so an edit elsewhere does not re-run the backend on it.
+fn generate<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    checks: bool,
+    gradients: bool,
+    tape_loops: bool,
+    locations: bool,
+) -> codegen::Generated {
     let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
+        return codegen::Generated::default();
     };
     let project = f.project(db);
     let file = f.file(db);
     let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
-    let generated = codegen::generate_function(
+    codegen::generate_function(
         &ast,
         resolve_function(db, f),
         function_types(db, f),
@@ -629,10 +655,20 @@ pub fn function_rust<'db>(
             file,
             tape_loops,
         },
-        &codegen::Place {
-            path: file.path(db),
-            text: file.text(db),
-            offset: function_offset(db, f),
+        &if locations {
+            codegen::Place {
+                path: file.path(db),
+                text: file.text(db),
+                offset: function_offset(db, f),
+                line_starts: line_starts(db, file),
+            }
+        } else {
+            codegen::Place {
+                path: "",
+                text: "",
+                offset: 0,
+                line_starts: &[0],
+            }
         },
         &codegen::Options {
             checks,
@@ -640,11 +676,64 @@ pub fn function_rust<'db>(
             tape_loops,
             ..codegen::Options::default()
         },
-    );
-    Arc::new(FunctionRust {
-        code: generated.code,
-        diagnostics: generated.diagnostics,
-    })
+    )
+}
+
+/// The errors of a function that only the Rust backend finds (the stack
+/// instructions, typecasts, gradients through recording calls: the codes
+/// `docs/language.md` marks "reported by `nilc emit` and the build
+/// plugin"), with function-relative spans, for the build plugin's default
+/// options. Empty for a function that already has errors of its own, whose
+/// code is not generated anyway. Keeps the diagnostics, not the code.
+#[salsa::tracked(returns(ref))]
+pub fn codegen_diagnostics<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
+    if check_function(db, f)
+        .iter()
+        .any(|d| d.severity == crate::Severity::Error)
+    {
+        return Arc::default();
+    }
+    let defaults = codegen::Options::default();
+    Arc::new(
+        generate(
+            db,
+            f,
+            defaults.checks,
+            defaults.gradients,
+            defaults.tape_loops,
+            false,
+        )
+        .diagnostics,
+    )
+}
+
+/// What `nilc check` and the language server report for a file: its
+/// [`file_diagnostics`] and, when those hold no error, the
+/// [`codegen_diagnostics`] of its functions, so that a file that checks
+/// clean also builds. Like the build, the backend runs only on a file
+/// without other errors (its errors about code with syntax or type errors
+/// would be noise). Absolute spans, sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn file_check_diagnostics(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+) -> Arc<Vec<Diagnostic>> {
+    let mut out = file_diagnostics(db, project, file).to_vec();
+    if out.iter().any(|d| d.severity == crate::Severity::Error) {
+        return Arc::new(out);
+    }
+    for &f in file_functions(db, project, file) {
+        let offset = function_offset(db, f);
+        out.extend(
+            codegen_diagnostics(db, f)
+                .iter()
+                .map(|d| d.clone().shifted(offset)),
+        );
+    }
+    out.sort_by_key(|d| (d.primary.span.start, d.code));
+    out.dedup();
+    Arc::new(out)
 }
 
 /// The WGSL shaders of a `@kernel` function (empty for other functions):

@@ -20,6 +20,28 @@ pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
     (line, text[line_start..offset].chars().count() + 1)
 }
 
+/// The byte offsets at which the lines of `text` start.
+pub fn line_starts(text: &str) -> Vec<u32> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i as u32 + 1))
+        .collect()
+}
+
+/// [`line_col`] with the line starts of `text` computed beforehand
+/// ([`line_starts`]): a binary search instead of a scan from the start.
+pub fn line_col_indexed(text: &str, line_starts: &[u32], offset: u32) -> (usize, usize) {
+    let offset = (offset as usize).min(text.len());
+    let offset = (0..=offset)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let line = line_starts
+        .partition_point(|&start| start as usize <= offset)
+        .max(1);
+    let line_start = line_starts.get(line - 1).map_or(0, |&s| s as usize);
+    (line, text[line_start..offset].chars().count() + 1)
+}
+
 fn to_codespan(d: &Diagnostic) -> cs::Diagnostic<()> {
     let severity = match d.severity {
         Severity::Error => cs::Severity::Error,

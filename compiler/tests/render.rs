@@ -77,3 +77,24 @@ fn json_rendering() {
         }"#]]
     .assert_eq(&json);
 }
+
+#[test]
+fn indexed_line_and_column_agree_with_the_scan() {
+    use nilang_compiler::render::{line_col, line_col_indexed, line_starts};
+    for text in [
+        "",
+        "a",
+        "\n",
+        "ab\ncd\n\nθx\r\ny",
+        "function f(y::f64)\n    y += 1\nend\n",
+    ] {
+        let starts = line_starts(text);
+        for offset in 0..=text.len() as u32 + 2 {
+            assert_eq!(
+                line_col_indexed(text, &starts, offset),
+                line_col(text, offset),
+                "{text:?} at {offset}"
+            );
+        }
+    }
+}

@@ -59,7 +59,7 @@ pub fn file_diagnostics(
     uri: &Uri,
     encoding: crate::line_index::Encoding,
 ) -> Vec<lsp::Diagnostic> {
-    let diagnostics = db::file_diagnostics(db, project, file);
+    let diagnostics = db::file_check_diagnostics(db, project, file);
     let index = LineIndex::new(file.text(db), encoding);
     diagnostics
         .iter()

@@ -155,7 +155,7 @@ fn diagnostics_match_nilc_check_on_the_ui_suite() {
                 text.clone(),
             );
             let project = Project::new(&db, vec![file]);
-            let want: Vec<_> = db::file_diagnostics(&db, project, file)
+            let want: Vec<_> = db::file_check_diagnostics(&db, project, file)
                 .iter()
                 .map(|d| render::to_json("", &text, d))
                 .collect();

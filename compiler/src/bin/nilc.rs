@@ -292,7 +292,7 @@ fn check(
     for (l, &file) in loaded.iter().zip(&sources) {
         let diagnostics: Vec<Diagnostic> = match &l.encoding_error {
             Some(d) => vec![d.clone()],
-            None => db::file_diagnostics(&database, project, file).to_vec(),
+            None => db::file_check_diagnostics(&database, project, file).to_vec(),
         };
         for d in &diagnostics {
             match d.severity {

@@ -75,6 +75,9 @@ pub struct Place<'a> {
     pub path: &'a str,
     pub text: &'a str,
     pub offset: u32,
+    /// Byte offsets of the starts of the file's lines (the first is 0), so
+    /// that each run-time check finds its line without rescanning the file.
+    pub line_starts: &'a [u32],
 }
 
 /// Options that change the generated code.
@@ -360,6 +363,7 @@ fn convert(code: String, from: &Kind, to: &Kind) -> String {
 }
 
 /// A checked Rust function pair for one `.nil` function.
+#[derive(Default)]
 pub struct Generated {
     pub code: String,
     pub diagnostics: Vec<Diagnostic>,
@@ -604,7 +608,7 @@ impl Gen<'_> {
             )
             .with_label("cannot generate Rust for this")
             .with_help(
-                "`nilc check` accepts it, but code generation needs a later version of nilang",
+                "the language accepts it, but the Rust backend cannot generate code for it yet",
             ),
         );
     }
@@ -624,7 +628,11 @@ impl Gen<'_> {
     }
 
     fn location(&self, span: Span) -> String {
-        let (line, col) = crate::render::line_col(self.place.text, span.start + self.place.offset);
+        let (line, col) = crate::render::line_col_indexed(
+            self.place.text,
+            self.place.line_starts,
+            span.start + self.place.offset,
+        );
         format!(
             "nilang::Location {{ file: {:?}, line: {line}, column: {col} }}",
             self.place.path
