@@ -679,11 +679,11 @@ fn generate<'db>(
     )
 }
 
-/// The errors of a function that only the Rust backend finds (the stack
+/// The errors of a function that only the backends find (the stack
 /// instructions, typecasts, gradients through recording calls: the codes
-/// `docs/language.md` marks "reported by `nilc emit` and the build
-/// plugin"), with function-relative spans, for the build plugin's default
-/// options. Empty for a function that already has errors of its own, whose
+/// `docs/language.md` marks "found by the Rust backend" or "found by the
+/// backends"), with function-relative spans, for the build plugin's
+/// default options. Empty for a function that already has errors of its own, whose
 /// code is not generated anyway. Keeps the diagnostics, not the code.
 #[salsa::tracked(returns(ref))]
 pub fn codegen_diagnostics<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {

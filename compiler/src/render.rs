@@ -9,15 +9,21 @@ use crate::diagnostics::{Diagnostic, Severity};
 
 /// Line and column (both 1-based, column in characters) of a byte offset.
 pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
-    let offset = (offset as usize).min(text.len());
-    let offset = (0..=offset)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
+    let offset = char_floor(text, offset);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
     (line, text[line_start..offset].chars().count() + 1)
+}
+
+/// `offset` kept inside `text` and moved back to the start of the
+/// character it falls in.
+fn char_floor(text: &str, offset: u32) -> usize {
+    let offset = (offset as usize).min(text.len());
+    (0..=offset)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// The byte offsets at which the lines of `text` start.
@@ -30,11 +36,7 @@ pub fn line_starts(text: &str) -> Vec<u32> {
 /// [`line_col`] with the line starts of `text` computed beforehand
 /// ([`line_starts`]): a binary search instead of a scan from the start.
 pub fn line_col_indexed(text: &str, line_starts: &[u32], offset: u32) -> (usize, usize) {
-    let offset = (offset as usize).min(text.len());
-    let offset = (0..=offset)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
+    let offset = char_floor(text, offset);
     let line = line_starts
         .partition_point(|&start| start as usize <= offset)
         .max(1);
