@@ -12,7 +12,7 @@ fn main() {
     divan::main();
 }
 
-use nilang_examples::baseline::besselj;
+use nilang_examples::baseline::{besselj, besselj_primal_sweeps};
 
 mod bessel_j2 {
     use super::*;
@@ -69,6 +69,14 @@ mod bessel_j2 {
         gz
     }
 
+    /// Not a build of ours: the two primal sweeps that any tape-free
+    /// gradient of this program must run, in plain Rust (no adjoints, no
+    /// checks). The floor under `gradient`.
+    #[divan::bench]
+    fn primal_sweeps() -> (f64, f64, f64) {
+        besselj_primal_sweeps(black_box(2), black_box(1.0), 1e-8)
+    }
+
     #[divan::bench]
     fn uncall() -> f64 {
         let mut out = 0.11490348492980633;
@@ -77,7 +85,7 @@ mod bessel_j2 {
     }
 }
 
-/// The same four builds with the series cut at other tolerances: 3, 5, 7
+/// The same builds (and the primal sweeps) with the series cut at other tolerances: 3, 5, 7
 /// and 8 terms after the first for `atol` = 1e-4, 1e-8, 1e-12, 1e-16. The
 /// slope over the terms is the cost of one term, apart from the fixed cost
 /// of the call.
@@ -89,6 +97,11 @@ mod bessel_j2_terms {
     #[divan::bench(args = ATOL)]
     fn plain(atol: f64) -> f64 {
         besselj(black_box(2), black_box(1.0), atol)
+    }
+
+    #[divan::bench(args = ATOL)]
+    fn primal_sweeps(atol: f64) -> (f64, f64, f64) {
+        besselj_primal_sweeps(black_box(2), black_box(1.0), atol)
     }
 
     #[divan::bench(args = ATOL)]
