@@ -85,10 +85,10 @@ mod bessel_j2 {
     }
 }
 
-/// The same builds (and the primal sweeps) with the series cut at other tolerances: 3, 5, 7
-/// and 8 terms after the first for `atol` = 1e-4, 1e-8, 1e-12, 1e-16. The
-/// slope over the terms is the cost of one term, apart from the fixed cost
-/// of the call.
+/// The same builds, and the primal sweeps, with the series cut at other
+/// tolerances: 3, 5, 7 and 8 terms after the first for `atol` = 1e-4, 1e-8,
+/// 1e-12, 1e-16. The slope over the terms is the cost of one term, apart
+/// from the fixed cost of the call.
 mod bessel_j2_terms {
     use super::*;
 
