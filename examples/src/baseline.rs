@@ -29,15 +29,20 @@ impl SplitMix {
     }
 }
 
-/// J_v(z) by the Taylor series, the paper's irreversible `besselj`: the
-/// running term is multiplied in place until it is below `atol`.
-pub fn besselj(v: i64, z: f64, atol: f64) -> f64 {
-    let mut k = 0_i64;
+/// The series' first term, (z/2)^v / v!, as both Bessel baselines start.
+fn besselj_first_term(v: i64, z: f64) -> f64 {
     let mut fact = 1.0;
     for i in 1..=v {
         fact *= i as f64;
     }
-    let mut s = (z / 2.0).powi(v as i32) / fact;
+    (z / 2.0).powi(v as i32) / fact
+}
+
+/// J_v(z) by the Taylor series, the paper's irreversible `besselj`: the
+/// running term is multiplied in place until it is below `atol`.
+pub fn besselj(v: i64, z: f64, atol: f64) -> f64 {
+    let mut k = 0_i64;
+    let mut s = besselj_first_term(v, z);
     let mut out = s;
     while s.abs() > atol {
         k += 1;
@@ -57,13 +62,9 @@ pub fn besselj(v: i64, z: f64, atol: f64) -> f64 {
 /// as the floor of the gradient's cost: a reverse pass without a tape must
 /// at least redo this.
 pub fn besselj_primal_sweeps(v: i64, z: f64, atol: f64) -> (f64, f64, f64) {
-    let mut fact = 1.0;
-    for i in 1..=v {
-        fact *= i as f64;
-    }
     let halfz = z / 2.0;
     let halfz_power_2 = halfz * halfz;
-    let mut term = halfz.powi(v as i32) / fact;
+    let mut term = besselj_first_term(v, z);
     let mut dirty = 0.0f64;
     let mut sum = term;
     let mut k = 0_i64;
