@@ -21,7 +21,7 @@ use crate::invert;
 use crate::printer;
 use crate::resolve::{self, Items, Resolution, Signature};
 use crate::syntax::{self, ParsedFile};
-use crate::types::{self, FunctionTypes};
+use crate::types::{self, FunctionTypes, Ty};
 
 #[salsa::input(debug)]
 pub struct SourceFile {
@@ -383,6 +383,52 @@ pub fn is_kernel(db: &dyn Db, project: Project, name: String) -> bool {
         .is_some_and(|g| g.kernel)
 }
 
+/// The positional parameter types of a function and which it mutates: what
+/// a caller's types are checked against (backdated when the callee's body
+/// changes and its signature does not).
+#[salsa::tracked(returns(ref))]
+pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<(Vec<Ty>, Vec<bool>)> {
+    let ast = function_ast(db, f)?;
+    let resolution = resolve_function(db, f);
+    let types = function_types(db, f);
+    let params = ast
+        .params
+        .iter()
+        .map(|p| {
+            resolution
+                .def_at(p.name.span)
+                .and_then(|id| types.defs.get(id).cloned())
+                .unwrap_or(Ty::Unknown)
+        })
+        .collect();
+    let mutated = mutated_params(db, f.project(db), f.name(db)).unwrap_or_default();
+    Some((params, mutated))
+}
+
+impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
+    fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
+        let f = lookup_function(self.db, self.project, name)?;
+        param_types(self.db, f).clone()
+    }
+}
+
+/// The type of every expression of a function, and its type errors
+/// ([`crate::typeck`]).
+#[salsa::tracked(returns(ref))]
+pub fn function_expr_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::typeck::ExprTypes> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    let project = f.project(db);
+    Arc::new(crate::typeck::check_types(
+        &ast,
+        resolve_function(db, f),
+        function_types(db, f),
+        &ProjectCallees { db, project },
+        &project_structs(db, project).table,
+    ))
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -400,6 +446,7 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         types,
         &ProjectCallees { db, project },
     ));
+    out.extend(function_expr_types(db, f).diagnostics.iter().cloned());
     if ast.kernel {
         out.extend(
             crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project })

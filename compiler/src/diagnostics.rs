@@ -159,6 +159,15 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
     (
+        "E0610",
+        "values of types that do not convert into each other",
+    ),
+    (
+        "E0611",
+        "a float value into an integer place (it would be truncated)",
+    ),
+    ("E0612", "indexing a value that is not an array"),
+    (
         "E0620",
         "a stack instruction on something that is not a stack, or a value of another type",
     ),

@@ -20,6 +20,7 @@ pub mod render;
 pub mod resolve;
 pub mod structs;
 pub mod syntax;
+pub mod typeck;
 pub mod types;
 
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};

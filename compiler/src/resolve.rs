@@ -74,9 +74,15 @@ pub struct Resolution {
 }
 
 impl Resolution {
-    /// The definition a name at `span` refers to.
+    /// The definition a name at `span` refers to: a binary search, since
+    /// [`resolve`] leaves `uses` sorted by span (stably, so of two uses at
+    /// one span the first recorded wins).
     pub fn def_at(&self, span: Span) -> Option<DefId> {
-        self.uses.iter().find(|(s, _)| *s == span).map(|(_, d)| *d)
+        let at = self.uses.partition_point(|(s, _)| *s < span);
+        self.uses
+            .get(at)
+            .filter(|(s, _)| *s == span)
+            .map(|(_, d)| *d)
     }
 }
 
@@ -153,6 +159,7 @@ pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
     r.block_stmts(&function.body.stmts);
     let end = Span::new(function.span.end, function.span.end);
     r.close_scope(end);
+    r.out.uses.sort_by_key(|(span, _)| *span);
     r.out
 }
 

@@ -53,6 +53,7 @@ impl Ty {
         match self {
             Ty::Scalar(s) => s.to_string(),
             Ty::Generic(g) => g.clone(),
+            Ty::Constructed(name, args) if args.is_empty() => name.to_string(),
             Ty::Constructed(name, args) => format!(
                 "{name}<{}>",
                 args.iter().map(Ty::display).collect::<Vec<_>>().join(", ")

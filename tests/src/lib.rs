@@ -7,6 +7,7 @@ nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
 nilang::include_nil!(pub mod stacks);
 nilang::include_nil!(pub mod structs);
+nilang::include_nil!(pub mod conversions);
 
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;

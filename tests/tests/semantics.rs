@@ -166,3 +166,24 @@ fn complex_arithmetic_and_its_uncall() {
     s::uncall_complex_arith(&mut z, w, 0.25).unwrap();
     assert!((z - z0).norm() < 1e-14, "{z}");
 }
+
+#[test]
+fn widening_and_explicit_rounding_convert_as_written() {
+    use nilang_tests::conversions as c;
+    let mut y = 0.0;
+    c::widen(&mut y, 3).unwrap();
+    assert_eq!(y, 2.0 + 4.0 + 6.0 + 0.75);
+    c::uncall_widen(&mut y, 3).unwrap();
+    assert_eq!(y, 0.0);
+
+    // round(1.5) = 2 and floor(1.0) + 1 = 2: rounded, never truncated.
+    let mut n = 0_i64;
+    c::rounded(&mut n, 1.0).unwrap();
+    assert_eq!(n, 4);
+    c::uncall_rounded(&mut n, 1.0).unwrap();
+    assert_eq!(n, 0);
+
+    let (mut z, mut r) = (nilang::Complex::new(0.0, 0.0), 0.0);
+    c::complex_parts(&mut z, &mut r, 1.5).unwrap();
+    assert_eq!((z.re, z.im, r), (3.0, 0.0, 6.0));
+}

@@ -45,7 +45,18 @@ impl Gen<'_> {
         }
         let mut flat = Vec::new();
         flatten(stmts, &mut flat);
-        for (i, stmt) in flat.iter().enumerate() {
+        // The typecasts of the block by the definition they change, in
+        // order: one pass, so a block of n statements costs O(n), not O(n²).
+        let mut casts: rustc_hash::FxHashMap<usize, Vec<(Span, &Type)>> =
+            rustc_hash::FxHashMap::default();
+        for stmt in &flat {
+            if let StmtKind::Typecast { from, value, .. } = &stmt.kind
+                && let Some(id) = self.resolution.def_at(value.span)
+            {
+                casts.entry(id).or_default().push((stmt.span, from));
+            }
+        }
+        for stmt in &flat {
             let StmtKind::Alloc { name, .. } = &stmt.kind else {
                 continue;
             };
@@ -53,13 +64,11 @@ impl Gen<'_> {
                 continue;
             };
             let mut first = None;
-            for later in &flat[i + 1..] {
-                if let StmtKind::Typecast { from, value, .. } = &later.kind
-                    && self.resolution.def_at(value.span) == Some(id)
-                {
-                    self.cast_blocks.push(later.span);
-                    first.get_or_insert(from);
-                }
+            for &(span, from) in casts.get(&id).into_iter().flatten() {
+                // A use resolves to an allocation before it, so every cast
+                // of `id` follows this allocation.
+                self.cast_blocks.push(span);
+                first.get_or_insert(from);
             }
             // The forward program allocates with the inferred type (its
             // casts must start from it); the others with the type the first

@@ -1,0 +1,888 @@
+//! The type of every expression of a function, and the type errors.
+//!
+//! [`crate::types`] gives each definition (parameter, ancilla, loop variable)
+//! its type; this pass walks the body once and types every expression from
+//! those, the literals and the built-in functions, with the same promotion
+//! rules the backends use to convert values: an integer widens to a float,
+//! a real number to a complex one or to a number system, integer `/` gives
+//! a float. What no backend can convert is an error here, before code
+//! generation:
+//!
+//! - E0603: a complex value into a real place;
+//! - E0610: values of unrelated types (an array into a number, a number
+//!   system into another, a non-boolean condition, an argument of the wrong
+//!   kind, `⊻=` on floats);
+//! - E0611: a float into an integer place, which would truncate silently;
+//! - E0612: indexing a value that is not an array.
+//!
+//! Linear in the size of the function: each expression is typed once.
+
+use rustc_hash::FxHashMap;
+
+use crate::ast::*;
+use crate::builtins;
+use crate::diagnostics::Diagnostic;
+use crate::resolve::Resolution;
+use crate::structs::StructTable;
+use crate::types::{FunctionTypes, Ty, field_type};
+
+/// The positional parameter types of the project's functions.
+pub trait CalleeTypes {
+    /// The types of `name`'s positional parameters, and which it mutates.
+    fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)>;
+}
+
+/// The type of each expression, by span (sorted), and the type errors.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ExprTypes {
+    types: Vec<(Span, Ty)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ExprTypes {
+    /// The type of the expression at `span` (function-relative), if typed.
+    pub fn at(&self, span: Span) -> Option<&Ty> {
+        let i = self.types.partition_point(|(s, _)| *s < span);
+        self.types
+            .get(i)
+            .filter(|(s, _)| *s == span)
+            .map(|(_, t)| t)
+    }
+}
+
+pub fn check_types(
+    function: &Function,
+    resolution: &Resolution,
+    types: &FunctionTypes,
+    callees: &dyn CalleeTypes,
+    structs: &StructTable,
+) -> ExprTypes {
+    let mut cx = Cx {
+        function,
+        resolution,
+        defs: &types.defs,
+        callees,
+        structs,
+        out: ExprTypes::default(),
+    };
+    cx.block(&function.body.stmts);
+    cx.out.types.sort_by_key(|(s, _)| *s);
+    cx.out.types.dedup_by_key(|(s, _)| *s);
+    cx.out
+}
+
+/// A typed value: its type, and whether it is a literal (an integer literal
+/// adapts to any number) or rounded (`floor`, `ceil`, `round`: an explicit
+/// float-to-integer conversion).
+#[derive(Clone, Debug)]
+struct Val {
+    ty: Ty,
+    literal: bool,
+    rounded: bool,
+}
+
+impl Val {
+    fn of(ty: Ty) -> Val {
+        Val {
+            ty,
+            literal: false,
+            rounded: false,
+        }
+    }
+}
+
+/// The broad classes of types that decide what converts into what.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    Int,
+    Float,
+    Bool,
+    Complex,
+    Fixed,
+    ULog,
+    Tropical,
+    Array,
+    Stack,
+    Struct,
+    Tuple,
+    Unknown,
+}
+
+fn class(ty: &Ty) -> Class {
+    match ty {
+        Ty::Scalar("bool") => Class::Bool,
+        Ty::Scalar("f64" | "f32") | Ty::Generic(_) => Class::Float,
+        Ty::Scalar(_) => Class::Int,
+        Ty::Slice(_) => Class::Array,
+        Ty::Constructed("Vec" | "Matrix" | "Csc", _) => Class::Array,
+        Ty::Constructed("Stack", _) => Class::Stack,
+        Ty::Constructed("Complex", _) => Class::Complex,
+        Ty::Constructed("Fixed43", _) => Class::Fixed,
+        Ty::Constructed("ULogarithmic", _) => Class::ULog,
+        Ty::Constructed("Tropical", _) => Class::Tropical,
+        Ty::Struct { .. } => Class::Struct,
+        Ty::Tuple(_) => Class::Tuple,
+        _ => Class::Unknown,
+    }
+}
+
+fn is_number(c: Class) -> bool {
+    matches!(
+        c,
+        Class::Int | Class::Float | Class::Complex | Class::Fixed | Class::ULog | Class::Tropical
+    )
+}
+
+/// The common type of two operands, as the backends convert them: complex
+/// over real, a number system over plain numbers, a type parameter over
+/// concrete scalars, float over integer.
+fn promote(a: &Ty, b: &Ty) -> Ty {
+    let (ca, cb) = (class(a), class(b));
+    match (ca, cb) {
+        (Class::Unknown, _) => b.clone(),
+        (_, Class::Unknown) => a.clone(),
+        (Class::Array, _) | (Class::Stack, _) => a.clone(),
+        (_, Class::Array) | (_, Class::Stack) => b.clone(),
+        (Class::Complex, Class::Complex) => match (a, b) {
+            (Ty::Constructed(_, x), Ty::Constructed(_, y)) if x.len() == 1 && y.len() == 1 => {
+                Ty::Constructed("Complex", vec![promote(&x[0], &y[0])])
+            }
+            _ => a.clone(),
+        },
+        (Class::Complex, _) => a.clone(),
+        (_, Class::Complex) => b.clone(),
+        (Class::Fixed | Class::ULog | Class::Tropical, _) => a.clone(),
+        (_, Class::Fixed | Class::ULog | Class::Tropical) => b.clone(),
+        _ => match (a, b) {
+            (Ty::Generic(_), _) => a.clone(),
+            (_, Ty::Generic(_)) => b.clone(),
+            (Ty::Scalar(x), Ty::Scalar(y)) if x == y => a.clone(),
+            (Ty::Scalar("f64" | "f32"), Ty::Scalar("f64" | "f32")) => Ty::Scalar("f64"),
+            (Ty::Scalar("f64" | "f32"), _) => a.clone(),
+            (_, Ty::Scalar("f64" | "f32")) => b.clone(),
+            (Ty::Scalar("bool"), _) => b.clone(),
+            _ => a.clone(),
+        },
+    }
+}
+
+struct Cx<'a> {
+    function: &'a Function,
+    resolution: &'a Resolution,
+    defs: &'a [Ty],
+    callees: &'a dyn CalleeTypes,
+    structs: &'a StructTable,
+    out: ExprTypes,
+}
+
+impl Cx<'_> {
+    fn error(&mut self, d: Diagnostic) {
+        self.out.diagnostics.push(d);
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Instr {
+                target,
+                op,
+                op_span,
+                broadcast,
+                value,
+            } => {
+                let place = self.expr(target);
+                let val = self.expr(value);
+                if !*broadcast {
+                    self.instruction(target, &place.ty, *op, *op_span, value, &val);
+                }
+            }
+            StmtKind::Call(call) => self.call(call),
+            StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } => {
+                self.expr(value);
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    self.cond(&b.cond);
+                    self.block(&b.body.stmts);
+                }
+                if let Some(o) = otherwise {
+                    self.block(&o.stmts);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.cond(cond);
+                self.block(&body.stmts);
+            }
+            StmtKind::For { range, body, .. } => {
+                self.range(range);
+                self.block(&body.stmts);
+            }
+            StmtKind::Begin(block) => self.block(&block.stmts),
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Safe(e) => {
+                self.expr(e);
+            }
+            StmtKind::Typecast { value, .. } => {
+                self.expr(value);
+            }
+            StmtKind::Unroutine => {}
+        }
+    }
+
+    fn range(&mut self, range: &Range) {
+        for e in [Some(&range.start), range.step.as_ref(), Some(&range.stop)]
+            .into_iter()
+            .flatten()
+        {
+            let v = self.expr(e);
+            if matches!(
+                class(&v.ty),
+                Class::Array | Class::Stack | Class::Struct | Class::Tuple | Class::Complex
+            ) {
+                self.error(
+                    Diagnostic::error(
+                        "E0610",
+                        e.span,
+                        format!("a loop bound must be an integer, not `{}`", v.ty.display()),
+                    )
+                    .with_label(format!("this is `{}`", v.ty.display()))
+                    .with_help("count with integers: `for i = 1:length(x)`"),
+                );
+            }
+        }
+    }
+
+    fn cond(&mut self, cond: &Cond) {
+        let one = |cx: &mut Self, e: &Expr| {
+            let v = cx.expr(e);
+            let c = class(&v.ty);
+            if c != Class::Bool && c != Class::Unknown {
+                cx.error(
+                    Diagnostic::error(
+                        "E0610",
+                        e.span,
+                        format!("a condition must be a boolean, not `{}`", v.ty.display()),
+                    )
+                    .with_label(format!("this is `{}`", v.ty.display()))
+                    .with_help("compare it: `x > 0`, `x != 0`"),
+                );
+            }
+        };
+        one(self, &cond.pre);
+        if let Post::Expr(e) = &cond.post {
+            one(self, e);
+        }
+    }
+
+    /// `target op= value` on one place.
+    fn instruction(
+        &mut self,
+        target: &Expr,
+        place: &Ty,
+        op: InstrOp,
+        op_span: Span,
+        value: &Expr,
+        val: &Val,
+    ) {
+        let (to, from) = (class(place), class(&val.ty));
+        if to == Class::Unknown || from == Class::Unknown || op == InstrOp::Assign {
+            return;
+        }
+        let sym = op.as_str(false);
+        let mismatch = |what: String, help: String| {
+            Diagnostic::error("E0610", value.span, what)
+                .with_label(format!("this is `{}`", val.ty.display()))
+                .with_secondary(target.span, format!("this place is `{}`", place.display()))
+                .with_help(help)
+        };
+        match (to, from) {
+            (Class::Array, _) => self.error(
+                Diagnostic::error(
+                    "E0610",
+                    target.span,
+                    format!("`{sym}` on a whole array (`{}`)", place.display()),
+                )
+                .with_label("an array, not a number")
+                .with_help(format!(
+                    "change one element (`x[i] {sym} ...`), or every element with the broadcast `.{}`",
+                    &sym
+                )),
+            ),
+            (_, Class::Stack) => self.stack_as_value(value),
+            (_, Class::Array) => self.error(mismatch(
+                format!(
+                    "`{sym}` of an array (`{}`) into a number",
+                    val.ty.display()
+                ),
+                "use one element (`v[i]`), or a loop over the elements".into(),
+            )),
+            (Class::Stack | Class::Struct | Class::Tuple, _)
+            | (_, Class::Struct | Class::Tuple) => {}
+            (Class::Int | Class::Float | Class::Fixed | Class::ULog | Class::Tropical, Class::Complex) => {
+                self.error(
+                    Diagnostic::error(
+                        "E0603",
+                        value.span,
+                        "a complex value cannot be added to a real place",
+                    )
+                    .with_label("this value is complex")
+                    .with_secondary(target.span, "this place is real")
+                    .with_help(
+                        "take its part first: `real(...)`, `imag(...)`, `abs(...)` or `angle(...)`",
+                    ),
+                );
+            }
+            (Class::Int, Class::Float | Class::Fixed) if !val.rounded => {
+                let help = if val.literal {
+                    "write an integer literal, or make the place a float".to_string()
+                } else {
+                    "convert explicitly: `round(...)`, `floor(...)` or `ceil(...)`, or make the place a float".to_string()
+                };
+                self.error(
+                    Diagnostic::error(
+                        "E0611",
+                        value.span,
+                        format!(
+                            "a value of type `{}` into the integer place `{}` would be truncated",
+                            val.ty.display(),
+                            crate::printer::print_expr(target)
+                        ),
+                    )
+                    .with_label(format!("this is `{}`", val.ty.display()))
+                    .with_secondary(target.span, format!("this place is `{}`", place.display()))
+                    .with_help(help),
+                );
+            }
+            (Class::Int, Class::ULog | Class::Tropical)
+            | (Class::Fixed, Class::ULog | Class::Tropical)
+            | (Class::ULog, Class::Fixed | Class::Tropical)
+            | (Class::Tropical, Class::Fixed | Class::ULog) => self.error(mismatch(
+                format!(
+                    "a value of type `{}` cannot go into a place of type `{}`",
+                    val.ty.display(),
+                    place.display()
+                ),
+                "convert it to a float first: `float(...)`".into(),
+            )),
+            (Class::Bool, c) if c != Class::Bool => self.error(mismatch(
+                format!("a value of type `{}` into a boolean place", val.ty.display()),
+                "compare it (`x > 0`) to get a boolean".into(),
+            )),
+            (c, Class::Bool) if c != Class::Bool && c != Class::Int => self.error(mismatch(
+                format!("a boolean into a place of type `{}`", place.display()),
+                "branch on it instead: `if (b, ~) ... end`".into(),
+            )),
+            _ => {}
+        }
+        if op == InstrOp::Xor && !matches!(to, Class::Int | Class::Bool | Class::Unknown) {
+            self.error(
+                Diagnostic::error(
+                    "E0610",
+                    op_span,
+                    format!("`⊻=` on a place of type `{}`", place.display()),
+                )
+                .with_label("needs integers or booleans")
+                .with_help("`⊻=` flips bits; use `+=`/`-=` for numbers"),
+            );
+        }
+    }
+
+    /// A statement call: a `.nil` function's arguments against its
+    /// parameters, an instruction's against what it needs.
+    fn call(&mut self, call: &Call) {
+        let args: Vec<Val> = call.args.iter().map(|a| self.expr(a)).collect();
+        for kw in &call.kwargs {
+            self.expr(&kw.value);
+        }
+        let name = call.callee.name.as_str();
+        if let Some(instr) = builtins::instruction(name) {
+            self.instruction_args(instr.name, &call.args, &args);
+            return;
+        }
+        let Some((params, mutated)) = self.callees.param_types(name) else {
+            return;
+        };
+        let mut bound: FxHashMap<String, Ty> = FxHashMap::default();
+        for (i, ((param, arg), val)) in params.iter().zip(&call.args).zip(&args).enumerate() {
+            let mutable = mutated.get(i).copied().unwrap_or(false);
+            let (to, from) = (class(param), class(&val.ty));
+            if to == Class::Unknown || from == Class::Unknown {
+                continue;
+            }
+            let wrong = |why: String, help: &str| {
+                Diagnostic::error("E0610", arg.span, why)
+                    .with_label(format!("this is `{}`", val.ty.display()))
+                    .with_help(help.to_string())
+            };
+            if (to == Class::Array) != (from == Class::Array)
+                || (to == Class::Stack) != (from == Class::Stack)
+            {
+                self.error(wrong(
+                    format!(
+                        "`{name}` takes `{}` here, not `{}`",
+                        param.display(),
+                        val.ty.display()
+                    ),
+                    "pass a value of the parameter's kind (a number for a number, an array for an array)",
+                ));
+                continue;
+            }
+            if let Ty::Generic(g) = param {
+                if !is_number(from) {
+                    continue;
+                }
+                match bound.get(g) {
+                    Some(prev) if !val.literal && prev != &val.ty => self.error(wrong(
+                        format!(
+                            "`{name}` takes its `{g}` parameters of one type: `{}` here, `{}` before",
+                            val.ty.display(),
+                            prev.display()
+                        ),
+                        "pass values of one type to the same type parameter",
+                    )),
+                    Some(_) => {}
+                    None if !val.literal => {
+                        bound.insert(g.clone(), val.ty.clone());
+                    }
+                    None => {}
+                }
+                continue;
+            }
+            if mutable && !val.literal && is_number(to) && param != &val.ty {
+                self.error(wrong(
+                    format!(
+                        "`{name}` changes a `{}` here, and this is `{}`",
+                        param.display(),
+                        val.ty.display()
+                    ),
+                    "a changed argument must have the parameter's type exactly",
+                ));
+                continue;
+            }
+            if to == Class::Int && matches!(from, Class::Float | Class::Fixed) && !val.rounded {
+                self.error(
+                    Diagnostic::error(
+                        "E0611",
+                        arg.span,
+                        format!(
+                            "`{name}` takes an integer here; this `{}` would be truncated",
+                            val.ty.display()
+                        ),
+                    )
+                    .with_label(format!("this is `{}`", val.ty.display()))
+                    .with_help("convert explicitly: `round(...)`, `floor(...)` or `ceil(...)`"),
+                );
+            } else if is_number(to) && from == Class::Complex && to != Class::Complex {
+                self.error(wrong(
+                    format!(
+                        "`{name}` takes `{}` here, not a complex number",
+                        param.display()
+                    ),
+                    "take its part first: `real(...)`, `imag(...)`, `abs(...)`",
+                ));
+            }
+        }
+    }
+
+    fn instruction_args(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
+        let numeric = |c: Class| is_number(c) || matches!(c, Class::Unknown | Class::Struct);
+        match (name, args) {
+            ("PUSH!" | "POP!" | "COPYPUSH!" | "COPYPOP!", [s, x]) => {
+                let elem = match (&exprs[0].kind, &s.ty) {
+                    (ExprKind::Var(_), Ty::Constructed("Stack", a)) if a.len() == 1 => a[0].clone(),
+                    _ if class(&s.ty) == Class::Unknown => return,
+                    _ => {
+                        self.error(
+                            Diagnostic::error("E0620", exprs[0].span, "this is not a stack")
+                                .with_label("expected a variable of type `Stack<T>`")
+                                .with_help(
+                                    "pass a parameter `s::Stack<T>` or an ancilla allocated with `s ← stack(T)`",
+                                ),
+                        );
+                        return;
+                    }
+                };
+                let copy = name.starts_with("COPY");
+                let fits = x.ty == elem
+                    || class(&x.ty) == Class::Unknown
+                    || class(&elem) == Class::Unknown
+                    || (copy
+                        && matches!(class(&elem), Class::Float | Class::Complex)
+                        && class(&x.ty) == Class::Int);
+                if !fits {
+                    self.error(
+                        Diagnostic::error(
+                            "E0620",
+                            exprs[1].span,
+                            format!(
+                                "a value of type `{}` on a stack of `{}`",
+                                x.ty.display(),
+                                elem.display()
+                            ),
+                        )
+                        .with_label("this value has another type")
+                        .with_secondary(exprs[0].span, "the stack's element type")
+                        .with_help(
+                            "a stack holds values of its element type only; convert with a typecast first",
+                        ),
+                    );
+                }
+            }
+            ("SWAP", [a, b]) => {
+                let (ca, cb) = (class(&a.ty), class(&b.ty));
+                if ca != Class::Unknown && cb != Class::Unknown && a.ty != b.ty {
+                    self.error(
+                        Diagnostic::error(
+                            "E0610",
+                            exprs[1].span,
+                            format!(
+                                "`SWAP` of a `{}` and a `{}`",
+                                a.ty.display(),
+                                b.ty.display()
+                            ),
+                        )
+                        .with_label(format!("this is `{}`", b.ty.display()))
+                        .with_secondary(exprs[0].span, format!("this is `{}`", a.ty.display()))
+                        .with_help("swap places of one type"),
+                    );
+                }
+            }
+            (
+                "NEG" | "INC" | "DEC" | "CONJ" | "ROT" | "IROT" | "HADAMARD" | "MULINT" | "DIVINT",
+                _,
+            ) => {
+                for (e, v) in exprs.iter().zip(args) {
+                    if !numeric(class(&v.ty)) {
+                        self.error(
+                            Diagnostic::error(
+                                "E0610",
+                                e.span,
+                                format!("`{name}` needs a number, not `{}`", v.ty.display()),
+                            )
+                            .with_label(format!("this is `{}`", v.ty.display()))
+                            .with_help("pass one element (`x[i]`), or loop over the array"),
+                        );
+                    }
+                }
+                if matches!(name, "MULINT" | "DIVINT")
+                    && let (Some(e), Some(v)) = (exprs.get(1), args.get(1))
+                    && matches!(class(&v.ty), Class::Float | Class::Fixed | Class::Complex)
+                {
+                    self.error(
+                        Diagnostic::error(
+                            "E0611",
+                            e.span,
+                            format!("`{name}` takes an integer factor, not `{}`", v.ty.display()),
+                        )
+                        .with_label(format!("this is `{}`", v.ty.display()))
+                        .with_help("use `*=`/`/=` for a float factor"),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record(&mut self, expr: &Expr, val: Val) -> Val {
+        self.out.types.push((expr.span, val.ty.clone()));
+        val
+    }
+
+    fn var_type(&self, expr: &Expr) -> Option<Ty> {
+        let id = self.resolution.def_at(expr.span)?;
+        self.defs.get(id).cloned()
+    }
+
+    /// A type named as a value (`zero(T)`, `zeros(f64, n)`).
+    fn type_name(&self, expr: &Expr) -> Option<Ty> {
+        let ExprKind::Var(name) = &expr.kind else {
+            return None;
+        };
+        if self.resolution.def_at(expr.span).is_some() {
+            return None;
+        }
+        if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+            return Some(Ty::Scalar(s));
+        }
+        if name == "Fixed43" {
+            return Some(Ty::Constructed("Fixed43", vec![]));
+        }
+        self.function
+            .generics
+            .iter()
+            .any(|g| &g.name.name == name)
+            .then(|| Ty::Generic(name.clone()))
+    }
+
+    fn expr(&mut self, expr: &Expr) -> Val {
+        let val = self.expr_inner(expr);
+        self.record(expr, val)
+    }
+
+    fn expr_inner(&mut self, expr: &Expr) -> Val {
+        match &expr.kind {
+            ExprKind::Var(name) => match self.var_type(expr) {
+                Some(ty) => Val::of(ty),
+                None => match name.as_str() {
+                    "π" | "pi" | "Inf" | "NaN" => Val {
+                        literal: true,
+                        ..Val::of(Ty::Scalar("f64"))
+                    },
+                    "im" => Val::of(Ty::Constructed("Complex", vec![Ty::Scalar("f64")])),
+                    _ => Val::of(self.type_name(expr).unwrap_or(Ty::Unknown)),
+                },
+            },
+            ExprKind::Int(_) => Val {
+                literal: true,
+                ..Val::of(Ty::Scalar("i64"))
+            },
+            ExprKind::Float(_) => Val {
+                literal: true,
+                ..Val::of(Ty::Scalar("f64"))
+            },
+            ExprKind::Bool(_) => Val::of(Ty::Scalar("bool")),
+            ExprKind::Str(_) | ExprKind::Error => Val::of(Ty::Unknown),
+            ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.expr(inner),
+            ExprKind::Unary { operand, .. } => self.expr(operand),
+            ExprKind::Field { base, field } => {
+                let b = self.expr(base);
+                Val::of(field_type(&b.ty, &field.name))
+            }
+            ExprKind::Index { base, indices } => {
+                let b = self.expr(base);
+                let mut whole_axis = false;
+                for index in indices {
+                    match index {
+                        IndexArg::Expr(e) => {
+                            self.expr(e);
+                        }
+                        IndexArg::Range(r) => {
+                            whole_axis = true;
+                            self.range(r);
+                        }
+                        IndexArg::Colon(_) => whole_axis = true,
+                    }
+                }
+                match class(&b.ty) {
+                    Class::Array | Class::Stack if whole_axis => Val::of(Ty::Unknown),
+                    Class::Array | Class::Stack => Val::of(b.ty.element().clone()),
+                    Class::Unknown => Val::of(Ty::Unknown),
+                    _ => {
+                        self.error(
+                            Diagnostic::error(
+                                "E0612",
+                                expr.span,
+                                format!(
+                                    "`{}` is `{}`, not an array: it cannot be indexed",
+                                    crate::printer::print_expr(base),
+                                    b.ty.display()
+                                ),
+                            )
+                            .with_label("indexed here")
+                            .with_secondary(base.span, format!("this is `{}`", b.ty.display()))
+                            .with_help(
+                                "drop the index, or make the parameter an array: `x::[f64]`",
+                            ),
+                        );
+                        Val::of(Ty::Unknown)
+                    }
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let l = self.expr(lhs);
+                let r = self.expr(rhs);
+                self.binary(*op, &l, &r)
+            }
+            ExprKind::Tuple(items) => {
+                let tys = items.iter().map(|e| self.expr(e).ty).collect();
+                Val::of(Ty::Tuple(tys))
+            }
+            ExprKind::Macro { arg, .. } => {
+                if let Some(a) = arg {
+                    self.expr(a);
+                }
+                Val::of(Ty::Unknown)
+            }
+            ExprKind::Call {
+                callee,
+                args,
+                kwargs,
+                ..
+            } => {
+                for kw in kwargs {
+                    self.expr(&kw.value);
+                }
+                self.call_expr(&callee.name, args)
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, l: &Val, r: &Val) -> Val {
+        use BinaryOp::*;
+        let literal = l.literal && r.literal;
+        match op {
+            Eq | Ne | Lt | Le | Gt | Ge | And | Or => Val::of(Ty::Scalar("bool")),
+            Div | DotDiv => {
+                let ty = match promote(&l.ty, &r.ty) {
+                    Ty::Scalar(s) if s != "f64" && s != "f32" && s != "bool" => Ty::Scalar("f64"),
+                    t => t,
+                };
+                Val {
+                    ty,
+                    literal,
+                    rounded: false,
+                }
+            }
+            Pow | DotPow if class(&r.ty) == Class::Int => Val {
+                ty: l.ty.clone(),
+                literal,
+                rounded: l.rounded,
+            },
+            _ => Val {
+                ty: promote(&l.ty, &r.ty),
+                literal,
+                rounded: (l.rounded || l.literal && class(&l.ty) == Class::Int)
+                    && (r.rounded || r.literal && class(&r.ty) == Class::Int)
+                    && matches!(op, Add | Sub | Mul | Rem | IntDiv),
+            },
+        }
+    }
+
+    fn call_expr(&mut self, name: &str, args: &[Expr]) -> Val {
+        // `zero(T)` and friends name a type: do not type it as a variable.
+        let arg_val = |cx: &mut Self, e: &Expr| match cx.type_name(e) {
+            Some(ty) => cx.record(e, Val::of(ty)),
+            None => cx.expr(e),
+        };
+        let vals: Vec<Val> = args.iter().map(|a| arg_val(self, a)).collect();
+        let first = vals.first().map(|v| v.ty.clone()).unwrap_or(Ty::Unknown);
+        let real_part = |t: &Ty| match t {
+            Ty::Constructed("Complex", a) if a.len() == 1 => a[0].clone(),
+            t => t.clone(),
+        };
+        let ty = match (name, vals.as_slice()) {
+            ("zero" | "one", [_]) => first,
+            ("zeros" | "ones", [_, dims @ ..]) if !dims.is_empty() => {
+                let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
+                Ty::Constructed(ctor, vec![first])
+            }
+            ("length" | "size" | "global_index", _) => Ty::Scalar("i64"),
+            ("isempty" | "iseven" | "isodd", _) => Ty::Scalar("bool"),
+            ("stack", [v]) => {
+                if !matches!(
+                    class(&v.ty),
+                    Class::Int
+                        | Class::Float
+                        | Class::Bool
+                        | Class::Complex
+                        | Class::Fixed
+                        | Class::ULog
+                        | Class::Tropical
+                        | Class::Struct
+                        | Class::Unknown
+                ) {
+                    self.error(
+                        Diagnostic::error("E0620", args[0].span, "`stack` needs a scalar element type")
+                            .with_label("not a scalar type")
+                            .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
+                    );
+                }
+                Ty::Constructed("Stack", vec![first])
+            }
+            ("fixed", [v]) => {
+                self.real_argument(name, &args[0], v);
+                Ty::Constructed("Fixed43", vec![])
+            }
+            ("ulog" | "tropical", [v]) => {
+                self.real_argument(name, &args[0], v);
+                let inner = match &v.ty {
+                    t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t.clone(),
+                    _ => Ty::Scalar("f64"),
+                };
+                let ctor = if name == "ulog" {
+                    "ULogarithmic"
+                } else {
+                    "Tropical"
+                };
+                Ty::Constructed(ctor, vec![inner])
+            }
+            ("float", [v]) => match &v.ty {
+                Ty::Constructed("ULogarithmic" | "Tropical", a) if a.len() == 1 => a[0].clone(),
+                _ => Ty::Scalar("f64"),
+            },
+            ("abs" | "abs2" | "angle" | "real" | "imag", [_]) => real_part(&first),
+            ("floor" | "ceil" | "round", [_]) => {
+                return Val {
+                    ty: first,
+                    literal: false,
+                    rounded: true,
+                };
+            }
+            (
+                "min" | "max" | "atan" | "div" | "rem" | "mod" | "logaddexp" | "logsubexp",
+                [a, b],
+            ) => promote(&a.ty, &b.ty),
+            (
+                "identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "sinh" | "cosh"
+                | "tanh" | "asin" | "acos" | "atan" | "conj" | "inv" | "sign",
+                [_],
+            ) => first,
+            (name, _) if self.structs.get(name).is_some() => {
+                let def = self.structs.get(name).expect("checked above");
+                let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
+                crate::structs::construction_type(def, &tys, self.structs)
+            }
+            _ => Ty::Unknown,
+        };
+        let literal = !vals.is_empty() && vals.iter().all(|v| v.literal) && is_number(class(&ty));
+        Val {
+            ty,
+            literal,
+            rounded: false,
+        }
+    }
+
+    /// A stack read as a number (`y += s`, a condition, an operand).
+    fn stack_as_value(&mut self, value: &Expr) {
+        let name = crate::printer::print_expr(value);
+        self.error(
+            Diagnostic::error("E0620", value.span, format!("the stack `{name}` is not a number"))
+                .with_label("a stack used as a value")
+                .with_help("use a stack through PUSH!, POP!, COPYPUSH! and COPYPOP!, or pass it to a function that takes a `Stack<T>`"),
+        );
+    }
+
+    /// The argument of `fixed`, `ulog`, `tropical`: a real number.
+    fn real_argument(&mut self, name: &str, arg: &Expr, v: &Val) {
+        if matches!(class(&v.ty), Class::Int | Class::Float | Class::Unknown) {
+            return;
+        }
+        self.error(
+            Diagnostic::error(
+                "E0610",
+                arg.span,
+                format!("`{name}` takes a real number, not `{}`", v.ty.display()),
+            )
+            .with_label(format!("this is `{}`", v.ty.display()))
+            .with_help(
+                if matches!(class(&v.ty), Class::Fixed | Class::ULog | Class::Tropical) {
+                    format!("convert it to a float first: `{name}(float(...))`")
+                } else {
+                    "pass an integer or a float".to_string()
+                },
+            ),
+        );
+    }
+}

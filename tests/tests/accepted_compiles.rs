@@ -1,0 +1,231 @@
+//! The guarantee behind `nilc check`: a file it accepts builds. Every `.nil`
+//! file of the repository that checks without errors is compiled to Rust (as
+//! the build plugin would, with its default options, and once more without
+//! run-time checks and once with every loop taped), and all of the
+//! generated modules go through rustc in one crate, with warnings denied.
+//!
+//! A project is a folder (as for the build plugin), except the ui suite,
+//! whose files are independent programs. Files of a project with `@kernel`
+//! functions are left out: their launchers need the runtime's `gpu` feature
+//! (wgpu), and the `nilang-gpu` crate builds each of them already.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nilang_compiler::codegen::Options;
+use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::render::line_col;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                walk(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "nil") {
+            out.push(path);
+        }
+    }
+}
+
+/// The projects: folders of `.nil` files, each ui file on its own.
+fn projects(root: &Path) -> Vec<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    let mut out: Vec<Vec<PathBuf>> = Vec::new();
+    for file in files {
+        let dir = file.parent().unwrap().to_path_buf();
+        let alone = dir.ends_with("compiler/tests/ui");
+        match out.last_mut() {
+            Some(last) if !alone && last[0].parent() == Some(dir.as_path()) => last.push(file),
+            _ => out.push(vec![file]),
+        }
+    }
+    out
+}
+
+fn module_ident(path: &Path) -> String {
+    db::module_name(&path.to_string_lossy())
+}
+
+/// The generated crate: one module per variant, in it one per project, in
+/// that one per accepted file; and what was left out, with why.
+struct Generated {
+    lib: String,
+    accepted: usize,
+    backend_errors: Vec<String>,
+}
+
+fn generate(root: &Path) -> Generated {
+    let variants = [
+        ("checked", Options::default()),
+        (
+            "unchecked",
+            Options {
+                checks: false,
+                ..Options::default()
+            },
+        ),
+        (
+            "taped",
+            Options {
+                tape_loops: true,
+                ..Options::default()
+            },
+        ),
+    ];
+    let mut lib = String::from("#![deny(warnings)]\n");
+    let mut accepted = 0;
+    let mut backend_errors = Vec::new();
+    for (variant, options) in &variants {
+        let _ = writeln!(lib, "pub mod {variant} {{");
+        for (k, paths) in projects(root).iter().enumerate() {
+            let db = RootDatabase::default();
+            let files: Vec<SourceFile> = paths
+                .iter()
+                .map(|p| {
+                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                    SourceFile::new(&db, rel, std::fs::read_to_string(p).unwrap())
+                })
+                .collect();
+            let project = Project::new(&db, files.clone());
+            let has_kernel = files.iter().any(|&f| {
+                db::file_functions(&db, project, f)
+                    .iter()
+                    .any(|&g| db::function_ast(&db, g).is_some_and(|a| a.kernel))
+            });
+            if has_kernel {
+                continue;
+            }
+            let _ = writeln!(
+                lib,
+                "#[allow(clippy::all, unused, non_snake_case, unused_parens)] pub mod p{k} {{"
+            );
+            for &file in &files {
+                let clean = !db::file_check_diagnostics(&db, project, file)
+                    .iter()
+                    .any(|d| d.severity == nilang_compiler::Severity::Error);
+                if !clean {
+                    continue;
+                }
+                match db::rust_module_text(&db, project, file, options) {
+                    Ok(code) => {
+                        if *variant == "checked" {
+                            accepted += 1;
+                        }
+                        let _ = writeln!(
+                            lib,
+                            "// {}\npub mod {} {{\n{code}\n}}",
+                            file.path(&db),
+                            module_ident(Path::new(file.path(&db)))
+                        );
+                    }
+                    // Only the build's default options must take every
+                    // accepted file; the others may refuse with an error of
+                    // their own (an uncalled recording function under
+                    // `tape_loops`).
+                    Err(errors) if *variant == "checked" => {
+                        for d in errors {
+                            let (line, col) = line_col(file.text(&db), d.primary.span.start);
+                            backend_errors.push(format!(
+                                "{}:{line}:{col}: error[{}]: {}",
+                                file.path(&db),
+                                d.code,
+                                d.message
+                            ));
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+            lib.push_str("}\n");
+        }
+        lib.push_str("}\n");
+    }
+    Generated {
+        lib,
+        accepted,
+        backend_errors,
+    }
+}
+
+#[test]
+fn every_accepted_file_of_the_repository_compiles() {
+    let root = workspace();
+    let generated = generate(&root);
+    assert!(
+        generated.backend_errors.is_empty(),
+        "accepted by `nilc check`, refused by the Rust backend:\n{}",
+        generated.backend_errors.join("\n")
+    );
+    // The paper's examples, the adbench cases, the tests' own programs and
+    // the clean ui files.
+    assert!(
+        generated.accepted >= 25,
+        "only {} files",
+        generated.accepted
+    );
+
+    let dir = tempfile_dir("accepted");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"nilang-accepted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nnilang = {{ path = {:?} }}\n\n[workspace]\n",
+            root.join("runtime")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), &generated.lib).unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--offline",
+            "--quiet",
+            "--message-format=short",
+            "--manifest-path",
+        ])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target/nil-fixtures"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let diagnostics: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": error") || l.contains(": warning"))
+        .collect();
+    assert!(
+        out.status.success() && diagnostics.is_empty(),
+        "rustc rejected generated code ({} in {}):\n{}",
+        diagnostics.len(),
+        dir.join("src/lib.rs").display(),
+        stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder under the system's temporary one, kept when the test fails (its
+/// `src/lib.rs` is where rustc's line numbers point).
+fn tempfile_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nilang-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
