@@ -429,6 +429,70 @@ pub fn function_expr_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::typ
     ))
 }
 
+/// Whether a function has a `@tape` loop of its own.
+#[salsa::tracked]
+pub fn has_tape_loop<'db>(db: &'db dyn Db, f: FnId<'db>) -> bool {
+    let Some(ast) = function_ast(db, f) else {
+        return false;
+    };
+    let mut found = false;
+    effects::visit_block(&ast.body, &mut |s| {
+        found |= matches!(s.kind, crate::ast::StmtKind::Tape(_));
+    });
+    found
+}
+
+/// E0805 at a kernel's calls that reach a function with a `@tape` loop
+/// (directly or through other calls): code that runs on the GPU keeps no
+/// tape. The kernel's own tape loops are the checks' (`check.rs`).
+fn kernel_callee_tapes(db: &dyn Db, project: Project, resolution: &Resolution) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for call in &resolution.calls {
+        let resolve::Callee::Function(name) = &call.callee else {
+            continue;
+        };
+        let mut seen = vec![name.clone()];
+        let mut next = vec![name.clone()];
+        let mut found = None;
+        while let Some(n) = next.pop() {
+            let Some(g) = lookup_function(db, project, &n) else {
+                continue;
+            };
+            if *has_tape_loop(db, g) {
+                found = Some(n);
+                break;
+            }
+            for c in &resolve_function(db, g).calls {
+                if let resolve::Callee::Function(m) = &c.callee
+                    && !seen.contains(m)
+                {
+                    seen.push(m.clone());
+                    next.push(m.clone());
+                }
+            }
+        }
+        if let Some(with_tape) = found {
+            let via = if &with_tape == name {
+                String::new()
+            } else {
+                format!(" (through `{with_tape}`)")
+            };
+            out.push(
+                Diagnostic::error(
+                    "E0805",
+                    call.span,
+                    format!("`{name}` runs a tape loop{via}, and this kernel runs on the GPU"),
+                )
+                .with_label("kernels and the functions they call keep no tape")
+                .with_help(format!(
+                    "remove `@tape` from `{with_tape}` and write the loop reversibly (`while (pre, post)`, no `=`, `*=` or `/=`)"
+                )),
+            );
+        }
+    }
+    out
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -447,6 +511,34 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         &ProjectCallees { db, project },
     ));
     out.extend(function_expr_types(db, f).diagnostics.iter().cloned());
+    // The taping plan of the build's default options (the backend checks
+    // its own under `tape_loops`).
+    let taped_fns = project_taped(db, project, false);
+    let taped = |name: &str| taped_fns.iter().any(|t| t == name);
+    let mut uncalled = Vec::new();
+    crate::taping::uncalled_taped(&ast.body.stmts, false, &taped, &mut uncalled);
+    out.extend(uncalled);
+    let mutates = |name: &str| mutated_params(db, project, name);
+    let mut routine_tapes = crate::taping::RoutineTapes {
+        resolution,
+        taped: &taped,
+        mutates: &mutates,
+        record_all: false,
+        diagnostics: Vec::new(),
+    };
+    routine_tapes.routine_tapes(&ast.body.stmts);
+    out.extend(routine_tapes.diagnostics);
+    if ast.kernel {
+        out.extend(kernel_callee_tapes(db, project, resolution));
+    }
+    if let Some(d) = &ast.primitive {
+        let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+        let d_arity = lookup_function(db, project, &d.name)
+            .and_then(|g| param_types(db, g).as_ref().map(|(p, _)| p.len()));
+        out.extend(crate::primitive::check_primitive(
+            &ast, resolution, types, &mutated, d_arity,
+        ));
+    }
     if ast.kernel {
         out.extend(
             crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project })
@@ -548,7 +640,7 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
         .filter_map(|(name, &(file, ordinal))| {
             let id = FnId::new(db, project, file, name.clone(), ordinal);
             let ast = function_ast(db, id)?;
-            if codegen::numbers::tropical_tape(
+            if crate::taping::tropical_tape(
                 &ast.body.stmts,
                 resolve_function(db, id),
                 function_types(db, id),
@@ -557,7 +649,7 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
                 tropical.push(name.clone());
             }
             let ast = if tape_loops {
-                Arc::new(codegen::tape::tape_all_loops(&ast))
+                Arc::new(crate::taping::tape_all_loops(&ast))
             } else {
                 ast
             };
@@ -571,10 +663,10 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
         for (name, f) in &bodies {
             if !taped.contains(name)
                 && (tropical.contains(name)
-                    || codegen::tape::uses_tape(
+                    || crate::taping::uses_tape(
                         &f.body.stmts,
                         false,
-                        &codegen::tape::Recording {
+                        &crate::taping::Recording {
                             taped: &|n| taped.iter().any(|t| t == n),
                             all: tape_loops,
                         },
@@ -843,11 +935,21 @@ pub fn rust_module(
     gradients: bool,
     tape_loops: bool,
 ) -> Arc<RustModule> {
-    let mut errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
+    // A file with errors of its own gets exactly those (what `nilc check`
+    // and the editor show), and no code generation: the backend's view of
+    // code that does not check would only add noise.
+    let errors: Vec<Diagnostic> = file_check_diagnostics(db, project, file)
         .iter()
         .filter(|d| d.severity == crate::Severity::Error)
         .cloned()
         .collect();
+    if !errors.is_empty() {
+        return Arc::new(RustModule {
+            code: String::new(),
+            errors,
+        });
+    }
+    let mut errors = Vec::new();
     let mut code = struct_items_rust(db, project, file);
     for &f in file_functions(db, project, file) {
         let rust = function_rust(db, f, checks, gradients, tape_loops);

@@ -15,11 +15,13 @@ pub mod effects;
 pub mod ide;
 pub mod invert;
 pub mod kernel;
+pub mod primitive;
 pub mod printer;
 pub mod render;
 pub mod resolve;
 pub mod structs;
 pub mod syntax;
+pub mod taping;
 pub mod typeck;
 pub mod types;
 

@@ -13,7 +13,12 @@
 //!   system into another, a non-boolean condition, an argument of the wrong
 //!   kind, `⊻=` on floats);
 //! - E0611: a float into an integer place, which would truncate silently;
-//! - E0612: indexing a value that is not an array.
+//! - E0612: indexing a value that is not an array;
+//! - E0602, E0621, E0622: a typecast `(T1 => T2)(x)` naming something not a
+//!   number type, from a type `x` does not have there, or of something whose
+//!   type cannot change there (a parameter; an ancilla outside the block
+//!   that allocates it). A cast changes the ancilla's type from there on,
+//!   and back at the `~@routine` of a routine that cast it.
 //!
 //! Linear in the size of the function: each expression is typed once.
 
@@ -64,6 +69,10 @@ pub fn check_types(
         callees,
         structs,
         out: ExprTypes::default(),
+        cast: FxHashMap::default(),
+        frames: vec![Vec::new()],
+        routines: Vec::new(),
+        in_routine: 0,
     };
     cx.block(&function.body.stmts);
     cx.out.types.sort_by_key(|(s, _)| *s);
@@ -173,6 +182,16 @@ struct Cx<'a> {
     callees: &'a dyn CalleeTypes,
     structs: &'a StructTable,
     out: ExprTypes,
+    /// The type of each ancilla a typecast changed, from the cast on.
+    cast: FxHashMap<usize, Ty>,
+    /// Per open block (a branch, a loop body, the function body; `begin`
+    /// and `@routine` open none): the ancillas it allocates.
+    frames: Vec<Vec<usize>>,
+    /// Per open `@routine` (until its `~@routine`): the casts in it, with the
+    /// type each ancilla had before.
+    routines: Vec<Vec<(usize, Option<Ty>)>>,
+    /// How many `@routine` bodies the walk is in.
+    in_routine: usize,
 }
 
 impl Cx<'_> {
@@ -184,6 +203,13 @@ impl Cx<'_> {
         for stmt in stmts {
             self.stmt(stmt);
         }
+    }
+
+    /// A block with a scope of its own (a branch, a loop body, `~(...)`).
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.frames.push(Vec::new());
+        f(self);
+        self.frames.pop();
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
@@ -202,7 +228,15 @@ impl Cx<'_> {
                 }
             }
             StmtKind::Call(call) => self.call(call),
-            StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } => {
+            StmtKind::Alloc { name, value } => {
+                self.expr(value);
+                if let Some(id) = self.resolution.def_at(name.span)
+                    && let Some(frame) = self.frames.last_mut()
+                {
+                    frame.push(id);
+                }
+            }
+            StmtKind::Dealloc { value, .. } => {
                 self.expr(value);
             }
             StmtKind::If {
@@ -211,33 +245,162 @@ impl Cx<'_> {
             } => {
                 for b in branches {
                     self.cond(&b.cond);
-                    self.block(&b.body.stmts);
+                    self.scoped(|cx| cx.block(&b.body.stmts));
                 }
                 if let Some(o) = otherwise {
-                    self.block(&o.stmts);
+                    self.scoped(|cx| cx.block(&o.stmts));
                 }
             }
             StmtKind::While { cond, body } => {
                 self.cond(cond);
-                self.block(&body.stmts);
+                self.scoped(|cx| cx.block(&body.stmts));
             }
             StmtKind::For { range, body, .. } => {
                 self.range(range);
-                self.block(&body.stmts);
+                self.scoped(|cx| cx.block(&body.stmts));
             }
             StmtKind::Begin(block) => self.block(&block.stmts),
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::Tape(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Inverse(inner) => self.scoped(|cx| cx.stmt(inner)),
+            StmtKind::Routine(inner) => {
+                self.routines.push(Vec::new());
+                self.in_routine += 1;
+                self.stmt(inner);
+                self.in_routine -= 1;
+            }
+            StmtKind::Unroutine => {
+                // `~@routine` runs the routine's casts backwards.
+                for (id, before) in self.routines.pop().unwrap_or_default().into_iter().rev() {
+                    match before {
+                        Some(ty) => self.cast.insert(id, ty),
+                        None => self.cast.remove(&id),
+                    };
+                }
+            }
+            StmtKind::Tape(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+                self.stmt(inner)
+            }
             StmtKind::Safe(e) => {
                 self.expr(e);
             }
-            StmtKind::Typecast { value, .. } => {
+            StmtKind::Typecast { from, to, value } => {
                 self.expr(value);
+                self.typecast(from, to, value, stmt.span);
             }
-            StmtKind::Unroutine => {}
+        }
+    }
+
+    /// The type a typecast names: a scalar, a type parameter or `Complex`
+    /// of one; E0602 otherwise.
+    fn cast_type(&mut self, ty: &Type) -> Option<Ty> {
+        fn go(ty: &Type, generics: &[Generic]) -> Option<Ty> {
+            let TypeKind::Named { name, args } = &ty.kind else {
+                return None;
+            };
+            match (name.as_str(), args.as_slice()) {
+                ("Complex", [inner]) => {
+                    Some(Ty::Constructed("Complex", vec![go(inner, generics)?]))
+                }
+                (n, []) if generics.iter().any(|g| g.name.name == n) => {
+                    Some(Ty::Generic(n.to_string()))
+                }
+                (n, []) => builtins::SCALAR_TYPES
+                    .iter()
+                    .find(|s| **s == n)
+                    .map(|s| Ty::Scalar(s)),
+                _ => None,
+            }
+        }
+        let found = go(ty, &self.function.generics);
+        if found.is_none() {
+            let shown = crate::printer::print_type(ty);
+            self.error(
+                Diagnostic::error("E0602", ty.span, format!("unknown type `{shown}` in a typecast"))
+                    .with_label("not a number type")
+                    .with_help("typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>"),
+            );
+        }
+        found
+    }
+
+    /// `(from => to)(value)`.
+    fn typecast(&mut self, from: &Type, to: &Type, value: &Expr, span: Span) {
+        let (Some(from_ty), Some(to_ty)) = (self.cast_type(from), self.cast_type(to)) else {
+            return;
+        };
+        // Anything but a variable is E0207, from the checks.
+        let ExprKind::Var(x) = &value.kind else {
+            return;
+        };
+        let Some(id) = self.resolution.def_at(value.span) else {
+            return;
+        };
+        let kind = &self.resolution.defs[id].kind;
+        let own_block = self.frames.last().is_some_and(|f| f.contains(&id));
+        if *kind != crate::resolve::DefKind::Ancilla || !own_block {
+            let param = matches!(kind, crate::resolve::DefKind::Param(_));
+            let d = Diagnostic::error(
+                "E0622",
+                span,
+                if param {
+                    format!("a typecast cannot change the type of the parameter `{x}`")
+                } else {
+                    format!("a typecast of `{x}` outside the block that allocates it")
+                },
+            )
+            .with_label("cannot change the type here");
+            self.error(if param {
+                d.with_help(format!(
+                    "copy it into an ancilla and cast that: `t ← {x}`, then `(T1 => T2)(t)`"
+                ))
+            } else {
+                d.with_help("move the cast into the block (function body, branch or loop body) that allocates the ancilla")
+            });
+            return;
+        }
+        let now = self.var_type(value).unwrap_or(Ty::Unknown);
+        if now != Ty::Unknown && now != from_ty {
+            self.error(
+                Diagnostic::error(
+                    "E0621",
+                    from.span,
+                    format!(
+                        "this typecast converts from `{}`, but `{x}` is `{}` here",
+                        from_ty.display(),
+                        now.display()
+                    ),
+                )
+                .with_label("not the variable's type")
+                .with_secondary(value.span, format!("`{x}` is `{}`", now.display()))
+                .with_help(format!(
+                    "write `({} => {})({x})`",
+                    now.display(),
+                    to_ty.display()
+                )),
+            );
+            return;
+        }
+        let numeric = |t: &Ty| match t {
+            Ty::Scalar(s) => *s != "bool",
+            Ty::Constructed("Complex", a) => matches!(a.as_slice(), [Ty::Scalar("f64" | "f32")]),
+            _ => false,
+        };
+        if !numeric(&from_ty) || !numeric(&to_ty) {
+            self.error(
+                Diagnostic::error(
+                    "E0701",
+                    span,
+                    "a typecast from or to a type parameter or `bool` is not supported by the Rust backend yet",
+                )
+                .with_label("cannot generate Rust for this")
+                .with_help("the language accepts it, but the Rust backend cannot generate code for it yet"),
+            );
+            return;
+        }
+        let before = self.cast.insert(id, to_ty);
+        if self.in_routine > 0
+            && let Some(log) = self.routines.last_mut()
+        {
+            log.push((id, before));
         }
     }
 
@@ -602,7 +765,7 @@ impl Cx<'_> {
 
     fn var_type(&self, expr: &Expr) -> Option<Ty> {
         let id = self.resolution.def_at(expr.span)?;
-        self.defs.get(id).cloned()
+        self.cast.get(&id).or_else(|| self.defs.get(id)).cloned()
     }
 
     /// A type named as a value (`zero(T)`, `zeros(f64, n)`).

@@ -38,6 +38,38 @@ impl Ty {
         matches!(self, Ty::Scalar(s) if *s != "f64" && *s != "f32")
     }
 
+    /// Whether a value of this type carries a derivative: a real float or a
+    /// type parameter, a complex or log number of one, a struct with such a
+    /// field typed by its parameters.
+    pub fn differentiable(&self) -> bool {
+        match self {
+            Ty::Scalar("f64" | "f32") | Ty::Generic(_) => true,
+            Ty::Constructed("Complex" | "ULogarithmic", args) if args.len() == 1 => {
+                args[0].differentiable()
+            }
+            Ty::Struct {
+                fields, generic, ..
+            } => fields
+                .iter()
+                .zip(generic)
+                .any(|((_, t), g)| *g && t.differentiable()),
+            _ => false,
+        }
+    }
+
+    /// Whether a parameter of this type gets an adjoint parameter in the
+    /// reverse pass: a differentiable value, or an array, matrix, sparse
+    /// matrix or stack of them.
+    pub fn has_adjoint(&self) -> bool {
+        match self {
+            Ty::Slice(inner) => inner.differentiable(),
+            Ty::Constructed("Vec" | "Matrix" | "Csc" | "Stack", args) if args.len() == 1 => {
+                args[0].differentiable()
+            }
+            t => t.differentiable(),
+        }
+    }
+
     /// The element type of an array type, the type itself for scalars.
     pub fn element(&self) -> &Ty {
         match self {

@@ -449,7 +449,10 @@ fn a_tape_loop_in_code_a_kernel_calls_is_e0805() {
         "function f(y::f32, x::f32)\n    @tape for i = 1:3\n        y *= x\n    end\nend\n\n@kernel function k(y::[f32], x::[f32])\n    i ← global_index()\n    f(y[i], x[i])\nend\n",
     )
     .unwrap_err();
-    assert_eq!(errors, ["E0805: a tape loop in code that runs on the GPU"]);
+    assert_eq!(
+        errors,
+        ["E0805: `f` runs a tape loop, and this kernel runs on the GPU"]
+    );
 }
 
 #[test]
@@ -473,9 +476,9 @@ fn stack_instructions_need_a_stack_of_their_type() {
     assert_eq!(
         errors,
         [
-            "E0620: a `i64` value on a stack of `f64`",
+            "E0620: a value of type `i64` on a stack of `f64`",
             "E0620: this is not a stack",
-            "E0620: a `bool` value on a stack of `f64`",
+            "E0620: a value of type `bool` on a stack of `f64`",
         ]
     );
     let errors = module("function h(y::f64, s::Stack<f64>)\n    y += s\nend\n").unwrap_err();
@@ -537,7 +540,7 @@ fn typecast_errors() {
     assert_eq!(
         errors,
         [
-            "E0621: this typecast converts from `i64`, but `z` is a `f64` here",
+            "E0621: this typecast converts from `i64`, but `z` is `f64` here",
             "E0622: a typecast cannot change the type of the parameter `x`",
             "E0602: unknown type `Str` in a typecast",
             "E0207: `z + 1` is not an assignable place",

@@ -183,6 +183,12 @@ fn widening_and_explicit_rounding_convert_as_written() {
     c::uncall_rounded(&mut n, 1.0).unwrap();
     assert_eq!(n, 0);
 
+    let mut n = 1_i64;
+    c::cast_count(&mut n, 1.5).unwrap();
+    assert_eq!(n, 4);
+    c::uncall_cast_count(&mut n, 1.5).unwrap();
+    assert_eq!(n, 1);
+
     let (mut z, mut r) = (nilang::Complex::new(0.0, 0.0), 0.0);
     c::complex_parts(&mut z, &mut r, 1.5).unwrap();
     assert_eq!((z.re, z.im, r), (3.0, 0.0, 6.0));

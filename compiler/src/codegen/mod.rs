@@ -380,18 +380,18 @@ pub fn generate_function(
 ) -> Generated {
     let taped_all;
     let f = if options.tape_loops {
-        taped_all = tape::tape_all_loops(f);
+        taped_all = crate::taping::tape_all_loops(f);
         &taped_all
     } else {
         f
     };
     let taped = |n: &str| ctx.callee(n).is_some_and(|s| s.taped);
-    let recording = tape::Recording {
+    let recording = crate::taping::Recording {
         taped: &taped,
         all: options.tape_loops,
     };
     let mut uncalled = Vec::new();
-    tape::uncalled_taped(&f.body.stmts, false, &taped, &mut uncalled);
+    crate::taping::uncalled_taped(&f.body.stmts, false, &taped, &mut uncalled);
     if !uncalled.is_empty() {
         return Generated {
             code: String::new(),
@@ -400,10 +400,10 @@ pub fn generate_function(
     }
     let forward = explicit_deallocations(f);
     let backward = invert_function(f);
-    let records = tape::uses_tape(&f.body.stmts, false, &recording)
-        || numbers::tropical_tape(&f.body.stmts, resolution, types, false);
-    let any_tape = tape::any_tape(&f.body.stmts, &recording)
-        || numbers::tropical_tape(&f.body.stmts, resolution, types, true);
+    let records = crate::taping::uses_tape(&f.body.stmts, false, &recording)
+        || crate::taping::tropical_tape(&f.body.stmts, resolution, types, false);
+    let any_tape = crate::taping::any_tape(&f.body.stmts, &recording)
+        || crate::taping::tropical_tape(&f.body.stmts, resolution, types, true);
     let mut g = Gen {
         resolution,
         types,
@@ -431,7 +431,19 @@ pub fn generate_function(
         cast_blocks: Vec::new(),
         cast_report: true,
     };
-    g.routine_tapes(&f.body.stmts);
+    let mutates = |name: &str| {
+        ctx.callee(name)
+            .map(|sig| sig.params.iter().map(|(m, _)| *m).collect())
+    };
+    let mut routine_tapes = crate::taping::RoutineTapes {
+        resolution,
+        taped: &taped,
+        mutates: &mutates,
+        record_all: options.tape_loops,
+        diagnostics: Vec::new(),
+    };
+    routine_tapes.routine_tapes(&f.body.stmts);
+    g.diagnostics.extend(routine_tapes.diagnostics);
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
     g.cast_report = false;
@@ -917,53 +929,12 @@ impl Gen<'_> {
     /// statements may write, and `None` for an effect that is not a write to
     /// a variable (printing, an unknown callee).
     fn visit_writes(&self, stmts: &[Stmt], f: &mut dyn FnMut(Option<Span>)) {
-        let root = |e: &Expr| e.root_var().map(|(_, span)| span);
-        for stmt in stmts {
-            match &stmt.kind {
-                StmtKind::Instr { target, .. } => f(root(target)),
-                StmtKind::Call(call) => {
-                    let mutated: Vec<bool> =
-                        if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
-                            (0..call.args.len())
-                                .map(|i| instr.mutates.contains(&i))
-                                .collect()
-                        } else if let Some(sig) = self.ctx.callee(&call.callee.name) {
-                            sig.params.iter().map(|(m, _)| *m).collect()
-                        } else {
-                            f(None);
-                            continue;
-                        };
-                    for (arg, m) in call.args.iter().zip(mutated) {
-                        if m {
-                            f(root(arg));
-                        }
-                    }
-                }
-                StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. } => f(Some(name.span)),
-                StmtKind::If {
-                    branches,
-                    otherwise,
-                } => {
-                    for b in branches {
-                        self.visit_writes(&b.body.stmts, f);
-                    }
-                    if let Some(o) = otherwise {
-                        self.visit_writes(&o.stmts, f);
-                    }
-                }
-                StmtKind::While { body, .. } | StmtKind::For { body, .. } => {
-                    self.visit_writes(&body.stmts, f)
-                }
-                StmtKind::Begin(block) => self.visit_writes(&block.stmts, f),
-                StmtKind::Inverse(inner)
-                | StmtKind::Routine(inner)
-                | StmtKind::Tape(inner)
-                | StmtKind::InBounds(inner)
-                | StmtKind::InvCheckOff(inner) => self.visit_writes(std::slice::from_ref(inner), f),
-                StmtKind::Unroutine => {}
-                StmtKind::Safe(_) | StmtKind::Typecast { .. } => f(None),
-            }
-        }
+        let mutates = |name: &str| {
+            self.ctx
+                .callee(name)
+                .map(|sig| sig.params.iter().map(|(m, _)| *m).collect())
+        };
+        crate::taping::visit_writes(stmts, &mutates, f);
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
