@@ -1,29 +1,27 @@
-//! The NiLang compiler core.
+//! The NiLang compiler, for its shells (`nilc`, the build plugin) and for
+//! tests: the layers under one name.
 //!
-//! A pure library: no file system, no printing. Text goes in through the
-//! salsa inputs of [`db`]; trees, diagnostics, inverses and generated code
-//! come out of its tracked queries. `nilc`, the build plugin and the
-//! language server are thin shells around it (see ARCHITECTURE.md).
+//! The compiler itself lives in four crates whose dependencies point one
+//! way, so that no layer can reach into one above it (see ARCHITECTURE.md):
+//! `nilang-syntax` (tree, parser, printer, diagnostics) ->
+//! `nilang-analysis` (the salsa database, resolution, types, checks,
+//! taping plan, inversion) -> `nilang-codegen` (the Rust and WGSL backends)
+//! -> `nilang-ide` (what editors ask). This crate re-exports them under the
+//! module names the shells use, and holds `nilc`, the only part that reads
+//! files and writes to the terminal.
 
-pub mod ast;
-pub mod builtins;
-pub mod check;
-pub mod codegen;
-pub mod db;
-pub mod diagnostics;
-pub mod effects;
-pub mod ide;
-pub mod invert;
-pub mod kernel;
-pub mod primitive;
-pub mod printer;
-pub mod render;
-pub mod resolve;
-pub mod structs;
-pub mod syntax;
-pub mod taping;
-pub mod typeck;
-pub mod types;
+pub use nilang_analysis::{
+    builtins, check, effects, invert, kernel, primitive, resolve, structs, taping, typeck, types,
+};
+pub use nilang_codegen as codegen;
+pub use nilang_ide as ide;
+pub use nilang_syntax::{ast, diagnostics, parser as syntax, printer, render};
+
+/// The database and every tracked query: the analysis's and the backends'.
+pub mod db {
+    pub use nilang_analysis::db::*;
+    pub use nilang_codegen::queries::*;
+}
 
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};
 pub use diagnostics::{Diagnostic, Severity};

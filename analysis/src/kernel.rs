@@ -955,7 +955,7 @@ pub fn misuse(f: &Function, is_kernel: &dyn Fn(&str) -> bool) -> Vec<Diagnostic>
     };
     let mut calls = Vec::new();
     walk_stmts(&f.body.stmts, &mut |s| {
-        crate::codegen::stmt_exprs(s, &mut visit);
+        crate::ast::stmt_exprs(s, &mut visit);
         if let StmtKind::Call(call) = &s.kind {
             calls.push(call.callee.clone());
         }

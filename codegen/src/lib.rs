@@ -19,9 +19,16 @@
 
 use std::fmt::Write;
 
+// The layers below, under the names the modules of this crate use.
+use nilang_analysis::{
+    builtins, check, diagnostics, effects, invert, kernel, resolve, taping, types,
+};
+use nilang_syntax::{ast, printer, render};
+
 mod adjoint;
 mod cast;
 pub(crate) mod numbers;
+pub mod queries;
 mod stack;
 pub mod structs;
 pub(crate) mod tape;
@@ -524,51 +531,6 @@ struct Gen<'a> {
     cast_blocks: Vec<Span>,
     /// Typecast errors are reported (while the forward program is generated).
     cast_report: bool,
-}
-
-/// Calls `f` on each expression of `stmt` itself (not of the statements
-/// nested in it).
-pub(crate) fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
-    let cond = |c: &crate::ast::Cond, f: &mut dyn FnMut(&Expr)| {
-        f(&c.pre);
-        if let crate::ast::Post::Expr(e) = &c.post {
-            f(e);
-        }
-    };
-    match &stmt.kind {
-        StmtKind::Instr { target, value, .. } => {
-            f(target);
-            f(value);
-        }
-        StmtKind::Call(call) => {
-            call.args.iter().for_each(&mut *f);
-            call.kwargs.iter().for_each(|k| f(&k.value));
-        }
-        StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {
-            f(&Expr {
-                kind: ExprKind::Var(name.name.clone()),
-                span: name.span,
-            });
-            f(value);
-        }
-        StmtKind::If { branches, .. } => branches.iter().for_each(|b| cond(&b.cond, f)),
-        StmtKind::While { cond: c, .. } => cond(c, f),
-        StmtKind::For { range, .. } => {
-            f(&range.start);
-            if let Some(step) = &range.step {
-                f(step);
-            }
-            f(&range.stop);
-        }
-        StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
-        StmtKind::Begin(_)
-        | StmtKind::Inverse(_)
-        | StmtKind::Routine(_)
-        | StmtKind::Tape(_)
-        | StmtKind::Unroutine
-        | StmtKind::InvCheckOff(_)
-        | StmtKind::InBounds(_) => {}
-    }
 }
 
 /// The target of a broadcast instruction: the element the loop updates, the

@@ -3,7 +3,7 @@
 //! Every node carries a [`Span`]. Spans inside a [`Function`] are relative to
 //! the start of that function's text, so that editing one function leaves the
 //! trees of the others equal (and salsa does not re-run their checks). The
-//! function's absolute offset lives next to it in [`crate::syntax::Item`].
+//! function's absolute offset lives next to it in [`crate::parser::Item`].
 
 use std::fmt;
 
@@ -583,4 +583,49 @@ pub struct FieldDef {
     pub name: Ident,
     pub ty: Type,
     pub span: Span,
+}
+
+/// Calls `f` on each expression of `stmt` itself (not of the statements
+/// nested in it).
+pub fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    let cond = |c: &Cond, f: &mut dyn FnMut(&Expr)| {
+        f(&c.pre);
+        if let Post::Expr(e) = &c.post {
+            f(e);
+        }
+    };
+    match &stmt.kind {
+        StmtKind::Instr { target, value, .. } => {
+            f(target);
+            f(value);
+        }
+        StmtKind::Call(call) => {
+            call.args.iter().for_each(&mut *f);
+            call.kwargs.iter().for_each(|k| f(&k.value));
+        }
+        StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {
+            f(&Expr {
+                kind: ExprKind::Var(name.name.clone()),
+                span: name.span,
+            });
+            f(value);
+        }
+        StmtKind::If { branches, .. } => branches.iter().for_each(|b| cond(&b.cond, f)),
+        StmtKind::While { cond: c, .. } => cond(c, f),
+        StmtKind::For { range, .. } => {
+            f(&range.start);
+            if let Some(step) = &range.step {
+                f(step);
+            }
+            f(&range.stop);
+        }
+        StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
+        StmtKind::Begin(_)
+        | StmtKind::Inverse(_)
+        | StmtKind::Routine(_)
+        | StmtKind::Tape(_)
+        | StmtKind::Unroutine
+        | StmtKind::InvCheckOff(_)
+        | StmtKind::InBounds(_) => {}
+    }
 }

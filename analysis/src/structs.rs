@@ -425,7 +425,7 @@ pub fn check_function(
         if let StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } = &stmt.kind {
             allowed_constructions(value, table, &mut allowed);
         }
-        crate::codegen::stmt_exprs(stmt, &mut |e: &Expr| {
+        crate::ast::stmt_exprs(stmt, &mut |e: &Expr| {
             e.walk(&mut |sub: &Expr| match &sub.kind {
                 ExprKind::Call { callee, args, .. } => {
                     let Some(def) = table.get(&callee.name) else {

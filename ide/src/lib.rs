@@ -6,13 +6,13 @@
 //! offsets into a file's text and return values with absolute spans. The
 //! language server converts offsets to and from editor positions.
 
-use crate::ast::*;
-use crate::builtins;
-use crate::db::{self, Db, FnId, Project, SourceFile};
-use crate::invert::{invert_stmt, routine_pairs, unroutine_expansion};
-use crate::printer;
-use crate::resolve::{Callee, DefId, DefKind};
-use crate::syntax;
+use nilang_analysis::ast::*;
+use nilang_analysis::builtins;
+use nilang_analysis::db::{self, Db, FnId, Project, SourceFile};
+use nilang_analysis::invert::{invert_stmt, routine_pairs, unroutine_expansion};
+use nilang_analysis::resolve::{Callee, DefId, DefKind};
+use nilang_analysis::{effects, structs, types};
+use nilang_syntax::{parser as syntax, printer};
 
 /// Something a name in the source stands for.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -268,16 +268,16 @@ fn struct_uses<'db>(db: &'db dyn Db, f: FnId<'db>) -> Vec<(Span, Symbol<'db>)> {
         }
     }
     let mut stmts = Vec::new();
-    crate::effects::visit_block(&ast.body, &mut |s| stmts.push(s));
+    effects::visit_block(&ast.body, &mut |s| stmts.push(s));
     for stmt in stmts {
-        crate::codegen::stmt_exprs(stmt, &mut |e: &Expr| {
+        nilang_analysis::ast::stmt_exprs(stmt, &mut |e: &Expr| {
             e.walk(&mut |sub: &Expr| match &sub.kind {
                 ExprKind::Call { callee, .. } if structs.table.get(&callee.name).is_some() => {
                     out.push((callee.span, Symbol::Struct(callee.name.clone())));
                 }
                 ExprKind::Field { base, field } => {
-                    if let Some(crate::types::Ty::Struct { name, .. }) =
-                        crate::structs::place_type(base, resolution, types)
+                    if let Some(types::Ty::Struct { name, .. }) =
+                        structs::place_type(base, resolution, types)
                     {
                         out.push((
                             field.span,
@@ -586,7 +586,7 @@ pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
 
 fn print_items(
     items: &[syntax::Item],
-    structs: &[std::sync::Arc<crate::ast::StructDef>],
+    structs: &[std::sync::Arc<nilang_analysis::ast::StructDef>],
 ) -> String {
     // Functions and structs in the order of the file.
     let mut all: Vec<(u32, String)> = items
@@ -672,7 +672,7 @@ pub fn instruction_summary(instruction: &builtins::Instruction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::RootDatabase;
+    use nilang_analysis::db::RootDatabase;
 
     const TEXT: &str = "\"\"\"Add x to y.\"\"\"\nfunction add(y::f64, x::f64)\n    a ← zero(f64)\n    a += x\n    y += identity(a)\n    a -= x\n    a → zero(f64)\nend\n\nfunction twice(y::f64, x::f64)\n    add(y, x)\n    ~add(y, x)\n    for i = 1:3\n        INC(y)\n    end\nend\n";
 

@@ -1,0 +1,29 @@
+//! The middle end of the NiLang compiler: everything decided about a
+//! program before code is generated, as tracked salsa queries over one
+//! database ([`db`]).
+//!
+//! Name resolution ([`resolve`]), the types of definitions ([`types`]) and
+//! of every expression ([`typeck`]), what functions change ([`effects`]),
+//! the reversibility checks ([`check`]), structs ([`structs`]), the
+//! shared-write analysis of kernels ([`kernel`]), `@primitive` contracts
+//! ([`primitive`]), which code records a tape ([`taping`]) and inversion
+//! ([`invert`]). Every diagnostic but the backends' "cannot generate this
+//! yet" (E0701) is raised here; the backends read these facts and do not
+//! decide them again. No IO.
+
+pub mod builtins;
+pub mod check;
+pub mod db;
+pub mod effects;
+pub mod invert;
+pub mod kernel;
+pub mod primitive;
+pub mod resolve;
+pub mod structs;
+pub mod taping;
+pub mod typeck;
+pub mod types;
+
+pub use db::{Db, FnId, Project, RootDatabase, SourceFile};
+pub use diagnostics::{Diagnostic, Severity};
+pub use nilang_syntax::{ast, diagnostics, parser as syntax, printer};

@@ -1,0 +1,363 @@
+//! The backends' tracked queries: the Rust of a function and of a file,
+//! the WGSL shaders of a kernel, the backend's own errors (E0701) and the
+//! diagnostics `nilc check` shows (the analysis's, then the backend's for
+//! a file without errors).
+
+use std::sync::Arc;
+
+use nilang_analysis::db::*;
+use nilang_analysis::diagnostics::Diagnostic;
+
+use crate as codegen;
+
+/// The Rust name of a file's module: its stem, `!` dropped, `-` as `_`.
+pub fn module_name(path: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    codegen::rust_name(&stem.replace(['-', '.', ' '], "_"))
+}
+
+struct ProjectCodegen<'a> {
+    db: &'a dyn Db,
+    project: Project,
+    file: SourceFile,
+    /// Code is generated with every loop taped (`Options::tape_loops`).
+    tape_loops: bool,
+}
+
+impl codegen::CodegenContext for ProjectCodegen<'_> {
+    fn callee_body(&self, name: &str) -> Option<codegen::wgsl::CalleeBody> {
+        let f = lookup_function(self.db, self.project, name)?;
+        let ast = function_ast(self.db, f)?;
+        Some(codegen::wgsl::CalleeBody {
+            function: (*ast).clone(),
+            resolution: (**resolve_function(self.db, f)).clone(),
+            types: (**function_types(self.db, f)).clone(),
+            mutated: mutated_params(self.db, self.project, name).unwrap_or_default(),
+        })
+    }
+
+    fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
+        let f = lookup_function(self.db, self.project, name)?;
+        let ast = function_ast(self.db, f)?;
+        let resolution = resolve_function(self.db, f);
+        let types = function_types(self.db, f);
+        let mutated = mutated_params(self.db, self.project, name).unwrap_or_default();
+        let type_of = |span| {
+            resolution
+                .def_at(span)
+                .map(|id| types.defs[id].clone())
+                .unwrap_or(nilang_analysis::types::Ty::Unknown)
+        };
+        let params = ast
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    mutated.get(i).copied().unwrap_or(false),
+                    type_of(p.name.span),
+                )
+            })
+            .collect();
+        let kwparams = ast
+            .kwparams
+            .iter()
+            .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
+            .collect();
+        let callee_file = f.file(self.db);
+        Some(codegen::CalleeSig {
+            module: (callee_file != self.file).then(|| module_name(callee_file.path(self.db))),
+            params,
+            kwparams,
+            taped: project_taped(self.db, self.project, self.tape_loops)
+                .iter()
+                .any(|t| t == name),
+        })
+    }
+}
+
+/// Rust code of one function (call and uncall) and the code generation
+/// errors, with function-relative spans.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct FunctionRust {
+    pub code: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn function_rust<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    checks: bool,
+    gradients: bool,
+    tape_loops: bool,
+) -> Arc<FunctionRust> {
+    let generated = generate(db, f, checks, gradients, tape_loops, true);
+    Arc::new(FunctionRust {
+        code: generated.code,
+        diagnostics: generated.diagnostics,
+    })
+}
+
+/// Runs the Rust backend on one function (not memoized: the callers keep
+/// what they need of it). Without `locations` the run-time checks name line
+/// 1 of no file: the code is thrown away, and the diagnostics (relative to
+/// the function) then do not depend on where the function sits in its
+/// file, so an edit elsewhere does not re-run the backend on it.
+fn generate<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    checks: bool,
+    gradients: bool,
+    tape_loops: bool,
+    locations: bool,
+) -> codegen::Generated {
+    let Some(ast) = function_ast(db, f) else {
+        return codegen::Generated::default();
+    };
+    let project = f.project(db);
+    let file = f.file(db);
+    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    codegen::generate_function(
+        &ast,
+        resolve_function(db, f),
+        function_types(db, f),
+        &mutated,
+        &ProjectCodegen {
+            db,
+            project,
+            file,
+            tape_loops,
+        },
+        &if locations {
+            codegen::Place {
+                path: file.path(db),
+                text: file.text(db),
+                offset: function_offset(db, f),
+                line_starts: line_starts(db, file),
+            }
+        } else {
+            codegen::Place {
+                path: "",
+                text: "",
+                offset: 0,
+                line_starts: &[0],
+            }
+        },
+        &codegen::Options {
+            checks,
+            gradients,
+            tape_loops,
+            ..codegen::Options::default()
+        },
+    )
+}
+
+/// The errors of a function that only the backends find (the stack
+/// instructions, typecasts, gradients through recording calls: the codes
+/// `docs/language.md` marks "found by the Rust backend" or "found by the
+/// backends"), with function-relative spans, for the build plugin's
+/// default options. Empty for a function that already has errors of its own, whose
+/// code is not generated anyway. Keeps the diagnostics, not the code.
+#[salsa::tracked(returns(ref))]
+pub fn codegen_diagnostics<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
+    if check_function(db, f)
+        .iter()
+        .any(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
+    {
+        return Arc::default();
+    }
+    let defaults = codegen::Options::default();
+    Arc::new(
+        generate(
+            db,
+            f,
+            defaults.checks,
+            defaults.gradients,
+            defaults.tape_loops,
+            false,
+        )
+        .diagnostics,
+    )
+}
+
+/// What `nilc check` and the language server report for a file: its
+/// [`file_diagnostics`] and, when those hold no error, the
+/// [`codegen_diagnostics`] of its functions, so that a file that checks
+/// clean also builds. Like the build, the backend runs only on a file
+/// without other errors (its errors about code with syntax or type errors
+/// would be noise). Absolute spans, sorted by position.
+#[salsa::tracked(returns(ref))]
+pub fn file_check_diagnostics(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+) -> Arc<Vec<Diagnostic>> {
+    let mut out = file_diagnostics(db, project, file).to_vec();
+    if out
+        .iter()
+        .any(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
+    {
+        return Arc::new(out);
+    }
+    for &f in file_functions(db, project, file) {
+        let offset = function_offset(db, f);
+        out.extend(
+            codegen_diagnostics(db, f)
+                .iter()
+                .map(|d| d.clone().shifted(offset)),
+        );
+    }
+    out.sort_by_key(|d| (d.primary.span.start, d.code));
+    out.dedup();
+    Arc::new(out)
+}
+
+/// The WGSL shaders of a `@kernel` function (empty for other functions):
+/// `(label, WGSL)`, or the reasons they cannot be generated.
+pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    let Some(ast) = function_ast(db, f) else {
+        return Ok(Vec::new());
+    };
+    if !ast.kernel {
+        return Ok(Vec::new());
+    }
+    let project = f.project(db);
+    let file = f.file(db);
+    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    let resolution = resolve_function(db, f);
+    let types = function_types(db, f);
+    let facts =
+        nilang_analysis::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project });
+    let shaders = codegen::wgsl::all_shaders(&codegen::wgsl::KernelInput {
+        function: &ast,
+        resolution,
+        types,
+        mutated: &mutated,
+        facts: &facts,
+        ctx: &ProjectCodegen {
+            db,
+            project,
+            file,
+            tape_loops: false,
+        },
+    })?;
+    Ok(shaders
+        .into_iter()
+        .map(|(pass, float, atomics, wgsl)| {
+            (
+                format!("{}: {pass:?} {float} {atomics:?}", f.name(db)),
+                wgsl,
+            )
+        })
+        .collect())
+}
+
+/// The Rust module generated from one file, or the errors that prevent it
+/// (check errors first: code is generated only for a file without errors).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct RustModule {
+    pub code: String,
+    /// Errors (absolute spans). Empty when `code` is usable.
+    pub errors: Vec<Diagnostic>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn rust_module(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    checks: bool,
+    gradients: bool,
+    tape_loops: bool,
+) -> Arc<RustModule> {
+    // A file with errors of its own gets exactly those (what `nilc check`
+    // and the editor show), and no code generation: the backend's view of
+    // code that does not check would only add noise.
+    let errors: Vec<Diagnostic> = file_check_diagnostics(db, project, file)
+        .iter()
+        .filter(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
+        .cloned()
+        .collect();
+    if !errors.is_empty() {
+        return Arc::new(RustModule {
+            code: String::new(),
+            errors,
+        });
+    }
+    let mut errors = Vec::new();
+    let mut code = struct_items_rust(db, project, file);
+    for &f in file_functions(db, project, file) {
+        let rust = function_rust(db, f, checks, gradients, tape_loops);
+        let offset = function_offset(db, f);
+        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+        code.push('\n');
+        code.push_str(&rust.code);
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|d| (d.primary.span.start, d.code));
+        errors.dedup();
+        return Arc::new(RustModule {
+            code: String::new(),
+            errors,
+        });
+    }
+    Arc::new(RustModule { code, errors })
+}
+
+/// The Rust of a file's structs, and `use` items for the structs of the
+/// project's other files (sibling modules).
+fn struct_items_rust(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    let structs = project_structs(db, project);
+    let mut code = String::new();
+    let mut others: Vec<(String, String)> = structs
+        .table
+        .by_name
+        .iter()
+        .filter_map(|(name, (_, i))| {
+            let other = *structs.files.get(*i)?;
+            (other != file).then(|| (module_name(other.path(db)), codegen::rust_name(name)))
+        })
+        .collect();
+    others.sort();
+    for (module, name) in others {
+        code.push_str(&format!(
+            "#[allow(unused_imports)]\nuse super::{}::{name};\n",
+            codegen::rust_name(&module)
+        ));
+    }
+    let own = &parse_file(db, file).structs;
+    if !own.is_empty() {
+        code.push('\n');
+        code.push_str(&codegen::structs::structs_rust(own));
+    }
+    code
+}
+
+/// The complete text of a generated module: header and functions.
+pub fn rust_module_text(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    options: &codegen::Options,
+) -> Result<String, Vec<Diagnostic>> {
+    let module = rust_module(
+        db,
+        project,
+        file,
+        options.checks,
+        options.gradients,
+        options.tape_loops,
+    );
+    if !module.errors.is_empty() {
+        return Err(module.errors.clone());
+    }
+    Ok(format!(
+        "{}{}",
+        codegen::module_header(file.path(db), options),
+        module.code
+    ))
+}
