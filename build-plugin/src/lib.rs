@@ -40,10 +40,11 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use nilang_compiler::codegen::Options;
-use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
-use nilang_compiler::diagnostics::{Diagnostic, Severity};
-use nilang_compiler::render;
+use nilang_analysis::db::{Project, RootDatabase, SourceFile};
+use nilang_codegen::Options;
+use nilang_codegen::queries as db;
+pub use nilang_syntax::diagnostics::{Diagnostic, Severity};
+use nilang_syntax::render;
 
 /// Why compilation stopped.
 #[derive(Debug)]
@@ -192,7 +193,8 @@ impl Config {
         self.compile(files.iter().map(|f| root.join(f)).collect())
     }
 
-    fn compile(&self, mut files: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+    /// Everything a compilation decides, before anything is written.
+    fn run(&self, mut files: Vec<PathBuf>) -> Result<Run, Error> {
         let manifest_dir = self.package_root()?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
@@ -244,7 +246,8 @@ impl Config {
         let project = Project::new(&db, sources.clone());
 
         let mut outputs: Vec<(PathBuf, String)> = Vec::new();
-        let mut failures: Vec<(SourceFile, Vec<Diagnostic>)> = Vec::new();
+        let mut reports: Vec<Report> = Vec::new();
+        let mut failed = false;
         let mut names: Vec<(String, String)> = Vec::new();
         for &file in &sources {
             let module = db::module_name(file.path(&db));
@@ -255,30 +258,89 @@ impl Config {
                 )));
             }
             names.push((module.clone(), file.path(&db).clone()));
+            // Warnings are the checks' (what `nilc check` shows); errors
+            // are what stops this file's module, with this build's options.
+            let mut diagnostics: Vec<Diagnostic> = db::file_check_diagnostics(&db, project, file)
+                .iter()
+                .filter(|d| d.severity != Severity::Error)
+                .cloned()
+                .collect();
             match db::rust_module_text(&db, project, file, &options) {
                 Ok(code) => outputs.push((out_dir.join(format!("{module}.rs")), code)),
-                Err(errors) => failures.push((file, errors)),
-            }
-        }
-
-        if !failures.is_empty() {
-            let mut count = 0;
-            for (file, errors) in &failures {
-                let path = file.path(&db);
-                let text = file.text(&db);
-                eprint!("{}", render::render_human(path, text, errors, false));
-                for d in errors.iter().filter(|d| d.severity == Severity::Error) {
-                    count += 1;
-                    if self.emit_cargo_directives {
-                        let (line, col) = render::line_col(text, d.primary.span.start);
-                        println!(
-                            "cargo::error={path}:{line}:{col}: error[{}]: {}",
-                            d.code, d.message
-                        );
-                    }
+                Err(errors) => {
+                    failed = true;
+                    diagnostics.extend(errors);
                 }
             }
-            return Err(Error::Diagnostics { errors: count });
+            diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
+            if !diagnostics.is_empty() {
+                reports.push(Report {
+                    path: file.path(&db).clone(),
+                    text: file.text(&db).clone(),
+                    diagnostics,
+                });
+            }
+        }
+        Ok(Run {
+            out_dir,
+            outputs: if failed { Vec::new() } else { outputs },
+            reports,
+        })
+    }
+
+    /// What compiling these `.nil` files (relative to the package root) as
+    /// one project reports, file by file, without writing anything: the
+    /// errors that stop the build and the warnings, the same list `nilc
+    /// check` gives for the build's options.
+    pub fn diagnostics<P: AsRef<Path>>(&self, files: &[P]) -> Result<Vec<Report>, Error> {
+        let root = self.package_root()?;
+        Ok(self
+            .run(files.iter().map(|f| root.join(f)).collect())?
+            .reports)
+    }
+
+    fn compile(&self, files: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+        let Run {
+            out_dir,
+            outputs,
+            reports,
+        } = self.run(files)?;
+        let mut errors = 0;
+        for report in &reports {
+            let (path, text) = (&report.path, &report.text);
+            let failed = report
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error);
+            // Cargo shows a build script's output only when it fails: the
+            // warnings go out as `cargo::warning` lines, and the rendering
+            // only with errors.
+            if failed {
+                eprint!(
+                    "{}",
+                    render::render_human(path, text, &report.diagnostics, false)
+                );
+            }
+            for d in &report.diagnostics {
+                let (line, col) = render::line_col(text, d.primary.span.start);
+                let kind = if d.severity == Severity::Error {
+                    errors += 1;
+                    "error"
+                } else {
+                    "warning"
+                };
+                if self.emit_cargo_directives {
+                    println!(
+                        "cargo::{kind}={path}:{line}:{col}: {}[{}]: {}",
+                        d.severity.as_str(),
+                        d.code,
+                        d.message
+                    );
+                }
+            }
+        }
+        if errors > 0 {
+            return Err(Error::Diagnostics { errors });
         }
 
         std::fs::create_dir_all(&out_dir)
@@ -290,6 +352,23 @@ impl Config {
         }
         Ok(written)
     }
+}
+
+/// The diagnostics of one `.nil` file, as a compilation reports them.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The path as shown in messages (relative to the package root).
+    pub path: String,
+    pub text: String,
+    /// Errors and warnings, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Run {
+    out_dir: PathBuf,
+    /// The modules to write: none when any file failed.
+    outputs: Vec<(PathBuf, String)>,
+    reports: Vec<Report>,
 }
 
 /// Compiles every `.nil` file under `dir` with the default [`Config`]. On

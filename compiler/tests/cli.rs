@@ -343,3 +343,97 @@ fn emit_tapes_every_loop_on_request() {
     assert_eq!(taped.status.code(), Some(0), "{}", stderr(&taped));
     assert!(stdout(&taped).contains("__tape: &mut nilang::Tape"));
 }
+
+/// `nilc check --format json` reports, for every `.nil` file of the
+/// repository, exactly the query `file_check_diagnostics` (which the build
+/// plugin and the language server are held to in their own tests): one
+/// list whoever asks. A folder is one project, as the plugin sees it; each
+/// ui file is its own.
+#[test]
+fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
+    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    use nilang_compiler::render;
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let (path, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
+            if path.is_dir() && !name.starts_with('.') && name != "target" && name != "node_modules"
+            {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "nil") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap();
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let mut groups: Vec<Vec<std::path::PathBuf>> = Vec::new();
+    for f in files {
+        let alone = f.parent().unwrap().ends_with("compiler/tests/ui");
+        match groups.last_mut() {
+            Some(g) if !alone && g[0].parent() == f.parent() => g.push(f),
+            _ => groups.push(vec![f]),
+        }
+    }
+    let mut checked = 0;
+    for group in groups {
+        let rel: Vec<String> = group
+            .iter()
+            .map(|p| {
+                p.strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let db = RootDatabase::default();
+        let sources: Vec<SourceFile> = group
+            .iter()
+            .zip(&rel)
+            .map(|(p, r)| SourceFile::new(&db, r.clone(), std::fs::read_to_string(p).unwrap()))
+            .collect();
+        let project = Project::new(&db, sources.clone());
+        let expected: Vec<_> = sources
+            .iter()
+            .flat_map(|&f| {
+                db::file_check_diagnostics(&db, project, f)
+                    .iter()
+                    .map(|d| render::to_json(f.path(&db), f.text(&db), d))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut args = vec!["check", "--format", "json"];
+        args.extend(rel.iter().map(String::as_str));
+        let out = Command::new(env!("CARGO_BIN_EXE_nilc"))
+            .args(&args)
+            .current_dir(&root)
+            .output()
+            .expect("nilc runs");
+        let actual: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("nilc prints one JSON document");
+        assert_eq!(
+            actual,
+            serde_json::to_value(&expected).unwrap(),
+            "nilc check {}",
+            rel.join(" ")
+        );
+        let failed = expected
+            .iter()
+            .any(|d| d.severity == nilang_compiler::Severity::Error);
+        assert_eq!(
+            out.status.success(),
+            !failed,
+            "exit status of nilc check {rel:?}"
+        );
+        checked += rel.len();
+    }
+    assert!(checked >= 60, "only {checked} files");
+}

@@ -16,48 +16,7 @@ use std::process::Command;
 use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::render::line_col;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                walk(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "nil") {
-            out.push(path);
-        }
-    }
-}
-
-/// The projects: folders of `.nil` files, each ui file on its own.
-fn projects(root: &Path) -> Vec<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    walk(root, &mut files);
-    let mut out: Vec<Vec<PathBuf>> = Vec::new();
-    for file in files {
-        let dir = file.parent().unwrap().to_path_buf();
-        let alone = dir.ends_with("compiler/tests/ui");
-        match out.last_mut() {
-            Some(last) if !alone && last[0].parent() == Some(dir.as_path()) => last.push(file),
-            _ => out.push(vec![file]),
-        }
-    }
-    out
-}
+use nilang_tests::repository::{projects, workspace};
 
 fn module_ident(path: &Path) -> String {
     db::module_name(&path.to_string_lossy())
