@@ -1,5 +1,6 @@
-//! The NiLang language server: the compiler's salsa database behind the
-//! Language Server Protocol (tower-lsp-server over stdio).
+//! The NiLang language server: the compiler's salsa database, through the
+//! editor layer `nilang-ide` (its only dependency on the compiler), behind
+//! the Language Server Protocol (tower-lsp-server over stdio).
 //!
 //! Besides the standard requests it answers two of its own:
 //! - `nilang/inverse` ([`features::InverseParams`] → [`features::InverseResult`]):

@@ -5,7 +5,7 @@
 //! it. `.nil` files are full of non-ASCII (`←`, `⊻`, `π`), so the difference
 //! matters. Out-of-range positions are clamped, never a panic.
 
-use nilang_compiler::ast::Span;
+use nilang_ide::Span;
 use tower_lsp_server::ls_types::{Position, Range};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]

@@ -77,7 +77,7 @@ impl Backend {
         let joined = tokio::task::spawn_blocking(move || {
             // The snapshot is dropped inside this closure, before the result
             // travels back, so a waiting writer is released at once.
-            let result = salsa::Cancelled::catch(AssertUnwindSafe(|| f(&snapshot)));
+            let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| f(&snapshot)));
             drop(snapshot);
             result
         })
@@ -138,7 +138,7 @@ async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
             };
             let jobs_for_worker = jobs.clone();
             let computed = tokio::task::spawn_blocking(move || {
-                let result = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| {
                     jobs_for_worker
                         .iter()
                         .map(|job| {

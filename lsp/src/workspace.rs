@@ -15,8 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nilang_compiler::db::{Project, RootDatabase, SourceFile};
-use salsa::Setter;
+use nilang_ide::{Project, RootDatabase, SourceFile, set_file_text, set_project_files};
 use tower_lsp_server::ls_types::{Range, TextDocumentContentChangeEvent, Uri};
 
 use crate::line_index::{Encoding, LineIndex};
@@ -124,7 +123,7 @@ impl Workspace {
     fn add_file(&mut self, uri: &Uri, text: String) -> SourceFile {
         if let Some(&file) = self.files.get(uri) {
             if file.text(&self.db) != &text {
-                file.set_text(&mut self.db).to(text);
+                set_file_text(&mut self.db, file, text);
             }
             return file;
         }
@@ -136,7 +135,7 @@ impl Workspace {
             Some(&project) => {
                 let mut files = project.files(&self.db).clone();
                 files.push(file);
-                project.set_files(&mut self.db).to(files);
+                set_project_files(&mut self.db, project, files);
                 project
             }
             None => {
@@ -207,7 +206,7 @@ impl Workspace {
                 None => text = change.text,
             }
         }
-        file.set_text(&mut self.db).to(text);
+        set_file_text(&mut self.db, file, text);
         if let Some(&project) = self.project_of.get(&file) {
             self.mark_project_dirty(project, uri);
         }
@@ -228,7 +227,7 @@ impl Workspace {
         match disk {
             Some(text) => {
                 if doc.file.text(&self.db) != &text {
-                    doc.file.set_text(&mut self.db).to(text);
+                    set_file_text(&mut self.db, doc.file, text);
                 }
             }
             None => {
@@ -239,7 +238,7 @@ impl Workspace {
                         .copied()
                         .filter(|&f| f != doc.file)
                         .collect();
-                    project.set_files(&mut self.db).to(files);
+                    set_project_files(&mut self.db, project, files);
                 }
                 self.files.remove(uri);
                 Arc::make_mut(&mut self.uris).remove(&doc.file);

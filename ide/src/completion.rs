@@ -1,0 +1,227 @@
+//! Completion: the names in scope at a point of a function, the
+//! instructions, the project's functions, the pure functions and the
+//! keywords, as plain items the language server converts.
+
+use nilang_analysis::ast::*;
+use nilang_analysis::builtins;
+use nilang_analysis::db::{self, Db, Project, SourceFile};
+use nilang_analysis::printer;
+use nilang_analysis::resolve::DefKind;
+
+use crate::hover::{instruction_signature, instruction_summary};
+use crate::navigation::function_at;
+
+/// A name that can be written at some point of a function.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ScopeName {
+    pub name: String,
+    pub kind: DefKind,
+}
+
+/// The variables in scope at the function-relative offset `rel`: parameters,
+/// the loop variables of enclosing loops, and ancillas allocated earlier in
+/// an enclosing block and not yet deallocated there.
+pub fn names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
+    let mut out: Vec<ScopeName> = Vec::new();
+    for (i, p) in function.params.iter().enumerate() {
+        out.push(ScopeName {
+            name: p.name.name.clone(),
+            kind: DefKind::Param(i),
+        });
+    }
+    for (i, p) in function.kwparams.iter().enumerate() {
+        out.push(ScopeName {
+            name: p.name.name.clone(),
+            kind: DefKind::KwParam(i),
+        });
+    }
+    fn walk(stmts: &[Stmt], rel: u32, out: &mut Vec<ScopeName>) {
+        for stmt in stmts {
+            if stmt.span.start >= rel {
+                break;
+            }
+            let inside = stmt.span.contains(rel);
+            match &stmt.kind {
+                StmtKind::Alloc { name, .. } if !inside => {
+                    out.retain(|n| n.name != name.name);
+                    out.push(ScopeName {
+                        name: name.name.clone(),
+                        kind: DefKind::Ancilla,
+                    });
+                }
+                StmtKind::Dealloc { name, .. } if !inside => {
+                    out.retain(|n| !(n.name == name.name && n.kind == DefKind::Ancilla));
+                }
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } if inside => {
+                    for b in branches {
+                        walk(&b.body.stmts, rel, out);
+                    }
+                    if let Some(b) = otherwise {
+                        walk(&b.stmts, rel, out);
+                    }
+                }
+                StmtKind::While { body, .. } if inside => walk(&body.stmts, rel, out),
+                StmtKind::For { var, body, .. } if inside => {
+                    if var.span.end <= rel {
+                        out.retain(|n| n.name != var.name);
+                        out.push(ScopeName {
+                            name: var.name.clone(),
+                            kind: DefKind::LoopVar,
+                        });
+                    }
+                    walk(&body.stmts, rel, out);
+                }
+                // `begin` and `@routine` open no scope: what they allocate
+                // stays visible after them.
+                StmtKind::Begin(body) => walk(&body.stmts, rel, out),
+                StmtKind::Routine(inner)
+                | StmtKind::Tape(inner)
+                | StmtKind::InvCheckOff(inner)
+                | StmtKind::InBounds(inner) => walk(std::slice::from_ref(inner), rel, out),
+                _ => {}
+            }
+        }
+    }
+    walk(&function.body.stmts, rel, &mut out);
+    out
+}
+
+/// Keywords and statement forms offered by completion, with a snippet body
+/// in the LSP snippet syntax.
+pub const KEYWORD_SNIPPETS: &[(&str, &str)] = &[
+    ("function", "function ${1:name}(${2})\n\t$0\nend"),
+    ("if", "if (${1:pre}, ${2:~})\n\t$0\nend"),
+    ("while", "while (${1:pre}, ${2:post})\n\t$0\nend"),
+    ("for", "for ${1:i} = ${2:1}:${3:n}\n\t$0\nend"),
+    ("begin", "begin\n\t$0\nend"),
+    ("@routine", "@routine begin\n\t$0\nend"),
+    ("~@routine", "~@routine"),
+    ("@safe", "@safe $0"),
+    ("@invcheckoff", "@invcheckoff $0"),
+    ("@inbounds", "@inbounds $0"),
+    ("elseif", "elseif (${1:pre}, ${2:~})"),
+    ("else", "else"),
+    ("end", "end"),
+];
+
+/// What a completion item is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CompletionKind {
+    /// A keyword or statement form (with a snippet).
+    Keyword,
+    /// A parameter, ancilla or loop variable in scope.
+    Variable,
+    /// An instruction, a project function or a pure function.
+    Function,
+}
+
+/// One completion item.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CompletionItem {
+    pub label: String,
+    pub kind: CompletionKind,
+    /// One line shown beside the label (a signature, what a name is).
+    pub detail: Option<String>,
+    /// Plain text shown with the item (what an instruction does).
+    pub documentation: Option<String>,
+    /// For keywords: the text to insert, in the LSP snippet syntax
+    /// ([`KEYWORD_SNIPPETS`]), for editors that support snippets.
+    pub snippet: Option<String>,
+}
+
+impl CompletionItem {
+    fn keyword(label: &str, snippet: &str) -> CompletionItem {
+        CompletionItem {
+            label: label.to_string(),
+            kind: CompletionKind::Keyword,
+            detail: None,
+            documentation: None,
+            snippet: Some(snippet.to_string()),
+        }
+    }
+
+    fn function(label: impl Into<String>, detail: Option<String>) -> CompletionItem {
+        CompletionItem {
+            label: label.into(),
+            kind: CompletionKind::Function,
+            detail,
+            documentation: None,
+            snippet: None,
+        }
+    }
+}
+
+/// What a kind of local name is called in completion details and symbols.
+pub(crate) fn def_kind_name(kind: &DefKind) -> &'static str {
+    match kind {
+        DefKind::Param(_) => "parameter",
+        DefKind::KwParam(_) => "keyword parameter",
+        DefKind::Ancilla => "ancilla",
+        DefKind::LoopVar => "loop variable",
+    }
+}
+
+/// The completion items at the byte `offset` of `file`. Outside every
+/// function only the `function` keyword; inside one, the names in scope,
+/// the instructions, the project's functions (sorted by name), the pure
+/// functions and the other keywords, in that order.
+pub fn completions(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    offset: u32,
+) -> Vec<CompletionItem> {
+    let mut items = Vec::new();
+    let Some(f) = function_at(db, project, file, offset) else {
+        items.extend(
+            KEYWORD_SNIPPETS
+                .iter()
+                .filter(|(k, _)| *k == "function")
+                .map(|(k, body)| CompletionItem::keyword(k, body)),
+        );
+        return items;
+    };
+    if let Some(ast) = db::function_ast(db, f) {
+        let rel = offset.saturating_sub(db::function_offset(db, f));
+        for name in names_in_scope(&ast, rel) {
+            items.push(CompletionItem {
+                label: name.name,
+                kind: CompletionKind::Variable,
+                detail: Some(def_kind_name(&name.kind).to_string()),
+                documentation: None,
+                snippet: None,
+            });
+        }
+    }
+    for instruction in builtins::INSTRUCTIONS {
+        items.push(CompletionItem {
+            documentation: Some(instruction_summary(instruction)),
+            ..CompletionItem::function(instruction.name, Some(instruction_signature(instruction)))
+        });
+    }
+    let table = db::item_table(db, project);
+    let mut names: Vec<&String> = table.by_name.keys().collect();
+    names.sort();
+    for name in names {
+        let detail = db::lookup_function(db, project, name)
+            .and_then(|g| db::function_ast(db, g))
+            .map(|ast| printer::print_signature(&ast));
+        items.push(CompletionItem::function(name.clone(), detail));
+    }
+    for (name, _) in builtins::PURE_FUNCTIONS {
+        items.push(CompletionItem::function(
+            *name,
+            Some("pure function (expressions only)".to_string()),
+        ));
+    }
+    items.extend(
+        KEYWORD_SNIPPETS
+            .iter()
+            .filter(|(k, _)| *k != "function")
+            .map(|(k, body)| CompletionItem::keyword(k, body)),
+    );
+    items
+}

@@ -1,0 +1,90 @@
+//! Semantic classes of names, for highlighting.
+
+use nilang_analysis::ast::Span;
+use nilang_analysis::db::{self, Db, Project, SourceFile};
+use nilang_analysis::resolve::{Callee, DefKind};
+
+use crate::navigation::{Symbol, struct_uses, type_struct_names};
+
+/// What a name stands for, for semantic highlighting.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum NameClass {
+    /// A function's name where it is defined.
+    FunctionDefinition,
+    /// A call or uncall of a project function.
+    FunctionCall,
+    /// A built-in instruction (`SWAP`, `INC`, ...).
+    Instruction,
+    /// A parameter; `mutated` when the function changes it.
+    Parameter {
+        mutated: bool,
+    },
+    KeywordParameter,
+    Ancilla,
+    LoopVariable,
+    /// A user struct's name; `definition` where it is declared.
+    Struct {
+        definition: bool,
+    },
+    /// A struct field; `definition` where it is declared.
+    Field {
+        definition: bool,
+    },
+}
+
+/// Every classified name of a file, sorted by position (absolute spans).
+pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(Span, NameClass)> {
+    let mut out = Vec::new();
+    for &f in db::file_functions(db, project, file) {
+        let Some(ast) = db::function_ast(db, f) else {
+            continue;
+        };
+        let offset = db::function_offset(db, f);
+        let mutated = db::mutated_params(db, project, f.name(db)).unwrap_or_default();
+        out.push((ast.name.span.shift(offset), NameClass::FunctionDefinition));
+        let resolution = db::resolve_function(db, f);
+        for call in &resolution.calls {
+            let class = match call.callee {
+                Callee::Function(_) => NameClass::FunctionCall,
+                Callee::Instruction(_) => NameClass::Instruction,
+            };
+            out.push((call.span.shift(offset), class));
+        }
+        for (span, def) in &resolution.uses {
+            let Some(d) = resolution.defs.get(*def) else {
+                continue;
+            };
+            let class = match d.kind {
+                DefKind::Param(i) => NameClass::Parameter {
+                    mutated: mutated.get(i).copied().unwrap_or(false),
+                },
+                DefKind::KwParam(_) => NameClass::KeywordParameter,
+                DefKind::Ancilla => NameClass::Ancilla,
+                DefKind::LoopVar => NameClass::LoopVariable,
+            };
+            out.push((span.shift(offset), class));
+        }
+        for (span, symbol) in struct_uses(db, f) {
+            let class = match symbol {
+                Symbol::Field { .. } => NameClass::Field { definition: false },
+                _ => NameClass::Struct { definition: false },
+            };
+            out.push((span.shift(offset), class));
+        }
+    }
+    let structs = db::project_structs(db, project);
+    for def in &db::parse_file(db, file).structs {
+        out.push((def.name.span, NameClass::Struct { definition: true }));
+        for field in &def.fields {
+            out.push((field.name.span, NameClass::Field { definition: true }));
+            for (span, name) in type_struct_names(&field.ty) {
+                if structs.table.get(&name).is_some() {
+                    out.push((span, NameClass::Struct { definition: false }));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(span, _)| (span.start, span.end));
+    out.dedup_by_key(|(span, _)| *span);
+    out
+}

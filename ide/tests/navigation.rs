@@ -1,0 +1,130 @@
+//! Go to definition and find references at a `$0` cursor, one snapshot a
+//! case: each location as `line:column-line:column` and the text there.
+
+mod fixture;
+
+use expect_test::{Expect, expect};
+use fixture::Fixture;
+
+fn check_definition(marked: &str, expected: Expect) {
+    let f = Fixture::new(marked);
+    let actual = nilang_ide::symbol_at(&f.db, f.project, f.file, f.offset)
+        .and_then(|(symbol, _)| nilang_ide::definition(&f.db, f.project, &symbol))
+        .map(|(file, span)| {
+            assert_eq!(file, f.file);
+            format!("{}\n", f.span(span))
+        })
+        .unwrap_or_else(|| "no definition\n".to_string());
+    expected.assert_eq(&actual);
+}
+
+fn check_references(marked: &str, include_declaration: bool, expected: Expect) {
+    let f = Fixture::new(marked);
+    let Some((symbol, _)) = nilang_ide::symbol_at(&f.db, f.project, f.file, f.offset) else {
+        expected.assert_eq("no symbol\n");
+        return;
+    };
+    let actual: String = nilang_ide::references(&f.db, f.project, &symbol, include_declaration)
+        .into_iter()
+        .map(|(file, span)| {
+            assert_eq!(file, f.file);
+            format!("{}\n", f.span(span))
+        })
+        .collect();
+    expected.assert_eq(&actual);
+}
+
+const ADD: &str = r#"function add(y!::f64, x::f64)
+    a ← zero(f64)
+    a += x
+    y! += identity(a)
+    a -= x
+    a → zero(f64)
+end
+
+function twice(y!::f64, x::f64)
+    add(y!, x)
+    ~add(y!, x)
+end
+"#;
+
+#[test]
+fn definition_of_an_ancilla() {
+    check_definition(
+        &ADD.replacen("y! += identity(a)", "y! += identity($0a)", 1),
+        expect![[r#"
+            2:5-2:6 `a`
+        "#]],
+    );
+}
+
+#[test]
+fn definition_of_a_function_call() {
+    check_definition(
+        &ADD.replacen("~add", "~a$0dd", 1),
+        expect![[r#"
+        1:10-1:13 `add`
+    "#]],
+    );
+}
+
+#[test]
+fn definition_of_an_instruction() {
+    check_definition(
+        "function f(a!::f64, b!::f64)\n    $0SWAP(a!, b!)\nend\n",
+        expect![[r#"
+            no definition
+        "#]],
+    );
+}
+
+#[test]
+fn references_of_a_parameter() {
+    check_references(
+        &ADD.replacen("a += x", "a += $0x", 1),
+        true,
+        expect![[r#"
+        1:23-1:24 `x`
+        3:10-3:11 `x`
+        5:10-5:11 `x`
+    "#]],
+    );
+}
+
+#[test]
+fn references_of_a_parameter_without_its_declaration() {
+    check_references(
+        &ADD.replacen("a += x", "a += $0x", 1),
+        false,
+        expect![[r#"
+            3:10-3:11 `x`
+            5:10-5:11 `x`
+        "#]],
+    );
+}
+
+#[test]
+fn references_of_a_function() {
+    check_references(
+        &ADD.replacen("add(", "$0add(", 1),
+        true,
+        expect![[r#"
+        1:10-1:13 `add`
+        10:5-10:8 `add`
+        11:6-11:9 `add`
+    "#]],
+    );
+}
+
+#[test]
+fn references_of_a_struct_field() {
+    check_references(
+        "struct P{T}\n    x::T\nend\nfunction f(p::P{f64}, q::P{f64})\n    p.$0x += q.x\nend\n",
+        true,
+        expect![[r#"
+            2:5-2:6 `x`
+            5:7-5:8 `x`
+            5:14-5:15 `x`
+        "#]],
+    );
+}
