@@ -303,7 +303,10 @@ fn swap_cond(cond: &Cond) -> Cond {
 /// What the `~@routine` at index `at` of `stmts` runs: the inverse of its
 /// `@routine` (`pairs` from [`routine_pairs`]), or `None` without a partner.
 pub fn unroutine_expansion(stmts: &[Stmt], pairs: &[Option<usize>], at: usize) -> Option<Stmt> {
-    let start = pairs.iter().position(|p| *p == Some(at))?;
+    // The routine is before its `~@routine`, usually just before: search
+    // backwards, so a block of many routines costs linear time, not
+    // quadratic.
+    let start = (0..at.min(pairs.len())).rev().find(|&k| pairs[k] == Some(at))?;
     match &stmts[start].kind {
         StmtKind::Routine(inner) => Some(invert_stmt(inner)),
         _ => None,

@@ -90,3 +90,47 @@ fn parse_only_2000_lines(bencher: divan::Bencher) {
     let text = generate(2000, 0);
     bencher.bench(|| nilang_compiler::syntax::parse(&text).items.len());
 }
+
+/// One function of about `statements` statements (counting nested ones):
+/// blocks of an ancilla, a routine, an update, a loop and the uncomputation.
+/// Checking must be linear in a function's size.
+fn one_function(statements: usize, edit: usize) -> String {
+    let mut out = String::from("function big(y::f64, x::f64, v::[f64], n::i64)\n");
+    for k in 0..statements / 10 {
+        let scale = if k == statements / 20 { edit } else { k % 7 };
+        out.push_str(&format!(
+            "    a{k} ← zero(f64)\n    @routine begin\n        a{k} += sin(x) * {scale}.0\n        a{k} += x / 2.0\n    end\n    y += a{k} * x\n    for i = 1:n\n        v[i] += a{k}\n    end\n    ~@routine\n    a{k} → zero(f64)\n"
+        ));
+    }
+    out.push_str("end\n");
+    out
+}
+
+/// What `nilc check` computes for a file: the analysis, then (for a file
+/// without errors) the backends' E0701 pass.
+#[divan::bench(args = [2_000, 20_000])]
+fn nilc_check_one_function(bencher: divan::Bencher, statements: usize) {
+    let text = one_function(statements, 0);
+    bencher.bench(|| {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "big.nil".into(), text.clone());
+        let project = Project::new(&db, vec![file]);
+        let n = db::file_check_diagnostics(&db, project, file).len();
+        assert_eq!(n, 0);
+        n
+    });
+}
+
+/// The analysis alone (every diagnostic but E0701).
+#[divan::bench(args = [2_000, 20_000])]
+fn analysis_one_function(bencher: divan::Bencher, statements: usize) {
+    let text = one_function(statements, 0);
+    bencher.bench(|| {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, "big.nil".into(), text.clone());
+        let project = Project::new(&db, vec![file]);
+        let n = db::file_diagnostics(&db, project, file).len();
+        assert_eq!(n, 0);
+        n
+    });
+}
