@@ -1,5 +1,69 @@
 //! The built-in instructions and the pure functions expressions may call.
 
+/// What an instruction does to the arguments it changes, defined once for
+/// every backend: each backend renders the forward update from it, and the
+/// adjoint rule its reverse pass runs before the instruction's inverse.
+///
+/// A reverse pass meets an instruction `X` in the inverse program, where it
+/// undoes the forward instruction `F = X.inverse`; the adjoints of `X`'s
+/// changed arguments then go through `F`'s transposed Jacobian. Each backend
+/// gets that from [`Instruction::adjoint_rows`] instead of its own copy.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rule {
+    /// New values of the changed arguments as linear combinations of their
+    /// old values: `rows[i]` is `(j, factor)` for `new[i] = Σ factor ·
+    /// old[j]`. With `angle`, the factors depend on the angle argument
+    /// there, and `d new[i] / dθ` is `dangle[i]` applied to the new values.
+    Linear {
+        rows: &'static [&'static [(usize, Factor)]],
+        angle: Option<usize>,
+        dangle: &'static [&'static [(usize, Factor)]],
+    },
+    /// `a *= n` (or `a /= n`) with the integer argument at `by`.
+    Scale { by: usize, divide: bool },
+    /// `a += 1` (or `a -= 1`): the adjoint passes through.
+    Shift { up: bool },
+    /// `a = conj(a)`: the adjoint is conjugated too.
+    Conj,
+    /// A stack instruction (the backends' stack code, `codegen::stack`).
+    Stack,
+}
+
+/// A factor of a linear rule: a constant, or a function of the angle.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Factor {
+    One,
+    MinusOne,
+    Cos,
+    Sin,
+    MinusSin,
+    /// `1/√2`.
+    Rsqrt2,
+    /// `-1/√2`.
+    MinusRsqrt2,
+}
+
+impl Factor {
+    /// The value of the factor at angle `theta` (for tests and constant
+    /// folding).
+    pub fn at(self, theta: f64) -> f64 {
+        match self {
+            Factor::One => 1.0,
+            Factor::MinusOne => -1.0,
+            Factor::Cos => theta.cos(),
+            Factor::Sin => theta.sin(),
+            Factor::MinusSin => -theta.sin(),
+            Factor::Rsqrt2 => std::f64::consts::FRAC_1_SQRT_2,
+            Factor::MinusRsqrt2 => -std::f64::consts::FRAC_1_SQRT_2,
+        }
+    }
+
+    /// Whether it needs the angle's sine and cosine.
+    pub fn uses_angle(self) -> bool {
+        matches!(self, Factor::Cos | Factor::Sin | Factor::MinusSin)
+    }
+}
+
 /// A built-in reversible instruction, called like a function: `SWAP(a, b)`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Instruction {
@@ -11,7 +75,38 @@ pub struct Instruction {
     /// Which arguments it changes (by position); the rest are only read.
     pub mutates: &'static [usize],
     pub summary: &'static str,
+    /// What it does to the arguments it changes.
+    pub rule: Rule,
 }
+
+impl Instruction {
+    /// The rule the adjoints of this instruction's changed arguments follow
+    /// in a reverse pass, where it undoes its inverse `F`: `F`'s transposed
+    /// Jacobian, `adjoint[i] = Σ factor · adjoint_after[j]`. `None` for the
+    /// non-linear rules.
+    pub fn adjoint_rows(&self) -> Option<Vec<Vec<(usize, Factor)>>> {
+        let forward = instruction(self.inverse)?;
+        let Rule::Linear { rows, .. } = forward.rule else {
+            return None;
+        };
+        let mut out = vec![Vec::new(); rows.len()];
+        for (i, row) in rows.iter().enumerate() {
+            for &(j, f) in *row {
+                out[j].push((i, f));
+            }
+        }
+        Some(out)
+    }
+}
+
+const ROT_ROWS: &[&[(usize, Factor)]] = &[
+    &[(0, Factor::Cos), (1, Factor::MinusSin)],
+    &[(1, Factor::Cos), (0, Factor::Sin)],
+];
+const IROT_ROWS: &[&[(usize, Factor)]] = &[
+    &[(0, Factor::Cos), (1, Factor::Sin)],
+    &[(1, Factor::Cos), (0, Factor::MinusSin)],
+];
 
 pub const INSTRUCTIONS: &[Instruction] = &[
     Instruction {
@@ -20,6 +115,11 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0, 1],
         summary: "exchange the values of `a` and `b`",
+        rule: Rule::Linear {
+            rows: &[&[(1, Factor::One)], &[(0, Factor::One)]],
+            angle: None,
+            dangle: &[],
+        },
     },
     Instruction {
         name: "ROT",
@@ -27,6 +127,12 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 3,
         mutates: &[0, 1],
         summary: "rotate `(a, b)` by the angle `θ`: `a cos θ - b sin θ, b cos θ + a sin θ`",
+        rule: Rule::Linear {
+            rows: ROT_ROWS,
+            angle: Some(2),
+            // d/dθ of the rotation by θ is a quarter turn of its result.
+            dangle: &[&[(1, Factor::MinusOne)], &[(0, Factor::One)]],
+        },
     },
     Instruction {
         name: "IROT",
@@ -34,6 +140,11 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 3,
         mutates: &[0, 1],
         summary: "rotate `(a, b)` by `-θ`, undoing `ROT`",
+        rule: Rule::Linear {
+            rows: IROT_ROWS,
+            angle: Some(2),
+            dangle: &[&[(1, Factor::One)], &[(0, Factor::MinusOne)]],
+        },
     },
     Instruction {
         name: "NEG",
@@ -41,6 +152,11 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 1,
         mutates: &[0],
         summary: "negate `a`",
+        rule: Rule::Linear {
+            rows: &[&[(0, Factor::MinusOne)]],
+            angle: None,
+            dangle: &[],
+        },
     },
     Instruction {
         name: "CONJ",
@@ -48,6 +164,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 1,
         mutates: &[0],
         summary: "complex-conjugate `a`",
+        rule: Rule::Conj,
     },
     Instruction {
         name: "INC",
@@ -55,6 +172,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 1,
         mutates: &[0],
         summary: "add one to `a`",
+        rule: Rule::Shift { up: true },
     },
     Instruction {
         name: "DEC",
@@ -62,6 +180,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 1,
         mutates: &[0],
         summary: "subtract one from `a`",
+        rule: Rule::Shift { up: false },
     },
     Instruction {
         name: "MULINT",
@@ -69,6 +188,10 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0],
         summary: "multiply `a` by the integer `n`",
+        rule: Rule::Scale {
+            by: 1,
+            divide: false,
+        },
     },
     Instruction {
         name: "DIVINT",
@@ -76,6 +199,10 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0],
         summary: "divide `a` by the integer `n`",
+        rule: Rule::Scale {
+            by: 1,
+            divide: true,
+        },
     },
     Instruction {
         name: "HADAMARD",
@@ -83,6 +210,14 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0, 1],
         summary: "`(a, b) ← ((a + b)/√2, (a - b)/√2)`, its own inverse",
+        rule: Rule::Linear {
+            rows: &[
+                &[(0, Factor::Rsqrt2), (1, Factor::Rsqrt2)],
+                &[(0, Factor::Rsqrt2), (1, Factor::MinusRsqrt2)],
+            ],
+            angle: None,
+            dangle: &[],
+        },
     },
     Instruction {
         name: "PUSH!",
@@ -90,6 +225,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0, 1],
         summary: "push `x` onto `stack` and zero `x`",
+        rule: Rule::Stack,
     },
     Instruction {
         name: "POP!",
@@ -97,6 +233,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0, 1],
         summary: "pop the top of `stack` into `x`, which must be zero",
+        rule: Rule::Stack,
     },
     Instruction {
         name: "COPYPUSH!",
@@ -104,6 +241,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0],
         summary: "push a copy of `x` onto `stack`",
+        rule: Rule::Stack,
     },
     Instruction {
         name: "COPYPOP!",
@@ -111,6 +249,7 @@ pub const INSTRUCTIONS: &[Instruction] = &[
         arity: 2,
         mutates: &[0],
         summary: "pop the top of `stack`, which must equal `x`",
+        rule: Rule::Stack,
     },
 ];
 
@@ -252,6 +391,65 @@ mod tests {
             let inv = instruction(i.inverse).expect("inverse exists");
             assert_eq!(inv.inverse, i.name);
             assert_eq!(inv.arity, i.arity);
+        }
+    }
+
+    /// Each linear rule's inverse really inverts it (at a few angles), and
+    /// the adjoint rows are the transpose of the inverse's rows.
+    #[test]
+    fn linear_rules_invert_each_other() {
+        let apply = |rows: &[&[(usize, Factor)]], x: &[f64], t: f64| -> Vec<f64> {
+            rows.iter()
+                .map(|row| row.iter().map(|(j, f)| f.at(t) * x[*j]).sum())
+                .collect()
+        };
+        for i in INSTRUCTIONS {
+            let (Rule::Linear { rows, .. }, Rule::Linear { rows: inv, .. }) =
+                (i.rule, instruction(i.inverse).unwrap().rule)
+            else {
+                continue;
+            };
+            for t in [0.0, 0.3, -1.7] {
+                let x = [0.25, -1.5][..rows.len()].to_vec();
+                let back = apply(inv, &apply(rows, &x, t), t);
+                for (a, b) in x.iter().zip(&back) {
+                    assert!((a - b).abs() < 1e-12, "{}: {x:?} -> {back:?}", i.name);
+                }
+            }
+            let adj = i.adjoint_rows().unwrap();
+            for (j, row) in inv.iter().enumerate() {
+                for &(k, f) in *row {
+                    assert!(adj[k].contains(&(j, f)), "{}", i.name);
+                }
+            }
+        }
+    }
+
+    /// `dangle` is the derivative of the rule with respect to its angle.
+    #[test]
+    fn angle_derivatives_match_differences() {
+        for i in INSTRUCTIONS {
+            let Rule::Linear {
+                rows,
+                angle: Some(_),
+                dangle,
+            } = i.rule
+            else {
+                continue;
+            };
+            let x = [0.7, -0.2];
+            let new = |t: f64| -> Vec<f64> {
+                rows.iter()
+                    .map(|row| row.iter().map(|(j, f)| f.at(t) * x[*j]).sum())
+                    .collect()
+            };
+            let (t, h) = (0.4, 1e-6);
+            let at = new(t);
+            for (k, row) in dangle.iter().enumerate() {
+                let exact: f64 = row.iter().map(|(j, f)| f.at(t) * at[*j]).sum();
+                let numeric = (new(t + h)[k] - new(t - h)[k]) / (2.0 * h);
+                assert!((exact - numeric).abs() < 1e-8, "{} row {k}", i.name);
+            }
         }
     }
 

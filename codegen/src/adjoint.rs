@@ -27,6 +27,7 @@
 //! breaking the build of code that is never differentiated.
 
 use super::*;
+use crate::builtins::Factor;
 
 /// A chain of local derivatives as a Wirtinger pair `(a, b)`:
 /// `d root = a d node + b conj(d node)`; `None` is the identity.
@@ -1843,112 +1844,145 @@ impl Gen<'_> {
             return;
         }
         let complex = matches!(ka, Kind::Complex(_));
-        if complex && !matches!(name, "SWAP" | "NEG" | "CONJ") {
-            self.unsupported(
-                span,
-                &format!("an adjoint rule for `{name}` of a complex number"),
-            );
-            return;
-        }
+        let instr = crate::builtins::instruction(name).expect("instruction");
         let k = self.ad_kind();
         let one = self.ad_one();
         let bar = |g: &mut Self, i: usize| call.args.get(i).and_then(|a| g.bar_place(a));
-        match name {
-            "SWAP" => {
-                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
+        // The rule is the analysis's (`builtins::Rule`): this instruction
+        // undoes its inverse `F`, whose transposed Jacobian the adjoints of
+        // the changed arguments go through (`Instruction::adjoint_rows`).
+        match instr.rule {
+            crate::builtins::Rule::Linear { .. } => {
+                let Some(rows) = instr.adjoint_rows() else {
                     return;
                 };
-                let t = self.fresh("t");
-                self.line(&format!("let {t} = {a};"));
-                self.line(&format!("{a} = {b};"));
-                self.line(&format!("{b} = {t};"));
-            }
-            "NEG" if complex => {
-                let Some(a) = bar(self, 0) else { return };
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}.re, -{one});"));
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}.im, -{one});"));
-            }
-            "NEG" => {
-                let Some(a) = bar(self, 0) else { return };
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}, -{one});"));
-            }
-            // z becomes conj(z): so does its adjoint.
-            "CONJ" if complex => {
-                let Some(a) = bar(self, 0) else { return };
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}.im, -{one});"));
-            }
-            "CONJ" => {}
-            "INC" | "DEC" => {}
-            "MULINT" | "DIVINT" => {
-                // MULINT here undoes y /= n (ȳ becomes ȳ / n); DIVINT undoes
-                // y *= n (ȳ becomes n ȳ).
-                let Some(a) = bar(self, 0) else { return };
-                let n = self.value_as(&call.args[1], &k);
-                let factor = if name == "MULINT" {
-                    format!("({one} / {n})")
-                } else {
-                    n
-                };
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
-            }
-            "ROT" | "IROT" | "HADAMARD" => {
-                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
-                    return;
-                };
-                let (ta, tb) = (self.fresh("ta"), self.fresh("tb"));
-                self.line(&format!("let ({ta}, {tb}) = ({a}, {b});"));
-                let (sa, sb) = if name == "HADAMARD" {
-                    let r = format!(
-                        "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",
-                        self.ad_scalar()
+                let forward = crate::builtins::instruction(instr.inverse).expect("inverse");
+                let permutation = rows.iter().flatten().all(|(_, f)| *f == Factor::One);
+                let negation = rows.len() == 1 && rows[0] == [(0, Factor::MinusOne)];
+                if complex && !permutation && !negation {
+                    self.unsupported(
+                        span,
+                        &format!("an adjoint rule for `{name}` of a complex number"),
                     );
-                    (
-                        [(ta.clone(), r.clone()), (tb.clone(), r.clone())],
-                        [(ta.clone(), r.clone()), (tb.clone(), format!("(-{r})"))],
-                    )
-                } else {
-                    let theta = self.value_as(&call.args[2], &k);
-                    let (s, c) = (self.fresh("s"), self.fresh("c"));
-                    self.line(&format!(
-                        "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
-                    ));
-                    // θ: with (a', b') the values before this statement, IROT
-                    // undoing ROT adds -ā b' + b̄ a'; ROT undoing IROT the opposite.
-                    let va = self.value_as(&call.args[0], &k);
-                    let vb = self.value_as(&call.args[1], &k);
-                    let (xa, xb) = if name == "IROT" {
-                        (format!("(-{vb})"), va.clone())
+                    return;
+                }
+                let mut bars = Vec::new();
+                for i in 0..rows.len() {
+                    let Some(b) = bar(self, i) else { return };
+                    bars.push(b);
+                }
+                if negation {
+                    // One adjoint scaled in place (both parts of a complex one).
+                    let parts: Vec<String> = if complex {
+                        vec![format!("{}.re", bars[0]), format!("{}.im", bars[0])]
                     } else {
-                        (vb.clone(), format!("(-{va})"))
+                        vec![bars[0].clone()]
                     };
-                    for (leaf, p) in self.partials(&call.args[2]) {
-                        if let Some(lb) = self.bar_place(&leaf) {
-                            let l1 = self.add_scaled(&lb, &ta, &format!("({p} * {xa})"));
-                            let l2 = self.add_scaled(&lb, &tb, &format!("({p} * {xb})"));
-                            self.line(&l1);
-                            self.line(&l2);
-                        }
+                    for p in parts {
+                        self.line(&format!("nilang::Adjoint::scale(&mut {p}, -{one});"));
                     }
-                    if name == "IROT" {
-                        (
-                            [(ta.clone(), c.clone()), (tb.clone(), s.clone())],
-                            [(tb.clone(), c.clone()), (ta.clone(), format!("(-{s})"))],
-                        )
-                    } else {
-                        (
-                            [(ta.clone(), c.clone()), (tb.clone(), format!("(-{s})"))],
-                            [(tb.clone(), c.clone()), (ta.clone(), s.clone())],
-                        )
+                    return;
+                }
+                let temps: Vec<String> = (0..bars.len())
+                    .map(|i| self.fresh(["ta", "tb"].get(i).copied().unwrap_or("tx")))
+                    .collect();
+                self.line(&format!(
+                    "let ({}) = ({});",
+                    temps.join(", "),
+                    bars.join(", ")
+                ));
+                let angle = match forward.rule {
+                    crate::builtins::Rule::Linear {
+                        angle: Some(at),
+                        dangle,
+                        ..
+                    } => {
+                        let theta = self.value_as(&call.args[at], &k);
+                        let (s, c) = (self.fresh("s"), self.fresh("c"));
+                        self.line(&format!(
+                            "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
+                        ));
+                        // θ gets Σ ā'ᵢ · ∂aᵢ'/∂θ, with ∂a'/∂θ read off the
+                        // values before this statement (`F`'s results).
+                        let values: Vec<String> = (0..bars.len())
+                            .map(|i| self.value_as(&call.args[i], &k))
+                            .collect();
+                        let factors = crate::Factors {
+                            angle: None,
+                            rsqrt2: "",
+                        };
+                        let derivatives: Vec<String> = dangle
+                            .iter()
+                            .map(|row| format!("({})", factors.linear_combination(row, &values)))
+                            .collect();
+                        for (leaf, p) in self.partials(&call.args[at]) {
+                            if let Some(lb) = self.bar_place(&leaf) {
+                                for (t, d) in temps.iter().zip(&derivatives) {
+                                    let l = self.add_scaled(&lb, t, &format!("({p} * {d})"));
+                                    self.line(&l);
+                                }
+                            }
+                        }
+                        Some((s, c))
+                    }
+                    _ => None,
+                };
+                let rsqrt2 = format!(
+                    "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",
+                    self.ad_scalar()
+                );
+                let factor = |f: Factor| -> Option<String> {
+                    let (s, c) = angle.clone().unwrap_or_default();
+                    match f {
+                        Factor::One => None,
+                        Factor::MinusOne => Some(format!("(-{one})")),
+                        Factor::Cos => Some(c),
+                        Factor::Sin => Some(s),
+                        Factor::MinusSin => Some(format!("(-{s})")),
+                        Factor::Rsqrt2 => Some(rsqrt2.clone()),
+                        Factor::MinusRsqrt2 => Some(format!("(-{rsqrt2})")),
                     }
                 };
-                for (target, [(x, cx), (y, cy)]) in [(a, sa), (b, sb)] {
-                    self.line(&format!("{target} = {x};"));
-                    self.line(&format!("nilang::Adjoint::scale(&mut {target}, {cx});"));
-                    let l = self.add_scaled(&target, &y, &cy);
-                    self.line(&l);
+                for (target, row) in bars.iter().zip(&rows) {
+                    let Some(((first, f0), rest)) = row.split_first() else {
+                        continue;
+                    };
+                    self.line(&format!("{target} = {};", temps[*first]));
+                    if let Some(f) = factor(*f0) {
+                        self.line(&format!("nilang::Adjoint::scale(&mut {target}, {f});"));
+                    }
+                    for (j, f) in rest {
+                        let f = factor(*f).unwrap_or_else(|| one.clone());
+                        let l = self.add_scaled(target, &temps[*j], &f);
+                        self.line(&l);
+                    }
                 }
             }
-            _ => self.unsupported(span, &format!("an adjoint rule for `{name}`")),
+            crate::builtins::Rule::Scale { by, divide } => {
+                if complex {
+                    self.unsupported(
+                        span,
+                        &format!("an adjoint rule for `{name}` of a complex number"),
+                    );
+                    return;
+                }
+                // This instruction undoes its inverse: `MULINT` undoes
+                // `y /= n` (ȳ becomes ȳ / n), `DIVINT` undoes `y *= n`.
+                let Some(a) = bar(self, 0) else { return };
+                let n = self.value_as(&call.args[by], &k);
+                let factor = if divide { n } else { format!("({one} / {n})") };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
+            }
+            crate::builtins::Rule::Shift { .. } => {}
+            // z becomes conj(z): so does its adjoint.
+            crate::builtins::Rule::Conj if complex => {
+                let Some(a) = bar(self, 0) else { return };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}.im, -{one});"));
+            }
+            crate::builtins::Rule::Conj => {}
+            crate::builtins::Rule::Stack => {
+                self.unsupported(span, &format!("an adjoint rule for `{name}`"))
+            }
         }
     }
 

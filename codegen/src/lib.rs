@@ -481,6 +481,56 @@ pub fn generate_function(
     }
 }
 
+/// How the factors of an instruction's linear rule read in Rust: the angle's
+/// sine and cosine (bound to locals), `1/√2` in the scalar type.
+pub(crate) struct Factors<'a> {
+    pub angle: Option<&'a (String, String)>,
+    pub rsqrt2: &'a str,
+}
+
+impl Factors<'_> {
+    /// `Σ factor · values[j]` of one row: `ta * c - tb * s`, `-ta`, and
+    /// `(ta + tb) * r` when every factor is `±1/√2` (one rounding fewer).
+    pub fn linear_combination(
+        &self,
+        row: &[(usize, crate::builtins::Factor)],
+        values: &[String],
+    ) -> String {
+        use crate::builtins::Factor::*;
+        let (s, c) = self
+            .angle
+            .map(|(s, c)| (s.as_str(), c.as_str()))
+            .unwrap_or(("0.0", "1.0"));
+        let common = row.iter().all(|(_, f)| matches!(f, Rsqrt2 | MinusRsqrt2));
+        let mut out = String::new();
+        for (k, (j, f)) in row.iter().enumerate() {
+            let negative = matches!(f, MinusOne | MinusSin | MinusRsqrt2);
+            let magnitude = match f {
+                One | MinusOne => None,
+                Cos => Some(c),
+                Sin | MinusSin => Some(s),
+                Rsqrt2 | MinusRsqrt2 => (!common).then_some(self.rsqrt2),
+            };
+            let term = match magnitude {
+                Some(m) => format!("{} * {m}", values[*j]),
+                None => values[*j].clone(),
+            };
+            out.push_str(match (k, negative) {
+                (0, true) => "-",
+                (0, false) => "",
+                (_, true) => " - ",
+                (_, false) => " + ",
+            });
+            out.push_str(&term);
+        }
+        if common {
+            format!("({out}) * {}", self.rsqrt2)
+        } else {
+            out
+        }
+    }
+}
+
 struct Gen<'a> {
     resolution: &'a Resolution,
     types: &'a FunctionTypes,
@@ -1587,68 +1637,86 @@ impl Gen<'_> {
             return;
         }
         let scalar = |k: &Kind| rust_scalar(k).unwrap_or_else(|| "f64".into());
-        match name {
-            "SWAP" => {
-                let (a, ka) = &places[0];
-                let (b, _) = &places[1];
-                let t = self.fresh("t");
-                self.line(&format!("let {t}: {} = {a};", scalar(ka)));
-                self.line(&format!("{a} = {b};"));
-                self.line(&format!("{b} = {t};"));
-            }
-            "ROT" | "IROT" | "HADAMARD" => {
-                let (a, ka) = places[0].clone();
-                let (b, _) = places[1].clone();
-                let ta = self.fresh("a");
-                let tb = self.fresh("b");
-                self.line(&format!("let ({ta}, {tb}) = ({a}, {b});"));
-                if name == "HADAMARD" {
-                    let s = scalar(&ka);
-                    let r =
-                        format!("<{s} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)");
-                    self.line(&format!("{a} = ({ta} + {tb}) * {r};"));
-                    self.line(&format!("{b} = ({ta} - {tb}) * {r};"));
-                } else {
-                    let theta = self.value_as(&call.args[2], &ka);
-                    let (s, c) = (self.fresh("s"), self.fresh("c"));
-                    self.line(&format!(
-                        "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
-                    ));
-                    if name == "ROT" {
-                        self.line(&format!("{a} = {ta} * {c} - {tb} * {s};"));
-                        self.line(&format!("{b} = {tb} * {c} + {ta} * {s};"));
-                    } else {
-                        self.line(&format!("{a} = {ta} * {c} + {tb} * {s};"));
-                        self.line(&format!("{b} = {tb} * {c} - {ta} * {s};"));
+        let Some((_, ka)) = places.first().cloned() else {
+            return;
+        };
+        // The instruction's rule is the analysis's (`builtins::Rule`); this
+        // renders it in Rust.
+        match instr.rule {
+            crate::builtins::Rule::Linear { rows, angle, .. } => {
+                let uses_angle = rows
+                    .iter()
+                    .flat_map(|r| r.iter())
+                    .any(|(_, f)| f.uses_angle());
+                let angle = match angle {
+                    Some(k) if uses_angle => {
+                        let theta = self.value_as(&call.args[k], &ka);
+                        let (s, c) = (self.fresh("s"), self.fresh("c"));
+                        self.line(&format!(
+                            "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
+                        ));
+                        Some((s, c))
                     }
+                    _ => None,
+                };
+                let rsqrt2 = format!(
+                    "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",
+                    scalar(&ka)
+                );
+                let factors = Factors {
+                    angle: angle.as_ref(),
+                    rsqrt2: &rsqrt2,
+                };
+                let olds = self.old_values(&places);
+                for ((place, _), row) in places.iter().zip(rows) {
+                    let value = factors.linear_combination(row, &olds);
+                    self.line(&format!("{place} = {value};"));
                 }
             }
-            "NEG" => {
-                let (a, _) = &places[0];
-                self.line(&format!("{a} = -{a};"));
+            crate::builtins::Rule::Scale { by, divide } => {
+                let (a, k) = places[0].clone();
+                let n = self.value_as(&call.args[by], &k);
+                let op = if divide { "/=" } else { "*=" };
+                let t = self.fresh("n");
+                self.line(&format!("let {t} = {n};"));
+                self.line(&format!("{a} {op} {t};"));
             }
-            "CONJ" => {
+            crate::builtins::Rule::Shift { up } => {
+                let (a, k) = &places[0];
+                let op = if up { "+=" } else { "-=" };
+                self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
+            }
+            crate::builtins::Rule::Conj => {
                 // The conjugate of a real number is itself.
                 let (a, k) = &places[0];
                 if matches!(k, Kind::Complex(_)) {
                     self.line(&format!("{a} = nilang::complex::conj({a});"));
                 }
             }
-            "INC" | "DEC" => {
-                let (a, k) = &places[0];
-                let op = if name == "INC" { "+=" } else { "-=" };
-                self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
+            crate::builtins::Rule::Stack => {
+                self.unsupported(span, &format!("the instruction `{name}` here"))
             }
-            "MULINT" | "DIVINT" => {
-                let (a, k) = places[0].clone();
-                let n = self.value_as(&call.args[1], &k);
-                let op = if name == "MULINT" { "*=" } else { "/=" };
-                let t = self.fresh("n");
-                self.line(&format!("let {t} = {n};"));
-                self.line(&format!("{a} {op} {t};"));
-            }
-            _ => self.unsupported(span, &format!("the instruction `{name}`")),
         }
+    }
+
+    /// Copies of the old values of an instruction's changed places, so each
+    /// new value reads the old ones (a single place that only itself reads
+    /// needs none, but the copy costs nothing after optimization).
+    fn old_values(&mut self, places: &[(String, Kind)]) -> Vec<String> {
+        let names: Vec<String> = (0..places.len())
+            .map(|i| self.fresh(["a", "b"].get(i).copied().unwrap_or("x")))
+            .collect();
+        if let [single] = names.as_slice() {
+            self.line(&format!("let {single} = {};", places[0].0));
+        } else {
+            let values: Vec<&str> = places.iter().map(|(p, _)| p.as_str()).collect();
+            self.line(&format!(
+                "let ({}) = ({});",
+                names.join(", "),
+                values.join(", ")
+            ));
+        }
+        names
     }
 
     fn if_chain(&mut self, branches: &[Branch], otherwise: Option<&Block>) {
