@@ -1,0 +1,167 @@
+//! Calls of `.nil` functions in the Rust backend: arguments by value or
+//! by `&mut`, element copies written back, keyword arguments.
+
+use super::*;
+
+impl Gen<'_> {
+    pub(super) fn call(&mut self, call: &Call, span: Span) {
+        if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+            if stack::is_stack_instruction(instr.name) {
+                self.stack_instruction(instr.name, call, span);
+                return;
+            }
+            if self.differentiating() {
+                self.ad_instruction_call(instr.name, call, span);
+            }
+            self.instruction_call(instr.name, call, span);
+            return;
+        }
+        let Some(sig) = self.ctx.callee(&call.callee.name) else {
+            self.unsupported(span, "a call of an unknown function");
+            return;
+        };
+        // A callee without differentiable parameters passes no adjoint: its
+        // own inverse is all the reverse pass needs.
+        let ad = self.differentiating()
+            && sig
+                .params
+                .iter()
+                .any(|(_, ty)| adjoint::bar_param_type(&kind_of(ty)).is_some());
+        let name = match (call.inverted, ad) {
+            (true, false) => uncall_name(&call.callee.name),
+            (false, false) => rust_name(&call.callee.name),
+            // In an adjoint, `~g(...)` undoes a call of `g`: its reverse pass
+            // is `g_adjoint`; `g(...)` undoes `~g`, so it is `uncall_g_adjoint`.
+            (true, true) => adjoint::adjoint_name(&call.callee.name),
+            (false, true) => adjoint::uncall_adjoint_name(&call.callee.name),
+        };
+        let path = match &sig.module {
+            Some(m) => format!("super::{}::{name}", rust_name(m)),
+            None => name,
+        };
+        let mut args = Vec::new();
+        let mut write_back = Vec::new();
+        for (arg, (mutated, ty)) in call.args.iter().zip(&sig.params) {
+            let param_kind = kind_of(ty);
+            if *mutated {
+                match self.mutable_arg(arg) {
+                    Some((code, back)) => {
+                        args.push(code);
+                        write_back.extend(back);
+                    }
+                    None => return,
+                }
+            } else if let Kind::Array(_) = param_kind {
+                if let Some((m, c, _)) = self.column_of(arg) {
+                    args.push(format!("&nilang::column({m}.column({c}))"));
+                } else {
+                    let (code, _) = self.expr(arg);
+                    args.push(format!("&{code}[..]"));
+                }
+            } else if let Kind::Matrix(_) | Kind::Csc(_) = param_kind {
+                let (code, _) = self.expr(arg);
+                args.push(format!("{code}.view()"));
+            } else if let Kind::Stack(_) = param_kind {
+                match self.stack_arg(arg) {
+                    Some(code) => args.push(code),
+                    None => return,
+                }
+            } else {
+                let (code, from) = self.expr(arg);
+                let to = match &param_kind {
+                    Kind::Generic(_) | Kind::Unknown => from.clone(),
+                    k => k.clone(),
+                };
+                args.push(convert(code, &from, &to));
+            }
+            if ad && adjoint::bar_param_type(&param_kind).is_some() {
+                match self.ad_bar_arg(arg, &param_kind) {
+                    Some((code, back)) => {
+                        args.push(code);
+                        write_back.extend(back);
+                    }
+                    None => return,
+                }
+            }
+        }
+        for (kw_name, ty, default) in &sig.kwparams {
+            let value = call
+                .kwargs
+                .iter()
+                .find(|k| &k.name.name == kw_name)
+                .map(|k| &k.value)
+                .unwrap_or(default);
+            // A struct default (`p::P = P(1.0)`) is a construction.
+            let (code, from) = match self.construct(value, &kind_of(ty)) {
+                Some(code) => (code, kind_of(ty)),
+                None => self.expr(value),
+            };
+            let to = match kind_of(ty) {
+                Kind::Generic(_) | Kind::Unknown => from.clone(),
+                k => k,
+            };
+            args.push(convert(code, &from, &to));
+        }
+        if sig.taped {
+            args.push(self.tape_arg());
+        }
+        let call_line = format!("{path}({})?;", args.join(", "));
+        if write_back.is_empty() {
+            self.line(&call_line);
+        } else {
+            self.line("{");
+            self.level += 1;
+            for (decl, _) in &write_back {
+                self.line(decl);
+            }
+            self.line(&call_line);
+            for (_, back) in &write_back {
+                if !back.is_empty() {
+                    self.line(back);
+                }
+            }
+            self.level -= 1;
+            self.line("}");
+        }
+    }
+
+    /// The argument for a mutated parameter, and, for an element of an
+    /// array, the temporary that carries it (declaration, write-back).
+    pub(super) fn mutable_arg(&mut self, arg: &Expr) -> Option<(String, Option<(String, String)>)> {
+        if let ExprKind::Var(name) = &arg.kind {
+            let (id, kind) = self.def_kind(arg.span)?;
+            let n = rust_name(name);
+            return Some(match (self.access(id), kind) {
+                (Access::MutRef, _) => (format!("&mut *{n}"), None),
+                (Access::Direct, Kind::Array(_)) => (format!("&mut {n}[..]"), None),
+                (Access::Direct, Kind::Matrix(_) | Kind::Csc(_)) => {
+                    (format!("{n}.view_mut()"), None)
+                }
+                (Access::Direct, Kind::Stack(_)) => (self.stack_ref(id, &n, true), None),
+                (Access::Direct, _) => (format!("&mut {n}"), None),
+            });
+        }
+        if let Some((m, c, _)) = self.column_of(arg) {
+            // The column is written back (if it had to be copied) when the
+            // guard is dropped at the end of the call's block.
+            let t = self.fresh("col");
+            return Some((
+                format!("&mut {t}"),
+                Some((
+                    format!("let mut {t} = nilang::ColumnMut::new({m}.column_mut({c}));"),
+                    String::new(),
+                )),
+            ));
+        }
+        let (place, _, negated) = self.lvalue(arg)?;
+        if negated {
+            self.unsupported(arg.span, "passing `-x` to a function that changes it");
+            return None;
+        }
+        let t = self.fresh("arg");
+        Some((
+            format!("&mut {t}"),
+            Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
+        ))
+    }
+}

@@ -1,0 +1,194 @@
+//! Control flow in the Rust backend: `if` chains with their
+//! postconditions, `while` loops, `for` loops over checked ranges, and
+//! `@safe` statements.
+
+use super::*;
+
+impl Gen<'_> {
+    pub(super) fn if_chain(&mut self, branches: &[Branch], otherwise: Option<&Block>) {
+        let Some((first, rest)) = branches.split_first() else {
+            return;
+        };
+        let (pre, kind) = self.expr(&first.cond.pre);
+        let pre = convert(pre, &kind, &Kind::Bool);
+        let p = self.fresh("pre");
+        self.line(&format!("let {p}: bool = {pre};"));
+        self.line(&format!("if {p} {{"));
+        self.level += 1;
+        self.block(&first.body.stmts);
+        self.level -= 1;
+        if !rest.is_empty() || otherwise.is_some() {
+            self.line("} else {");
+            self.level += 1;
+            if rest.is_empty() {
+                if let Some(block) = otherwise {
+                    self.block(&block.stmts);
+                }
+            } else {
+                self.if_chain(rest, otherwise);
+            }
+            self.level -= 1;
+        }
+        self.line("}");
+        if self.checks {
+            let post = match &first.cond.post {
+                Post::Expr(e) => e,
+                Post::SameAsPre(_) | Post::Missing => &first.cond.pre,
+            };
+            let (code, _) = self.expr(post);
+            let location = self.location(first.cond.span);
+            let what = format!(
+                "the postcondition `{}` must agree with the branch taken",
+                crate::printer::print_expr(post)
+            );
+            self.line(&format!(
+                "if ({code}) != {p} {{ return Err(nilang::Error::new({location}, nilang::Check::IfPostcondition, {what:?}, {p}, !{p})); }}"
+            ));
+        }
+    }
+
+    pub(super) fn while_loop(&mut self, cond: &Cond, body: &Block) {
+        let (pre, _) = self.expr(&cond.pre);
+        let post = match &cond.post {
+            Post::Expr(e) => Some(e),
+            _ => None,
+        };
+        let post_code = post.map(|p| (self.expr(p).0, crate::printer::print_expr(p)));
+        let location = self.location(cond.span);
+        if self.checks
+            && let Some((code, text)) = &post_code
+        {
+            let what = format!("the postcondition `{text}` must be false before the loop");
+            self.line(&format!(
+                "if {code} {{ return Err(nilang::Error::new({location}, nilang::Check::WhileEntry, {what:?}, false, true)); }}"
+            ));
+        }
+        self.line(&format!("while {pre} {{"));
+        self.level += 1;
+        self.block(&body.stmts);
+        if self.checks
+            && let Some((code, text)) = &post_code
+        {
+            let what = format!("the postcondition `{text}` must be true after each iteration");
+            self.line(&format!(
+                "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::WhileIteration, {what:?}, true, false)); }}"
+            ));
+        }
+        self.level -= 1;
+        self.line("}");
+    }
+
+    pub(super) fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block) {
+        let int = Kind::Int("i64");
+        let start = self.value_as(&range.start, &int);
+        let step = match &range.step {
+            Some(s) => self.value_as(s, &int),
+            None => "1_i64".to_string(),
+        };
+        let stop = self.value_as(&range.stop, &int);
+        let (a, s, b, n, k) = (
+            self.fresh("start"),
+            self.fresh("step"),
+            self.fresh("stop"),
+            self.fresh("count"),
+            self.fresh("k"),
+        );
+        self.line("{");
+        self.level += 1;
+        self.line(&format!(
+            "let ({a}, {s}, {b}): (i64, i64, i64) = ({start}, {step}, {stop});"
+        ));
+        self.line(&format!(
+            "let {n}: i64 = if {s} == 0 || ({s} > 0 && {a} > {b}) || ({s} < 0 && {a} < {b}) {{ 0 }} else {{ ({b} - {a}) / {s} + 1 }};"
+        ));
+        // A tape `for` knows its trip count: what it records fits in
+        // memory reserved up front.
+        let tape = self.tape.clone().unwrap_or_else(|| "__tape".into());
+        for (ty, per) in std::mem::take(&mut self.reserve) {
+            self.line(&format!(
+                "{tape}.reserve::<{ty}>(({n} as usize).saturating_mul({per}));"
+            ));
+        }
+        let iter = if range.reversed {
+            format!("(0..{n}).rev()")
+        } else {
+            format!("0..{n}")
+        };
+        self.line(&format!("for {k} in {iter} {{"));
+        self.level += 1;
+        self.line(&format!(
+            "let {}: i64 = {a} + {k} * {s};",
+            rust_name(&var.name)
+        ));
+        self.block(&body.stmts);
+        self.level -= 1;
+        self.line("}");
+        if self.checks {
+            let location = self.location(range.span);
+            let what = format!(
+                "the range `{}` must not change while the loop runs",
+                crate::printer::range_text(range)
+            );
+            self.line(&format!(
+                "let __now: (i64, i64, i64) = ({start}, {step}, {stop});"
+            ));
+            self.line(&format!(
+                "if __now != ({a}, {s}, {b}) {{ return Err(nilang::Error::new({location}, nilang::Check::ForBounds, {what:?}, ({a}, {s}, {b}), __now)); }}"
+            ));
+        }
+        self.level -= 1;
+        self.line("}");
+    }
+
+    pub(super) fn safe(&mut self, expr: &Expr, span: Span) {
+        match &expr.kind {
+            ExprKind::Call { callee, args, .. }
+                if matches!(callee.name.as_str(), "println" | "print") =>
+            {
+                let mut fmt = String::new();
+                let mut vals = Vec::new();
+                for a in args {
+                    if let ExprKind::Str(s) = &a.kind {
+                        fmt.push_str("{}");
+                        vals.push(s.clone());
+                    } else {
+                        fmt.push_str("{:?}");
+                        vals.push(self.expr(a).0);
+                    }
+                }
+                let mac = if callee.name == "println" {
+                    "println"
+                } else {
+                    "print"
+                };
+                let sep = if vals.is_empty() { "" } else { ", " };
+                self.line(&format!("{mac}!(\"{fmt}\"{sep}{});", vals.join(", ")));
+            }
+            ExprKind::Macro {
+                name,
+                arg: Some(arg),
+            } if name == "@assert" => {
+                // A false assertion is an error the caller gets back, like a
+                // failed reversibility check, not a panic.
+                let (code, _) = self.expr(arg);
+                let what = format!("`@assert {}`", crate::printer::print_expr(arg));
+                let location = self.location(span);
+                self.line(&format!(
+                    "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::Assertion, {what:?}, true, false)); }}"
+                ));
+            }
+            ExprKind::Macro {
+                name,
+                arg: Some(arg),
+            } if name == "@show" => {
+                let (code, _) = self.expr(arg);
+                let text = crate::printer::print_expr(arg);
+                self.line(&format!("eprintln!(\"{{}} = {{:?}}\", {text:?}, {code});"));
+            }
+            _ => self.unsupported(
+                span,
+                "this `@safe` expression (use println, @assert or @show)",
+            ),
+        }
+    }
+}

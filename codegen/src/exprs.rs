@@ -1,0 +1,546 @@
+//! Expressions in the Rust backend: each becomes Rust code and a kind,
+//! with conversions where kinds meet.
+
+use super::*;
+
+impl Gen<'_> {
+    pub(super) fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
+        if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
+            self.stack_as_value(name, span);
+        }
+        if let Some((id, kind)) = self.def_kind(span) {
+            let code = match self.access(id) {
+                Access::MutRef => format!("(*{})", rust_name(name)),
+                Access::Direct => rust_name(name),
+            };
+            return (code, kind);
+        }
+        match name {
+            "π" | "pi" => ("std::f64::consts::PI".into(), Kind::Float("f64")),
+            "Inf" => ("f64::INFINITY".into(), Kind::Float("f64")),
+            "im" => (
+                "nilang::Complex::new(0.0_f64, 1.0_f64)".into(),
+                Kind::Complex(Box::new(Kind::Float("f64"))),
+            ),
+            "NaN" => ("f64::NAN".into(), Kind::Float("f64")),
+            _ => {
+                self.unsupported(span, &format!("the name `{name}` here"));
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    /// A type named in an expression (`zero(T)`).
+    pub(super) fn type_kind(&self, expr: &Expr) -> Option<Kind> {
+        let ExprKind::Var(name) = &expr.kind else {
+            return None;
+        };
+        if self.resolution.def_at(expr.span).is_some() {
+            return None;
+        }
+        if self.generics.contains(name) {
+            return Some(Kind::Generic(name.clone()));
+        }
+        crate::builtins::SCALAR_TYPES
+            .iter()
+            .find(|s| *s == name)
+            .map(|s| kind_of(&Ty::Scalar(s)))
+    }
+
+    pub(super) fn expr(&mut self, expr: &Expr) -> (String, Kind) {
+        match &expr.kind {
+            ExprKind::Var(name) => {
+                let (code, kind) = self.var(name, expr.span);
+                match (&mut self.bcast, kind) {
+                    (Some(b), Kind::Array(elem)) if !b.two_d => {
+                        b.operands.push((format!("{code}.len()"), name.clone()));
+                        (format!("{code}[__i]"), *elem)
+                    }
+                    (Some(b), Kind::Matrix(elem)) if b.two_d => {
+                        b.operands
+                            .push((format!("({code}.nrows(), {code}.ncols())"), name.clone()));
+                        (format!("{code}[[__r, __c]]"), *elem)
+                    }
+                    (_, kind) => (code, kind),
+                }
+            }
+            ExprKind::Int(text) => (format!("{}_i64", text.replace('_', "")), Kind::Int("i64")),
+            ExprKind::Float(text) => {
+                let mut t = text.replace('_', "");
+                if t.starts_with('.') {
+                    t.insert(0, '0');
+                }
+                if let Some(dot) = t.find('.')
+                    && !t[dot + 1..].starts_with(|c: char| c.is_ascii_digit())
+                {
+                    t.insert(dot + 1, '0');
+                }
+                (format!("{t}_f64"), Kind::Float("f64"))
+            }
+            ExprKind::Bool(b) => (b.to_string(), Kind::Bool),
+            ExprKind::Str(s) => (s.clone(), Kind::Unknown),
+            ExprKind::Paren(inner) => {
+                let (code, kind) = self.expr(inner);
+                (format!("({code})"), kind)
+            }
+            ExprKind::Adjoint(inner) => {
+                let (code, kind) = self.expr(inner);
+                match kind {
+                    Kind::Complex(_) => (format!("nilang::complex::conj({code})"), kind),
+                    _ => (code, kind),
+                }
+            }
+            ExprKind::Field { base, field } => {
+                let (base_code, base_kind) = self.whole(|g| g.expr(base));
+                self.field(base_code, &base_kind, &field.name, false, expr.span)
+                    .unwrap_or_else(|| ("()".into(), Kind::Unknown))
+            }
+            ExprKind::Tuple(items) => {
+                let codes: Vec<String> = items.iter().map(|e| self.expr(e).0).collect();
+                (format!("({},)", codes.join(", ")), Kind::Unknown)
+            }
+            ExprKind::Unary { op, operand } => {
+                let (code, kind) = self.expr(operand);
+                match op {
+                    UnaryOp::Neg => (format!("(-{code})"), kind),
+                    UnaryOp::Plus => (code, kind),
+                    UnaryOp::Not => (format!("(!{code})"), kind),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, expr.span),
+            ExprKind::Index { base, indices } => {
+                if self.bcast.as_ref().is_some_and(|b| !b.two_d)
+                    && let Some((m, c, elem)) = self.whole(|g| g.column_of(expr))
+                {
+                    let text = crate::printer::print_expr(expr);
+                    if let Some(b) = &mut self.bcast {
+                        b.operands.push((format!("{m}.nrows()"), text));
+                    }
+                    return (format!("{m}[[__i, {c}]]"), elem);
+                }
+                let (base_code, base_kind) = self.whole(|g| g.expr(base));
+                self.element(base_code, base_kind, indices, expr.span)
+                    .unwrap_or_else(|| ("()".into(), Kind::Unknown))
+            }
+            ExprKind::Call {
+                callee,
+                args,
+                broadcast,
+                ..
+            } if !*broadcast || self.bcast.is_some() => {
+                self.call_expr(&callee.name, args, expr.span)
+            }
+            _ => {
+                self.unsupported(expr.span, "this expression");
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        span: Span,
+    ) -> (String, Kind) {
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        self.binary_codes(op, l, r, span)
+    }
+
+    pub(super) fn binary_codes(
+        &mut self,
+        op: BinaryOp,
+        (l, lk): (String, Kind),
+        (r, rk): (String, Kind),
+        span: Span,
+    ) -> (String, Kind) {
+        use BinaryOp::*;
+        if self.number_operator(op, &lk, &rk, span) {
+            return ("()".into(), Kind::Unknown);
+        }
+        match op {
+            And | Or => (format!("({l} {} {r})", op.as_str()), Kind::Bool),
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let k = if lk == Kind::Bool && rk == Kind::Bool {
+                    Kind::Bool
+                } else {
+                    unify(&lk, &rk)
+                };
+                let sym = match op {
+                    Eq => "==",
+                    Ne => "!=",
+                    Lt => "<",
+                    Le => "<=",
+                    Gt => ">",
+                    _ => ">=",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    Kind::Bool,
+                )
+            }
+            Add | Sub | Mul if unify(&lk, &rk) == Kind::Fixed => {
+                // Fixed-point intermediates wrap instead of panicking.
+                let k = Kind::Fixed;
+                let method = match op {
+                    Add => "wrapping_add",
+                    Sub => "wrapping_sub",
+                    _ => "wrapping_mul",
+                };
+                (
+                    format!("{}.{method}({})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            Add | Sub | Mul | Rem => {
+                let k = unify(&lk, &rk);
+                let sym = match op {
+                    Add => "+",
+                    Sub => "-",
+                    Mul => "*",
+                    _ => "%",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            Div => {
+                // Julia's `/` on integers gives a float.
+                let mut k = unify(&lk, &rk);
+                if let Kind::Int(_) = k {
+                    k = Kind::Float("f64");
+                }
+                (
+                    format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            IntDiv => {
+                let k = unify(&lk, &rk);
+                match k {
+                    Kind::Int(_) => (
+                        format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                        k,
+                    ),
+                    _ => (
+                        format!(
+                            "nilang::Real::floor({} / {})",
+                            convert(l, &lk, &k),
+                            convert(r, &rk, &k)
+                        ),
+                        k,
+                    ),
+                }
+            }
+            BitAnd | BitOr | Xor | Shl | Shr => {
+                let k = if lk == Kind::Bool && rk == Kind::Bool {
+                    Kind::Bool
+                } else {
+                    unify(&lk, &rk)
+                };
+                let sym = match op {
+                    BitAnd => "&",
+                    BitOr => "|",
+                    Xor => "^",
+                    Shl => "<<",
+                    _ => ">>",
+                };
+                (
+                    format!("({} {sym} {})", convert(l, &lk, &k), convert(r, &rk, &k)),
+                    k,
+                )
+            }
+            Pow if matches!(lk, Kind::Complex(_)) || matches!(rk, Kind::Complex(_)) => {
+                if let (Kind::Complex(_), Kind::Int(_)) = (&lk, &rk) {
+                    let n = convert(r, &rk, &Kind::Int("i64"));
+                    return (format!("nilang::complex::powi({l}, {n})"), lk);
+                }
+                let k = unify(&lk, &rk);
+                (
+                    format!(
+                        "nilang::complex::powc({}, {})",
+                        convert(l, &lk, &k),
+                        convert(r, &rk, &k)
+                    ),
+                    k,
+                )
+            }
+            Pow => match rk {
+                Kind::Int(_) => (
+                    format!(
+                        "nilang::Real::powi({l}, {})",
+                        convert(r, &rk, &Kind::Int("i64"))
+                    ),
+                    lk,
+                ),
+                _ => {
+                    let k = unify(&lk, &rk);
+                    (
+                        format!(
+                            "nilang::Real::powf({}, {})",
+                            convert(l, &lk, &k),
+                            convert(r, &rk, &k)
+                        ),
+                        k,
+                    )
+                }
+            },
+            DotAdd | DotSub | DotMul | DotDiv | DotPow if self.bcast.is_some() => {
+                self.binary_codes(op.scalar(), (l, lk), (r, rk), span)
+            }
+            DotAdd | DotSub | DotMul | DotDiv | DotPow => {
+                self.unsupported(
+                    span,
+                    "an element-wise operator outside a broadcast instruction",
+                );
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    pub(super) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
+        if let Some(r) = self.number_call(name, args) {
+            return r;
+        }
+        if self.number_math(name, args, span) {
+            return ("()".into(), Kind::Unknown);
+        }
+        let unary_math = |n: &str| -> Option<&'static str> {
+            Some(match n {
+                "abs" => "abs",
+                "abs2" => "abs2",
+                "sqrt" => "sqrt",
+                "exp" => "exp",
+                "log" => "ln",
+                "sin" => "sin",
+                "cos" => "cos",
+                "tan" => "tan",
+                "sinh" => "sinh",
+                "cosh" => "cosh",
+                "tanh" => "tanh",
+                "asin" => "asin",
+                "acos" => "acos",
+                "inv" => "inv",
+                "sign" => "signum",
+                "floor" => "floor",
+                "ceil" => "ceil",
+                "round" => "round",
+                _ => return None,
+            })
+        };
+        match (name, args) {
+            ("global_index", []) => ("global_index".into(), Kind::Int("i64")),
+            ("identity" | "value" | "unwrap", [x]) => self.expr(x),
+            ("real" | "imag" | "conj" | "angle", [x]) => {
+                let (code, kind) = self.expr(x);
+                match (name, kind) {
+                    ("real", Kind::Complex(inner)) => (format!("{code}.re"), *inner),
+                    ("imag", Kind::Complex(inner)) => (format!("{code}.im"), *inner),
+                    ("conj", k @ Kind::Complex(_)) => (format!("nilang::complex::conj({code})"), k),
+                    ("angle", Kind::Complex(inner)) => {
+                        (format!("nilang::complex::angle({code})"), *inner)
+                    }
+                    ("real" | "conj", k) => (code, k),
+                    ("imag", k) => {
+                        let s = rust_scalar(&k).unwrap_or_else(|| "f64".into());
+                        (format!("nilang::zero::<{s}>()"), k)
+                    }
+                    (_, k) => {
+                        // angle of a real number: 0 or π.
+                        let kf = float_kind(&k);
+                        let s = rust_scalar(&kf).unwrap_or_else(|| "f64".into());
+                        let x = convert(code, &k, &kf);
+                        (
+                            format!(
+                                "{{ let __x: {s} = {x}; if __x < nilang::zero::<{s}>() {{ <{s} as nilang::Real>::from_f64(std::f64::consts::PI) }} else {{ nilang::zero::<{s}>() }} }}"
+                            ),
+                            kf,
+                        )
+                    }
+                }
+            }
+            ("atan", [x]) => self.math("atan", x),
+            ("atan", [y, x]) => {
+                let (yc, yk) = self.expr(y);
+                let (xc, xk) = self.expr(x);
+                let k = float_kind(&unify(&yk, &xk));
+                (
+                    format!(
+                        "nilang::Real::atan2({}, {})",
+                        convert(yc, &yk, &k),
+                        convert(xc, &xk, &k)
+                    ),
+                    k,
+                )
+            }
+            (n, [x]) if unary_math(n).is_some() => {
+                let m = unary_math(n).expect("checked");
+                let (code, kind) = self.expr(x);
+                if let Kind::Complex(inner) = &kind {
+                    return match m {
+                        "abs" | "abs2" => {
+                            (format!("nilang::complex::{m}({code})"), (**inner).clone())
+                        }
+                        "sqrt" | "exp" | "ln" | "sin" | "cos" | "inv" => {
+                            (format!("nilang::complex::{m}({code})"), kind)
+                        }
+                        _ => {
+                            self.unsupported(span, &format!("`{n}` of a complex number"));
+                            ("()".into(), Kind::Unknown)
+                        }
+                    };
+                }
+                // `abs` keeps integers integral; the rest work on floats.
+                if matches!(m, "abs" | "abs2" | "signum") {
+                    (format!("nilang::Real::{m}({code})"), kind)
+                } else {
+                    let k = float_kind(&kind);
+                    (
+                        format!("nilang::Real::{m}({})", convert(code, &kind, &k)),
+                        k,
+                    )
+                }
+            }
+            ("min" | "max", [a, b]) => {
+                let (ac, ak) = self.expr(a);
+                let (bc, bk) = self.expr(b);
+                let k = unify(&ak, &bk);
+                (
+                    format!(
+                        "nilang::Real::{name}({}, {})",
+                        convert(ac, &ak, &k),
+                        convert(bc, &bk, &k)
+                    ),
+                    k,
+                )
+            }
+            ("zero" | "one", [x]) => {
+                let kind = match self.type_kind(x) {
+                    Some(k) => k,
+                    None => self.whole(|g| g.expr(x)).1,
+                };
+                let scalar = |k: &Kind| rust_scalar(k).map(|s| format!("nilang::{name}::<{s}>()"));
+                match &kind {
+                    Kind::Bool => ((name == "one").to_string(), Kind::Bool),
+                    Kind::Complex(inner) => match (scalar(inner), rust_scalar(inner)) {
+                        (Some(v), Some(s)) => (
+                            format!("nilang::Complex::new({v}, nilang::zero::<{s}>())"),
+                            kind,
+                        ),
+                        _ => {
+                            self.unsupported(span, &format!("`{name}` of this value"));
+                            ("()".into(), Kind::Unknown)
+                        }
+                    },
+                    k if k.is_scalar_like() => (scalar(k).unwrap_or_default(), kind),
+                    _ => {
+                        self.unsupported(span, &format!("`{name}` of this value"));
+                        ("()".into(), Kind::Unknown)
+                    }
+                }
+            }
+            ("zeros" | "ones", [t, dims @ ..]) if matches!(dims.len(), 1 | 2) => {
+                let Some(kind) = self.type_kind(t) else {
+                    self.unsupported(span, "`zeros` without an element type");
+                    return ("()".into(), Kind::Unknown);
+                };
+                let elem = match &kind {
+                    Kind::Bool => (name == "ones").to_string(),
+                    k => format!(
+                        "nilang::{}::<{}>()",
+                        if name == "zeros" { "zero" } else { "one" },
+                        rust_scalar(k).unwrap_or_default()
+                    ),
+                };
+                let int = Kind::Int("i64");
+                let lens: Vec<String> = dims
+                    .iter()
+                    .map(|d| self.whole(|g| g.value_as(d, &int)))
+                    .collect();
+                if let [m, n] = lens.as_slice() {
+                    (
+                        format!(
+                            "nilang::ndarray::Array2::from_elem(nilang::ndarray::ShapeBuilder::f((({m}) as usize, ({n}) as usize)), {elem})"
+                        ),
+                        Kind::Matrix(Box::new(kind)),
+                    )
+                } else {
+                    (
+                        format!("vec![{elem}; ({}) as usize]", lens[0]),
+                        Kind::Array(Box::new(kind)),
+                    )
+                }
+            }
+            ("length", [x]) => {
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let code = match kind {
+                    Kind::Csc(_) => format!("(({code}.rows() * {code}.cols()) as i64)"),
+                    _ => format!("({code}.len() as i64)"),
+                };
+                (code, Kind::Int("i64"))
+            }
+            ("size", [x]) => {
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let code = match kind {
+                    Kind::Matrix(_) => format!("({code}.nrows() as i64, {code}.ncols() as i64)"),
+                    Kind::Csc(_) => format!("({code}.rows() as i64, {code}.cols() as i64)"),
+                    _ => format!("({code}.len() as i64,)"),
+                };
+                (code, Kind::Unknown)
+            }
+            ("size", [x, d]) => {
+                let (code, kind) = self.whole(|g| g.expr(x));
+                let dim = match &d.kind {
+                    ExprKind::Int(t) => t.parse::<u32>().ok(),
+                    _ => None,
+                };
+                let code = match (kind, dim) {
+                    (Kind::Matrix(_), Some(1)) => format!("({code}.nrows() as i64)"),
+                    (Kind::Matrix(_), Some(2)) => format!("({code}.ncols() as i64)"),
+                    (Kind::Csc(_), Some(1)) => format!("({code}.rows() as i64)"),
+                    (Kind::Csc(_), Some(2)) => format!("({code}.cols() as i64)"),
+                    (Kind::Array(_), Some(1)) => format!("({code}.len() as i64)"),
+                    (Kind::Array(_) | Kind::Matrix(_) | Kind::Csc(_), Some(_)) => "1_i64".into(),
+                    _ => {
+                        self.unsupported(span, "`size` with this dimension");
+                        "()".into()
+                    }
+                };
+                (code, Kind::Int("i64"))
+            }
+            ("nnz", [x]) => {
+                let (code, _) = self.whole(|g| g.expr(x));
+                (format!("({code}.nnz() as i64)"), Kind::Int("i64"))
+            }
+            ("div", [a, b]) | ("rem", [a, b]) | ("mod", [a, b]) => {
+                let (ac, ak) = self.expr(a);
+                let (bc, bk) = self.expr(b);
+                let k = unify(&ak, &bk);
+                let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
+                let code = match name {
+                    "div" => format!("({ac} / {bc})"),
+                    "rem" => format!("({ac} % {bc})"),
+                    _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
+                };
+                (code, k)
+            }
+            ("stack", [t]) => self.stack_new(t, span),
+            _ => {
+                self.unsupported(span, &format!("a call of `{name}` in an expression"));
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    pub(super) fn math(&mut self, method: &str, x: &Expr) -> (String, Kind) {
+        let (code, kind) = self.expr(x);
+        let k = float_kind(&kind);
+        (
+            format!("nilang::Real::{method}({})", convert(code, &kind, &k)),
+            k,
+        )
+    }
+}

@@ -1,0 +1,214 @@
+//! The Rust backend's kinds of values while it emits code (`Kind`), read
+//! from the analysis's types (`kind_of`), their Rust types, and the
+//! conversions between them.
+
+use super::*;
+
+/// A numeric kind, as far as code generation cares.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Int(&'static str),
+    Float(&'static str),
+    Generic(String),
+    Bool,
+    /// `Complex<T>`: `nilang::Complex<T>`.
+    Complex(Box<Kind>),
+    /// `[T]`, `Vec<T>`: a slice or a `Vec`.
+    Array(Box<Kind>),
+    /// `Matrix<T>`: an `ndarray` view or `Array2`, column-major.
+    Matrix(Box<Kind>),
+    /// `Csc<T>`: a `sprs` CSC view.
+    Csc(Box<Kind>),
+    /// `Fixed43`: `nilang::Fixed43` (see `numbers.rs`).
+    Fixed,
+    /// `ULogarithmic<T>`: `nilang::ULog<T>`.
+    ULog(Box<Kind>),
+    /// `Tropical<T>`: `nilang::Tropical<T>`.
+    Tropical(Box<Kind>),
+    /// A user struct `Point<T>`: name, type arguments, and per field its
+    /// name, kind and whether its declared type mentions a type parameter.
+    Struct {
+        name: String,
+        args: Vec<Kind>,
+        fields: Vec<(String, Kind, bool)>,
+    },
+    /// `A.colptr`, `A.rowval` of a `Csc`: 0-based `usize` offsets in Rust,
+    /// read as NiLang's 1-based `i64`.
+    Offsets,
+    /// `Stack<T>`: a `nilang::Stack<T>` (see `codegen::stack`).
+    Stack(Box<Kind>),
+    Unknown,
+}
+
+impl Kind {
+    /// Whether a `&mut` parameter of this kind is written through `*name`.
+    pub(crate) fn is_scalar_like(&self) -> bool {
+        matches!(
+            self,
+            Kind::Int(_)
+                | Kind::Float(_)
+                | Kind::Generic(_)
+                | Kind::Bool
+                | Kind::Complex(_)
+                | Kind::Fixed
+                | Kind::ULog(_)
+                | Kind::Tropical(_)
+                | Kind::Struct { .. }
+        )
+    }
+}
+
+pub(crate) fn kind_of(ty: &Ty) -> Kind {
+    match ty {
+        Ty::Scalar("bool") => Kind::Bool,
+        Ty::Scalar(s @ ("f64" | "f32")) => Kind::Float(s),
+        Ty::Scalar(s) => Kind::Int(s),
+        Ty::Generic(g) => Kind::Generic(g.clone()),
+        Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
+        Ty::Struct {
+            name,
+            args,
+            fields,
+            generic,
+        } => Kind::Struct {
+            name: name.clone(),
+            args: args.iter().map(kind_of).collect(),
+            fields: fields
+                .iter()
+                .zip(generic)
+                .map(|((f, t), g)| (f.clone(), kind_of(t), *g))
+                .collect(),
+        },
+        Ty::Constructed(name, args) if args.len() == 1 => {
+            let inner = Box::new(kind_of(&args[0]));
+            match *name {
+                "Vec" => Kind::Array(inner),
+                "Matrix" => Kind::Matrix(inner),
+                "Csc" => Kind::Csc(inner),
+                "Complex" => Kind::Complex(inner),
+                "Stack" => Kind::Stack(inner),
+                "ULogarithmic" => Kind::ULog(inner),
+                "Tropical" => Kind::Tropical(inner),
+                _ => Kind::Unknown,
+            }
+        }
+        Ty::Constructed("Fixed43", args) if args.is_empty() => Kind::Fixed,
+        _ => Kind::Unknown,
+    }
+}
+
+/// The Rust type of a local of this kind.
+pub(crate) fn rust_scalar(kind: &Kind) -> Option<String> {
+    match kind {
+        Kind::Int(s) | Kind::Float(s) => Some(s.to_string()),
+        Kind::Generic(g) => Some(g.clone()),
+        Kind::Bool => Some("bool".into()),
+        Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
+        Kind::Array(inner) => rust_scalar(inner).map(|s| format!("Vec<{s}>")),
+        Kind::Matrix(inner) => rust_scalar(inner).map(|s| format!("nilang::ndarray::Array2<{s}>")),
+        Kind::Stack(inner) => rust_scalar(inner).map(|s| format!("nilang::Stack<{s}>")),
+        Kind::Fixed => Some("nilang::Fixed43".into()),
+        Kind::ULog(inner) => rust_scalar(inner).map(|s| format!("nilang::ULog<{s}>")),
+        Kind::Tropical(inner) => rust_scalar(inner).map(|s| format!("nilang::Tropical<{s}>")),
+        Kind::Struct { name, args, .. } => {
+            let args: Option<Vec<String>> = args.iter().map(rust_scalar).collect();
+            let args = args?;
+            Some(if args.is_empty() {
+                rust_name(name)
+            } else {
+                format!("{}<{}>", rust_name(name), args.join(", "))
+            })
+        }
+        Kind::Csc(_) | Kind::Offsets | Kind::Unknown => None,
+    }
+}
+
+/// The common kind two operands are converted to.
+pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
+    match (a, b) {
+        (Kind::Complex(x), Kind::Complex(y)) => Kind::Complex(Box::new(unify(x, y))),
+        (Kind::Complex(x), other) | (other, Kind::Complex(x)) => {
+            Kind::Complex(Box::new(unify(x, other)))
+        }
+        (k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_)), _)
+        | (_, k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_))) => k.clone(),
+        (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
+        (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
+        (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
+        (Kind::Int(x), _) => Kind::Int(x),
+        (_, Kind::Int(y)) => Kind::Int(y),
+        (Kind::Unknown, other) | (other, Kind::Unknown) => other.clone(),
+        (a, _) => a.clone(),
+    }
+}
+
+pub(crate) fn convert(code: String, from: &Kind, to: &Kind) -> String {
+    if from == to || *from == Kind::Unknown || *to == Kind::Unknown {
+        return code;
+    }
+    match (from, to) {
+        (Kind::Complex(a), Kind::Complex(b)) => {
+            let re = convert("__z.re".into(), a, b);
+            let im = convert("__z.im".into(), a, b);
+            format!("{{ let __z = {code}; nilang::Complex::new({re}, {im}) }}")
+        }
+        (Kind::Complex(_), _) => code,
+        (_, Kind::Complex(inner)) => {
+            let zero = rust_scalar(inner)
+                .map(|s| format!("nilang::zero::<{s}>()"))
+                .unwrap_or_else(|| "0.0".into());
+            format!(
+                "nilang::Complex::new({}, {zero})",
+                convert(code, from, inner)
+            )
+        }
+        (Kind::Int(_) | Kind::Float(_), Kind::Int(t) | Kind::Float(t)) => {
+            format!("({code} as {t})")
+        }
+        (Kind::Int(_), Kind::Generic(g)) => {
+            format!("<{g} as nilang::Real>::from_i64({code} as i64)")
+        }
+        (Kind::Float(_), Kind::Generic(g)) => {
+            format!("<{g} as nilang::Real>::from_f64({code} as f64)")
+        }
+        (Kind::Generic(_), Kind::Float(t) | Kind::Int(t)) => {
+            format!("(nilang::Real::to_f64({code}) as {t})")
+        }
+        (Kind::Generic(a), Kind::Generic(b)) => {
+            format!("<{b} as nilang::Real>::from_f64(<{a} as nilang::Real>::to_f64({code}))")
+        }
+        (Kind::Bool, Kind::Int(t)) => format!("({code} as {t})"),
+        // Number systems (numbers.rs).
+        (Kind::Int(_), Kind::Fixed) => format!("nilang::fixed::from_i64({code} as i64)"),
+        (Kind::Float(_), Kind::Fixed) => format!("nilang::fixed::from_f64({code} as f64)"),
+        (Kind::Generic(_), Kind::Fixed) => {
+            format!("nilang::fixed::from_f64(nilang::Real::to_f64({code}))")
+        }
+        (Kind::Fixed, Kind::Float(_) | Kind::Generic(_) | Kind::Int(_)) => convert(
+            format!("nilang::fixed::to_f64({code})"),
+            &Kind::Float("f64"),
+            to,
+        ),
+        (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("nilang::Real::exp({code}.log)"), inner, to)
+        }
+        (Kind::Tropical(inner), Kind::Float(_) | Kind::Generic(_)) => {
+            convert(format!("{code}.n"), inner, to)
+        }
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::ULog(inner)) => {
+            format!("nilang::ULog::from_value({})", convert(code, from, inner))
+        }
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::Tropical(inner)) => {
+            format!("nilang::Tropical::new({})", convert(code, from, inner))
+        }
+        _ => code,
+    }
+}
+
+/// Integers are computed on as `f64` by the transcendental functions.
+pub(crate) fn float_kind(kind: &Kind) -> Kind {
+    match kind {
+        Kind::Int(_) | Kind::Unknown | Kind::Bool => Kind::Float("f64"),
+        k => k.clone(),
+    }
+}

@@ -1,0 +1,179 @@
+//! Places in the Rust backend: the Rust expression of a place that is
+//! written (`lvalue`), fields, elements, matrix columns and indices.
+
+use super::*;
+
+impl Gen<'_> {
+    /// An lvalue for a place, and the place's kind; `negated` when the place
+    /// is `-x` (the instruction's sign flips).
+    pub(super) fn lvalue(&mut self, expr: &Expr) -> Option<(String, Kind, bool)> {
+        match &expr.kind {
+            ExprKind::Var(name) => {
+                let (id, kind) = self.def_kind(expr.span)?;
+                let code = match self.access(id) {
+                    Access::MutRef => format!("(*{})", rust_name(name)),
+                    Access::Direct => rust_name(name),
+                };
+                Some((code, kind, false))
+            }
+            ExprKind::Index { base, indices } => {
+                let (base_code, base_kind, negated) = self.lvalue(base)?;
+                if base_kind == Kind::Offsets {
+                    self.unsupported(expr.span, "changing the structure of a sparse matrix");
+                    return None;
+                }
+                let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
+                Some((code, elem, negated))
+            }
+            ExprKind::Field { base, field } => {
+                let (base_code, base_kind, negated) = self.lvalue(base)?;
+                let (code, kind) =
+                    self.field(base_code, &base_kind, &field.name, true, expr.span)?;
+                Some((code, kind, negated))
+            }
+            ExprKind::Paren(inner) => self.lvalue(inner),
+            ExprKind::Adjoint(inner) => {
+                let (code, kind, negated) = self.lvalue(inner)?;
+                if let Kind::Complex(_) = kind {
+                    // `z' += e` and `z' -= e` are rewritten (`codegen::view`).
+                    self.unsupported(
+                        expr.span,
+                        "changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=`",
+                    );
+                    return None;
+                }
+                Some((code, kind, negated))
+            }
+            ExprKind::Call { callee, args, .. }
+                if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
+            {
+                let (base_code, base_kind, negated) = self.lvalue(&args[0])?;
+                if let Kind::Complex(_) = base_kind {
+                    let f = if callee.name == "real" { "re" } else { "im" };
+                    let (code, kind) = self.field(base_code, &base_kind, f, true, expr.span)?;
+                    Some((code, kind, negated))
+                } else if callee.name == "real" {
+                    Some((base_code, base_kind, negated))
+                } else {
+                    self.unsupported(expr.span, "`imag` of a real place");
+                    None
+                }
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => {
+                let (code, kind, negated) = self.lvalue(operand)?;
+                Some((code, kind, !negated))
+            }
+            _ => {
+                self.unsupported(expr.span, "this kind of place");
+                None
+            }
+        }
+    }
+
+    /// `base.field`: the parts of a complex number, the arrays of a CSC
+    /// matrix (`nzval` mutably when `place`).
+    pub(super) fn field(
+        &mut self,
+        base_code: String,
+        base_kind: &Kind,
+        field: &str,
+        place: bool,
+        span: Span,
+    ) -> Option<(String, Kind)> {
+        match (base_kind, field) {
+            (Kind::Complex(inner), "re" | "im") => {
+                Some((format!("{base_code}.{field}"), (**inner).clone()))
+            }
+            (Kind::ULog(inner), "log") | (Kind::Tropical(inner), "n") => {
+                Some((format!("{base_code}.{field}"), (**inner).clone()))
+            }
+            (Kind::Struct { fields, .. }, _) => match fields.iter().find(|(f, _, _)| f == field) {
+                Some((_, kind, _)) => {
+                    Some((format!("{base_code}.{}", rust_name(field)), kind.clone()))
+                }
+                None => {
+                    self.unsupported(span, &format!("the field `{field}` of this value"));
+                    None
+                }
+            },
+            (Kind::Csc(_), "colptr") => {
+                Some((format!("{base_code}.indptr().raw_storage()"), Kind::Offsets))
+            }
+            (Kind::Csc(_), "rowval") => Some((format!("{base_code}.indices()"), Kind::Offsets)),
+            (Kind::Csc(inner), "nzval") => {
+                let method = if place { "data_mut" } else { "data" };
+                Some((
+                    format!("{base_code}.{method}()"),
+                    Kind::Array(inner.clone()),
+                ))
+            }
+            _ => {
+                self.unsupported(span, &format!("the field `{field}` of this value"));
+                None
+            }
+        }
+    }
+
+    /// `base[indices]`: an element of a vector or a matrix; the code and the
+    /// element kind.
+    pub(super) fn element(
+        &mut self,
+        base_code: String,
+        base_kind: Kind,
+        indices: &[IndexArg],
+        span: Span,
+    ) -> Option<(String, Kind)> {
+        match (base_kind, indices) {
+            (Kind::Array(elem), [IndexArg::Expr(index)]) => {
+                let i = self.index(index);
+                Some((format!("{base_code}[{i}]"), *elem))
+            }
+            (Kind::Offsets, [IndexArg::Expr(index)]) => {
+                let i = self.index(index);
+                Some((format!("({base_code}[{i}] as i64 + 1)"), Kind::Int("i64")))
+            }
+            (Kind::Matrix(elem), [IndexArg::Expr(row), IndexArg::Expr(col)]) => {
+                let r = self.index(row);
+                let c = self.index(col);
+                Some((format!("{base_code}[[{r}, {c}]]"), *elem))
+            }
+            (Kind::Array(_) | Kind::Matrix(_) | Kind::Offsets, _) => {
+                self.unsupported(span, "this kind of indexing here");
+                None
+            }
+            _ => {
+                self.unsupported(span, "indexing this value");
+                None
+            }
+        }
+    }
+
+    /// `A[:, j]` of a matrix `A`: the matrix, the 0-based column and the
+    /// element kind.
+    pub(super) fn column_of(&mut self, expr: &Expr) -> Option<(String, String, Kind)> {
+        let ExprKind::Index { base, indices } = &expr.kind else {
+            return None;
+        };
+        let [IndexArg::Colon(_), IndexArg::Expr(col)] = indices.as_slice() else {
+            return None;
+        };
+        let ExprKind::Var(name) = &base.kind else {
+            return None;
+        };
+        let (_, Kind::Matrix(elem)) = self.def_kind(base.span)? else {
+            return None;
+        };
+        let c = self.index(col);
+        Some((rust_name(name), c, *elem))
+    }
+
+    /// A 1-based index expression as a 0-based `usize`.
+    pub(super) fn index(&mut self, index: &Expr) -> String {
+        let (code, kind) = self.expr(index);
+        let code = convert(code, &kind, &Kind::Int("i64"));
+        format!("({code} - 1) as usize")
+    }
+}
