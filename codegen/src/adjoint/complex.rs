@@ -1,0 +1,279 @@
+//! Adjoint rules through complex values, by Wirtinger derivatives.
+
+use super::*;
+
+impl Gen<'_> {
+    /// Whether an expression reads a complex value (a complex variable or
+    /// array, or `im`): its adjoint rule then goes through
+    /// [`Gen::cpartials`]. Only names are looked at, so nothing is generated.
+    pub(crate) fn has_complex(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.walk(&mut |node| {
+            if let ExprKind::Field { .. } = &node.kind
+                && let Some(kind) = self.struct_field_kind(node)
+            {
+                found |= matches!(kind, Kind::Complex(_));
+            }
+            if let ExprKind::Var(name) = &node.kind {
+                match self.def_kind(node.span) {
+                    Some((_, kind)) => {
+                        let element = match kind {
+                            Kind::Array(inner) | Kind::Matrix(inner) | Kind::Csc(inner) => *inner,
+                            k => k,
+                        };
+                        found |= matches!(element, Kind::Complex(_));
+                    }
+                    None => found |= name == "im",
+                }
+            }
+        });
+        found
+    }
+
+    /// The complex adjoint scalar kind, `Complex<S>`.
+    pub(crate) fn ad_ckind(&self) -> Kind {
+        Kind::Complex(Box::new(self.ad_kind()))
+    }
+
+    /// A complex constant `re + i im` from two real codes.
+    pub(crate) fn cconst(&self, re: &str, im: &str) -> String {
+        format!("nilang::Complex::new({re}, {im})")
+    }
+
+    pub(crate) fn czero(&self) -> String {
+        let z = format!("nilang::zero::<{}>()", self.ad_scalar());
+        self.cconst(&z, &z)
+    }
+
+    /// The local derivatives of `value` as Wirtinger pairs: for each place
+    /// `z` it reads, `(z, a, b)` with `d value = a dz + b conj(dz)` (codes
+    /// of `Complex<S>`; `b` is `None` when zero, as for every holomorphic
+    /// path). Real sub-expressions without complex values inside go through
+    /// [`Gen::partials`].
+    pub(crate) fn cpartials(&mut self, value: &Expr) -> Vec<(Expr, String, Option<String>)> {
+        let mut out = Vec::new();
+        self.push_cpartials(value, None, &mut out);
+        out
+    }
+
+    /// `m ∘ (a2, b2)`: with `dR = a1 dN + b1 conj(dN)` and
+    /// `dN = a2 dz + b2 conj(dz)`, `dR = (a1 a2 + b1 conj(b2)) dz +
+    /// (a1 b2 + b1 conj(a2)) conj(dz)`.
+    pub(crate) fn compose(m: &Wirt, a2: String, b2: Option<String>) -> Wirt {
+        let conj = |c: &str| format!("nilang::complex::conj({c})");
+        match m {
+            None => Some((a2, b2)),
+            Some((a1, b1)) => {
+                let a = match (b1, &b2) {
+                    (Some(b1), Some(b2)) => format!("({a1} * {a2} + {b1} * {})", conj(b2)),
+                    _ => format!("({a1} * {a2})"),
+                };
+                let b = match (b1, b2) {
+                    (Some(b1), Some(b2)) => Some(format!("({a1} * {b2} + {b1} * {})", conj(&a2))),
+                    (Some(b1), None) => Some(format!("({b1} * {})", conj(&a2))),
+                    (None, Some(b2)) => Some(format!("({a1} * {b2})")),
+                    (None, None) => None,
+                };
+                Some((a, b))
+            }
+        }
+    }
+
+    pub(crate) fn push_cpartials(
+        &mut self,
+        e: &Expr,
+        m: Wirt,
+        out: &mut Vec<(Expr, String, Option<String>)>,
+    ) {
+        let k = self.ad_kind();
+        let ck = self.ad_ckind();
+        let one = self.ad_one();
+        let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+        let cone = self.cconst(&one, &zero);
+        let holo = |g: &mut Self, x: &Expr, d: String, out: &mut Vec<_>| {
+            g.push_cpartials(x, Self::compose(&m, d, None), out)
+        };
+        if !self.has_complex(e) {
+            // A real sub-expression: its real partials, as complex numbers.
+            for (leaf, p) in self.partials(e) {
+                let d = self.cconst(&p, &zero);
+                match Self::compose(&m, d, None) {
+                    Some((a, b)) => out.push((leaf, a, b)),
+                    None => unreachable!("compose gives a pair"),
+                }
+            }
+            return;
+        }
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                let kind = self.operand_kind(e);
+                if differentiable(&kind) {
+                    let (a, b) = m.unwrap_or((cone, None));
+                    out.push((e.clone(), a, b));
+                }
+            }
+            ExprKind::Paren(inner) => self.push_cpartials(inner, m, out),
+            ExprKind::Adjoint(inner) => {
+                // conj: the pair swaps.
+                let (a, b) = m.unwrap_or((cone, None));
+                let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
+                self.push_cpartials(inner, Some(swapped), out)
+            }
+            ExprKind::Unary { op, operand } => match op {
+                UnaryOp::Neg => holo(self, operand, format!("(-{cone})"), out),
+                UnaryOp::Plus => self.push_cpartials(operand, m, out),
+                UnaryOp::Not => {}
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                use BinaryOp::*;
+                // The element-wise operators of a broadcast, element by element.
+                match op.scalar() {
+                    Add => {
+                        self.push_cpartials(lhs, m.clone(), out);
+                        self.push_cpartials(rhs, m, out);
+                    }
+                    Sub => {
+                        self.push_cpartials(lhs, m.clone(), out);
+                        holo(self, rhs, format!("(-{cone})"), out);
+                    }
+                    Mul => {
+                        let l = self.value_as(lhs, &ck);
+                        let r = self.value_as(rhs, &ck);
+                        holo(self, lhs, r, out);
+                        holo(self, rhs, l, out);
+                    }
+                    Div => {
+                        let l = self.value_as(lhs, &ck);
+                        let r = self.value_as(rhs, &ck);
+                        holo(self, lhs, format!("({cone} / {r})"), out);
+                        holo(self, rhs, format!("(-({l}) / (({r}) * ({r})))"), out);
+                    }
+                    Pow => {
+                        let (_, rk) = self.whole(|g| g.expr(rhs));
+                        if let Kind::Int(_) = rk {
+                            let l = self.value_as(lhs, &ck);
+                            let n = self.value_as(rhs, &Kind::Int("i64"));
+                            let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+                            holo(
+                                self,
+                                lhs,
+                                format!("(nilang::complex::powi({l}, ({n}) - 1) * {nk})"),
+                                out,
+                            );
+                        } else {
+                            // z^w = exp(w log z): w z^w / z and z^w log z.
+                            let l = self.value_as(lhs, &ck);
+                            let r = self.value_as(rhs, &ck);
+                            let p = format!("nilang::complex::powc({l}, {r})");
+                            holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
+                            holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
+                        }
+                    }
+                    _ => self.unsupported(e.span, "differentiating this complex expression"),
+                }
+            }
+            ExprKind::Call { callee, args, .. } => {
+                let c = |f: &str, x: &str| format!("nilang::complex::{f}({x})");
+                let two = format!("({one} + {one})");
+                let half = format!("({one} / {two})");
+                match (callee.name.as_str(), args.as_slice()) {
+                    ("identity" | "value", [x]) => self.push_cpartials(x, m, out),
+                    ("conj", [x]) => {
+                        let (a, b) = m.unwrap_or((cone, None));
+                        let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
+                        self.push_cpartials(x, Some(swapped), out)
+                    }
+                    ("real", [x]) => {
+                        let h = self.cconst(&half, &zero);
+                        self.push_cpartials(x, Self::compose(&m, h.clone(), Some(h)), out)
+                    }
+                    ("imag", [x]) => {
+                        let a = self.cconst(&zero, &format!("(-{half})"));
+                        let b = self.cconst(&zero, &half);
+                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                    }
+                    ("abs2", [x]) => {
+                        let z = self.value_as(x, &ck);
+                        self.push_cpartials(x, Self::compose(&m, c("conj", &z), Some(z)), out)
+                    }
+                    ("abs", [x]) => {
+                        let z = self.value_as(x, &ck);
+                        let r = format!("({two} * {})", c("abs", &z));
+                        let a = format!("({} / {r})", c("conj", &z));
+                        let b = format!("({z} / {r})");
+                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                    }
+                    ("angle", [x]) => {
+                        let z = self.value_as(x, &ck);
+                        let a = format!("({} / ({z}))", self.cconst(&zero, &format!("(-{half})")));
+                        let b = format!("({} / {})", self.cconst(&zero, &half), c("conj", &z));
+                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                    }
+                    (f, [x]) => {
+                        let z = self.value_as(x, &ck);
+                        let d = match f {
+                            "exp" => c("exp", &z),
+                            "log" => c("inv", &z),
+                            "sqrt" => c("inv", &format!("({} * {two})", c("sqrt", &z))),
+                            "sin" => c("cos", &z),
+                            "cos" => format!("(-{})", c("sin", &z)),
+                            "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),
+                            _ => {
+                                self.unsupported(
+                                    e.span,
+                                    &format!("an adjoint rule for `{f}` of a complex number"),
+                                );
+                                return;
+                            }
+                        };
+                        holo(self, x, d, out)
+                    }
+                    (f, _) => self.unsupported(
+                        e.span,
+                        &format!("an adjoint rule for `{f}` of a complex number"),
+                    ),
+                }
+            }
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
+            _ => self.unsupported(e.span, "differentiating this complex expression"),
+        }
+    }
+
+    /// The adjoint rule of `target op= value` when complex numbers are
+    /// involved (see [`nilang::adjoint::wirtinger`]).
+    pub(crate) fn ad_complex_instruction(
+        &mut self,
+        target_bar: &str,
+        target_complex: bool,
+        sign_plus: bool,
+        value: &Expr,
+    ) {
+        let partials = self.cpartials(value);
+        if partials.is_empty() {
+            return;
+        }
+        let g = self.fresh("g");
+        self.line(&format!("let {g} = {target_bar};"));
+        for (leaf, a, b) in partials {
+            let Some(leaf_bar) = self.bar_place(&leaf) else {
+                continue;
+            };
+            let (_, leaf_kind) = self.whole(|g| g.expr(&leaf));
+            let b = b.unwrap_or_else(|| self.czero());
+            let (a, b) = if sign_plus {
+                (a, b)
+            } else {
+                (format!("(-{a})"), format!("(-{b})"))
+            };
+            let f = match (target_complex, matches!(leaf_kind, Kind::Complex(_))) {
+                (true, true) => "complex_complex",
+                (false, true) => "real_complex",
+                (true, false) => "complex_real",
+                (false, false) => "real_real",
+            };
+            self.line(&format!(
+                "nilang::adjoint::wirtinger::{f}(&mut {leaf_bar}, &{g}, {a}, {b});"
+            ));
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The adjoint rules of the built-in instructions (from the analysis's
+//! `builtins::Rule`) and of arguments passed to calls.
+
+use super::*;
+
+impl Gen<'_> {
+    /// The adjoint rule of a built-in instruction in an inverse program.
+    pub(crate) fn ad_instruction_call(&mut self, name: &str, call: &Call, span: Span) {
+        if call.inverted {
+            let instr = crate::builtins::instruction(name).expect("instruction");
+            let inverse = crate::builtins::instruction(instr.inverse).expect("inverse");
+            let call = Call {
+                inverted: false,
+                ..call.clone()
+            };
+            return self.ad_instruction_call(inverse.name, &call, span);
+        }
+        let arg_kind = |g: &mut Self, i: usize| {
+            call.args
+                .get(i)
+                .map(|a| g.whole(|g| g.expr(a)).1)
+                .unwrap_or(Kind::Unknown)
+        };
+        let ka = arg_kind(self, 0);
+        if !differentiable(&ka) {
+            return;
+        }
+        let complex = matches!(ka, Kind::Complex(_));
+        let instr = crate::builtins::instruction(name).expect("instruction");
+        let k = self.ad_kind();
+        let one = self.ad_one();
+        let bar = |g: &mut Self, i: usize| call.args.get(i).and_then(|a| g.bar_place(a));
+        // The rule is the analysis's (`builtins::Rule`): this instruction
+        // undoes its inverse `F`, whose transposed Jacobian the adjoints of
+        // the changed arguments go through (`Instruction::adjoint_rows`).
+        match instr.rule {
+            crate::builtins::Rule::Linear { .. } => {
+                let Some(rows) = instr.adjoint_rows() else {
+                    return;
+                };
+                let forward = crate::builtins::instruction(instr.inverse).expect("inverse");
+                let permutation = rows.iter().flatten().all(|(_, f)| *f == Factor::One);
+                let negation = rows.len() == 1 && rows[0] == [(0, Factor::MinusOne)];
+                if complex && !permutation && !negation {
+                    self.unsupported(
+                        span,
+                        &format!("an adjoint rule for `{name}` of a complex number"),
+                    );
+                    return;
+                }
+                let mut bars = Vec::new();
+                for i in 0..rows.len() {
+                    let Some(b) = bar(self, i) else { return };
+                    bars.push(b);
+                }
+                if negation {
+                    // One adjoint scaled in place (both parts of a complex one).
+                    let parts: Vec<String> = if complex {
+                        vec![format!("{}.re", bars[0]), format!("{}.im", bars[0])]
+                    } else {
+                        vec![bars[0].clone()]
+                    };
+                    for p in parts {
+                        self.line(&format!("nilang::Adjoint::scale(&mut {p}, -{one});"));
+                    }
+                    return;
+                }
+                let temps: Vec<String> = (0..bars.len())
+                    .map(|i| self.fresh(["ta", "tb"].get(i).copied().unwrap_or("tx")))
+                    .collect();
+                self.line(&format!(
+                    "let ({}) = ({});",
+                    temps.join(", "),
+                    bars.join(", ")
+                ));
+                let angle = match forward.rule {
+                    crate::builtins::Rule::Linear {
+                        angle: Some(at),
+                        dangle,
+                        ..
+                    } => {
+                        let theta = self.value_as(&call.args[at], &k);
+                        let (s, c) = (self.fresh("s"), self.fresh("c"));
+                        self.line(&format!(
+                            "let ({s}, {c}) = (nilang::Real::sin({theta}), nilang::Real::cos({theta}));"
+                        ));
+                        // θ gets Σ ā'ᵢ · ∂aᵢ'/∂θ, with ∂a'/∂θ read off the
+                        // values before this statement (`F`'s results).
+                        let values: Vec<String> = (0..bars.len())
+                            .map(|i| self.value_as(&call.args[i], &k))
+                            .collect();
+                        let factors = crate::Factors {
+                            angle: None,
+                            rsqrt2: "",
+                        };
+                        let derivatives: Vec<String> = dangle
+                            .iter()
+                            .map(|row| format!("({})", factors.linear_combination(row, &values)))
+                            .collect();
+                        for (leaf, p) in self.partials(&call.args[at]) {
+                            if let Some(lb) = self.bar_place(&leaf) {
+                                for (t, d) in temps.iter().zip(&derivatives) {
+                                    let l = self.add_scaled(&lb, t, &format!("({p} * {d})"));
+                                    self.line(&l);
+                                }
+                            }
+                        }
+                        Some((s, c))
+                    }
+                    _ => None,
+                };
+                let rsqrt2 = format!(
+                    "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",
+                    self.ad_scalar()
+                );
+                let factor = |f: Factor| -> Option<String> {
+                    let (s, c) = angle.clone().unwrap_or_default();
+                    match f {
+                        Factor::One => None,
+                        Factor::MinusOne => Some(format!("(-{one})")),
+                        Factor::Cos => Some(c),
+                        Factor::Sin => Some(s),
+                        Factor::MinusSin => Some(format!("(-{s})")),
+                        Factor::Rsqrt2 => Some(rsqrt2.clone()),
+                        Factor::MinusRsqrt2 => Some(format!("(-{rsqrt2})")),
+                    }
+                };
+                for (target, row) in bars.iter().zip(&rows) {
+                    let Some(((first, f0), rest)) = row.split_first() else {
+                        continue;
+                    };
+                    self.line(&format!("{target} = {};", temps[*first]));
+                    if let Some(f) = factor(*f0) {
+                        self.line(&format!("nilang::Adjoint::scale(&mut {target}, {f});"));
+                    }
+                    for (j, f) in rest {
+                        let f = factor(*f).unwrap_or_else(|| one.clone());
+                        let l = self.add_scaled(target, &temps[*j], &f);
+                        self.line(&l);
+                    }
+                }
+            }
+            crate::builtins::Rule::Scale { by, divide } => {
+                if complex {
+                    self.unsupported(
+                        span,
+                        &format!("an adjoint rule for `{name}` of a complex number"),
+                    );
+                    return;
+                }
+                // This instruction undoes its inverse: `MULINT` undoes
+                // `y /= n` (ȳ becomes ȳ / n), `DIVINT` undoes `y *= n`.
+                let Some(a) = bar(self, 0) else { return };
+                let n = self.value_as(&call.args[by], &k);
+                let factor = if divide { n } else { format!("({one} / {n})") };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
+            }
+            crate::builtins::Rule::Shift { .. } => {}
+            // z becomes conj(z): so does its adjoint.
+            crate::builtins::Rule::Conj if complex => {
+                let Some(a) = bar(self, 0) else { return };
+                self.line(&format!("nilang::Adjoint::scale(&mut {a}.im, -{one});"));
+            }
+            crate::builtins::Rule::Conj => {}
+            crate::builtins::Rule::Stack => {
+                self.unsupported(span, &format!("an adjoint rule for `{name}`"))
+            }
+        }
+    }
+
+    /// The adjoint argument for a parameter of kind `param_kind`, and the
+    /// temporary that carries it, if any (declaration, lines after the call).
+    pub(crate) fn ad_bar_arg(
+        &mut self,
+        arg: &Expr,
+        param_kind: &Kind,
+    ) -> Option<(String, Option<(String, String)>)> {
+        if let Some((m, c, _)) = self.column_of(arg) {
+            let t = self.fresh("colbar");
+            return Some((
+                format!("&mut {t}"),
+                Some((
+                    format!(
+                        "let mut {t} = nilang::ColumnMut::new({}.column_mut({c}));",
+                        bar_name(&m)
+                    ),
+                    String::new(),
+                )),
+            ));
+        }
+        if let ExprKind::Var(name) = &arg.kind
+            && let Some((id, kind)) = self.def_kind(arg.span)
+            && (differentiable(&kind) || bar_param_type(&kind).is_some())
+        {
+            let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
+            let b = bar_name(name);
+            return Some(match kind {
+                Kind::Matrix(_) => (format!("{b}.view_mut()"), None),
+                Kind::Array(_) | Kind::Csc(_) => (format!("&mut {b}[..]"), None),
+                _ if is_param => (format!("&mut *{b}"), None),
+                _ => (format!("&mut {b}"), None),
+            });
+        }
+        let (_, arg_kind) = self.whole(|g| g.expr(arg));
+        if !differentiable(&arg_kind) && bar_param_type(&arg_kind).is_none() {
+            // An integer where the callee is generic: no derivative flows,
+            // but the callee's signature wants an adjoint of that type.
+            return Some(match &arg_kind {
+                Kind::Array(inner) => {
+                    let s = rust_scalar(inner).unwrap_or_else(|| "i64".into());
+                    let (code, _) = self.whole(|g| g.expr(arg));
+                    (
+                        format!("&mut vec![nilang::zero::<{s}>(); {code}.len()][..]"),
+                        None,
+                    )
+                }
+                k => {
+                    let s = rust_scalar(k).unwrap_or_else(|| "i64".into());
+                    (format!("&mut nilang::zero::<{s}>()"), None)
+                }
+            });
+        }
+        if arg.is_place()
+            && let Some(place) = self.bar_place(arg)
+        {
+            let t = self.fresh("argbar");
+            return Some((
+                format!("&mut {t}"),
+                Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
+            ));
+        }
+        // An expression: its adjoint is collected in a temporary and passed
+        // on to what it reads.
+        if !differentiable(param_kind) || matches!(param_kind, Kind::Complex(_)) {
+            self.unsupported(arg.span, "differentiating this argument");
+            return None;
+        }
+        let t = self.fresh("argbar");
+        let mut after = Vec::new();
+        for (leaf, p) in self.partials(arg) {
+            if let Some(lb) = self.bar_place(&leaf) {
+                after.push(self.add_scaled(&lb, &t, &p));
+            }
+        }
+        let zero = self.ad_zero();
+        Some((
+            format!("&mut {t}"),
+            Some((format!("let mut {t}: G = {zero};"), after.join("\n"))),
+        ))
+    }
+}

@@ -1,0 +1,283 @@
+//! Local derivatives of an expression, backend-neutral through the
+//! `Deriv` trait (the Rust backend implements it here, the WGSL backend in
+//! `wgsl.rs`).
+
+use super::*;
+
+/// What the local-derivative rules ([`push_partials`]) need from a backend:
+/// the Rust backend and the WGSL backend ([`super::wgsl`]) each render the
+/// same derivatives in their own syntax.
+pub(crate) trait Deriv {
+    fn one(&mut self) -> String;
+    /// Whether a place read by an expression carries a derivative (a
+    /// complex one is reported as not supported, and is not one).
+    fn leaf(&mut self, e: &Expr) -> bool;
+    /// Whether an operand is a complex number (reported, not supported).
+    fn complex_operand(&mut self, e: &Expr) -> bool;
+    fn is_int(&mut self, e: &Expr) -> bool;
+    /// An operand's value in the adjoint scalar type.
+    fn value(&mut self, e: &Expr) -> String;
+    /// An integer exponent: its code as an integer and as a float.
+    fn int_exponent(&mut self, e: &Expr) -> (String, String);
+    /// `f(v)` for an elementary function named as `nilang::Real` names it.
+    fn real_fn(&mut self, f: &str, v: &str) -> String;
+    fn powi(&mut self, x: &str, n: &str) -> String;
+    fn powf(&mut self, x: &str, p: &str) -> String;
+    /// One if `a cmp b`, else zero (`yes`), or the other way round.
+    fn pick(&mut self, a: &str, cmp: &str, b: &str, yes: bool) -> String;
+    fn unsupported(&mut self, span: Span, what: &str);
+}
+
+impl Deriv for Gen<'_> {
+    fn one(&mut self) -> String {
+        self.ad_one()
+    }
+
+    fn leaf(&mut self, e: &Expr) -> bool {
+        let kind = self.operand_kind(e);
+        if matches!(kind, Kind::Complex(_)) {
+            Gen::unsupported(self, e.span, "differentiating complex arithmetic");
+            false
+        } else {
+            differentiable(&kind)
+        }
+    }
+
+    fn complex_operand(&mut self, e: &Expr) -> bool {
+        let complex = matches!(self.operand_kind(e), Kind::Complex(_));
+        if complex {
+            Gen::unsupported(self, e.span, "differentiating complex arithmetic");
+        }
+        complex
+    }
+
+    fn is_int(&mut self, e: &Expr) -> bool {
+        matches!(self.operand_kind(e), Kind::Int(_))
+    }
+
+    fn value(&mut self, e: &Expr) -> String {
+        let k = self.ad_kind();
+        self.value_as(e, &k)
+    }
+
+    fn int_exponent(&mut self, e: &Expr) -> (String, String) {
+        let k = self.ad_kind();
+        let n = self.value_as(e, &Kind::Int("i64"));
+        let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+        (n, nk)
+    }
+
+    fn real_fn(&mut self, f: &str, v: &str) -> String {
+        format!("nilang::Real::{f}({v})")
+    }
+
+    fn powi(&mut self, x: &str, n: &str) -> String {
+        format!("nilang::Real::powi({x}, {n})")
+    }
+
+    fn powf(&mut self, x: &str, p: &str) -> String {
+        format!("nilang::Real::powf({x}, {p})")
+    }
+
+    fn pick(&mut self, a: &str, cmp: &str, b: &str, yes: bool) -> String {
+        let one = self.ad_one();
+        let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+        let (t, f) = if yes { (one, zero) } else { (zero, one) };
+        format!("(if {a} {cmp} {b} {{ {t} }} else {{ {f} }})")
+    }
+
+    fn unsupported(&mut self, span: Span, what: &str) {
+        Gen::unsupported(self, span, what)
+    }
+}
+
+/// Pushes the local derivatives of `e` times `mult` onto `out`: one entry
+/// per place read (a place read twice gets two entries).
+pub(crate) fn push_partials<D: Deriv + ?Sized>(
+    d: &mut D,
+    e: &Expr,
+    mult: Option<String>,
+    out: &mut Vec<(Expr, String)>,
+) {
+    let one = d.one();
+    let times = |m: &Option<String>, code: String| match m {
+        None => code,
+        Some(m) => format!("({m} * {code})"),
+    };
+    let negate = |m: &Option<String>| match m {
+        None => Some(format!("(-{one})")),
+        Some(m) => Some(format!("(-{m})")),
+    };
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+            if d.leaf(e) {
+                out.push((e.clone(), mult.unwrap_or(one)));
+            }
+        }
+        ExprKind::Paren(inner) => push_partials(d, inner, mult, out),
+        ExprKind::Adjoint(inner) => push_partials(d, inner, mult, out),
+        ExprKind::Unary { op, operand } => match op {
+            UnaryOp::Neg => push_partials(d, operand, negate(&mult), out),
+            UnaryOp::Plus => push_partials(d, operand, mult, out),
+            UnaryOp::Not => {}
+        },
+        ExprKind::Binary { op, lhs, rhs } => {
+            use BinaryOp::*;
+            // The element-wise operators of a broadcast, element by element.
+            match op.scalar() {
+                Add => {
+                    push_partials(d, lhs, mult.clone(), out);
+                    push_partials(d, rhs, mult, out);
+                }
+                Sub => {
+                    push_partials(d, lhs, mult.clone(), out);
+                    push_partials(d, rhs, negate(&mult), out);
+                }
+                Mul => {
+                    let l = d.value(lhs);
+                    let r = d.value(rhs);
+                    push_partials(d, lhs, Some(times(&mult, r)), out);
+                    push_partials(d, rhs, Some(times(&mult, l)), out);
+                }
+                Div => {
+                    let l = d.value(lhs);
+                    let r = d.value(rhs);
+                    push_partials(d, lhs, Some(times(&mult, format!("({one} / {r})"))), out);
+                    push_partials(
+                        d,
+                        rhs,
+                        Some(times(&mult, format!("(-({l}) / (({r}) * ({r})))"))),
+                        out,
+                    );
+                }
+                Rem => push_partials(d, lhs, mult, out),
+                Pow => {
+                    let int = d.is_int(rhs);
+                    let l = d.value(lhs);
+                    if int {
+                        let (n, nk) = d.int_exponent(rhs);
+                        let p = d.powi(&l, &format!("({n}) - 1"));
+                        push_partials(d, lhs, Some(times(&mult, format!("({nk} * {p})"))), out);
+                    } else {
+                        let p = d.value(rhs);
+                        let pl = d.powf(&l, &format!("{p} - {one}"));
+                        push_partials(d, lhs, Some(times(&mult, format!("({p} * {pl})"))), out);
+                        let ln = d.real_fn("ln", &l);
+                        let pw = d.powf(&l, &p);
+                        push_partials(d, rhs, Some(times(&mult, format!("({ln} * {pw})"))), out);
+                    }
+                }
+                // Comparisons, logic, integer division: no derivative.
+                _ => {}
+            }
+        }
+        ExprKind::Call { callee, args, .. } => call_partials(d, &callee.name, args, e, mult, out),
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
+        _ => d.unsupported(e.span, "differentiating this expression"),
+    }
+}
+
+pub(crate) fn call_partials<D: Deriv + ?Sized>(
+    d: &mut D,
+    name: &str,
+    args: &[Expr],
+    e: &Expr,
+    mult: Option<String>,
+    out: &mut Vec<(Expr, String)>,
+) {
+    let one = d.one();
+    let times = |code: String| match &mult {
+        None => code,
+        Some(m) => format!("({m} * {code})"),
+    };
+    if matches!(
+        name,
+        "zero"
+            | "one"
+            | "zeros"
+            | "length"
+            | "size"
+            | "nnz"
+            | "global_index"
+            | "fixed"
+            | "float"
+            | "tropical"
+    ) {
+        // Shapes, constants and indices carry no derivative.
+        return;
+    }
+    if let [x] = args
+        && d.complex_operand(x)
+    {
+        return;
+    }
+    match (name, args) {
+        ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => push_partials(d, x, mult, out),
+        ("atan", [y, x]) => {
+            let yv = d.value(y);
+            let xv = d.value(x);
+            let q = format!("(({xv}) * ({xv}) + ({yv}) * ({yv}))");
+            push_partials(d, y, Some(times(format!("(({xv}) / {q})"))), out);
+            push_partials(d, x, Some(times(format!("(-({yv}) / {q})"))), out);
+        }
+        // The Gaussian logarithm r = ln(e^a ± e^b): dr/da = e^(a - r),
+        // dr/db = ±e^(b - r).
+        ("logaddexp" | "logsubexp", [a, b]) => {
+            let av = d.value(a);
+            let bv = d.value(b);
+            let rv = d.value(e);
+            let da = d.real_fn("exp", &format!("({av} - {rv})"));
+            let db = d.real_fn("exp", &format!("({bv} - {rv})"));
+            let db = if name == "logaddexp" {
+                db
+            } else {
+                format!("(-{db})")
+            };
+            push_partials(d, a, Some(times(da)), out);
+            push_partials(d, b, Some(times(db)), out);
+        }
+        ("min" | "max", [a, b]) => {
+            let av = d.value(a);
+            let bv = d.value(b);
+            let cmp = if name == "min" { "<=" } else { ">=" };
+            let pick_a = d.pick(&av, cmp, &bv, true);
+            let pick_b = d.pick(&av, cmp, &bv, false);
+            push_partials(d, a, Some(times(pick_a)), out);
+            push_partials(d, b, Some(times(pick_b)), out);
+        }
+        (f, [x]) => {
+            let v = d.value(x);
+            let r = |d: &mut D, m: &str| d.real_fn(m, &v);
+            let q = match f {
+                "abs" => r(d, "signum"),
+                "abs2" => format!("(({one} + {one}) * {v})"),
+                "sqrt" => format!("({one} / (({one} + {one}) * {}))", r(d, "sqrt")),
+                "exp" => r(d, "exp"),
+                "log" => format!("({one} / {v})"),
+                "sin" => r(d, "cos"),
+                "cos" => format!("(-{})", r(d, "sin")),
+                "tan" => format!("({one} + {t} * {t})", t = r(d, "tan")),
+                "sinh" => r(d, "cosh"),
+                "cosh" => r(d, "sinh"),
+                "tanh" => format!("({one} - {t} * {t})", t = r(d, "tanh")),
+                "asin" => format!(
+                    "({one} / {})",
+                    d.real_fn("sqrt", &format!("{one} - {v} * {v}"))
+                ),
+                "acos" => format!(
+                    "(-{one} / {})",
+                    d.real_fn("sqrt", &format!("{one} - {v} * {v}"))
+                ),
+                "atan" => format!("({one} / ({one} + {v} * {v}))"),
+                "inv" => format!("(-{one} / ({v} * {v}))"),
+                "sign" | "floor" | "ceil" | "round" => return,
+                _ => {
+                    d.unsupported(e.span, &format!("an adjoint rule for `{f}`"));
+                    return;
+                }
+            };
+            push_partials(d, x, Some(times(q)), out);
+        }
+        _ => d.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
+    }
+}

@@ -1,0 +1,188 @@
+//! Routines in a reverse pass: when a `@routine` can run without adjoint
+//! rules, and scratch ancillas.
+
+use super::*;
+
+impl Gen<'_> {
+    /// In an adjoint, whether the `@routine` `stmts[at]` (`inner`, undone by
+    /// `~@routine` at `end`) can run without adjoint rules, and if so the
+    /// lines that set aside the adjoints it would touch before it and the
+    /// lines that add them back after the `~@routine`.
+    ///
+    /// Let R be the routine and B the statements between it and its
+    /// `~@routine`. A reverse pass runs R, then B's and ~R's adjoint rules;
+    /// R's rules apply the transposed Jacobian of R's inverse. When B writes
+    /// nothing that R reads or writes, R's and ~R's rules cancel on the
+    /// adjoints of the variables R writes: those adjoints pass through
+    /// unchanged, and with them zero R's rules change nothing. So R's
+    /// adjoints are set to zero, R runs as plain code (the values are the
+    /// same), and the saved adjoints are added back at the end. A variable
+    /// allocated just before R (only allocations in between, as in the
+    /// inverse of a function whose ancillas are freed at its end) or inside
+    /// R has a zero adjoint already, and needs no saving. This saves a whole
+    /// adjoint sweep of every compute-copy-uncompute.
+    pub(crate) fn plain_routine(
+        &mut self,
+        stmts: &[Stmt],
+        at: usize,
+        end: usize,
+        inner: &Stmt,
+    ) -> Option<(Vec<String>, Vec<String>)> {
+        // What B writes; an effect that is not a variable write gives up.
+        let mut b_writes = Vec::new();
+        let mut unknown = false;
+        self.visit_writes(&stmts[at + 1..end], &mut |root| match root
+            .and_then(|span| self.resolution.def_at(span))
+        {
+            Some(id) => b_writes.push(id),
+            None => unknown = true,
+        });
+        // What R writes, and every variable it mentions (with a use).
+        let mut r_writes = Vec::new();
+        self.visit_writes(std::slice::from_ref(inner), &mut |root| match root
+            .and_then(|span| self.resolution.def_at(span))
+        {
+            Some(id) => r_writes.push(id),
+            None => unknown = true,
+        });
+        if unknown {
+            return None;
+        }
+        let mut mentioned: Vec<(usize, Span)> = Vec::new();
+        let mut allocated_in_r = Vec::new();
+        crate::effects::visit_stmt(inner, &mut |s| {
+            if let StmtKind::Alloc { name, .. } = &s.kind
+                && let Some(id) = self.resolution.def_at(name.span)
+            {
+                allocated_in_r.push(id);
+            }
+            super::stmt_exprs(s, &mut |e| {
+                e.walk(&mut |e| {
+                    if let ExprKind::Var(_) = e.kind
+                        && let Some(id) = self.resolution.def_at(e.span)
+                    {
+                        mentioned.push((id, e.span));
+                    }
+                })
+            });
+        });
+        if mentioned.iter().any(|(id, _)| b_writes.contains(id))
+            || r_writes.iter().any(|id| b_writes.contains(id))
+        {
+            return None;
+        }
+        // Allocated in the run of allocations just before R.
+        let fresh_before: Vec<usize> = stmts[..at]
+            .iter()
+            .rev()
+            .map_while(|s| match &s.kind {
+                StmtKind::Alloc { name, .. } => Some(self.resolution.def_at(name.span)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let (mut save, mut restore) = (Vec::new(), Vec::new());
+        r_writes.sort_unstable();
+        r_writes.dedup();
+        for id in r_writes {
+            if allocated_in_r.contains(&id) || fresh_before.contains(&id) {
+                continue;
+            }
+            let kind = kind_of(&self.types.defs[id]);
+            let &(_, span) = mentioned.iter().find(|(d, _)| *d == id)?;
+            let var = Expr {
+                kind: ExprKind::Var(self.resolution.defs[id].name.clone()),
+                span,
+            };
+            // A complex adjoint is saved whole and added back part by part.
+            let (zero, parts) = match kind {
+                Kind::Complex(_) => {
+                    let z = self.ad_zero();
+                    (
+                        format!("nilang::Complex::new({z}, {z})"),
+                        &[".re", ".im"][..],
+                    )
+                }
+                k if k.is_scalar_like() => (self.ad_zero(), &[""][..]),
+                Kind::Array(e) | Kind::Matrix(e) if !differentiable(&e) => continue,
+                Kind::Array(e) if self.scratch_ancilla(id, inner) => {
+                    // Its adjoint is dropped, not saved (see `scratch_ancilla`).
+                    let bar = self.bar_place(&var)?;
+                    let zero = match *e {
+                        Kind::Complex(_) => {
+                            let z = self.ad_zero();
+                            format!("nilang::Complex::new({z}, {z})")
+                        }
+                        _ => self.ad_zero(),
+                    };
+                    save.push(format!("for __b in {bar}.iter_mut() {{ *__b = {zero}; }}"));
+                    continue;
+                }
+                // Saving an array would allocate: keep R's rules.
+                _ => return None,
+            };
+            let bar = match self.bar_place(&var) {
+                Some(bar) => bar,
+                // Integers and booleans carry no adjoint.
+                None if parts.len() == 1 => continue,
+                None => return None,
+            };
+            let s = self.fresh("saved");
+            let one = self.ad_one();
+            save.push(format!("let {s} = std::mem::replace(&mut {bar}, {zero});"));
+            for part in parts {
+                restore.push(format!(
+                    "nilang::Adjoint::add_scaled(&mut {bar}{part}, &{s}{part}, {one});"
+                ));
+            }
+        }
+        Some((save, restore))
+    }
+
+    /// Whether the array ancilla `id` is scratch space of the routine
+    /// `inner`: allocated and freed as zeros, and written by no statement of
+    /// the function outside `inner` (its `~@routine` included, as the marker
+    /// it is here). Between two runs of such a pair it holds zeros, which
+    /// depend on no input, so the adjoint it carries there reaches nothing
+    /// but its own allocation, where it is discarded. `plain_routine` can
+    /// then set that adjoint to zero instead of saving and adding it back,
+    /// which for an array would allocate each time the routine runs.
+    pub(crate) fn scratch_ancilla(&self, id: usize, inner: &Stmt) -> bool {
+        if !matches!(self.resolution.defs[id].kind, DefKind::Ancilla) {
+            return false;
+        }
+        let zeros = |e: &Expr| match &e.kind {
+            ExprKind::Call { callee, .. } => matches!(callee.name.as_str(), "zeros" | "zero"),
+            _ => false,
+        };
+        let mut constant = true;
+        let mut spans = Vec::new();
+        for stmt in &self.body {
+            crate::effects::visit_stmt(stmt, &mut |s| match &s.kind {
+                StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value }
+                    if self.resolution.def_at(name.span) == Some(id) =>
+                {
+                    constant &= zeros(value);
+                    spans.push(name.span);
+                }
+                _ => {}
+            });
+        }
+        if !constant {
+            return false;
+        }
+        let count = |stmts: &[Stmt]| {
+            let mut n = 0;
+            self.visit_writes(stmts, &mut |root| {
+                if let Some(span) = root
+                    && !spans.contains(&span)
+                    && self.resolution.def_at(span) == Some(id)
+                {
+                    n += 1;
+                }
+            });
+            n
+        };
+        count(&self.body) == count(std::slice::from_ref(inner))
+    }
+}
