@@ -25,15 +25,34 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
+        let text = support::generate(2000);
+        assert!(text.lines().count() >= 2000);
+        // The `2` of `a += exp(x) / 2.0` in the 51st function.
+        let (line, column) = support::find(&text, "2.0\n", 50);
+        Session::with(text, line, column)
+    }
+
+    /// One function of about `statements` statements (blocks of an ancilla,
+    /// a routine, an update and a loop), edited in its middle: what a
+    /// keystroke costs when the whole analysis of a large function re-runs.
+    fn one_function(statements: usize) -> Session {
+        let mut text = String::from("function big(y::f64, x::f64, v::[f64], n::i64)\n");
+        for k in 0..statements / 10 {
+            text.push_str(&format!(
+                "    a{k} ← zero(f64)\n    @routine begin\n        a{k} += sin(x) * 2.0\n        a{k} += x / 5.0\n    end\n    y += a{k} * x\n    for i = 1:n\n        v[i] += a{k}\n    end\n    ~@routine\n    a{k} → zero(f64)\n"
+            ));
+        }
+        text.push_str("end\n");
+        let (line, column) = support::find(&text, "2.0\n", statements / 20);
+        Session::with(text, line, column)
+    }
+
+    fn with(text: String, line: u32, column: u32) -> Session {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("a runtime");
-        let text = support::generate(2000);
-        assert!(text.lines().count() >= 2000);
-        // The `2` of `a += exp(x) / 2.0` in the 51st function.
-        let (line, column) = support::find(&text, "2.0\n", 50);
         let client = runtime.block_on(async {
             let mut client = TestClient::initialized().await;
             client.open(URI, &text).await;
@@ -72,6 +91,12 @@ impl Session {
 #[divan::bench(sample_count = 200, sample_size = 1)]
 fn change_to_diagnostics_2000_lines(bencher: divan::Bencher) {
     let mut session = Session::new();
+    bencher.bench_local(|| session.edit());
+}
+
+#[divan::bench(sample_count = 20, sample_size = 1, args = [10_000])]
+fn change_to_diagnostics_one_function(bencher: divan::Bencher, statements: usize) {
+    let mut session = Session::one_function(statements);
     bencher.bench_local(|| session.edit());
 }
 
