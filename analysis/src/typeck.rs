@@ -602,6 +602,41 @@ impl Cx<'_> {
                 ));
                 continue;
             }
+            // Arrays and stacks go by reference: their shapes and element
+            // types must be the parameter's (a type parameter binds).
+            if matches!(to, Class::Array | Class::Stack) {
+                let shape = |t: &Ty| match t {
+                    Ty::Constructed(c @ ("Matrix" | "Csc" | "Stack"), _) => *c,
+                    _ => "vector",
+                };
+                let (pe, ae) = (param.element(), val.ty.element());
+                let clash = if shape(param) != shape(&val.ty) {
+                    true
+                } else if let Ty::Generic(g) = pe {
+                    match bound.get(g) {
+                        Some(prev) => class(ae) != Class::Unknown && prev != ae,
+                        None => {
+                            if class(ae) != Class::Unknown {
+                                bound.insert(g.clone(), ae.clone());
+                            }
+                            false
+                        }
+                    }
+                } else {
+                    class(pe) != Class::Unknown && class(ae) != Class::Unknown && pe != ae
+                };
+                if clash {
+                    self.error(wrong(
+                        format!(
+                            "`{name}` takes `{}` here, not `{}`",
+                            param.display(),
+                            val.ty.display()
+                        ),
+                        "an array or a stack is passed by reference: its element type must be the parameter's exactly",
+                    ));
+                }
+                continue;
+            }
             if let Ty::Generic(g) = param {
                 if !is_number(from) {
                     continue;
@@ -703,7 +738,7 @@ impl Cx<'_> {
                     );
                 }
             }
-            ("SWAP", [a, b]) => {
+            ("SWAP" | "ROT" | "IROT" | "HADAMARD", [a, b, ..]) => {
                 let (ca, cb) = (class(&a.ty), class(&b.ty));
                 if ca != Class::Unknown && cb != Class::Unknown && a.ty != b.ty {
                     self.error(
@@ -711,21 +746,48 @@ impl Cx<'_> {
                             "E0610",
                             exprs[1].span,
                             format!(
-                                "`SWAP` of a `{}` and a `{}`",
+                                "`{name}` of a `{}` and a `{}`",
                                 a.ty.display(),
                                 b.ty.display()
                             ),
                         )
                         .with_label(format!("this is `{}`", b.ty.display()))
                         .with_secondary(exprs[0].span, format!("this is `{}`", a.ty.display()))
-                        .with_help("swap places of one type"),
+                        .with_help(format!("`{name}` changes two places of one type")),
+                    );
+                } else if name != "SWAP"
+                    && matches!(
+                        ca,
+                        Class::Int | Class::Fixed | Class::ULog | Class::Tropical
+                    )
+                {
+                    self.error(
+                        Diagnostic::error(
+                            "E0610",
+                            exprs[0].span,
+                            format!("`{name}` of `{}` values", a.ty.display()),
+                        )
+                        .with_label(format!("this is `{}`", a.ty.display()))
+                        .with_help(format!(
+                            "`{name}` mixes its two places with irrational factors: it needs floats (`f64`, `f32`, a type parameter)"
+                        )),
                     );
                 }
+                for (e, v) in exprs.iter().zip(args).take(2) {
+                    if !numeric(class(&v.ty)) {
+                        self.error(
+                            Diagnostic::error(
+                                "E0610",
+                                e.span,
+                                format!("`{name}` needs a number, not `{}`", v.ty.display()),
+                            )
+                            .with_label(format!("this is `{}`", v.ty.display()))
+                            .with_help("pass one element (`x[i]`), or loop over the array"),
+                        );
+                    }
+                }
             }
-            (
-                "NEG" | "INC" | "DEC" | "CONJ" | "ROT" | "IROT" | "HADAMARD" | "MULINT" | "DIVINT",
-                _,
-            ) => {
+            ("NEG" | "INC" | "DEC" | "CONJ" | "MULINT" | "DIVINT", _) => {
                 for (e, v) in exprs.iter().zip(args) {
                     if !numeric(class(&v.ty)) {
                         self.error(
