@@ -159,6 +159,37 @@ fn destructure_into(place: &Expr, kind: &Kind, value: &Expr, out: &mut Vec<(Expr
     true
 }
 
+/// `w → p` (or `w ← p`) of a whole struct place `p`: the pairs `(w.f,
+/// p.f)` of the fields that carry adjoints (those typed by the struct's
+/// parameters), nested structs flattened; `false` for other kinds.
+fn copy_fields(place: &Expr, kind: &Kind, value: &Expr, out: &mut Vec<(Expr, Expr)>) -> bool {
+    let Kind::Struct { fields, .. } = kind else {
+        return false;
+    };
+    let field = |base: &Expr, f: &str| {
+        Expr::new(
+            ExprKind::Field {
+                base: Box::new(base.clone()),
+                field: Ident {
+                    name: f.to_string(),
+                    span: base.span,
+                },
+            },
+            base.span,
+        )
+    };
+    for (f, fk, generic) in fields {
+        if !generic {
+            continue;
+        }
+        let (pf, vf) = (field(place, f), field(value, f));
+        if !copy_fields(&pf, fk, &vf, out) {
+            out.push((pf, vf));
+        }
+    }
+    true
+}
+
 impl Gen<'_> {
     /// `Point(a, b)` as the value of a struct of kind `kind`: a struct
     /// literal, each value converted to its field's kind.
@@ -197,7 +228,12 @@ impl Gen<'_> {
     pub(super) fn destructure(&mut self, var: &Expr, value: &Expr) -> Option<Vec<(Expr, Expr)>> {
         let (_, kind) = self.def_kind(var.span)?;
         let mut out = Vec::new();
-        destructure_into(var, &kind, value, &mut out).then_some(out)
+        if destructure_into(var, &kind, value, &mut out) {
+            return Some(out);
+        }
+        // A copy of another struct (`w → p`): field by field too, since a
+        // struct's adjoint is no `nilang::Adjoint` of its own.
+        copy_fields(var, &kind, value, &mut out).then_some(out)
     }
 
     /// The kind of a struct field place (`p.x`, `ps[i].pos.x`), without

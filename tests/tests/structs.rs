@@ -203,3 +203,21 @@ fn gradient_through_a_complex_field() {
             .unwrap_or_else(|e| panic!("at {p:?}: {e}"));
     }
 }
+
+#[test]
+fn gradient_through_a_copied_struct() {
+    for (x, y) in [(0.4, 2.0), (-1.3, 0.5)] {
+        let loss = |v: &[f64]| {
+            let mut out = 0.0;
+            s::copied_point(&mut out, s::Point { x: v[0], y: v[1] }).unwrap();
+            out
+        };
+        let p = s::Point { x, y };
+        let mut p_bar = s::Point { x: 0.0, y: 0.0 };
+        let (mut out, mut out_bar) = (0.0, 1.0);
+        s::copied_point_grad(&mut out, &mut out_bar, p, &mut p_bar).unwrap();
+        assert_eq!(out, 0.0, "restored");
+        nilang::check_gradient(loss, &[x, y], &[p_bar.x, p_bar.y], RTOL, ATOL)
+            .unwrap_or_else(|e| panic!("at ({x}, {y}): {e}"));
+    }
+}
