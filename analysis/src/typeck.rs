@@ -692,6 +692,46 @@ impl Cx<'_> {
                 ));
             }
         }
+        // The reverse pass of this function takes adjoints in its own scalar
+        // (its first type parameter, or f64); a callee whose type parameter
+        // this call binds to another float would need adjoints in that one.
+        let scalar = self
+            .function
+            .generics
+            .first()
+            .map(|g| Ty::Generic(g.name.name.clone()))
+            .unwrap_or(Ty::Scalar("f64"));
+        let differentiated = self.function.params.iter().any(|p| {
+            self.resolution
+                .def_at(p.name.span)
+                .and_then(|id| self.defs.get(id))
+                .is_some_and(Ty::has_adjoint)
+        });
+        if differentiated {
+            let mut others: Vec<(&String, &Ty)> = bound
+                .iter()
+                .filter(|(_, t)| class(t) == Class::Float && **t != scalar)
+                .collect();
+            others.sort_by_key(|(g, _)| *g);
+            if let Some((g, t)) = others.first() {
+                self.error(
+                    Diagnostic::error(
+                        "E0701",
+                        call.callee.span,
+                        format!(
+                            "calling `{name}` with `{g} = {}` from a function whose gradient is in `{}` is not supported by the Rust backend yet",
+                            t.display(),
+                            scalar.display()
+                        ),
+                    )
+                    .with_label("cannot generate its reverse pass")
+                    .with_help(format!(
+                        "pass `{name}` values of `{}`, or give `{name}` concrete parameter types",
+                        scalar.display()
+                    )),
+                );
+            }
+        }
     }
 
     fn instruction_args(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
