@@ -85,6 +85,38 @@ fn every_shader_of_the_gpu_crate_validates() {
     );
 }
 
+/// What a helper file calls that the backend writes next to it in every
+/// shader that includes it: the minimal module each file is validated in.
+fn helper_prelude(file: &str) -> &'static str {
+    match file {
+        // `nil_powi_f64` is written per float type, before `F64_MATH`.
+        "f64_math.wgsl" => "fn nil_powi_f64(x: f64, n: i32) -> f64 {\n    return x;\n}\n\n",
+        _ => "",
+    }
+}
+
+/// The WGSL helper library (`codegen/src/wgsl/*.wgsl`, included into the
+/// backend with `include_str!`), each file on its own.
+#[test]
+fn every_helper_wgsl_file_validates() {
+    let dir = format!("{}/../codegen/src/wgsl", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".wgsl"))
+        .collect();
+    files.sort();
+    assert!(files.iter().any(|f| f == "f64_math.wgsl"), "{files:?}");
+    for file in &files {
+        let text = read(&format!("codegen/src/wgsl/{file}"));
+        validate(file, &format!("{}{text}", helper_prelude(file)));
+    }
+    assert_eq!(
+        nilang_compiler::codegen::wgsl::F64_MATH,
+        read("codegen/src/wgsl/f64_math.wgsl")
+    );
+}
+
 #[test]
 fn accepted_kernels_of_the_ui_suite_validate() {
     let text = read("compiler/tests/ui/kernel.nil");
