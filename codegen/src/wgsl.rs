@@ -847,55 +847,58 @@ impl W<'_> {
             return;
         };
         let a = a.clone();
-        match name {
-            "SWAP" => {
-                let Some((b, _)) = places.get(1).cloned() else {
-                    return;
-                };
-                let t = self.fresh("t");
-                self.line(&format!("let {t} = {a};"));
-                self.line(&format!("{a} = {b};"));
-                self.line(&format!("{b} = {t};"));
-            }
-            "NEG" => self.line(&format!("{a} = -{a};")),
-            "CONJ" => {}
-            "INC" | "DEC" => {
-                let one = self.conv("1".into(), K::LitInt, ak);
-                let sym = if name == "INC" { "+=" } else { "-=" };
-                self.line(&format!("{a} {sym} {one};"));
-            }
-            "MULINT" | "DIVINT" => {
-                let n = self.value_as(&call.args[1], ak);
-                let sym = if name == "MULINT" { "*" } else { "/" };
-                self.line(&format!("{a} = {a} {sym} {n};"));
-            }
-            "ROT" | "IROT" | "HADAMARD" => {
-                let Some((b, _)) = places.get(1).cloned() else {
-                    return;
-                };
-                let (ta, tb) = (self.fresh("ta"), self.fresh("tb"));
-                self.line(&format!("let {ta} = {a};"));
-                self.line(&format!("let {tb} = {b};"));
-                if name == "HADAMARD" {
-                    let r = format!("{}(0.7071067811865476)", wgsl_ty(ak));
-                    self.line(&format!("{a} = ({ta} + {tb}) * {r};"));
-                    self.line(&format!("{b} = ({ta} - {tb}) * {r};"));
-                } else {
-                    let th = self.value_as(&call.args[2], ak);
-                    let (s, c) = (self.fresh("s"), self.fresh("c"));
-                    let ty = wgsl_ty(ak);
-                    self.line(&format!("let {s} = {};", trans("sin", &th, ty)));
-                    self.line(&format!("let {c} = {};", trans("cos", &th, ty)));
-                    if name == "ROT" {
-                        self.line(&format!("{a} = {ta} * {c} - {tb} * {s};"));
-                        self.line(&format!("{b} = {tb} * {c} + {ta} * {s};"));
-                    } else {
-                        self.line(&format!("{a} = {ta} * {c} + {tb} * {s};"));
-                        self.line(&format!("{b} = {tb} * {c} - {ta} * {s};"));
+        let Some(instr) = instr else { return };
+        // The rule is the analysis's (`builtins::Rule`); this renders it in
+        // WGSL, as `Gen::instruction_call` does in Rust.
+        match instr.rule {
+            crate::builtins::Rule::Linear { rows, angle, .. } => {
+                let olds: Vec<String> = places
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (p, _))| {
+                        let t = self.fresh(["ta", "tb"].get(i).copied().unwrap_or("tx"));
+                        self.line(&format!("let {t} = {p};"));
+                        t
+                    })
+                    .collect();
+                let ty = wgsl_ty(ak);
+                let uses_angle = rows
+                    .iter()
+                    .flat_map(|r| r.iter())
+                    .any(|(_, f)| f.uses_angle());
+                let angle = match angle {
+                    Some(k) if uses_angle => {
+                        let th = self.value_as(&call.args[k], ak);
+                        let (s, c) = (self.fresh("s"), self.fresh("c"));
+                        self.line(&format!("let {s} = {};", trans("sin", &th, ty)));
+                        self.line(&format!("let {c} = {};", trans("cos", &th, ty)));
+                        Some((s, c))
                     }
+                    _ => None,
+                };
+                let rsqrt2 = format!("{ty}(0.7071067811865476)");
+                let factors = crate::Factors {
+                    angle: angle.as_ref(),
+                    rsqrt2: &rsqrt2,
+                };
+                for ((place, _), row) in places.iter().zip(rows) {
+                    let value = factors.linear_combination(row, &olds);
+                    self.line(&format!("{place} = {value};"));
                 }
             }
-            _ => self.unsupported(span, &format!("`{name}`")),
+            crate::builtins::Rule::Scale { by, divide } => {
+                let n = self.value_as(&call.args[by], ak);
+                let sym = if divide { "/" } else { "*" };
+                self.line(&format!("{a} = {a} {sym} {n};"));
+            }
+            crate::builtins::Rule::Shift { up } => {
+                let one = self.conv("1".into(), K::LitInt, ak);
+                let sym = if up { "+=" } else { "-=" };
+                self.line(&format!("{a} {sym} {one};"));
+            }
+            // Kernels compute on real floats: their conjugate is themselves.
+            crate::builtins::Rule::Conj => {}
+            crate::builtins::Rule::Stack => self.unsupported(span, &format!("`{name}`")),
         }
     }
 
@@ -948,66 +951,90 @@ impl W<'_> {
         }
         let fl = self.float;
         let bar = |w: &mut Self, i: usize| call.args.get(i).and_then(|a| w.bar_lvalue(a));
-        match name {
-            "SWAP" => {
-                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
+        let Some(instr) = crate::builtins::instruction(name) else {
+            return;
+        };
+        // This instruction undoes its inverse `F`: the adjoints go through
+        // `F`'s transposed Jacobian (`Instruction::adjoint_rows`).
+        match instr.rule {
+            crate::builtins::Rule::Linear { .. } => {
+                let (Some(rows), Some(forward)) = (
+                    instr.adjoint_rows(),
+                    crate::builtins::instruction(instr.inverse),
+                ) else {
                     return;
                 };
-                let t = self.fresh("t");
-                self.line(&format!("let {t} = {a};"));
-                self.line(&format!("{a} = {b};"));
-                self.line(&format!("{b} = {t};"));
-            }
-            "NEG" => {
-                if let Some(a) = bar(self, 0) {
-                    self.line(&format!("{a} = -{a};"));
+                let mut bars = Vec::new();
+                for i in 0..rows.len() {
+                    let Some(b) = bar(self, i) else { return };
+                    bars.push(b);
+                }
+                let temps: Vec<String> = bars
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| {
+                        let t = self.fresh(["ta", "tb"].get(i).copied().unwrap_or("tx"));
+                        self.line(&format!("let {t} = {b};"));
+                        t
+                    })
+                    .collect();
+                let angle = match forward.rule {
+                    crate::builtins::Rule::Linear {
+                        angle: Some(at),
+                        dangle,
+                        ..
+                    } => {
+                        let th = self.value_as(&call.args[at], K::Float(fl));
+                        let (s, c) = (self.fresh("s"), self.fresh("c"));
+                        self.line(&format!("let {s} = {};", trans("sin", &th, fl)));
+                        self.line(&format!("let {c} = {};", trans("cos", &th, fl)));
+                        // θ gets Σ ā'ᵢ ∂aᵢ'/∂θ, read off `F`'s results.
+                        let values: Vec<String> = (0..bars.len())
+                            .map(|i| self.value_as(&call.args[i], K::Float(fl)))
+                            .collect();
+                        let plain = crate::Factors {
+                            angle: None,
+                            rsqrt2: "",
+                        };
+                        let derivatives: Vec<String> = dangle
+                            .iter()
+                            .map(|row| format!("({})", plain.linear_combination(row, &values)))
+                            .collect();
+                        let mut partials = Vec::new();
+                        push_partials(self, &call.args[at], None, &mut partials);
+                        for (leaf, p) in partials {
+                            let sum: Vec<String> = temps
+                                .iter()
+                                .zip(&derivatives)
+                                .map(|(t, d)| format!("{t} * {p} * {d}"))
+                                .collect();
+                            self.bar_add(&leaf, &sum.join(" + "));
+                        }
+                        Some((s, c))
+                    }
+                    _ => None,
+                };
+                let rsqrt2 = format!("{fl}(0.7071067811865476)");
+                let factors = crate::Factors {
+                    angle: angle.as_ref(),
+                    rsqrt2: &rsqrt2,
+                };
+                for (target, row) in bars.iter().zip(&rows) {
+                    let value = factors.linear_combination(row, &temps);
+                    self.line(&format!("{target} = {value};"));
                 }
             }
-            "CONJ" | "INC" | "DEC" => {}
-            "MULINT" | "DIVINT" => {
+            crate::builtins::Rule::Scale { by, divide } => {
                 let Some(a) = bar(self, 0) else { return };
-                let n = self.value_as(&call.args[1], K::Float(fl));
-                let sym = if name == "MULINT" { "/" } else { "*" };
+                let n = self.value_as(&call.args[by], K::Float(fl));
+                // `MULINT` undoes `y /= n`: ȳ becomes ȳ / n; `DIVINT`, ȳ n.
+                let sym = if divide { "*" } else { "/" };
                 self.line(&format!("{a} = {a} {sym} {n};"));
             }
-            "ROT" | "IROT" | "HADAMARD" => {
-                let (Some(a), Some(b)) = (bar(self, 0), bar(self, 1)) else {
-                    return;
-                };
-                let (ta, tb) = (self.fresh("ta"), self.fresh("tb"));
-                self.line(&format!("let {ta} = {a};"));
-                self.line(&format!("let {tb} = {b};"));
-                if name == "HADAMARD" {
-                    let r = format!("{fl}(0.7071067811865476)");
-                    self.line(&format!("{a} = ({ta} + {tb}) * {r};"));
-                    self.line(&format!("{b} = ({ta} - {tb}) * {r};"));
-                    return;
-                }
-                let th = self.value_as(&call.args[2], K::Float(fl));
-                let (s, c) = (self.fresh("s"), self.fresh("c"));
-                self.line(&format!("let {s} = {};", trans("sin", &th, fl)));
-                self.line(&format!("let {c} = {};", trans("cos", &th, fl)));
-                let va = self.value_as(&call.args[0], K::Float(fl));
-                let vb = self.value_as(&call.args[1], K::Float(fl));
-                let (xa, xb) = if name == "IROT" {
-                    (format!("(-{vb})"), va.clone())
-                } else {
-                    (vb.clone(), format!("(-{va})"))
-                };
-                let mut partials = Vec::new();
-                push_partials(self, &call.args[2], None, &mut partials);
-                for (leaf, p) in partials {
-                    self.bar_add(&leaf, &format!("{ta} * {p} * {xa} + {tb} * {p} * {xb}"));
-                }
-                if name == "IROT" {
-                    self.line(&format!("{a} = {ta} * {c} + {tb} * {s};"));
-                    self.line(&format!("{b} = {tb} * {c} - {ta} * {s};"));
-                } else {
-                    self.line(&format!("{a} = {ta} * {c} - {tb} * {s};"));
-                    self.line(&format!("{b} = {tb} * {c} + {ta} * {s};"));
-                }
+            crate::builtins::Rule::Shift { .. } | crate::builtins::Rule::Conj => {}
+            crate::builtins::Rule::Stack => {
+                self.unsupported(span, &format!("an adjoint rule for `{name}`"))
             }
-            _ => self.unsupported(span, &format!("an adjoint rule for `{name}`")),
         }
     }
 
