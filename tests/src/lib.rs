@@ -2,6 +2,7 @@
 //! hand-written ones in `nil/`, and a seeded batch of random programs.
 
 pub mod repository;
+pub mod typed_programs;
 
 nilang::include_nil!(pub mod semantics);
 nilang::include_nil!(pub mod random);
