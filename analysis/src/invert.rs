@@ -306,7 +306,9 @@ pub fn unroutine_expansion(stmts: &[Stmt], pairs: &[Option<usize>], at: usize) -
     // The routine is before its `~@routine`, usually just before: search
     // backwards, so a block of many routines costs linear time, not
     // quadratic.
-    let start = (0..at.min(pairs.len())).rev().find(|&k| pairs[k] == Some(at))?;
+    let start = (0..at.min(pairs.len()))
+        .rev()
+        .find(|&k| pairs[k] == Some(at))?;
     match &stmts[start].kind {
         StmtKind::Routine(inner) => Some(invert_stmt(inner)),
         _ => None,

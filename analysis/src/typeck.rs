@@ -145,7 +145,7 @@ fn is_number(c: Class) -> bool {
 /// The common type of two operands, as the backends convert them: complex
 /// over real, a number system over plain numbers, a type parameter over
 /// concrete scalars, float over integer.
-fn promote(a: &Ty, b: &Ty) -> Ty {
+pub(crate) fn promote(a: &Ty, b: &Ty) -> Ty {
     let (ca, cb) = (class(a), class(b));
     match (ca, cb) {
         (Class::Unknown, _) => b.clone(),
@@ -539,6 +539,14 @@ impl Cx<'_> {
                 ),
                 "convert it to a float first: `float(...)`".into(),
             )),
+            (Class::Tropical, Class::Tropical) if *place != val.ty => self.error(mismatch(
+                format!(
+                    "a value of type `{}` into a place of type `{}`",
+                    val.ty.display(),
+                    place.display()
+                ),
+                "make both tropical numbers of one float type: `tropical(x)` takes `x`'s type".into(),
+            )),
             (Class::Bool, c) if c != Class::Bool => self.error(mismatch(
                 format!("a value of type `{}` into a boolean place", val.ty.display()),
                 "compare it (`x > 0`) to get a boolean".into(),
@@ -828,6 +836,25 @@ impl Cx<'_> {
                 }
             }
             ("NEG" | "INC" | "DEC" | "CONJ" | "MULINT" | "DIVINT", _) => {
+                // Log and tropical numbers have no negation, no one to add
+                // and no integer scaling of their own.
+                if let (Some(e), Some(v)) = (exprs.first(), args.first())
+                    && matches!(class(&v.ty), Class::ULog | Class::Tropical)
+                    && name != "CONJ"
+                {
+                    self.error(
+                        Diagnostic::error(
+                            "E0610",
+                            e.span,
+                            format!("`{name}` of a `{}`", v.ty.display()),
+                        )
+                        .with_label(format!("this is `{}`", v.ty.display()))
+                        .with_help(
+                            "log and tropical numbers change by `*=` and `/=` (see Number systems)",
+                        ),
+                    );
+                    return;
+                }
                 for (e, v) in exprs.iter().zip(args) {
                     if !numeric(class(&v.ty)) {
                         self.error(

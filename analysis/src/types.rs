@@ -444,10 +444,12 @@ fn infer(
             use BinaryOp::*;
             match op {
                 Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
-                _ => match infer(lhs, function, resolution, defs, structs) {
-                    Ty::Unknown => infer(rhs, function, resolution, defs, structs),
-                    t => t,
-                },
+                // The common type of the operands, as `typeck` promotes
+                // them (an integer times a float is a float).
+                _ => crate::typeck::promote(
+                    &infer(lhs, function, resolution, defs, structs),
+                    &infer(rhs, function, resolution, defs, structs),
+                ),
             }
         }
         ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {

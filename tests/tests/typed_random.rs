@@ -51,24 +51,15 @@ struct KnownGap {
 /// parameter (both E0610 now, 2434f86); the reverse pass of a struct
 /// ancilla copied from a struct variable, `w ← p` ... `w → p` (5ffde1c);
 /// a generic callee bound to `f32` from a function whose adjoints are
-/// `f64` (E0701 now, 33ae097).
-const KNOWN_GAPS: &[KnownGap] = &[
-    KnownGap {
-        description: "`NEG` of a log or a tropical number is accepted; the generated `-x` does not exist for `ULog` and `Tropical` (rustc E0600)",
-        reproduction: "tests/typed_bugs/neg_of_a_number_system.nil",
-        matches: |p| mixes(p, "NEG of a log or tropical number"),
-    },
-    KnownGap {
-        description: "a float literal for a `T` parameter of a generic callee, from a generic caller: emitted as `0.5_f64`, it fixes the callee's T = f64 against the caller's `T` (rustc E0308, E0277)",
-        reproduction: "tests/typed_bugs/generic_literal_argument.nil",
-        matches: |p| uses(p, "a float literal for a T = T argument"),
-    },
-    KnownGap {
-        description: "`tropical(x)` of an f32 value into a `Tropical{f64}` place: the value is a `Tropical<f32>`, not converted (rustc E0308)",
-        reproduction: "tests/typed_bugs/tropical_of_an_f32.nil",
-        matches: |p| uses(p, "tropical(x) of an f32 value"),
-    },
-];
+/// `f64` (E0701 now, 33ae097); `NEG` of a log or tropical number, and
+/// `tropical(x)` of an f32 value into a `Tropical{f64}` (both E0610 now);
+/// a struct constructed from `sin(n) * cos(x)` typed by its leftmost
+/// operand (`Pt{i64}`, truncating) instead of the promoted `f64`.
+const KNOWN_GAPS: &[KnownGap] = &[KnownGap {
+    description: "a float literal for a `T` parameter of a generic callee, from a generic caller: emitted as `0.5_f64`, it fixes the callee's T = f64 against the caller's `T` (rustc E0308, E0277)",
+    reproduction: "tests/typed_bugs/generic_literal_argument.nil",
+    matches: |p| uses(p, "a float literal for a T = T argument"),
+}];
 
 /// Whether the program holds a type mix that `what` describes.
 fn mixes(p: &TypedProgram, what: &str) -> bool {
