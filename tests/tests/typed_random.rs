@@ -61,11 +61,6 @@ const KNOWN_GAPS: &[KnownGap] = &[KnownGap {
     matches: |p| uses(p, "a float literal for a T = T argument"),
 }];
 
-/// Whether the program holds a type mix that `what` describes.
-fn mixes(p: &TypedProgram, what: &str) -> bool {
-    p.mixes.iter().any(|m| m.starts_with(what))
-}
-
 /// The type mixes of a program, one a line, for a report.
 fn described(p: &TypedProgram) -> String {
     p.mixes
