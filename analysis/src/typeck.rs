@@ -742,8 +742,26 @@ impl Cx<'_> {
         }
     }
 
+    /// E0610 for each argument that is not a number (an array, a stack, a
+    /// boolean); structs are the struct checks' (E0908).
+    fn numbers_only(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
+        for (e, v) in exprs.iter().zip(args) {
+            let c = class(&v.ty);
+            if !(is_number(c) || matches!(c, Class::Unknown | Class::Struct)) {
+                self.error(
+                    Diagnostic::error(
+                        "E0610",
+                        e.span,
+                        format!("`{name}` needs a number, not `{}`", v.ty.display()),
+                    )
+                    .with_label(format!("this is `{}`", v.ty.display()))
+                    .with_help("pass one element (`x[i]`), or loop over the array"),
+                );
+            }
+        }
+    }
+
     fn instruction_args(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
-        let numeric = |c: Class| is_number(c) || matches!(c, Class::Unknown | Class::Struct);
         match (name, args) {
             ("PUSH!" | "POP!" | "COPYPUSH!" | "COPYPOP!", [s, x]) => {
                 let elem = match (&exprs[0].kind, &s.ty) {
@@ -821,19 +839,7 @@ impl Cx<'_> {
                         )),
                     );
                 }
-                for (e, v) in exprs.iter().zip(args).take(2) {
-                    if !numeric(class(&v.ty)) {
-                        self.error(
-                            Diagnostic::error(
-                                "E0610",
-                                e.span,
-                                format!("`{name}` needs a number, not `{}`", v.ty.display()),
-                            )
-                            .with_label(format!("this is `{}`", v.ty.display()))
-                            .with_help("pass one element (`x[i]`), or loop over the array"),
-                        );
-                    }
-                }
+                self.numbers_only(name, &exprs[..2.min(exprs.len())], args);
             }
             ("NEG" | "INC" | "DEC" | "CONJ" | "MULINT" | "DIVINT", _) => {
                 // Log and tropical numbers have no negation, no one to add
@@ -855,19 +861,7 @@ impl Cx<'_> {
                     );
                     return;
                 }
-                for (e, v) in exprs.iter().zip(args) {
-                    if !numeric(class(&v.ty)) {
-                        self.error(
-                            Diagnostic::error(
-                                "E0610",
-                                e.span,
-                                format!("`{name}` needs a number, not `{}`", v.ty.display()),
-                            )
-                            .with_label(format!("this is `{}`", v.ty.display()))
-                            .with_help("pass one element (`x[i]`), or loop over the array"),
-                        );
-                    }
-                }
+                self.numbers_only(name, exprs, args);
                 if matches!(name, "MULINT" | "DIVINT")
                     && let (Some(e), Some(v)) = (exprs.get(1), args.get(1))
                     && matches!(class(&v.ty), Class::Float | Class::Fixed | Class::Complex)
