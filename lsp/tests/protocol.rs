@@ -161,54 +161,136 @@ fn diagnostics_match_nilc_check_on_the_ui_suite() {
                 .collect();
             assert!(!want.is_empty(), "{stem} is a wrong program");
             assert_eq!(got.len(), want.len(), "{stem}: {published}");
-            for (g, w) in got.iter().zip(&want) {
-                let line_col = |p: &Value| {
-                    (
-                        p["line"].as_u64().expect("line") as usize + 1,
-                        p["character"].as_u64().expect("character") as usize + 1,
-                    )
-                };
-                assert_eq!(g["code"], w.code, "{stem}");
-                let severity = if w.severity == nilang_compiler::Severity::Error {
-                    1
-                } else {
-                    2
-                };
-                assert_eq!(g["severity"], severity, "{stem}");
-                assert_eq!(
-                    line_col(&g["range"]["start"]),
-                    (w.range.start_line, w.range.start_column),
-                    "{stem} {}",
-                    w.code
-                );
-                assert_eq!(
-                    line_col(&g["range"]["end"]),
-                    (w.range.end_line, w.range.end_column),
-                    "{stem} {}",
-                    w.code
-                );
-                let message = match &w.help {
-                    Some(help) => format!("{}\nhelp: {help}", w.message),
-                    None => w.message.clone(),
-                };
-                assert_eq!(g["message"], message.as_str());
-                assert_eq!(g["data"]["label"], w.label.as_str());
-                let related = g["relatedInformation"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                assert_eq!(related.len(), w.secondary.len(), "{stem} {}", w.code);
-                for (r, s) in related.iter().zip(&w.secondary) {
-                    assert_eq!(r["message"], s.message.as_str());
-                    assert_eq!(
-                        line_col(&r["location"]["range"]["start"]),
-                        (s.range.start_line, s.range.start_column)
-                    );
-                }
-                compared += 1;
-            }
+            compared += same_diagnostics(&got, &want, &stem);
         }
         assert!(compared >= 20, "compared {compared} diagnostics");
+        client.shutdown_and_exit().await;
+    });
+}
+
+/// Asserts that the diagnostics a server published are `want` (as `nilc
+/// check --format json` renders them): codes, severities, ranges, messages,
+/// help lines and secondary labels. Returns how many were compared.
+fn same_diagnostics(
+    got: &[Value],
+    want: &[nilang_compiler::render::JsonDiagnostic],
+    stem: &str,
+) -> usize {
+    let mut compared = 0;
+    for (g, w) in got.iter().zip(want) {
+        let line_col = |p: &Value| {
+            (
+                p["line"].as_u64().expect("line") as usize + 1,
+                p["character"].as_u64().expect("character") as usize + 1,
+            )
+        };
+        assert_eq!(g["code"], w.code, "{stem}");
+        let severity = if w.severity == nilang_compiler::Severity::Error {
+            1
+        } else {
+            2
+        };
+        assert_eq!(g["severity"], severity, "{stem}");
+        assert_eq!(
+            line_col(&g["range"]["start"]),
+            (w.range.start_line, w.range.start_column),
+            "{stem} {}",
+            w.code
+        );
+        assert_eq!(
+            line_col(&g["range"]["end"]),
+            (w.range.end_line, w.range.end_column),
+            "{stem} {}",
+            w.code
+        );
+        let message = match &w.help {
+            Some(help) => format!("{}\nhelp: {help}", w.message),
+            None => w.message.clone(),
+        };
+        assert_eq!(g["message"], message.as_str());
+        assert_eq!(g["data"]["label"], w.label.as_str());
+        let related = g["relatedInformation"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(related.len(), w.secondary.len(), "{stem} {}", w.code);
+        for (r, s) in related.iter().zip(&w.secondary) {
+            assert_eq!(r["message"], s.message.as_str());
+            assert_eq!(
+                line_col(&r["location"]["range"]["start"]),
+                (s.range.start_line, s.range.start_column)
+            );
+        }
+        compared += 1;
+    }
+    compared
+}
+
+/// Every other `.nil` folder of the repository (the examples, the GPU and
+/// ADBench cases, the tests' programs, the editors' and the grammar's
+/// samples), opened at its real path so that the server reads the folder's
+/// other files as one project: what it publishes is `file_check_diagnostics`
+/// of that project, as `nilc check` and the build plugin report it.
+#[test]
+fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
+    support::run(async {
+        use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+        use nilang_compiler::render;
+
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .canonicalize()
+            .expect("the workspace");
+        let folders = [
+            "examples",
+            "gpu",
+            "adbench",
+            "tests/nil",
+            "tests/typed_bugs",
+            "editors/vscode/tests/grammar",
+            "tree-sitter-nilang/test/highlight",
+            "tree-sitter-nilang/test/tags",
+        ];
+        let mut client = TestClient::initialized().await;
+        let (mut files_seen, mut compared) = (0, 0);
+        for folder in folders {
+            let dir = root.join(folder);
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .expect("the folder exists")
+                .map(|e| e.expect("readable").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "nil"))
+                .collect();
+            paths.sort();
+            let db = RootDatabase::default();
+            let sources: Vec<SourceFile> = paths
+                .iter()
+                .map(|p| {
+                    SourceFile::new(
+                        &db,
+                        p.display().to_string(),
+                        std::fs::read_to_string(p).expect("readable"),
+                    )
+                })
+                .collect();
+            let project = Project::new(&db, sources.clone());
+            for (path, &file) in paths.iter().zip(&sources) {
+                let text = file.text(&db).clone();
+                let uri = format!("file://{}", path.display());
+                client.open(&uri, &text).await;
+                let published = client.diagnostics(&uri).await;
+                let got = published["diagnostics"].as_array().expect("list").clone();
+                let want: Vec<_> = db::file_check_diagnostics(&db, project, file)
+                    .iter()
+                    .map(|d| render::to_json("", &text, d))
+                    .collect();
+                let name = path.display().to_string();
+                assert_eq!(got.len(), want.len(), "{name}: {published}");
+                compared += same_diagnostics(&got, &want, &name);
+                files_seen += 1;
+            }
+        }
+        assert!(files_seen >= 35, "only {files_seen} files");
+        assert!(compared >= 10, "compared {compared} diagnostics");
         client.shutdown_and_exit().await;
     });
 }
