@@ -29,6 +29,27 @@ pub enum Rule {
     Stack,
 }
 
+impl Rule {
+    /// The angle argument, when some factor of the rule reads it (its sine
+    /// and cosine must then be computed first).
+    pub fn angle_read(&self) -> Option<usize> {
+        match self {
+            Rule::Linear {
+                rows,
+                angle: Some(k),
+                ..
+            } if rows
+                .iter()
+                .flat_map(|r| r.iter())
+                .any(|(_, f)| f.uses_angle()) =>
+            {
+                Some(*k)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A factor of a linear rule: a constant, or a function of the angle.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Factor {

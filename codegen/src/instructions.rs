@@ -208,14 +208,10 @@ impl Gen<'_> {
         // The instruction's rule is the analysis's (`builtins::Rule`); this
         // renders it in Rust.
         match instr.rule {
-            crate::builtins::Rule::Linear { rows, angle, .. } => {
+            crate::builtins::Rule::Linear { rows, .. } => {
                 let olds = self.old_values(&places);
-                let uses_angle = rows
-                    .iter()
-                    .flat_map(|r| r.iter())
-                    .any(|(_, f)| f.uses_angle());
-                let angle = match angle {
-                    Some(k) if uses_angle => {
+                let angle = match instr.rule.angle_read() {
+                    Some(k) => {
                         let theta = self.value_as(&call.args[k], &ka);
                         let (s, c) = (self.fresh("s"), self.fresh("c"));
                         self.line(&format!(
@@ -223,7 +219,7 @@ impl Gen<'_> {
                         ));
                         Some((s, c))
                     }
-                    _ => None,
+                    None => None,
                 };
                 let rsqrt2 = format!(
                     "<{} as nilang::Real>::from_f64(std::f64::consts::FRAC_1_SQRT_2)",

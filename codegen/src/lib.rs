@@ -244,6 +244,22 @@ pub(crate) struct Factors<'a> {
 }
 
 impl Factors<'_> {
+    /// `∂newᵢ/∂θ` of a rule with an angle, from its `dangle` rows (±1
+    /// factors) applied to the new `values`, each parenthesized.
+    pub fn angle_derivatives(
+        dangle: &[&[(usize, crate::builtins::Factor)]],
+        values: &[String],
+    ) -> Vec<String> {
+        let plain = Factors {
+            angle: None,
+            rsqrt2: "",
+        };
+        dangle
+            .iter()
+            .map(|row| format!("({})", plain.linear_combination(row, values)))
+            .collect()
+    }
+
     /// `Σ factor · values[j]` of one row: `ta * c - tb * s`, `-ta`, and
     /// `(ta + tb) * r` when every factor is `±1/√2` (one rounding fewer).
     pub fn linear_combination(

@@ -851,7 +851,7 @@ impl W<'_> {
         // The rule is the analysis's (`builtins::Rule`); this renders it in
         // WGSL, as `Gen::instruction_call` does in Rust.
         match instr.rule {
-            crate::builtins::Rule::Linear { rows, angle, .. } => {
+            crate::builtins::Rule::Linear { rows, .. } => {
                 let olds: Vec<String> = places
                     .iter()
                     .enumerate()
@@ -862,19 +862,15 @@ impl W<'_> {
                     })
                     .collect();
                 let ty = wgsl_ty(ak);
-                let uses_angle = rows
-                    .iter()
-                    .flat_map(|r| r.iter())
-                    .any(|(_, f)| f.uses_angle());
-                let angle = match angle {
-                    Some(k) if uses_angle => {
+                let angle = match instr.rule.angle_read() {
+                    Some(k) => {
                         let th = self.value_as(&call.args[k], ak);
                         let (s, c) = (self.fresh("s"), self.fresh("c"));
                         self.line(&format!("let {s} = {};", trans("sin", &th, ty)));
                         self.line(&format!("let {c} = {};", trans("cos", &th, ty)));
                         Some((s, c))
                     }
-                    _ => None,
+                    None => None,
                 };
                 let rsqrt2 = format!("{ty}(0.7071067811865476)");
                 let factors = crate::Factors {
@@ -992,14 +988,7 @@ impl W<'_> {
                         let values: Vec<String> = (0..bars.len())
                             .map(|i| self.value_as(&call.args[i], K::Float(fl)))
                             .collect();
-                        let plain = crate::Factors {
-                            angle: None,
-                            rsqrt2: "",
-                        };
-                        let derivatives: Vec<String> = dangle
-                            .iter()
-                            .map(|row| format!("({})", plain.linear_combination(row, &values)))
-                            .collect();
+                        let derivatives = crate::Factors::angle_derivatives(dangle, &values);
                         let mut partials = Vec::new();
                         push_partials(self, &call.args[at], None, &mut partials);
                         for (leaf, p) in partials {

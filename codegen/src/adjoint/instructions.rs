@@ -89,14 +89,7 @@ impl Gen<'_> {
                         let values: Vec<String> = (0..bars.len())
                             .map(|i| self.value_as(&call.args[i], &k))
                             .collect();
-                        let factors = crate::Factors {
-                            angle: None,
-                            rsqrt2: "",
-                        };
-                        let derivatives: Vec<String> = dangle
-                            .iter()
-                            .map(|row| format!("({})", factors.linear_combination(row, &values)))
-                            .collect();
+                        let derivatives = crate::Factors::angle_derivatives(dangle, &values);
                         for (leaf, p) in self.partials(&call.args[at]) {
                             if let Some(lb) = self.bar_place(&leaf) {
                                 for (t, d) in temps.iter().zip(&derivatives) {
