@@ -493,6 +493,26 @@ fn kernel_callee_tapes(db: &dyn Db, project: Project, resolution: &Resolution) -
     out
 }
 
+/// The shared-write analysis of a `@kernel` function (its diagnostics, and
+/// the array parameters several invocations read), which the checks report
+/// and the GPU backend reads; empty for other functions.
+#[salsa::tracked(returns(ref))]
+pub fn kernel_facts<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::kernel::KernelFacts> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    if !ast.kernel {
+        return Arc::default();
+    }
+    let project = f.project(db);
+    Arc::new(crate::kernel::analyze(
+        &ast,
+        resolve_function(db, f),
+        function_types(db, f),
+        &ProjectCallees { db, project },
+    ))
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -539,12 +559,7 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
             &ast, resolution, types, &mutated, d_arity,
         ));
     }
-    if ast.kernel {
-        out.extend(
-            crate::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project })
-                .diagnostics,
-        );
-    }
+    out.extend(kernel_facts(db, f).diagnostics.iter().cloned());
     out.extend(crate::structs::check_function(
         &ast,
         resolution,

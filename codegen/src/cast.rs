@@ -74,7 +74,7 @@ impl Gen<'_> {
             // casts must start from it); the others with the type the first
             // cast they meet starts from: the inverse meets the forward
             // program's casts last first.
-            if !self.cast_report
+            if !self.mode.cast_report
                 && let Some(kind) = first.and_then(cast_kind_of(&self.generics))
             {
                 self.casts.push((id, kind));
@@ -149,7 +149,7 @@ impl Gen<'_> {
             _ => false,
         };
         if !numeric(&from_kind) || !numeric(&to_kind) {
-            if self.cast_report {
+            if self.mode.cast_report {
                 self.unsupported(span, "a typecast from or to a type parameter or `bool`");
             }
             return;
@@ -159,7 +159,7 @@ impl Gen<'_> {
         };
         let n = rust_name(x);
         let cast = format!("<{t1} as nilang::cast::Cast<{t2}>>");
-        if self.checks {
+        if self.mode.checks {
             let location = self.location(span);
             let text = format!(
                 "`({} => {})({x})` must not lose information",
@@ -178,7 +178,7 @@ impl Gen<'_> {
         }
         // Its adjoint follows (ancillas keep theirs in every reverse pass,
         // also where a routine runs without rules).
-        if self.ad.is_some() {
+        if self.mode.ad.is_some() {
             let b = adjoint::bar_name(x);
             let zero = self.ad_zero();
             let was = adjoint::differentiable(&from_kind);
@@ -208,7 +208,7 @@ impl Gen<'_> {
     /// Typecasts are checked where the forward program is generated; the
     /// other passes meet the same casts (inverted) and stay silent.
     fn cast_error(&mut self, d: Diagnostic) {
-        if self.cast_report {
+        if self.mode.cast_report {
             self.diagnostics.push(d);
         }
     }

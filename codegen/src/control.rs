@@ -30,7 +30,7 @@ impl Gen<'_> {
             self.level -= 1;
         }
         self.line("}");
-        if self.checks {
+        if self.mode.checks {
             let post = match &first.cond.post {
                 Post::Expr(e) => e,
                 Post::SameAsPre(_) | Post::Missing => &first.cond.pre,
@@ -55,7 +55,7 @@ impl Gen<'_> {
         };
         let post_code = post.map(|p| (self.expr(p).0, crate::printer::print_expr(p)));
         let location = self.location(cond.span);
-        if self.checks
+        if self.mode.checks
             && let Some((code, text)) = &post_code
         {
             let what = format!("the postcondition `{text}` must be false before the loop");
@@ -66,7 +66,7 @@ impl Gen<'_> {
         self.line(&format!("while {pre} {{"));
         self.level += 1;
         self.block(&body.stmts);
-        if self.checks
+        if self.mode.checks
             && let Some((code, text)) = &post_code
         {
             let what = format!("the postcondition `{text}` must be true after each iteration");
@@ -123,7 +123,7 @@ impl Gen<'_> {
         self.block(&body.stmts);
         self.level -= 1;
         self.line("}");
-        if self.checks {
+        if self.mode.checks {
             let location = self.location(range.span);
             let what = format!(
                 "the range `{}` must not change while the loop runs",

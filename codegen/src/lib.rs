@@ -20,9 +20,7 @@
 use std::fmt::Write;
 
 // The layers below, under the names the modules of this crate use.
-use nilang_analysis::{
-    builtins, check, diagnostics, effects, invert, kernel, resolve, taping, types,
-};
+use nilang_analysis::{builtins, diagnostics, effects, invert, kernel, resolve, taping, types};
 use nilang_syntax::{ast, printer, render};
 
 mod adjoint;
@@ -76,17 +74,6 @@ pub trait CodegenContext {
     }
 }
 
-/// Which parameters a callee mutates, from a [`CodegenContext`].
-struct CtxCallees<'a>(&'a dyn CodegenContext);
-
-impl crate::check::CalleeInfo for CtxCallees<'_> {
-    fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
-        self.0
-            .callee(name)
-            .map(|s| s.params.iter().map(|(m, _)| *m).collect())
-    }
-}
-
 /// Where a function sits in its file, to turn spans into line:column.
 pub struct Place<'a> {
     pub path: &'a str,
@@ -131,15 +118,27 @@ pub struct Generated {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-pub fn generate_function(
-    f: &Function,
-    resolution: &Resolution,
-    types: &FunctionTypes,
-    mutated: &[bool],
-    ctx: &dyn CodegenContext,
-    place: &Place<'_>,
-    options: &Options,
-) -> Generated {
+/// What the backends read of one function: its tree and the analysis's
+/// results for it.
+pub struct Input<'a> {
+    pub function: &'a Function,
+    pub resolution: &'a Resolution,
+    pub types: &'a FunctionTypes,
+    pub mutated: &'a [bool],
+    /// The shared-write facts of a `@kernel` (empty for other functions).
+    pub facts: &'a crate::kernel::KernelFacts,
+    pub ctx: &'a dyn CodegenContext,
+}
+
+pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options) -> Generated {
+    let Input {
+        function: f,
+        resolution,
+        types,
+        mutated,
+        ctx,
+        ..
+    } = *input;
     let taped_all;
     let f = if options.tape_loops {
         taped_all = crate::taping::tape_all_loops(f);
@@ -176,22 +175,24 @@ pub fn generate_function(
         level: 0,
         diagnostics: Vec::new(),
         tmp: 0,
-        checks: options.checks,
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
-        ad: None,
-        plain: false,
         body: Vec::new(),
         tape: None,
-        mode: None,
-        tape_param: records,
-        any_tape,
         reserve: Vec::new(),
-        record_all: options.tape_loops,
-        skip_values: Vec::new(),
         casts: Vec::new(),
         cast_blocks: Vec::new(),
-        cast_report: true,
+        mode: Mode {
+            checks: options.checks,
+            record_all: options.tape_loops,
+            tape_param: records,
+            any_tape,
+            ad: None,
+            plain: false,
+            skip_values: Vec::new(),
+            tape: None,
+            cast_report: true,
+        },
     };
     let mutates = |name: &str| {
         ctx.callee(name)
@@ -208,21 +209,16 @@ pub fn generate_function(
     g.diagnostics.extend(routine_tapes.diagnostics);
     g.function(&forward, &rust_name(&f.name.name), true);
     g.out.push('\n');
-    g.cast_report = false;
+    g.mode.cast_report = false;
     g.function(&backward, &uncall_name(&f.name.name), false);
     if options.gradients && g.diagnostics.is_empty() {
         adjoint::generate(&mut g, f, &forward, &backward);
     }
     let mut diagnostics = g.diagnostics;
     if f.kernel && diagnostics.is_empty() {
-        let facts = crate::kernel::analyze(f, resolution, types, &CtxCallees(ctx));
-        let (code, d) = wgsl::launchers(&wgsl::KernelInput {
+        let (code, d) = wgsl::launchers(&Input {
             function: f,
-            resolution,
-            types,
-            mutated,
-            facts: &facts,
-            ctx,
+            ..*input
         });
         g.out.push('\n');
         g.out.push_str(&code);
@@ -312,44 +308,52 @@ struct Gen<'a> {
     level: usize,
     diagnostics: Vec<Diagnostic>,
     tmp: usize,
-    checks: bool,
     generics: Vec<String>,
+    /// What is being generated: the function's options and the pass.
+    mode: Mode,
     /// Set while the value of a broadcast instruction is generated.
     bcast: Option<Bcast>,
-    /// Set while an adjoint (reverse-mode gradient) function is generated.
-    ad: Option<adjoint::AdMode>,
-    /// Set inside an adjoint while a `@routine` runs without adjoint rules
-    /// (see [`Gen::plain_routine`]): ancillas still get their adjoints.
-    plain: bool,
     /// The statements of the function being generated (set by
     /// [`Gen::function`]), for analyses that look beyond the current block.
     body: Vec<Stmt>,
     /// The tape that tape loops and recording callees use now: `None` for
     /// the function's parameter `__tape`, or a `@routine`'s local tape.
     tape: Option<String>,
-    /// Inside a tape loop: whether it records or reads back.
-    mode: Option<tape::TapeMode>,
-    /// The generated functions take `__tape` (the function records on its
-    /// own line).
-    tape_param: bool,
-    /// Anything in the function records (also in its `@routine`s).
-    any_tape: bool,
     /// What the next `for` loop reserves on the tape per iteration (a tape
     /// `for` about to be generated in push mode).
     reserve: Vec<(String, usize)>,
-    /// Tape loops record every scalar write, not only overwrites (the
-    /// `tape_loops` option: taping instead of uncomputing).
-    record_all: bool,
-    /// Definitions (parameters) whose value updates a reverse pass leaves
-    /// out, applying only their adjoint rules: set while generating
-    /// `f_adjoint_accumulating` (see `adjoint::skip_forward`).
-    skip_values: Vec<usize>,
     /// The kinds typecasts gave ancillas so far, by definition, latest last
     /// (see `codegen::cast`).
     casts: Vec<(usize, Kind)>,
     /// The spans of the typecasts that sit in the block allocating their
     /// variable (the only ones that can be generated).
     cast_blocks: Vec<Span>,
+}
+
+/// The one value that says what [`Gen`] is generating: options fixed for the
+/// function, then what changes from pass to pass.
+struct Mode {
+    /// Run-time checks are generated (off: as if all were `@invcheckoff`).
+    checks: bool,
+    /// Tape loops record every scalar write, not only overwrites (the
+    /// `tape_loops` option: taping instead of uncomputing).
+    record_all: bool,
+    /// The generated functions take `__tape` (the function records on its
+    /// own line).
+    tape_param: bool,
+    /// Anything in the function records (also in its `@routine`s).
+    any_tape: bool,
+    /// Set while an adjoint (reverse-mode gradient) function is generated.
+    ad: Option<adjoint::AdMode>,
+    /// Set inside an adjoint while a `@routine` runs without adjoint rules
+    /// (see [`Gen::plain_routine`]): ancillas still get their adjoints.
+    plain: bool,
+    /// Definitions (parameters) whose value updates a reverse pass leaves
+    /// out, applying only their adjoint rules: set while generating
+    /// `f_adjoint_accumulating` (see `adjoint::skip_forward`).
+    skip_values: Vec<usize>,
+    /// Inside a tape loop: whether it records or reads back.
+    tape: Option<tape::TapeMode>,
     /// Typecast errors are reported (while the forward program is generated).
     cast_report: bool,
 }
@@ -459,7 +463,7 @@ impl Gen<'_> {
     fn function(&mut self, f: &Function, name: &str, with_doc: bool) {
         self.body.clone_from(&f.body.stmts);
         self.casts.clear();
-        if let Some(doc) = self.ad.as_ref().map(|ad| ad.doc.clone()) {
+        if let Some(doc) = self.mode.ad.as_ref().map(|ad| ad.doc.clone()) {
             for l in doc.lines() {
                 self.line(format!("/// {l}").trim_end());
             }
@@ -480,7 +484,7 @@ impl Gen<'_> {
             .iter()
             .map(|g| format!("{}: nilang::Real", g.name.name))
             .collect();
-        if let Some(ad) = &self.ad {
+        if let Some(ad) = &self.mode.ad {
             list.push(format!("G: nilang::Adjoint<{}>", ad.scalar));
         }
         let generics = if list.is_empty() {
@@ -543,7 +547,7 @@ impl Gen<'_> {
                     params.push(format!("{name}: ()"));
                 }
             }
-            if self.ad.is_some()
+            if self.mode.ad.is_some()
                 && let Some(bar) = adjoint::bar_param_type(&kind)
             {
                 let m = if let Kind::Matrix(_) = kind {
@@ -562,7 +566,7 @@ impl Gen<'_> {
             let rust = rust_scalar(&kind).unwrap_or_else(|| "f64".into());
             params.push(format!("{}: {rust}", rust_name(&kw.name.name)));
         }
-        if self.tape_param {
+        if self.mode.tape_param {
             params.push("__tape: &mut nilang::Tape".to_string());
         }
         // Generated functions are generic, so they are compiled in the
@@ -587,7 +591,7 @@ impl Gen<'_> {
                 "if !{name}.is_csc() {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, \"CSC\", \"CSR\")); }}"
             ));
         }
-        if let Some(body) = self.ad.as_ref().and_then(|ad| ad.body.clone()) {
+        if let Some(body) = self.mode.ad.as_ref().and_then(|ad| ad.body.clone()) {
             for l in body {
                 self.line(&l);
             }
@@ -602,7 +606,7 @@ impl Gen<'_> {
     /// Whether instructions get their adjoint rules: in an adjoint, outside
     /// a plain routine.
     fn differentiating(&self) -> bool {
-        self.ad.is_some() && !self.plain
+        self.mode.ad.is_some() && !self.mode.plain
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
@@ -629,13 +633,13 @@ impl Gen<'_> {
                         .iter()
                         .find(|(end, _)| *end == i)
                         .map(|(_, t)| t.clone());
-                    let saved = (self.tape.clone(), self.mode);
+                    let saved = (self.tape.clone(), self.mode.tape);
                     if local.is_some() {
                         self.tape = local;
-                        self.mode = self.mode.map(|_| tape::TapeMode::Pop);
+                        self.mode.tape = self.mode.tape.map(|_| tape::TapeMode::Pop);
                     }
                     self.stmt(&expansion);
-                    (self.tape, self.mode) = saved;
+                    (self.tape, self.mode.tape) = saved;
                 }
                 if let Some(k) = after.iter().position(|(at, _)| *at == i) {
                     for l in after.remove(k).1 {
@@ -644,7 +648,7 @@ impl Gen<'_> {
                 }
                 continue;
             }
-            let saved = (self.tape.clone(), self.mode);
+            let saved = (self.tape.clone(), self.mode.tape);
             if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
                 && self.routine_needs_tape(inner)
             {
@@ -652,7 +656,7 @@ impl Gen<'_> {
                 self.line(&format!("let mut {t} = nilang::Tape::new();"));
                 local_tapes.push((end, t.clone()));
                 self.tape = Some(t);
-                self.mode = self.mode.map(|_| tape::TapeMode::Push);
+                self.mode.tape = self.mode.tape.map(|_| tape::TapeMode::Push);
             }
             if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
                 && self.differentiating()
@@ -661,15 +665,15 @@ impl Gen<'_> {
                 for l in save {
                     self.line(&l);
                 }
-                self.plain = true;
+                self.mode.plain = true;
                 self.stmt(stmt);
-                self.plain = false;
+                self.mode.plain = false;
                 after.push((end, restore));
-                (self.tape, self.mode) = saved;
+                (self.tape, self.mode.tape) = saved;
                 continue;
             }
             self.stmt(stmt);
-            (self.tape, self.mode) = saved;
+            (self.tape, self.mode.tape) = saved;
         }
     }
 
@@ -682,8 +686,8 @@ impl Gen<'_> {
     fn dead_uncomputation(&self, expansion: &Stmt, rest: &[Stmt]) -> bool {
         // In a reverse pass the uncomputation's adjoint rules pass the
         // ancillas' adjoints on to the inputs: it is never dead there.
-        if self.checks
-            || self.ad.is_some()
+        if self.mode.checks
+            || self.mode.ad.is_some()
             || !rest
                 .iter()
                 .all(|s| matches!(s.kind, StmtKind::Dealloc { .. }))
@@ -744,9 +748,9 @@ impl Gen<'_> {
                 broadcast,
                 value,
                 ..
-            } if self.mode.is_some()
+            } if self.mode.tape.is_some()
                 && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
-                    || (self.record_all && !broadcast && split_sincos(stmt).is_none())) =>
+                    || (self.mode.record_all && !broadcast && split_sincos(stmt).is_none())) =>
             {
                 self.tape_overwrite(target, *op, value, *broadcast, stmt.span)
             }
@@ -766,11 +770,11 @@ impl Gen<'_> {
                 // In `f_adjoint_accumulating`, an accumulator's own value is
                 // neither read by any rule nor wanted afterwards.
                 let skip = self.differentiating()
-                    && !self.skip_values.is_empty()
+                    && !self.mode.skip_values.is_empty()
                     && target
                         .root_var()
                         .and_then(|(_, span)| self.resolution.def_at(span))
-                        .is_some_and(|id| self.skip_values.contains(&id));
+                        .is_some_and(|id| self.mode.skip_values.contains(&id));
                 if *broadcast {
                     if self.differentiating() {
                         self.ad_broadcast(target, *op, value, stmt.span);
@@ -801,7 +805,7 @@ impl Gen<'_> {
                     "let mut {}{annotation} = {code};",
                     rust_name(&name.name)
                 ));
-                if self.ad.is_some() {
+                if self.mode.ad.is_some() {
                     self.ad_alloc(name, &kind);
                 }
             }
@@ -831,7 +835,7 @@ impl Gen<'_> {
                         }
                     }
                 }
-                if !self.checks {
+                if !self.mode.checks {
                     return;
                 }
                 let kind = self
@@ -855,15 +859,15 @@ impl Gen<'_> {
             StmtKind::If {
                 branches,
                 otherwise,
-            } if self.mode.is_some() => self.tape_if(branches, otherwise.as_ref(), stmt.span),
+            } if self.mode.tape.is_some() => self.tape_if(branches, otherwise.as_ref(), stmt.span),
             StmtKind::If {
                 branches,
                 otherwise,
             } => self.if_chain(branches, otherwise.as_ref()),
-            StmtKind::While { cond, body } if self.mode == Some(tape::TapeMode::Push) => {
+            StmtKind::While { cond, body } if self.mode.tape == Some(tape::TapeMode::Push) => {
                 self.tape_while_push(cond, body)
             }
-            StmtKind::While { cond, body } if self.mode == Some(tape::TapeMode::Pop) => {
+            StmtKind::While { cond, body } if self.mode.tape == Some(tape::TapeMode::Pop) => {
                 self.tape_while_pop(cond, body)
             }
             StmtKind::While { cond, body } => self.while_loop(cond, body),
@@ -878,10 +882,10 @@ impl Gen<'_> {
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
             StmtKind::Routine(inner) | StmtKind::InBounds(inner) => self.stmt(inner),
             StmtKind::InvCheckOff(inner) => {
-                let was = self.checks;
-                self.checks = false;
+                let was = self.mode.checks;
+                self.mode.checks = false;
                 self.stmt(inner);
-                self.checks = was;
+                self.mode.checks = was;
             }
             StmtKind::Unroutine => {}
             StmtKind::Safe(expr) => self.safe(expr, stmt.span),

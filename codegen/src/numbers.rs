@@ -365,7 +365,7 @@ impl Gen<'_> {
         let t = self.fresh("v");
         self.line(&format!("let {t} = {code};"));
         let name = if op == InstrOp::Add { "add" } else { "sub" };
-        if self.checks {
+        if self.mode.checks {
             let location = self.location(span);
             let what = format!(
                 "`{} {}= ...` must stay within the range of Fixed43",
@@ -391,7 +391,7 @@ impl Gen<'_> {
         value: &Expr,
         span: Span,
     ) -> bool {
-        let Some(mode) = self.mode else {
+        let Some(mode) = self.mode.tape else {
             return false;
         };
         if !matches!(op, InstrOp::Add | InstrOp::Sub)

@@ -47,9 +47,9 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
         let f = lookup_function(self.db, self.project, name)?;
         let ast = function_ast(self.db, f)?;
         Some(codegen::wgsl::CalleeBody {
-            function: (*ast).clone(),
-            resolution: (**resolve_function(self.db, f)).clone(),
-            types: (**function_types(self.db, f)).clone(),
+            function: ast,
+            resolution: Arc::clone(resolve_function(self.db, f)),
+            types: Arc::clone(function_types(self.db, f)),
             mutated: mutated_params(self.db, self.project, name).unwrap_or_default(),
         })
     }
@@ -137,15 +137,18 @@ fn generate<'db>(
     let file = f.file(db);
     let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
     codegen::generate_function(
-        &ast,
-        resolve_function(db, f),
-        function_types(db, f),
-        &mutated,
-        &ProjectCodegen {
-            db,
-            project,
-            file,
-            tape_loops,
+        &codegen::Input {
+            function: &ast,
+            resolution: resolve_function(db, f),
+            types: function_types(db, f),
+            mutated: &mutated,
+            facts: kernel_facts(db, f),
+            ctx: &ProjectCodegen {
+                db,
+                project,
+                file,
+                tape_loops,
+            },
         },
         &if locations {
             codegen::Place {
@@ -245,14 +248,13 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
     let resolution = resolve_function(db, f);
     let types = function_types(db, f);
-    let facts =
-        nilang_analysis::kernel::analyze(&ast, resolution, types, &ProjectCallees { db, project });
-    let shaders = codegen::wgsl::all_shaders(&codegen::wgsl::KernelInput {
+    let facts = kernel_facts(db, f);
+    let shaders = codegen::wgsl::all_shaders(&codegen::Input {
         function: &ast,
         resolution,
         types,
         mutated: &mutated,
-        facts: &facts,
+        facts,
         ctx: &ProjectCodegen {
             db,
             project,

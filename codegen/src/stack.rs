@@ -103,7 +103,7 @@ impl Gen<'_> {
 
     /// `s → stack(T)`: the stack must be empty.
     pub(super) fn stack_dealloc(&mut self, name: &Ident, span: Span) {
-        if !self.checks {
+        if !self.mode.checks {
             return;
         }
         let location = self.location(span);
@@ -182,7 +182,7 @@ impl Gen<'_> {
                 self.line(&format!(
                     "let {v}: {elem_rust} = match {s}.pop() {{ Some(v) => v, None => {empty} }};"
                 ));
-                if self.checks {
+                if self.mode.checks {
                     let what = format!("`{x_text}` must be zero before `POP!({s_name}, {x_text})`");
                     let z = format!("<{elem_rust} as nilang::num_traits::Zero>::zero()");
                     self.line(&format!(
@@ -200,7 +200,7 @@ impl Gen<'_> {
                 self.line(&format!(
                     "let {v}: {elem_rust} = match {s}.pop() {{ Some(v) => v, None => {empty} }};"
                 ));
-                if self.checks {
+                if self.mode.checks {
                     let value = self.value_as(x_arg, &elem);
                     let e = self.fresh("expected");
                     let what = format!(

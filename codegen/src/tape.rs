@@ -74,10 +74,10 @@ impl Gen<'_> {
         let ctx = self.ctx;
         crate::taping::stmt_uses_tape(
             inner,
-            self.mode.is_some(),
+            self.mode.tape.is_some(),
             &crate::taping::Recording {
                 taped: &|n| ctx.callee(n).is_some_and(|s| s.taped),
-                all: self.record_all,
+                all: self.mode.record_all,
             },
         ) || crate::taping::tropical_tape(
             std::slice::from_ref(inner),
@@ -89,7 +89,7 @@ impl Gen<'_> {
 
     /// `@tape for` / `@tape while` run forwards.
     pub(super) fn tape_forward(&mut self, inner: &Stmt) {
-        let was = self.mode.replace(TapeMode::Push);
+        let was = self.mode.tape.replace(TapeMode::Push);
         match &inner.kind {
             StmtKind::For { var, range, body } => {
                 self.reserve = self.pushes_per_iteration(&body.stmts);
@@ -98,7 +98,7 @@ impl Gen<'_> {
             StmtKind::While { cond, body } => self.tape_while_push(cond, body),
             _ => self.stmt(inner),
         }
-        self.mode = was;
+        self.mode.tape = was;
     }
 
     /// What one iteration of a tape `for` pushes at its own level (nested
@@ -117,7 +117,7 @@ impl Gen<'_> {
                     op,
                     broadcast: false,
                     ..
-                } if self.record_all
+                } if self.mode.record_all
                     || matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) =>
                 {
                     let kind = self.whole(|g| g.expr(target)).1;
@@ -140,14 +140,14 @@ impl Gen<'_> {
 
     /// `~(@tape loop)`: the iterations walked back, restoring from the tape.
     pub(super) fn tape_backward(&mut self, inner: &Stmt) {
-        let was = self.mode.replace(TapeMode::Pop);
+        let was = self.mode.tape.replace(TapeMode::Pop);
         let inverted = invert_stmt(inner);
         match &inverted.kind {
             StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::While { cond, body } => self.tape_while_pop(cond, body),
             _ => self.stmt(&inverted),
         }
-        self.mode = was;
+        self.mode.tape = was;
     }
 
     /// A `while` in push mode: its trip count goes on the tape after it.
@@ -184,7 +184,7 @@ impl Gen<'_> {
     pub(super) fn tape_if(&mut self, branches: &[Branch], otherwise: Option<&Block>, span: Span) {
         let t = self.tape_recv();
         let ty = branch_type(branches.len());
-        match self.mode {
+        match self.mode.tape {
             Some(TapeMode::Push) => {
                 for (k, b) in branches.iter().enumerate() {
                     let (pre, kind) = self.expr(&b.cond.pre);
@@ -259,7 +259,7 @@ impl Gen<'_> {
             return;
         }
         let t = self.tape_recv();
-        match self.mode {
+        match self.mode.tape {
             Some(TapeMode::Push) => {
                 if self.differentiating() && adjoint::differentiable(&kind) {
                     // Running forwards in a reverse pass, the rule is the
@@ -323,7 +323,7 @@ impl Gen<'_> {
         if self.differentiating() {
             self.ad_instruction(target, op, value, span);
         }
-        match self.mode {
+        match self.mode.tape {
             Some(TapeMode::Pop) if scalar => {
                 let t = self.tape_recv();
                 let location = self.location(span);

@@ -32,6 +32,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::sync::Arc;
 
 use super::adjoint::{Deriv, push_partials};
 use super::{CodegenContext, rust_name};
@@ -40,18 +41,18 @@ use crate::diagnostics::Diagnostic;
 use crate::invert::{
     explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
 };
-use crate::kernel::KernelFacts;
 use crate::resolve::{DefKind, Resolution};
 use crate::types::{FunctionTypes, Ty};
 
 /// Invocations per workgroup.
 pub const WORKGROUP_SIZE: u32 = 64;
 
-/// A function a kernel calls, as the WGSL backend needs it.
+/// A function a kernel calls, as the WGSL backend needs it: the analysis's
+/// memoized results, shared, not copied per call site.
 pub struct CalleeBody {
-    pub function: Function,
-    pub resolution: Resolution,
-    pub types: FunctionTypes,
+    pub function: Arc<Function>,
+    pub resolution: Arc<Resolution>,
+    pub types: Arc<FunctionTypes>,
     pub mutated: Vec<bool>,
 }
 
@@ -1246,16 +1247,6 @@ impl Deriv for W<'_> {
     }
 }
 
-/// Everything needed to generate a kernel's shaders.
-pub struct KernelInput<'a> {
-    pub function: &'a Function,
-    pub resolution: &'a Resolution,
-    pub types: &'a FunctionTypes,
-    pub mutated: &'a [bool],
-    pub facts: &'a KernelFacts,
-    pub ctx: &'a dyn CodegenContext,
-}
-
 /// One parameter of a kernel as the launcher and the shader see it.
 struct KParam {
     name: String,
@@ -1266,7 +1257,7 @@ struct KParam {
     positional: bool,
 }
 
-fn kernel_params(input: &KernelInput<'_>, float: &'static str) -> Vec<KParam> {
+fn kernel_params(input: &crate::Input<'_>, float: &'static str) -> Vec<KParam> {
     let f = input.function;
     let mut out = Vec::new();
     let rust_of = |ty: &Ty| -> String {
@@ -1310,7 +1301,7 @@ fn kernel_params(input: &KernelInput<'_>, float: &'static str) -> Vec<KParam> {
 /// The WGSL of one kernel pass (`Forward`, `Inverse` or `Adjoint`) for one
 /// float type, or the reasons it cannot be generated.
 pub fn kernel_shader(
-    input: &KernelInput<'_>,
+    input: &crate::Input<'_>,
     float: &'static str,
     pass: Pass,
     atomics: Atomics,
@@ -1570,7 +1561,7 @@ fn device_function(
 /// Every shader generated for a kernel: `(pass, float, atomics, WGSL)`.
 pub type ShaderVariant = (Pass, &'static str, Atomics, String);
 
-fn needs_atomics(input: &KernelInput<'_>) -> bool {
+fn needs_atomics(input: &crate::Input<'_>) -> bool {
     let params = kernel_params(input, "f32");
     !input.facts.shared_reads.is_empty()
         || (differentiable(&params)
@@ -1587,7 +1578,7 @@ fn differentiable(params: &[KParam]) -> bool {
 
 /// All the shaders of a kernel (the launchers embed the same ones), or the
 /// reasons they cannot be generated.
-pub fn all_shaders(input: &KernelInput<'_>) -> Result<Vec<ShaderVariant>, Vec<Diagnostic>> {
+pub fn all_shaders(input: &crate::Input<'_>) -> Result<Vec<ShaderVariant>, Vec<Diagnostic>> {
     let generic = !input.function.generics.is_empty();
     let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &["f32"] };
     let atomic = needs_atomics(input);
@@ -1620,7 +1611,7 @@ pub fn all_shaders(input: &KernelInput<'_>) -> Result<Vec<ShaderVariant>, Vec<Di
 }
 
 /// The Rust launchers of a kernel and the WGSL they run, as constants.
-pub fn launchers(input: &KernelInput<'_>) -> (String, Vec<Diagnostic>) {
+pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
     let f = input.function;
     let name = plain(&f.name.name);
     let generic = !f.generics.is_empty();

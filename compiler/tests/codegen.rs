@@ -2,8 +2,7 @@
 //! backend's own errors. Each `.nil` fixture under `tests/codegen/` gets
 //! its snapshot from one test, `fixtures`.
 
-use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
@@ -90,56 +89,38 @@ fn fixture_description(text: &str) -> String {
 /// Every fixture `tests/codegen/*.nil` (each named after what it pins down,
 /// which its leading `#` comment says): the Rust generated for it, one
 /// module for each of its options lines, as one snapshot
-/// `snapshots/codegen__fixtures@<fixture>.nil.snap` (the names
-/// `insta::glob!("codegen/*.nil", ...)` gives; `glob!` needs insta's `glob`
-/// feature, which the workspace does not turn on). Every fixture runs and
-/// the failures are listed at the end, as with `glob!`.
+/// `snapshots/codegen__fixtures@<fixture>.nil.snap`. `glob!` runs every
+/// fixture and lists the failures at the end.
 #[test]
 fn fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codegen");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "nil"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no fixtures in {}", dir.display());
     for name in WITH_PROPERTIES {
         assert!(
-            paths.iter().any(|p| p.ends_with(name)),
+            dir.join(name).is_file(),
             "`properties` checks `{name}`, which is not a fixture"
         );
     }
-    let mut failed = Vec::new();
-    for path in &paths {
+    insta::glob!("codegen/*.nil", |path| {
         let name = path.file_name().unwrap().to_str().unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let modules: Vec<(String, String)> = fixture_options(&text)
-                .into_iter()
-                .map(|(line, options)| {
-                    let code = module_of(name, &text, &options)
-                        .unwrap_or_else(|e| panic!("{name} ({line}): {e:?}"));
-                    (line, code)
-                })
-                .collect();
-            let snapshot = modules
-                .iter()
-                .map(|(line, code)| format!("// options: {line}\n{code}"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let mut settings = insta::Settings::clone_current();
-            settings.set_snapshot_suffix(name);
-            settings.set_input_file(path);
-            settings.set_description(fixture_description(&text));
-            settings.bind(|| insta::assert_snapshot!(snapshot));
-            properties(name, &modules);
-        }));
-        if result.is_err() {
-            failed.push(name);
-        }
-    }
-    assert!(failed.is_empty(), "fixtures that failed: {failed:?}");
+        let modules: Vec<(String, String)> = fixture_options(&text)
+            .into_iter()
+            .map(|(line, options)| {
+                let code = module_of(name, &text, &options)
+                    .unwrap_or_else(|e| panic!("{name} ({line}): {e:?}"));
+                (line, code)
+            })
+            .collect();
+        let snapshot = modules
+            .iter()
+            .map(|(line, code)| format!("// options: {line}\n{code}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut settings = insta::Settings::clone_current();
+        settings.set_description(fixture_description(&text));
+        settings.bind(|| insta::assert_snapshot!(snapshot));
+        properties(name, &modules);
+    });
 }
 
 /// The fixtures `properties` checks.

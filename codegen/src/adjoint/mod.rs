@@ -149,7 +149,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let mut uncall_problem: Option<(String, String)> = None;
     for (i, (program, fn_name, doc)) in passes.into_iter().enumerate() {
         if let Some(bodies) = &primitive {
-            g.ad = Some(AdMode {
+            g.mode.ad = Some(AdMode {
                 scalar: scalar.clone(),
                 doc: format!(
                     "{doc}\nA primitive: its derivatives come from [`{}`].",
@@ -163,7 +163,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         }
         let saved_out = std::mem::take(&mut g.out);
         let saved_diagnostics = std::mem::take(&mut g.diagnostics);
-        g.ad = Some(AdMode {
+        g.mode.ad = Some(AdMode {
             scalar: scalar.clone(),
             doc: doc.clone(),
             body: None,
@@ -179,7 +179,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             if i == 1 {
                 uncall_problem = Some((location.clone(), problem.message.clone()));
             }
-            g.ad = Some(AdMode {
+            g.mode.ad = Some(AdMode {
                 scalar: scalar.clone(),
                 doc,
                 body: Some(vec![format!(
@@ -194,7 +194,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     }
     if f.kernel {
         // A kernel's gradient runs per index: launch `f`, then `f_adjoint`.
-        g.ad = None;
+        g.mode.ad = None;
         return;
     }
     // `f_grad`: forward, then the reverse pass.
@@ -217,7 +217,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         with_bars.push(rust_name(&kw.name.name));
     }
     // A function that records needs its forward run: it fills the tape.
-    let skipped = if reverse_ok && primitive.is_none() && !g.any_tape {
+    let skipped = if reverse_ok && primitive.is_none() && !g.mode.any_tape {
         skip_forward(g, forward, &with_bars)
     } else {
         None
@@ -231,7 +231,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         None => adjoint_name(&f.name.name),
     };
     if let Some(ids) = accumulating {
-        g.ad = Some(AdMode {
+        g.mode.ad = Some(AdMode {
             scalar: scalar.clone(),
             doc: format!(
                 "Reverse pass of [`{name}`] for [`{}`]: [`{}`] without the\n\
@@ -243,12 +243,12 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             ),
             body: None,
         });
-        g.skip_values = ids;
+        g.mode.skip_values = ids;
         g.out.push('\n');
         g.function(backward, &reverse_fn, false);
-        g.skip_values.clear();
+        g.mode.skip_values.clear();
     }
-    let fused = if reverse_ok && primitive.is_none() && !g.any_tape && skipped.is_none() {
+    let fused = if reverse_ok && primitive.is_none() && !g.mode.any_tape && skipped.is_none() {
         fused_gradient(g, &scalar, forward, backward)
     } else {
         None
@@ -278,7 +278,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     } else {
         format!("runs it, then [`{}`]", adjoint_name(&f.name.name))
     };
-    g.ad = Some(AdMode {
+    g.mode.ad = Some(AdMode {
         scalar,
         doc: format!(
             "Gradient of [`{name}`]: {how}. Seed the adjoint of the\n\
@@ -287,7 +287,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
              the loss with respect to that input (added to what it held)."
         ),
         body: Some(skipped.or(fused).unwrap_or_else(|| {
-            if g.tape_param {
+            if g.mode.tape_param {
                 // The tape `f` records and the reverse pass reads back,
                 // dropped on return.
                 vec![
@@ -308,20 +308,25 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         })),
     });
     g.out.push('\n');
-    let tape_param = std::mem::replace(&mut g.tape_param, false);
+    let tape_param = std::mem::replace(&mut g.mode.tape_param, false);
     g.function(forward, &grad_name(&f.name.name), false);
     if tape_param {
         uncall_grad_taped(g, f, forward, &values, &with_bars, uncall_problem);
-        g.tape_param = true;
-        g.ad = None;
+        g.mode.tape_param = true;
+        g.mode.ad = None;
         return;
     }
     // `uncall_f_grad`: the gradient program backwards. `uncall_f_adjoint`
     // (the reverse pass of `~f`: it runs `f` forwards) is also the inverse of
     // `f_adjoint`: both apply the transposed Jacobian of `f`'s inverse,
     // statement by statement. It leaves `f`'s outputs, which `~f` undoes.
-    g.ad = Some(AdMode {
-        scalar: g.ad.as_ref().map(|a| a.scalar.clone()).unwrap_or_default(),
+    g.mode.ad = Some(AdMode {
+        scalar: g
+            .mode
+            .ad
+            .as_ref()
+            .map(|a| a.scalar.clone())
+            .unwrap_or_default(),
         doc: format!(
             "Undoes [`{}`]: from the restored arguments and the adjoints it\n\
              left, gives back the adjoints as they were seeded (the gradient\n\
@@ -343,5 +348,5 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         &format!("uncall_{}", grad_name(&f.name.name)),
         false,
     );
-    g.ad = None;
+    g.mode.ad = None;
 }

@@ -5,7 +5,12 @@ use super::*;
 
 impl Gen<'_> {
     pub(crate) fn ad_kind(&self) -> Kind {
-        let scalar = self.ad.as_ref().map(|a| a.scalar.as_str()).unwrap_or("f64");
+        let scalar = self
+            .mode
+            .ad
+            .as_ref()
+            .map(|a| a.scalar.as_str())
+            .unwrap_or("f64");
         match scalar {
             "f64" | "f32" => kind_of(&Ty::Scalar(if scalar == "f64" { "f64" } else { "f32" })),
             g => Kind::Generic(g.to_string()),

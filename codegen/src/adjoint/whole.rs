@@ -48,8 +48,13 @@ pub(crate) fn uncall_grad_taped(
             )]
         }
     };
-    g.ad = Some(AdMode {
-        scalar: g.ad.as_ref().map(|a| a.scalar.clone()).unwrap_or_default(),
+    g.mode.ad = Some(AdMode {
+        scalar: g
+            .mode
+            .ad
+            .as_ref()
+            .map(|a| a.scalar.clone())
+            .unwrap_or_default(),
         doc: format!(
             "Undoes [`{}`]: from the restored arguments and the adjoints it\n\
              left, gives back the adjoints as they were seeded (the gradient\n\
@@ -264,7 +269,7 @@ pub(crate) fn fused_gradient(
     let saved_out = std::mem::take(&mut g.out);
     let saved_diagnostics = std::mem::take(&mut g.diagnostics);
     let saved_level = std::mem::replace(&mut g.level, 0);
-    let saved_ad = g.ad.replace(AdMode {
+    let saved_ad = g.mode.ad.replace(AdMode {
         scalar: scalar.to_string(),
         doc: String::new(),
         body: None,
@@ -273,20 +278,20 @@ pub(crate) fn fused_gradient(
     g.casts.clear();
     let plan = g.plain_routine(fs, at, end, inner);
     if let Some((save, restore)) = plan {
-        g.plain = true;
+        g.mode.plain = true;
         g.block(&fs[..at]);
         for l in save {
             g.line(&l);
         }
         g.stmt(&fs[at]);
         g.block(&fs[at + 1..end]);
-        g.plain = false;
+        g.mode.plain = false;
         g.block_from(bs, b + 1, vec![(b_end, restore)]);
         g.line("Ok(())");
     }
     let code = std::mem::replace(&mut g.out, saved_out);
     let problems = std::mem::replace(&mut g.diagnostics, saved_diagnostics);
     g.level = saved_level;
-    g.ad = saved_ad;
+    g.mode.ad = saved_ad;
     (!code.is_empty() && problems.is_empty()).then(|| code.lines().map(str::to_string).collect())
 }
