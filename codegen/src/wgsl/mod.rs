@@ -1,0 +1,196 @@
+//! The GPU backend: a `@kernel` function becomes WGSL compute shaders (one
+//! invocation per index) and Rust launchers that run them through
+//! `nilang::gpu` (wgpu).
+//!
+//! Each kernel gets shaders for its call, its uncall and, when it has
+//! differentiable parameters, its reverse pass (the adjoint kernel), per
+//! float type: `f32`, and `f64` for generic kernels (run only where the
+//! device has `SHADER_F64`). Functions a kernel calls become WGSL functions
+//! (scalar parameters only; the ones they change by pointer), in the passes
+//! the kernel needs. The adjoint rules are the Rust backend's: the local
+//! derivatives come from [`super::adjoint::push_partials`] through the
+//! [`Deriv`] trait, rendered in WGSL.
+//!
+//! Conventions shared with `runtime/src/gpu.rs`:
+//! - `global_index()` is the invocation's index, `1..=n` (1-based, like
+//!   every index in NiLang);
+//! - binding 0 is a uniform struct: `n`, the dispatch's first invocation,
+//!   then the scalar parameters and keyword parameters in order; bindings
+//!   1.. are the array parameters in order (in the reverse pass each float
+//!   array followed by its adjoint), then one single-element buffer per
+//!   adjoint of a float scalar parameter;
+//! - integers are `i32`, booleans `u32` in the uniform block;
+//! - no run-time checks (a shader cannot return an error): the static
+//!   shared-write analysis ([`crate::kernel`]) is what keeps kernels right;
+//! - an adjoint that several invocations add to (an array read at an index
+//!   other than the invocation's own, a scalar parameter) is an
+//!   `atomic<u32>` buffer updated by a compare-and-swap loop on the bits of
+//!   an `f32`, or an `atomic<f32>` with `atomicAdd` where the device has
+//!   `SHADER_FLOAT32_ATOMIC` (a second shader). WGSL has no 64-bit atomics:
+//!   such an `f64` reverse pass is not generated, and its launcher returns
+//!   `GpuError::Unsupported` saying so.
+//!
+//! Files: `kinds` (WGSL types and names), `exprs` (expressions, places and
+//! where their adjoints go), `stmts` (statements), `instructions` (built-in
+//! instructions and their adjoint rules), `calls` (calls of `.nil`
+//! functions), `shader` (a kernel's shaders and the variants generated),
+//! `launcher` (the Rust that runs them), `f64_math.wgsl` (the `f64` math
+//! library, included at build time).
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::sync::Arc;
+
+use super::adjoint::{Deriv, push_partials};
+use super::{CodegenContext, rust_name};
+use crate::ast::*;
+use crate::diagnostics::Diagnostic;
+use crate::invert::{
+    explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
+};
+use crate::resolve::{DefKind, Resolution};
+use crate::types::{FunctionTypes, Ty};
+
+mod calls;
+mod exprs;
+mod instructions;
+mod kinds;
+mod launcher;
+mod shader;
+mod stmts;
+
+use kinds::*;
+pub use launcher::launchers;
+pub use shader::{all_shaders, kernel_shader};
+use shader::{differentiable, kernel_params, needs_atomics};
+
+/// Invocations per workgroup.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+/// A function a kernel calls, as the WGSL backend needs it: the analysis's
+/// memoized results, shared, not copied per call site.
+pub struct CalleeBody {
+    pub function: Arc<Function>,
+    pub resolution: Arc<Resolution>,
+    pub types: Arc<FunctionTypes>,
+    pub mutated: Vec<bool>,
+}
+
+/// Which program a shader or WGSL function runs.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Pass {
+    Forward,
+    Inverse,
+    /// The reverse pass of the call: the inverse with adjoint rules.
+    Adjoint,
+    /// The reverse pass of the uncall: the call with adjoint rules.
+    UncallAdjoint,
+}
+
+impl Pass {
+    fn differentiating(self) -> bool {
+        matches!(self, Pass::Adjoint | Pass::UncallAdjoint)
+    }
+}
+
+/// How adjoints that several invocations add to are accumulated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Atomics {
+    /// Compare-and-swap on `atomic<u32>` holding `f32` bits.
+    Cas,
+    /// `atomic<f32>` and `atomicAdd` (needs `SHADER_FLOAT32_ATOMIC`).
+    Native,
+}
+
+/// The device type of a value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum K {
+    Int,
+    Bool,
+    Float(&'static str),
+    LitInt,
+    LitFloat,
+    /// An array (storage buffer) of this element type.
+    Array(&'static str),
+    Unknown,
+}
+
+/// `f64` elementary functions in WGSL, to a few units in the last place:
+/// argument reduction (Cody and Waite's split constants, as in fdlibm) and
+/// Taylor series short enough to converge on the reduced interval. The text
+/// is `wgsl/f64_math.wgsl`; it calls `nil_powi_f64`, which the shader writes
+/// before it.
+pub const F64_MATH: &str = include_str!("f64_math.wgsl");
+
+struct W<'a> {
+    resolution: &'a Resolution,
+    types: &'a FunctionTypes,
+    mutated: &'a [bool],
+    ctx: &'a dyn CodegenContext,
+    float: &'static str,
+    out: String,
+    level: usize,
+    tmp: usize,
+    diagnostics: Vec<Diagnostic>,
+    ad: bool,
+    /// The kernel's entry point (arrays, uniforms) rather than a function.
+    entry: bool,
+    /// Array parameters (by position) whose adjoint is atomic.
+    atomic: BTreeSet<usize>,
+    atomics: Atomics,
+    /// The functions called, and in which pass.
+    needs: BTreeSet<(String, Pass)>,
+}
+
+impl W<'_> {
+    pub(super) fn line(&mut self, text: &str) {
+        for _ in 0..self.level {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    pub(super) fn fresh(&mut self, prefix: &str) -> String {
+        self.tmp += 1;
+        format!("nil_{prefix}{}", self.tmp)
+    }
+
+    pub(super) fn unsupported(&mut self, span: Span, what: &str) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0701",
+                span,
+                format!("the GPU backend cannot generate {what} yet"),
+            )
+            .with_label("in a kernel")
+            .with_help("kernels take scalars and 1-D arrays of numbers, and call functions with scalar parameters"),
+        );
+    }
+
+    pub(super) fn def_of(&self, span: Span) -> Option<usize> {
+        self.resolution.def_at(span)
+    }
+}
+
+/// What follows a call of a WGSL function.
+enum After {
+    /// Copy a temporary back.
+    Line(String),
+    /// An expression argument's adjoint (in the temporary `adjoint`) goes
+    /// to the places the argument `arg` reads.
+    Spread { adjoint: String, arg: usize },
+}
+
+/// One parameter of a kernel as the launcher and the shader see it.
+struct KParam {
+    name: String,
+    kind: K,
+    /// The Rust type (element type for arrays).
+    rust: String,
+    mutated: bool,
+    positional: bool,
+}
+
+/// Every shader generated for a kernel: `(pass, float, atomics, WGSL)`.
+pub type ShaderVariant = (Pass, &'static str, Atomics, String);
