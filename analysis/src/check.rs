@@ -1,9 +1,11 @@
 //! The static reversibility checks of one function (BRIEF section 3).
 //!
 //! Places are compared by their root variable and access path: `x` overlaps
-//! `x[i]`, `x.re` does not overlap `x.im`, and `x[i]` is assumed distinct from
-//! `x[j]` (different index expressions) because that cannot be decided
-//! statically; the runtime checks of the generated code catch the rest.
+//! `x[i]`, `x.re` does not overlap `x.im`. Elements are compared by their
+//! indices ([`Place::alias`]): `x[i]` and `x[i]` are one element (an error,
+//! as for names), `x[i]` and `x[i + 1]` two; where only the values can tell
+//! (`x[i]` and `x[j]`), the instruction gets an [`AliasCheck`] that the
+//! checked build runs before it.
 
 use rustc_hash::FxHashSet;
 
@@ -21,12 +23,20 @@ pub trait CalleeInfo {
     fn mutated_params(&self, name: &str) -> Option<Vec<bool>>;
 }
 
+/// What the checks of one function found: their diagnostics, and the
+/// element aliasing only a run-time check can rule out.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Checked {
+    pub diagnostics: Vec<Diagnostic>,
+    pub alias_checks: Vec<AliasCheck>,
+}
+
 pub fn check_function(
     function: &Function,
     resolution: &Resolution,
     types: &FunctionTypes,
     callees: &dyn CalleeInfo,
-) -> Vec<Diagnostic> {
+) -> Checked {
     let differentiated = function.params.iter().any(|p| {
         resolution
             .def_at(p.name.span)
@@ -41,10 +51,80 @@ pub fn check_function(
         inverted: 0,
         kernel: function.kernel,
         out: Vec::new(),
+        alias_checks: Vec::new(),
+        stmt: Span::default(),
     };
     checker.block(&function.body);
     checker.open_ancillas(function);
-    checker.out
+    Checked {
+        diagnostics: checker.out,
+        alias_checks: checker.alias_checks,
+    }
+}
+
+/// A run-time check the checked build makes before one instruction or
+/// call: the places `first` and `second` (one written, the other read or
+/// written) are the same element when every pair of index expressions in
+/// `pairs` has equal values; that is an error (the instruction would read
+/// and write one element, or write it twice).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AliasCheck {
+    /// The statement the check precedes (function-relative).
+    pub stmt: Span,
+    /// The array (root and access path up to the element), as written.
+    pub array: String,
+    /// The two places, as written.
+    pub first: String,
+    pub second: String,
+    /// The index expressions compared, pairwise.
+    pub pairs: Vec<(Expr, Expr)>,
+}
+
+/// How two places relate, as far as the source tells.
+#[derive(Debug)]
+enum Alias {
+    /// Never the same storage.
+    Distinct,
+    /// Always overlapping.
+    Same,
+    /// The same element exactly when each pair of indices is equal.
+    Maybe(Vec<(Expr, Expr)>),
+}
+
+/// An index as `base + offset` with a constant offset (`i`, `i + 1`, `3`,
+/// `n - 2`), to tell elements apart statically.
+fn linear_index(e: &Expr) -> (Option<String>, i64) {
+    let int = |e: &Expr| match &e.kind {
+        ExprKind::Int(v) => v.replace('_', "").parse::<i64>().ok(),
+        _ => None,
+    };
+    if let Some(v) = int(e) {
+        return (None, v);
+    }
+    match &e.kind {
+        ExprKind::Paren(inner) => linear_index(inner),
+        ExprKind::Binary {
+            op: op @ (BinaryOp::Add | BinaryOp::Sub),
+            lhs,
+            rhs,
+        } => match (int(lhs), int(rhs)) {
+            (_, Some(c)) => {
+                let (base, k) = linear_index(lhs);
+                let c = if *op == BinaryOp::Add {
+                    c
+                } else {
+                    c.wrapping_neg()
+                };
+                (base, k.wrapping_add(c))
+            }
+            (Some(c), _) if *op == BinaryOp::Add => {
+                let (base, k) = linear_index(rhs);
+                (base, k.wrapping_add(c))
+            }
+            _ => (Some(print_expr(e)), 0),
+        },
+        _ => (Some(print_expr(e)), 0),
+    }
 }
 
 /// A place as a root variable and an access path, e.g. `x`, `[i]`, `.re`.
@@ -56,6 +136,9 @@ struct Place {
     span: Span,
     /// Read only to compute an index: it carries no gradient.
     index_only: bool,
+    /// Per path step: the index arguments of a `[...]` step (`None` for a
+    /// field).
+    indices: Vec<Option<Vec<IndexArg>>>,
 }
 
 impl Place {
@@ -67,6 +150,7 @@ impl Place {
                 path: Vec::new(),
                 span: expr.span,
                 index_only: false,
+                indices: Vec::new(),
             }),
             ExprKind::Index { base, indices } => {
                 let mut place = Place::of(base)?;
@@ -78,12 +162,14 @@ impl Place {
                     })
                     .collect();
                 place.path.push(format!("[{}]", text.join(",")));
+                place.indices.push(Some(indices.clone()));
                 place.span = expr.span;
                 Some(place)
             }
             ExprKind::Field { base, field } => {
                 let mut place = Place::of(base)?;
                 place.path.push(format!(".{}", field.name));
+                place.indices.push(None);
                 place.span = expr.span;
                 Some(place)
             }
@@ -94,6 +180,7 @@ impl Place {
                 place
                     .path
                     .push(if callee.name == "real" { ".re" } else { ".im" }.to_string());
+                place.indices.push(None);
                 place.span = expr.span;
                 Some(place)
             }
@@ -111,19 +198,49 @@ impl Place {
         }
     }
 
-    /// Whether writing one may change the other.
-    fn overlaps(&self, other: &Place) -> bool {
+    /// Whether writing one may change the other, as far as the source
+    /// tells: the same root, and along the common part of the two paths the
+    /// same fields and, per axis, indices that are equal, a whole axis (`:`
+    /// or a range: a slice may hold any element), or not decidable.
+    fn alias(&self, other: &Place) -> Alias {
         if self.root != other.root {
-            return false;
+            return Alias::Distinct;
         }
         let n = self.path.len().min(other.path.len());
-        // A slice `x[:, j]` may overlap any element: compare only up to it.
-        for (a, b) in self.path[..n].iter().zip(&other.path[..n]) {
-            if a != b && !(a.contains(':') || b.contains(':')) {
-                return false;
+        let mut pairs = Vec::new();
+        for k in 0..n {
+            match (&self.indices[k], &other.indices[k]) {
+                (Some(a), Some(b)) if a.len() == b.len() => {
+                    for (x, y) in a.iter().zip(b) {
+                        let (IndexArg::Expr(x), IndexArg::Expr(y)) = (x, y) else {
+                            continue;
+                        };
+                        let (bx, cx) = linear_index(x);
+                        let (by, cy) = linear_index(y);
+                        if bx == by {
+                            if cx != cy {
+                                return Alias::Distinct;
+                            }
+                        } else {
+                            pairs.push((x.clone(), y.clone()));
+                        }
+                    }
+                }
+                _ if self.path[k] != other.path[k] => return Alias::Distinct,
+                _ => {}
             }
         }
-        true
+        if pairs.is_empty() {
+            Alias::Same
+        } else {
+            Alias::Maybe(pairs)
+        }
+    }
+
+    /// The root and the path up to the last index step.
+    fn array_text(&self) -> String {
+        let last = self.indices.iter().rposition(Option::is_some).unwrap_or(0);
+        format!("{}{}", self.root, self.path[..last].concat())
     }
 
     fn text(&self) -> String {
@@ -240,6 +357,9 @@ struct Checker<'a> {
     inverted: usize,
     kernel: bool,
     out: Vec<Diagnostic>,
+    alias_checks: Vec<AliasCheck>,
+    /// The statement being checked.
+    stmt: Span,
 }
 
 impl Checker<'_> {
@@ -309,6 +429,33 @@ impl Checker<'_> {
         }
     }
 
+    /// A written place indexed by values read from the same array
+    /// (`y[y[i]] += 1`): the write may change its own index.
+    fn own_index_reads(&mut self, target: &Expr, written: &Place) {
+        let mut reads = Vec::new();
+        read_places(target, &mut reads);
+        for read in reads.iter().filter(|r| r.index_only) {
+            if let Alias::Maybe(pairs) = written.alias(read) {
+                self.alias_check(written, read, pairs);
+            }
+        }
+    }
+
+    /// Records that `written` and `other` are one element when `pairs` are
+    /// pairwise equal (checked at run time).
+    fn alias_check(&mut self, written: &Place, other: &Place, pairs: Vec<(Expr, Expr)>) {
+        let check = AliasCheck {
+            stmt: self.stmt,
+            array: written.array_text(),
+            first: written.text(),
+            second: other.text(),
+            pairs,
+        };
+        if !self.alias_checks.contains(&check) {
+            self.alias_checks.push(check);
+        }
+    }
+
     fn block(&mut self, block: &Block) {
         for stmt in &block.stmts {
             self.stmt(stmt);
@@ -316,6 +463,7 @@ impl Checker<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        self.stmt = stmt.span;
         match &stmt.kind {
             StmtKind::Instr {
                 target,
@@ -467,7 +615,7 @@ impl Checker<'_> {
             let mut reads = Vec::new();
             read_places(value, &mut reads);
             if let Some(target_place) = Place::of(target) {
-                reads.retain(|r| !r.overlaps(&target_place));
+                reads.retain(|r| matches!(r.alias(&target_place), Alias::Distinct));
             }
             self.shared_reads(&reads);
             return;
@@ -504,9 +652,18 @@ impl Checker<'_> {
         let Some(target_place) = Place::of(target) else {
             return;
         };
+        self.own_index_reads(target, &target_place);
         let mut reads = Vec::new();
         read_places(value, &mut reads);
-        if let Some(read) = reads.iter().find(|r| r.overlaps(&target_place)) {
+        for read in &reads {
+            if let Alias::Maybe(pairs) = target_place.alias(read) {
+                self.alias_check(&target_place, read, pairs);
+            }
+        }
+        if let Some(read) = reads
+            .iter()
+            .find(|r| matches!(r.alias(&target_place), Alias::Same))
+        {
             self.out.push(
                 Diagnostic::error(
                     "E0201",
@@ -635,6 +792,9 @@ impl Checker<'_> {
                     self.not_a_place(arg, &format!("`{name}` changes this argument"));
                 } else {
                     self.immutable_root(arg);
+                    if let Some(written) = Place::of(arg) {
+                        self.own_index_reads(arg, &written);
+                    }
                 }
             }
         }
@@ -644,9 +804,13 @@ impl Checker<'_> {
                 let (mi, mj) = (mutated[i], mutated[j]);
                 match (mi, mj) {
                     (true, true) => {
-                        if let (Some(a), Some(b)) = (&places[i], &places[j])
-                            && a.overlaps(b)
-                        {
+                        let (Some(a), Some(b)) = (&places[i], &places[j]) else {
+                            continue;
+                        };
+                        let alias = a.alias(b);
+                        if let Alias::Maybe(pairs) = alias {
+                            self.alias_check(a, b, pairs);
+                        } else if let Alias::Same = alias {
                             self.out.push(
                                 Diagnostic::error(
                                     "E0202",
@@ -665,7 +829,15 @@ impl Checker<'_> {
                         let Some(written) = &places[w] else { continue };
                         let mut reads = Vec::new();
                         read_places(&call.args[r], &mut reads);
-                        if let Some(read) = reads.iter().find(|p| p.overlaps(written)) {
+                        for read in &reads {
+                            if let Alias::Maybe(pairs) = written.alias(read) {
+                                self.alias_check(written, read, pairs);
+                            }
+                        }
+                        if let Some(read) = reads
+                            .iter()
+                            .find(|p| matches!(p.alias(written), Alias::Same))
+                        {
                             self.out.push(
                                 Diagnostic::error(
                                     "E0201",

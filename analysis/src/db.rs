@@ -513,6 +513,22 @@ pub fn kernel_facts<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::kernel::Ke
     ))
 }
 
+/// The reversibility checks of one function (`check.rs`): their
+/// diagnostics and the element aliasing left to run-time checks.
+#[salsa::tracked(returns(ref))]
+pub fn reversibility_checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<check::Checked> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    let project = f.project(db);
+    Arc::new(check::check_function(
+        &ast,
+        resolve_function(db, f),
+        function_types(db, f),
+        &ProjectCallees { db, project },
+    ))
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -524,12 +540,7 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
     let types = function_types(db, f);
     let mut out = resolution.diagnostics.clone();
     out.extend(types.diagnostics.iter().cloned());
-    out.extend(check::check_function(
-        &ast,
-        resolution,
-        types,
-        &ProjectCallees { db, project },
-    ));
+    out.extend(reversibility_checks(db, f).diagnostics.iter().cloned());
     out.extend(function_expr_types(db, f).diagnostics.iter().cloned());
     // The taping plan of the build's default options (the backend checks
     // its own under `tape_loops`).

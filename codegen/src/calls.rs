@@ -39,6 +39,18 @@ impl Gen<'_> {
             Some(m) => format!("super::{}::{name}", rust_name(m)),
             None => name,
         };
+        // Columns the call changes (`f(A[:, j], ...)`) stay borrowed while
+        // it runs: the other arguments that read those matrices are
+        // evaluated first, into temporaries (`pre`).
+        let guarded: Vec<&str> = call
+            .args
+            .iter()
+            .zip(&sig.params)
+            .filter(|(_, (mutated, _))| *mutated)
+            .filter_map(|(arg, _)| column_root(arg))
+            .collect();
+        let reads_guarded = |e: &Expr| guarded.iter().any(|m| mentions(e, m));
+        let mut pre: Vec<String> = Vec::new();
         let mut args = Vec::new();
         let mut write_back = Vec::new();
         for (arg, (mutated, ty)) in call.args.iter().zip(&sig.params) {
@@ -52,15 +64,30 @@ impl Gen<'_> {
                     None => return,
                 }
             } else if let Kind::Array(_) = param_kind {
+                let owned = reads_guarded(arg);
                 if let Some((m, c, _)) = self.column_of(arg) {
-                    args.push(format!("&nilang::column({m}.column({c}))"));
+                    if owned {
+                        let t = self.fresh("v");
+                        pre.push(format!(
+                            "let {t} = nilang::column({m}.column({c})).into_owned();"
+                        ));
+                        args.push(format!("&{t}[..]"));
+                    } else {
+                        args.push(format!("&nilang::column({m}.column({c}))"));
+                    }
                 } else {
                     let (code, _) = self.expr(arg);
                     args.push(format!("&{code}[..]"));
                 }
             } else if let Kind::Matrix(_) | Kind::Csc(_) = param_kind {
                 let (code, _) = self.expr(arg);
-                args.push(format!("{code}.view()"));
+                if reads_guarded(arg) {
+                    let t = self.fresh("v");
+                    pre.push(format!("let {t} = {code}.to_owned();"));
+                    args.push(format!("{t}.view()"));
+                } else {
+                    args.push(format!("{code}.view()"));
+                }
             } else if let Kind::Stack(_) = param_kind {
                 match self.stack_arg(arg) {
                     Some(code) => args.push(code),
@@ -72,7 +99,14 @@ impl Gen<'_> {
                     Kind::Generic(_) | Kind::Unknown => from.clone(),
                     k => k.clone(),
                 };
-                args.push(convert(code, &from, &to));
+                let code = convert(code, &from, &to);
+                if reads_guarded(arg) {
+                    let t = self.fresh("v");
+                    pre.push(format!("let {t} = {code};"));
+                    args.push(t);
+                } else {
+                    args.push(code);
+                }
             }
             if ad && adjoint::bar_param_type(&param_kind).is_some() {
                 match self.ad_bar_arg(arg, &param_kind) {
@@ -100,29 +134,56 @@ impl Gen<'_> {
                 Kind::Generic(_) | Kind::Unknown => from.clone(),
                 k => k,
             };
-            args.push(convert(code, &from, &to));
+            let code = convert(code, &from, &to);
+            if reads_guarded(value) {
+                let t = self.fresh("v");
+                pre.push(format!("let {t} = {code};"));
+                args.push(t);
+            } else {
+                args.push(code);
+            }
         }
         if sig.taped {
             args.push(self.tape_arg());
         }
         let call_line = format!("{path}({})?;", args.join(", "));
-        if write_back.is_empty() {
+        if write_back.is_empty() && pre.is_empty() {
+            self.line(&call_line);
+            return;
+        }
+        // Column guards (no write-back line: they write back when dropped)
+        // live in an inner block, so that the elements copied out are
+        // written back after the columns are released.
+        let (guards, elements): (Vec<_>, Vec<_>) =
+            write_back.iter().partition(|(_, back)| back.is_empty());
+        self.line("{");
+        self.level += 1;
+        for line in &pre {
+            self.line(line);
+        }
+        for (decl, _) in &elements {
+            self.line(decl);
+        }
+        if guards.is_empty() || elements.is_empty() {
+            for (decl, _) in &guards {
+                self.line(decl);
+            }
             self.line(&call_line);
         } else {
             self.line("{");
             self.level += 1;
-            for (decl, _) in &write_back {
+            for (decl, _) in &guards {
                 self.line(decl);
             }
             self.line(&call_line);
-            for (_, back) in &write_back {
-                if !back.is_empty() {
-                    self.line(back);
-                }
-            }
             self.level -= 1;
             self.line("}");
         }
+        for (_, back) in &elements {
+            self.line(back);
+        }
+        self.level -= 1;
+        self.line("}");
     }
 
     /// The argument for a mutated parameter, and, for an element of an
@@ -164,4 +225,28 @@ impl Gen<'_> {
             Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
         ))
     }
+}
+
+/// The matrix of a column argument `A[:, j]`.
+fn column_root(arg: &Expr) -> Option<&str> {
+    let ExprKind::Index { base, indices } = &arg.kind else {
+        return None;
+    };
+    match (&base.kind, indices.as_slice()) {
+        (ExprKind::Var(m), [IndexArg::Colon(_), IndexArg::Expr(_)]) => Some(m),
+        _ => None,
+    }
+}
+
+/// Whether an expression reads the variable `name` anywhere.
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let ExprKind::Var(n) = &x.kind
+            && n == name
+        {
+            found = true;
+        }
+    });
+    found
 }

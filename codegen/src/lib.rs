@@ -127,6 +127,8 @@ pub struct Input<'a> {
     pub mutated: &'a [bool],
     /// The shared-write facts of a `@kernel` (empty for other functions).
     pub facts: &'a crate::kernel::KernelFacts,
+    /// The element aliasing the checks left to run time.
+    pub alias_checks: &'a [nilang_analysis::check::AliasCheck],
     pub ctx: &'a dyn CodegenContext,
 }
 
@@ -177,6 +179,8 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         tmp: 0,
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
+        alias_checks: input.alias_checks,
+        alias_guarded: None,
         body: Vec::new(),
         tape: None,
         reserve: Vec::new(),
@@ -311,6 +315,11 @@ struct Gen<'a> {
     generics: Vec<String>,
     /// What is being generated: the function's options and the pass.
     mode: Mode,
+    /// The element aliasing checks of the function, by statement.
+    alias_checks: &'a [nilang_analysis::check::AliasCheck],
+    /// The statement whose alias checks were generated last (a statement
+    /// rewritten into others gets them once).
+    alias_guarded: Option<Span>,
     /// Set while the value of a broadcast instruction is generated.
     bcast: Option<Bcast>,
     /// The statements of the function being generated (set by
@@ -672,8 +681,53 @@ impl Gen<'_> {
                 (self.tape, self.mode.tape) = saved;
                 continue;
             }
+            self.alias_guarded = None;
             self.stmt(stmt);
             (self.tape, self.mode.tape) = saved;
+        }
+    }
+
+    /// Before an instruction or call whose places may be one array element
+    /// (`y[i] += y[j]`), the checked build compares the indices and stops
+    /// with `Check::Alias` when they are equal.
+    fn alias_guards(&mut self, span: Span) {
+        if !self.mode.checks || self.alias_guarded == Some(span) {
+            return;
+        }
+        self.alias_guarded = Some(span);
+        let checks: Vec<&nilang_analysis::check::AliasCheck> = self
+            .alias_checks
+            .iter()
+            .filter(|c| c.stmt == span)
+            .collect();
+        for check in checks {
+            let mut conds = Vec::new();
+            let mut values = Vec::new();
+            for (a, b) in &check.pairs {
+                let (ac, ak) = self.expr(a);
+                let (bc, bk) = self.expr(b);
+                let ac = convert(ac, &ak, &Kind::Int("i64"));
+                let bc = convert(bc, &bk, &Kind::Int("i64"));
+                let (x, y) = (self.fresh("ia"), self.fresh("ib"));
+                self.line(&format!("let {x}: i64 = {ac};"));
+                self.line(&format!("let {y}: i64 = {bc};"));
+                conds.push(format!("{x} == {y}"));
+                values.push(format!(
+                    "({:?}, {x}), ({:?}, {y})",
+                    crate::printer::print_expr(a),
+                    crate::printer::print_expr(b)
+                ));
+            }
+            let location = self.location(span);
+            let what = format!(
+                "`{}` and `{}` must not overlap in `{}`",
+                check.first, check.second, check.array
+            );
+            self.line(&format!(
+                "if {} {{ return Err(nilang::Error::new({location}, nilang::Check::Alias, {what:?}, \"different indices\", nilang::IndexValues(&[{}]))); }}",
+                conds.join(" && "),
+                values.join(", ")
+            ));
         }
     }
 
@@ -725,6 +779,9 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        if matches!(stmt.kind, StmtKind::Instr { .. } | StmtKind::Call(_)) {
+            self.alias_guards(stmt.span);
+        }
         if let Some(rewritten) = self.conj_view(stmt) {
             return self.stmt(&rewritten);
         }

@@ -143,6 +143,7 @@ fn generate<'db>(
             types: function_types(db, f),
             mutated: &mutated,
             facts: kernel_facts(db, f),
+            alias_checks: &reversibility_checks(db, f).alias_checks,
             ctx: &ProjectCodegen {
                 db,
                 project,
@@ -250,6 +251,7 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     let types = function_types(db, f);
     let facts = kernel_facts(db, f);
     let shaders = codegen::wgsl::all_shaders(&codegen::Input {
+        alias_checks: &[],
         function: &ast,
         resolution,
         types,

@@ -46,6 +46,10 @@ pub enum Check {
     Cast,
     /// A fixed-point `+=`/`-=` left the representable range.
     Overflow,
+    /// One instruction or call would read and write one array element (or
+    /// write it twice) through two index expressions that were equal at
+    /// run time, e.g. `y[i] += y[j]` with `i == j`.
+    Alias,
 }
 
 impl Check {
@@ -63,7 +67,24 @@ impl Check {
             Check::Stack => "stack check failed",
             Check::Cast => "lossy typecast",
             Check::Overflow => "fixed-point overflow",
+            Check::Alias => "one array element reached twice by one instruction",
         }
+    }
+}
+
+/// The values of the index expressions an alias check found equal, as its
+/// error shows them: `i = 2, j = 2`.
+pub struct IndexValues<'a>(pub &'a [(&'a str, i64)]);
+
+impl fmt::Debug for IndexValues<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, (name, value)) in self.0.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{name} = {value}")?;
+        }
+        Ok(())
     }
 }
 
