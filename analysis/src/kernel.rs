@@ -723,13 +723,16 @@ impl Analysis<'_> {
         let writes = std::mem::take(&mut self.writes);
         let mut reads = std::mem::take(&mut self.reads);
         // Drop the whole-array reads that are the base of an element read.
+        // (An element read starts where its base does and is longer, also
+        // when its index has no form the analysis knows.)
         for v in reads.values_mut() {
-            let elems: Vec<Span> = v
-                .iter()
-                .filter(|r| r.form.is_some())
-                .map(|r| r.span)
-                .collect();
-            v.retain(|r| r.form.is_some() || !elems.iter().any(|s| s.start == r.span.start));
+            let spans: Vec<Span> = v.iter().map(|r| r.span).collect();
+            v.retain(|r| {
+                r.form.is_some()
+                    || !spans
+                        .iter()
+                        .any(|s| s.start == r.span.start && s.end > r.span.end)
+            });
         }
         for (id, ws) in &writes {
             let name = &self.resolution.defs[*id].name;
@@ -750,7 +753,7 @@ impl Analysis<'_> {
                             format!("this kernel reads an element of `{name}` that another invocation may write"),
                         )
                         .with_label("not this invocation's own element")
-                        .with_help("read `x` only where this invocation writes it, or pass the values in another array"),
+                        .with_help(format!("read `{name}` only where this invocation writes it, or pass the values in another array")),
                     );
                 }
             }
