@@ -39,7 +39,7 @@ fn writes_one_module_per_file_and_only_when_changed() {
     let written = config(dir).compile_dir("nil").unwrap();
     assert_eq!(written, vec![dir.join("out/a.rs"), dir.join("out/b.rs")]);
     let b = std::fs::read_to_string(dir.join("out/b.rs")).unwrap();
-    assert!(b.contains("super::a::f(&mut *y, x)?;"), "{b}");
+    assert!(b.contains("super::a::__nil_f(&mut *y, x)?;"), "{b}");
 
     let before = std::fs::metadata(dir.join("out/a.rs"))
         .unwrap()

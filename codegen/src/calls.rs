@@ -35,6 +35,7 @@ impl Gen<'_> {
             (true, true) => adjoint::adjoint_name(&call.callee.name),
             (false, true) => adjoint::uncall_adjoint_name(&call.callee.name),
         };
+        let name = inner_name(&name);
         let path = match &sig.module {
             Some(m) => format!("super::{}::{name}", rust_name(m)),
             None => name,

@@ -41,7 +41,7 @@ mod view;
 pub mod wgsl;
 
 pub(crate) use kinds::*;
-pub use names::{rust_name, uncall_name};
+pub use names::{inner_name, rust_name, uncall_name};
 
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
@@ -50,6 +50,43 @@ use crate::invert::{
 };
 use crate::resolve::{DefKind, Resolution};
 use crate::types::{FunctionTypes, Ty};
+
+/// How a generated entry point passes one argument on to its body, and,
+/// for an argument it changes, how it saves and restores it: (the value
+/// saved, the statement that puts it back with `{}` for that value).
+fn entry_argument(name: &str, kind: &Kind, mutated: bool) -> (String, Option<(String, String)>) {
+    if !mutated {
+        return (name.to_string(), None);
+    }
+    match kind {
+        Kind::Array(_) => (
+            format!("&mut *{name}"),
+            Some((
+                format!("{name}.to_vec()"),
+                format!("{name}.clone_from_slice(&{{}});"),
+            )),
+        ),
+        Kind::Matrix(_) => (
+            format!("{name}.view_mut()"),
+            Some((
+                format!("{name}.to_owned()"),
+                format!("{name}.assign(&{{}});"),
+            )),
+        ),
+        // A sparse matrix changes only its values, never its structure.
+        Kind::Csc(_) => (
+            format!("{name}.view_mut()"),
+            Some((
+                format!("{name}.data().to_vec()"),
+                format!("{name}.data_mut().clone_from_slice(&{{}});"),
+            )),
+        ),
+        _ => (
+            format!("&mut *{name}"),
+            Some((format!("(*{name}).clone()"), format!("*{name} = {{}};"))),
+        ),
+    }
+}
 
 /// What code generation needs to know about a callee.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -502,9 +539,15 @@ impl Gen<'_> {
             format!("<{}>", list.join(", "))
         };
         let mut params = Vec::new();
+        // The entry point's arguments to the body, and what it saves of
+        // the arguments it changes: (value saved, how it is put back, with
+        // `{}` for the saved value).
+        let mut forwards: Vec<String> = Vec::new();
+        let mut saves: Vec<(String, String)> = Vec::new();
         if f.kernel {
             // The invocation's index (`global_index()`), 1-based.
             params.push("global_index: i64".to_string());
+            forwards.push("global_index".to_string());
         }
         let mut csc_checks = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
@@ -556,6 +599,9 @@ impl Gen<'_> {
                     params.push(format!("{name}: ()"));
                 }
             }
+            let (forward, save) = entry_argument(&name, &kind, mutated);
+            forwards.push(forward);
+            saves.extend(save);
             if self.mode.ad.is_some()
                 && let Some(bar) = adjoint::bar_param_type(&kind)
             {
@@ -564,7 +610,16 @@ impl Gen<'_> {
                 } else {
                     ""
                 };
-                params.push(format!("{m}{}: {bar}", adjoint::bar_name(&p.name.name)));
+                let b = adjoint::bar_name(&p.name.name);
+                params.push(format!("{m}{b}: {bar}"));
+                // The adjoints are laid out like the values.
+                let bar_kind = match &kind {
+                    Kind::Csc(inner) => Kind::Array(inner.clone()),
+                    k => k.clone(),
+                };
+                let (forward, save) = entry_argument(&b, &bar_kind, true);
+                forwards.push(forward);
+                saves.extend(save);
             }
         }
         for kw in &f.kwparams {
@@ -574,24 +629,38 @@ impl Gen<'_> {
                 .unwrap_or(Kind::Unknown);
             let rust = rust_scalar(&kind).unwrap_or_else(|| "f64".into());
             params.push(format!("{}: {rust}", rust_name(&kw.name.name)));
+            forwards.push(rust_name(&kw.name.name));
         }
         if self.mode.tape_param {
             params.push("__tape: &mut nilang::Tape".to_string());
+            forwards.push("&mut *__tape".to_string());
         }
         // Generated functions are generic, so they are compiled in the
         // user's crate anyway; the hint lets LLVM inline small callees (a
         // distance, a multiplier) into the loops that call them, where their
         // view set-up and bounds checks are hoisted and, without checks,
         // dead uncomputations removed. `@inline` insists.
-        self.line(if f.inline {
+        let inline = if f.inline {
             "#[inline(always)]"
         } else {
             "#[inline]"
-        });
+        };
+        // The entry point: with checks, it saves what the call changes and
+        // puts it back when the call fails, so that an `Err` leaves every
+        // argument as it was passed. Generated code calls the body
+        // (`__nil_f`) directly: only the outermost call saves. The entry
+        // point goes before the body, once the body shows whether it can
+        // fail at all.
+        let inner = inner_name(name);
+        let entry_at = self.out.len();
+        let body_level = self.level;
+        self.line("#[doc(hidden)]");
+        self.line(inline);
         self.line(&format!(
-            "pub fn {name}{generics}({}) -> nilang::Result {{",
+            "pub fn {inner}{generics}({}) -> nilang::Result {{",
             params.join(", ")
         ));
+        let body_at = self.out.len();
         self.level += 1;
         for (name, nil_name, span) in csc_checks {
             let location = self.location(span);
@@ -610,6 +679,36 @@ impl Gen<'_> {
         }
         self.level -= 1;
         self.line("}");
+        let fails = self.out[body_at..].contains("Err(") || self.out[body_at..].contains('?');
+        let saved_out = self.out.split_off(entry_at);
+        let saved_level = std::mem::replace(&mut self.level, body_level);
+        self.line(inline);
+        self.line(&format!(
+            "pub fn {name}{generics}({}) -> nilang::Result {{",
+            params.join(", ")
+        ));
+        self.level += 1;
+        let call = format!("{inner}({})", forwards.join(", "));
+        if self.mode.checks && fails && !saves.is_empty() {
+            for (i, (save, _)) in saves.iter().enumerate() {
+                self.line(&format!("let __entry_{i} = {save};"));
+            }
+            self.line(&format!("let __result = {call};"));
+            self.line("if __result.is_err() {");
+            self.level += 1;
+            for (i, (_, restore)) in saves.iter().enumerate() {
+                self.line(&restore.replace("{}", &format!("__entry_{i}")));
+            }
+            self.level -= 1;
+            self.line("}");
+            self.line("__result");
+        } else {
+            self.line(&call);
+        }
+        self.level -= 1;
+        self.line("}");
+        self.level = saved_level;
+        self.out.push_str(&saved_out);
     }
 
     /// Whether instructions get their adjoint rules: in an adjoint, outside

@@ -53,3 +53,11 @@ fn greek(c: char) -> Option<&'static str> {
 pub fn uncall_name(name: &str) -> String {
     format!("uncall_{}", rust_name(name).trim_start_matches("r#"))
 }
+
+/// The body of a generated function `name` (`f`, `uncall_f`, `f_adjoint`,
+/// ...): what generated code calls. The public `name` is its entry point,
+/// which saves the arguments it changes and restores them when the body
+/// returns an error.
+pub fn inner_name(name: &str) -> String {
+    format!("__nil_{}", name.trim_start_matches("r#"))
+}

@@ -292,17 +292,25 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
                 // dropped on return.
                 vec![
                     "let mut __tape = nilang::Tape::new();".to_string(),
-                    format!("{name}({}, &mut __tape)?;", values.join(", ")),
+                    format!(
+                        "{}({}, &mut __tape)?;",
+                        inner_name(&name),
+                        values.join(", ")
+                    ),
                     format!(
                         "{}({}, &mut __tape)",
-                        adjoint_name(&f.name.name),
+                        inner_name(&adjoint_name(&f.name.name)),
                         with_bars.join(", ")
                     ),
                 ]
             } else {
                 vec![
-                    format!("{name}({})?;", values.join(", ")),
-                    format!("{}({})", adjoint_name(&f.name.name), with_bars.join(", ")),
+                    format!("{}({})?;", inner_name(&name), values.join(", ")),
+                    format!(
+                        "{}({})",
+                        inner_name(&adjoint_name(&f.name.name)),
+                        with_bars.join(", ")
+                    ),
                 ]
             }
         })),
@@ -336,10 +344,14 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         body: Some(vec![
             format!(
                 "{}({})?;",
-                uncall_adjoint_name(&f.name.name),
+                inner_name(&uncall_adjoint_name(&f.name.name)),
                 with_bars.join(", ")
             ),
-            format!("{}({})", uncall_name(&f.name.name), values.join(", ")),
+            format!(
+                "{}({})",
+                inner_name(&uncall_name(&f.name.name)),
+                values.join(", ")
+            ),
         ]),
     });
     g.out.push('\n');

@@ -133,8 +133,12 @@ pub(crate) fn primitive_bodies(
         return None;
     }
     let path = match &sig.module {
-        Some(m) => format!("super::{}::{}", rust_name(m), rust_name(&d.name)),
-        None => rust_name(&d.name),
+        Some(m) => format!(
+            "super::{}::{}",
+            rust_name(m),
+            inner_name(&rust_name(&d.name))
+        ),
+        None => inner_name(&rust_name(&d.name)),
     };
     let mut common = Vec::new();
     for (v, _, _) in &pairs {
@@ -159,7 +163,7 @@ pub(crate) fn primitive_bodies(
     backward.extend(rules(""));
     backward.push(format!(
         "{}({})",
-        uncall_name(&f.name.name),
+        inner_name(&uncall_name(&f.name.name)),
         values.join(", ")
     ));
     // `uncall_f_adjoint` undoes `y -= h(x)`: x̄ -= ȳ h'; then runs `f`.
@@ -167,7 +171,7 @@ pub(crate) fn primitive_bodies(
     forward.extend(rules("-"));
     forward.push(format!(
         "{}({})",
-        rust_name(&f.name.name),
+        inner_name(&rust_name(&f.name.name)),
         values.join(", ")
     ));
     Some([backward, forward])

@@ -29,10 +29,14 @@ pub(crate) fn uncall_grad_taped(
             "let mut __tape = nilang::Tape::new();".to_string(),
             format!(
                 "{}({}, &mut __tape)?;",
-                uncall_adjoint_name(name),
+                inner_name(&uncall_adjoint_name(name)),
                 with_bars.join(", ")
             ),
-            format!("{}({}, &mut __tape)", uncall_name(name), values.join(", ")),
+            format!(
+                "{}({}, &mut __tape)",
+                inner_name(&uncall_name(name)),
+                values.join(", ")
+            ),
         ],
         Some((location, message)) => {
             let what = if message.contains("overwrite") {
@@ -135,8 +139,11 @@ pub(crate) fn skip_forward(
     let passed = ids.iter().any(|id| call_args.contains(id));
     if !passed {
         let body = vec![format!(
-            "{}_accumulating({})",
-            adjoint_name(&forward.name.name),
+            "{}({})",
+            inner_name(&format!(
+                "{}_accumulating",
+                adjoint_name(&forward.name.name)
+            )),
             with_bars.join(", ")
         )];
         return Some((body, Some(ids)));
@@ -144,7 +151,7 @@ pub(crate) fn skip_forward(
     let mut body = save;
     body.push(format!(
         "{}({})?;",
-        adjoint_name(&forward.name.name),
+        inner_name(&adjoint_name(&forward.name.name)),
         with_bars.join(", ")
     ));
     body.extend(restore);
