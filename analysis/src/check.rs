@@ -939,6 +939,15 @@ impl Checker<'_> {
                 .with_help("copy it into an ancilla and change the copy"),
             );
         }
+        if let Some(step) = &range.step
+            && linear_index(step) == (None, 0)
+        {
+            self.out.push(
+                Diagnostic::error("E0410", step.span, "a `for` loop with step 0")
+                    .with_label("the step is 0")
+                    .with_help("a range `a:s:b` needs a step other than 0: `1:1:n` counts up, `n:-1:1` down"),
+            );
+        }
         let mut bound_names = FxHashSet::default();
         for e in [Some(&range.start), range.step.as_ref(), Some(&range.stop)]
             .into_iter()

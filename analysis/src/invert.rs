@@ -30,10 +30,13 @@ pub fn invert_function(f: &Function) -> Function {
 /// `x ← v` of that block that is still allocated there (the paper's
 /// preprocessing). A program that deallocates everything explicitly is
 /// returned unchanged, so `invert_function` is an involution on the result.
+/// Such a deallocation sits at the `end` that closes its block (its span),
+/// and its name keeps the span of the allocation's name, so a failed check
+/// can point at both.
 pub fn explicit_deallocations(f: &Function) -> Function {
     let mut live = Vec::new();
     let mut body = complete(&f.body.stmts, &mut live);
-    close(&mut body, live);
+    close(&mut body, live, end_keyword(f.span));
     Function {
         body: Block::new(body),
         ..f.clone()
@@ -42,19 +45,32 @@ pub fn explicit_deallocations(f: &Function) -> Function {
 
 type Live = Vec<(Ident, Expr, Span)>;
 
-fn close(stmts: &mut Vec<Stmt>, live: Live) {
-    for (name, value, span) in live.into_iter().rev() {
+/// The `end` keyword that closes a construct spanning `span` (the whole
+/// span when it does not end in one, as in a tree built by hand).
+fn end_keyword(span: Span) -> Span {
+    if span.end >= span.start + 3 {
+        Span {
+            start: span.end - 3,
+            ..span
+        }
+    } else {
+        span
+    }
+}
+
+fn close(stmts: &mut Vec<Stmt>, live: Live, end: Span) {
+    for (name, value, _) in live.into_iter().rev() {
         stmts.push(Stmt {
             kind: StmtKind::Dealloc { name, value },
-            span,
+            span: end,
         });
     }
 }
 
-fn scope(block: &Block) -> Block {
+fn scope(block: &Block, end: Span) -> Block {
     let mut live = Vec::new();
     let mut stmts = complete(&block.stmts, &mut live);
-    close(&mut stmts, live);
+    close(&mut stmts, live, end);
     Block::new(stmts)
 }
 
@@ -74,6 +90,7 @@ fn complete(stmts: &[Stmt], live: &mut Live) -> Vec<Stmt> {
 }
 
 fn complete_stmt(stmt: &Stmt, live: &mut Live) -> Stmt {
+    let end = end_keyword(stmt.span);
     let kind = match &stmt.kind {
         StmtKind::If {
             branches,
@@ -83,19 +100,19 @@ fn complete_stmt(stmt: &Stmt, live: &mut Live) -> Stmt {
                 .iter()
                 .map(|b| Branch {
                     cond: b.cond.clone(),
-                    body: scope(&b.body),
+                    body: scope(&b.body, end),
                 })
                 .collect(),
-            otherwise: otherwise.as_ref().map(scope),
+            otherwise: otherwise.as_ref().map(|b| scope(b, end)),
         },
         StmtKind::While { cond, body } => StmtKind::While {
             cond: cond.clone(),
-            body: scope(body),
+            body: scope(body, end),
         },
         StmtKind::For { var, range, body } => StmtKind::For {
             var: var.clone(),
             range: range.clone(),
-            body: scope(body),
+            body: scope(body, end),
         },
         StmtKind::Begin(block) => StmtKind::Begin(Block::new(complete(&block.stmts, live))),
         StmtKind::Routine(inner) => StmtKind::Routine(Box::new(complete_stmt(inner, live))),

@@ -41,8 +41,9 @@ impl Gen<'_> {
                 "the postcondition `{}` must agree with the branch taken",
                 crate::printer::print_expr(post)
             );
+            let found = self.with_values(post, &format!("!{p}"));
             self.line(&format!(
-                "if ({code}) != {p} {{ return Err(nilang::Error::new({location}, nilang::Check::IfPostcondition, {what:?}, {p}, !{p})); }}"
+                "if ({code}) != {p} {{ return Err(nilang::Error::new({location}, nilang::Check::IfPostcondition, {what:?}, {p}, {found})); }}"
             ));
         }
     }
@@ -53,25 +54,32 @@ impl Gen<'_> {
             Post::Expr(e) => Some(e),
             _ => None,
         };
-        let post_code = post.map(|p| (self.expr(p).0, crate::printer::print_expr(p)));
+        let post_code = post.map(|p| {
+            (
+                self.expr(p).0,
+                crate::printer::print_expr(p),
+                self.with_values(p, "true"),
+                self.with_values(p, "false"),
+            )
+        });
         let location = self.location(cond.span);
         if self.mode.checks
-            && let Some((code, text)) = &post_code
+            && let Some((code, text, found_true, _)) = &post_code
         {
             let what = format!("the postcondition `{text}` must be false before the loop");
             self.line(&format!(
-                "if {code} {{ return Err(nilang::Error::new({location}, nilang::Check::WhileEntry, {what:?}, false, true)); }}"
+                "if {code} {{ return Err(nilang::Error::new({location}, nilang::Check::WhileEntry, {what:?}, false, {found_true})); }}"
             ));
         }
         self.line(&format!("while {pre} {{"));
         self.level += 1;
         self.block(&body.stmts);
         if self.mode.checks
-            && let Some((code, text)) = &post_code
+            && let Some((code, text, _, found_false)) = &post_code
         {
             let what = format!("the postcondition `{text}` must be true after each iteration");
             self.line(&format!(
-                "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::WhileIteration, {what:?}, true, false)); }}"
+                "if !({code}) {{ return Err(nilang::Error::new({location}, nilang::Check::WhileIteration, {what:?}, true, {found_false})); }}"
             ));
         }
         self.level -= 1;
@@ -98,6 +106,16 @@ impl Gen<'_> {
         self.line(&format!(
             "let ({a}, {s}, {b}): (i64, i64, i64) = ({start}, {step}, {stop});"
         ));
+        if self.mode.checks && range.step.is_some() {
+            let location = self.location(range.span);
+            let what = format!(
+                "the step of `{}` must not be 0",
+                crate::printer::range_text(range)
+            );
+            self.line(&format!(
+                "if {s} == 0 {{ return Err(nilang::Error::new({location}, nilang::Check::ForStep, {what:?}, nilang::Plain(\"a step other than 0\"), {s})); }}"
+            ));
+        }
         self.line(&format!(
             "let {n}: i64 = if {s} == 0 || ({s} > 0 && {a} > {b}) || ({s} < 0 && {a} < {b}) {{ 0 }} else {{ ({b} - {a}) / {s} + 1 }};"
         ));
@@ -138,6 +156,35 @@ impl Gen<'_> {
         }
         self.level -= 1;
         self.line("}");
+    }
+
+    /// A condition's value as a failed check shows it, with the values of
+    /// the scalars and elements the condition reads
+    /// (`nilang::WithValues(false, &[("x", &x), ...])`).
+    fn with_values(&mut self, cond: &Expr, value: &str) -> String {
+        let mut reads = Vec::new();
+        condition_reads(cond, &mut reads);
+        let mut shown: Vec<String> = Vec::new();
+        let mut values = Vec::new();
+        for e in reads {
+            let text = crate::printer::print_expr(e);
+            if shown.contains(&text) {
+                continue;
+            }
+            let scalar = match &e.kind {
+                ExprKind::Var(_) => self
+                    .def_kind(e.span)
+                    .is_some_and(|(_, k)| k.is_scalar_like() && !matches!(k, Kind::Struct { .. })),
+                _ => true,
+            };
+            if !scalar {
+                continue;
+            }
+            let (code, _) = self.expr(e);
+            values.push(format!("({text:?}, &({code}) as &dyn std::fmt::Debug)"));
+            shown.push(text);
+        }
+        format!("nilang::WithValues({value}, &[{}])", values.join(", "))
     }
 
     pub(super) fn safe(&mut self, expr: &Expr, span: Span) {
@@ -190,5 +237,37 @@ impl Gen<'_> {
                 "this `@safe` expression (use println, @assert or @show)",
             ),
         }
+    }
+}
+
+/// The scalars and elements a condition reads, outermost first: variables,
+/// indexed elements and fields (not the arrays `length(x)` and `size(x, d)`
+/// read only for their shape).
+fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Var(name) if !matches!(name.as_str(), "π" | "pi" | "Inf" | "NaN" | "im") => {
+            out.push(e)
+        }
+        ExprKind::Index { indices, .. } => {
+            out.push(e);
+            for i in indices {
+                if let IndexArg::Expr(x) = i {
+                    condition_reads(x, out);
+                }
+            }
+        }
+        ExprKind::Field { .. } => out.push(e),
+        ExprKind::Call { callee, args, .. }
+            if matches!(callee.name.as_str(), "length" | "size") =>
+        {
+            args.iter().skip(1).for_each(|a| condition_reads(a, out))
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| condition_reads(a, out)),
+        ExprKind::Paren(x) | ExprKind::Unary { operand: x, .. } => condition_reads(x, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            condition_reads(lhs, out);
+            condition_reads(rhs, out);
+        }
+        _ => {}
     }
 }

@@ -1003,11 +1003,27 @@ impl Gen<'_> {
                 let e = self.fresh("expected");
                 self.line(&format!("let {e} = {expected};"));
                 let location = self.location(stmt.span);
-                let what = format!(
-                    "`{}` must equal `{}` when deallocated",
-                    name.name,
-                    crate::printer::print_expr(value)
-                );
+                // An implicit deallocation sits at the `end` of its block;
+                // its name keeps the allocation's span.
+                let implicit = name.span.start < stmt.span.start || name.span.end > stmt.span.end;
+                let what = if implicit {
+                    let (line, _) = crate::render::line_col_indexed(
+                        self.place.text,
+                        self.place.line_starts,
+                        name.span.start + self.place.offset,
+                    );
+                    format!(
+                        "`{}` (allocated at line {line}) must equal `{}` when freed at the end of its block",
+                        name.name,
+                        crate::printer::print_expr(value)
+                    )
+                } else {
+                    format!(
+                        "`{}` must equal `{}` when deallocated",
+                        name.name,
+                        crate::printer::print_expr(value)
+                    )
+                };
                 self.line(&format!(
                     "if !nilang::CheckEq::check_eq(&{var}, &{e}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Deallocation, {what:?}, &{e}, &{var})); }}"
                 ));

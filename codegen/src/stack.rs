@@ -167,7 +167,7 @@ impl Gen<'_> {
             self.ad_stack_rule(name, &s_name, x_arg, &elem, &location);
         }
         let empty = format!(
-            "return Err(nilang::Error::new({location}, nilang::Check::Stack, \"{name}({s_name}, {}): the stack `{s_name}` is empty\", \"a value\", &{s}))",
+            "return Err(nilang::Error::new({location}, nilang::Check::Stack, \"{name}({s_name}, {}): the stack `{s_name}` is empty\", nilang::Plain(\"a value to take\"), nilang::Plain(\"the stack `{s_name}` empty\")))",
             crate::printer::print_expr(x_arg).replace('"', "\\\"")
         );
         let x_text = crate::printer::print_expr(x_arg);

@@ -50,6 +50,8 @@ pub enum Check {
     /// write it twice) through two index expressions that were equal at
     /// run time, e.g. `y[i] += y[j]` with `i == j`.
     Alias,
+    /// `for i = a:s:b` with `s == 0`.
+    ForStep,
 }
 
 impl Check {
@@ -68,6 +70,7 @@ impl Check {
             Check::Cast => "lossy typecast",
             Check::Overflow => "fixed-point overflow",
             Check::Alias => "one array element reached twice by one instruction",
+            Check::ForStep => "`for` step is zero",
         }
     }
 }
@@ -83,6 +86,31 @@ impl fmt::Debug for IndexValues<'_> {
                 f.write_str(", ")?;
             }
             write!(f, "{name} = {value}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A description shown as it is (not quoted) in an error's expected or
+/// found value.
+pub struct Plain<'a>(pub &'a str);
+
+impl fmt::Debug for Plain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// A condition's value with the values of the variables it reads, as a
+/// failed `if` or `while` check shows it: `false, where x = 3.0, n = 2`.
+pub struct WithValues<'a, T>(pub T, pub &'a [(&'a str, &'a dyn fmt::Debug)]);
+
+impl<T: fmt::Debug> fmt::Debug for WithValues<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)?;
+        for (k, (name, value)) in self.1.iter().enumerate() {
+            f.write_str(if k == 0 { ", where " } else { ", " })?;
+            write!(f, "{name} = {value:?}")?;
         }
         Ok(())
     }

@@ -55,7 +55,7 @@ pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};
 pub use check::{CheckEq, check_inv};
 pub use complex::Complex;
-pub use error::{Check, Error, IndexValues, Location};
+pub use error::{Check, Error, IndexValues, Location, Plain, WithValues};
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use fixed::Fixed43;
 pub use real::{Real, one, zero};

@@ -3,6 +3,10 @@
 use nilang::Check;
 use nilang_tests::semantics as s;
 
+/// Lines in `nil/semantics.nil`.
+const FOR_WITH_STEP_LINE: u32 = 143;
+const LOOP_SCRATCH_END: u32 = 153;
+
 #[test]
 fn for_runs_its_body_k_times() {
     let (mut x, y, k) = (0.0, 1.0, 3);
@@ -64,6 +68,53 @@ fn an_if_postcondition_that_disagrees_fails() {
     let err = s::if_wrong_post(&mut out, 2.0, 3.0).unwrap_err();
     assert_eq!(err.check, Check::IfPostcondition);
     assert_eq!(err.location.line, 30);
+    // The message shows the values the condition read (after the rollback
+    // `out` is 1.0 again; the check saw the value the branch left).
+    assert_eq!(err.found, "false, where out = 7.0", "{err}");
+    assert_eq!(out, 1.0);
+}
+
+#[test]
+fn a_while_check_shows_what_the_condition_read() {
+    let mut x = 0.0;
+    let err = s::while_wrong_post(&mut x, 9).unwrap_err();
+    assert_eq!(err.found, "true, where x = 0.0", "{err}");
+}
+
+#[test]
+fn a_zero_step_is_an_error_not_an_empty_loop() {
+    let mut x = 0.0;
+    let err = s::for_with_step(&mut x, 0).unwrap_err();
+    assert_eq!(err.check, Check::ForStep);
+    assert_eq!(err.location.line, FOR_WITH_STEP_LINE);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "nil/semantics.nil:{FOR_WITH_STEP_LINE}:13: `for` step is zero: the step of `1:s:5` must not be 0 (expected a step other than 0, found 0)"
+        )
+    );
+    s::for_with_step(&mut x, 2).unwrap();
+    assert_eq!(x, 3.0);
+}
+
+#[test]
+fn an_implicit_deallocation_points_at_the_end_of_its_block() {
+    let mut x = 1.0;
+    let err = s::loop_scratch(&mut x, 3).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!(
+        (err.location.line, err.location.column),
+        (LOOP_SCRATCH_END, 5),
+        "{err}"
+    );
+    assert_eq!(
+        err.what,
+        format!(
+            "`t` (allocated at line {}) must equal `0.0` when freed at the end of its block",
+            LOOP_SCRATCH_END - 3
+        )
+    );
+    assert_eq!(x, 1.0, "rolled back");
 }
 
 #[test]

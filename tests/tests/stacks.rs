@@ -147,13 +147,18 @@ fn stack_checks_name_the_line_and_the_values() {
     let e = stacks::leaks(&mut 1.5).unwrap_err();
     assert_eq!(e.check, Check::Stack);
     assert_eq!(e.location.file, "nil/stacks.nil");
-    assert_eq!(e.location.line, 90);
+    // Freed implicitly: at the `end` of the function (the `←` is line 90).
+    assert_eq!(e.location.line, 92);
     assert!(e.what.contains("must be empty"), "{e}");
     assert!(e.found.contains("1.5"), "{e}");
     // POP! from an empty stack.
     let e = stacks::pop_from(&mut Stack::new(), &mut 0.0).unwrap_err();
     assert_eq!((e.check, e.location.line), (Check::Stack, 51));
-    assert!(e.what.contains("is empty"), "{e}");
+    assert!(e.what.contains("the stack `s!` is empty"), "{e}");
+    assert_eq!(
+        (e.expected.as_str(), e.found.as_str()),
+        ("a value to take", "the stack `s!` empty")
+    );
     // POP! into a value that is not zero.
     let mut s = Stack::from_vec(vec![1.0]);
     let e = stacks::pops_into_nonzero(&mut s, &mut 2.0).unwrap_err();
