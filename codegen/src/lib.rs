@@ -54,6 +54,8 @@ use crate::types::{FunctionTypes, Ty};
 /// How a generated entry point passes one argument on to its body, and,
 /// for an argument it changes, how it saves and restores it: (the value
 /// saved, the statement that puts it back with `{}` for that value).
+/// Arrays, matrices, sparse values and stacks go through
+/// `nilang::rollback::Saved`, whose buffers are reused from call to call.
 fn entry_argument(name: &str, kind: &Kind, mutated: bool) -> (String, Option<(String, String)>) {
     if !mutated {
         return (name.to_string(), None);
@@ -62,23 +64,30 @@ fn entry_argument(name: &str, kind: &Kind, mutated: bool) -> (String, Option<(St
         Kind::Array(_) => (
             format!("&mut *{name}"),
             Some((
-                format!("{name}.to_vec()"),
-                format!("{name}.clone_from_slice(&{{}});"),
+                format!("nilang::rollback::Saved::of(&*{name})"),
+                format!("{{}}.restore(&mut *{name});"),
             )),
         ),
         Kind::Matrix(_) => (
             format!("{name}.view_mut()"),
             Some((
-                format!("{name}.to_owned()"),
-                format!("{name}.assign(&{{}});"),
+                format!("nilang::rollback::Saved::of_iter({name}.iter())"),
+                format!("{{}}.restore_iter({name}.iter_mut());"),
             )),
         ),
         // A sparse matrix changes only its values, never its structure.
         Kind::Csc(_) => (
             format!("{name}.view_mut()"),
             Some((
-                format!("{name}.data().to_vec()"),
-                format!("{name}.data_mut().clone_from_slice(&{{}});"),
+                format!("nilang::rollback::Saved::of({name}.data())"),
+                format!("{{}}.restore({name}.data_mut());"),
+            )),
+        ),
+        Kind::Stack(_) => (
+            format!("&mut *{name}"),
+            Some((
+                format!("nilang::rollback::Saved::of({name}.as_slice())"),
+                format!("{name}.assign({{}}.as_slice());"),
             )),
         ),
         _ => (

@@ -5,7 +5,7 @@ use crate::Real;
 /// The adjoint of a scalar of type `T`: `T` itself for a gradient, or
 /// `[T; N]` for `N` adjoints carried through one reverse pass (the rows of
 /// a Jacobian with `N` outputs, in one sweep).
-pub trait Adjoint<T: Real>: Copy {
+pub trait Adjoint<T: Real>: Copy + 'static {
     fn zero() -> Self;
     /// `self += g * s`.
     fn add_scaled(&mut self, g: &Self, s: T);

@@ -46,6 +46,7 @@ pub mod fixed;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 mod real;
+pub mod rollback;
 mod stack;
 pub mod tape;
 pub mod tropical;

@@ -58,6 +58,15 @@ impl<T> Stack<T> {
         &self.items
     }
 
+    /// Makes the stack hold `items` (bottom first), reusing its storage.
+    pub fn assign(&mut self, items: &[T])
+    where
+        T: Clone,
+    {
+        self.items.clear();
+        self.items.extend_from_slice(items);
+    }
+
     pub fn into_vec(self) -> Vec<T> {
         self.items
     }
