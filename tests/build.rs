@@ -26,6 +26,7 @@ fn main() {
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(&path, &text).expect("write random.nil");
     }
+    aliased(&out, &dir);
     nilang_build::report(
         nilang_build::Config::new()
             .manifest_dir(&out)
@@ -419,3 +420,74 @@ impl Gen {
         }
     }
 }
+
+/// Programs whose instructions and calls pair elements `w[x]`, `w[y]` with
+/// `x`, `y` two of the parameters `i, j, k`: `OUT_DIR/random/aliased.nil`,
+/// and `OUT_DIR/aliased_table.rs` with, per program, its call, its uncall
+/// and the pairs of parameters (0 = i, 1 = j, 2 = k) one statement compares.
+fn aliased(out: &std::path::Path, dir: &std::path::Path) {
+    let mut g = Gen {
+        state: 0x9E37_79B9_7F4A_7C15,
+        out: String::new(),
+        functions: 0,
+        ancillas: 0,
+    };
+    let names = ["i", "j", "k"];
+    let mut text = String::from("function two(a::f64, b::f64)\n    a += b * 0.5\nend\n\n");
+    let mut table = String::new();
+    let mut entries = Vec::new();
+    for n in 0..ALIASED {
+        let _ = writeln!(text, "function q{n}(w::[f64], i::i64, j::i64, k::i64)");
+        let mut pairs = Vec::new();
+        for _ in 0..3 + g.below(4) {
+            let x = g.below(3);
+            let y = (x + 1 + g.below(2)) % 3;
+            let (a, b) = (names[x], names[y]);
+            let stmt = match g.below(7) {
+                0 => format!("w[{a}] += sin(w[{b}])"),
+                1 => format!("w[{a}] -= w[{b}] * 0.5"),
+                2 => format!("SWAP(w[{a}], w[{b}])"),
+                3 => format!("ROT(w[{a}], w[{b}], 0.3)"),
+                4 => format!("two(w[{a}], w[{b}])"),
+                // Distinct statically: no run-time comparison.
+                5 => format!("w[{a}] += cos(w[{a} + 4])"),
+                _ => format!("w[{a}] += 0.25"),
+            };
+            if !stmt.contains("+ 4") && !stmt.ends_with("0.25") {
+                pairs.push((x.min(y), x.max(y)));
+            }
+            let _ = writeln!(text, "    {stmt}");
+        }
+        text.push_str("end\n\n");
+        pairs.sort();
+        pairs.dedup();
+        for (prefix, target) in [
+            ("call", format!("q{n}")),
+            ("uncall", format!("uncall_q{n}")),
+        ] {
+            let _ = writeln!(
+                table,
+                "fn {prefix}_q{n}(w: &mut [f64], [i, j, k]: [i64; 3]) -> nilang::Result {{\n    aliased::{target}(w, i, j, k)\n}}"
+            );
+        }
+        entries.push(format!(
+            "    (\"q{n}\", call_q{n}, uncall_q{n}, &{pairs:?}),"
+        ));
+    }
+    let _ = writeln!(
+        table,
+        "/// Every aliased program: name, call, uncall, the pairs of index\n/// parameters one of its statements compares.\npub const ALIASED: &[(&str, Indexed, Indexed, &[(usize, usize)])] = &[\n{}\n];",
+        entries.join("\n")
+    );
+    let path = dir.join("aliased.nil");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&path, &text).expect("write aliased.nil");
+    }
+    let path = out.join("aliased_table.rs");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
+        std::fs::write(&path, table).expect("write aliased_table.rs");
+    }
+}
+
+/// How many aliased programs [`aliased`] writes.
+const ALIASED: usize = 40;

@@ -85,3 +85,36 @@ fn manual_gradient(bencher: divan::Bencher, name: &str) {
         grad[0]
     });
 }
+
+/// The checked gradient's body alone (`__nil_gmm_objective_grad`), without
+/// the entry point's rollback copies (of every `_bar` array, `x_bar` N·d
+/// values among them): beside `nil_gradient`, the cost of the rollback.
+#[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
+fn nil_gradient_body_only(bencher: divan::Bencher, name: &str) {
+    let g = load(name);
+    let c = g.constant_term();
+    let mut b = Bars::new(&g);
+    bencher.bench_local(|| {
+        b.run(gmm_nil::__nil_gmm_objective_grad, black_box(&g), c)
+            .unwrap();
+        b.alphas[0]
+    });
+}
+
+/// The checked objective's body alone (`__nil_gmm_objective`): beside
+/// `nil_objective`, the cost of the rollback copy of `out`.
+#[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
+fn nil_objective_body_only(bencher: divan::Bencher, name: &str) {
+    let g = load(name);
+    let c = g.constant_term();
+    bencher.bench(|| {
+        let g = black_box(&g);
+        let mut out = 0.0;
+        gmm_nil::__nil_gmm_objective(
+            &mut out, &g.alphas, &g.means, &g.icf, &g.x, g.d as i64, g.k as i64, g.n as i64,
+            g.gamma, g.m, c,
+        )
+        .unwrap();
+        out
+    });
+}

@@ -6,6 +6,7 @@ pub mod typed_programs;
 
 nilang::include_nil!(pub mod semantics);
 nilang::include_nil!(pub mod random);
+nilang::include_nil!(pub mod aliased);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
 nilang::include_nil!(pub mod stacks);
@@ -28,3 +29,14 @@ mod table {
 }
 
 pub use table::{GRADIENTS, PROGRAMS};
+
+/// An aliased program behind a uniform signature: the array, `[i, j, k]`.
+pub type Indexed = fn(&mut [f64], [i64; 3]) -> nilang::Result;
+
+#[allow(clippy::all, unused)]
+mod aliased_table {
+    use super::{Indexed, aliased};
+    include!(concat!(env!("OUT_DIR"), "/aliased_table.rs"));
+}
+
+pub use aliased_table::ALIASED;
