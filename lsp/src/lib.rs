@@ -33,8 +33,10 @@ pub fn service() -> (LspService<Backend>, ClientSocket) {
 
 /// Serves one client over a pair of byte streams until `exit` (or the end
 /// of the input). Undecodable messages are answered with a JSON-RPC error
-/// and skipped (see [`transport`]) instead of ending the session.
-pub async fn serve<I, O>(input: I, output: O)
+/// and skipped (see [`transport`]) instead of ending the session. Returns
+/// the exit status the protocol asks for: 0 when `shutdown` came first, 1
+/// otherwise.
+pub async fn serve<I, O>(input: I, output: O) -> i32
 where
     I: AsyncRead + Unpin,
     O: AsyncWrite + Unpin,
@@ -51,10 +53,12 @@ where
     let server_side = async {
         tokio::join!(server, transport::copy_output(from_server, &output));
     };
-    let input_side = transport::filter_input(input, to_server, &output);
+    let session = transport::Session::default();
+    let input_side = transport::filter_input(input, to_server, &output, &session);
     tokio::pin!(server_side, input_side);
     tokio::select! {
         _ = &mut server_side => {}
         _ = &mut input_side => server_side.await,
     }
+    session.exit_code()
 }

@@ -22,9 +22,14 @@ fn main() {
     let served = runtime.block_on(async {
         tokio::spawn(nilang_lsp::serve(tokio::io::stdin(), tokio::io::stdout())).await
     });
-    if let Err(e) = served {
-        eprintln!("nilang-lsp: the server stopped abnormally: {e}");
-    }
+    let code = match served {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("nilang-lsp: the server stopped abnormally: {e}");
+            2
+        }
+    };
     // Do not wait for a request still running on a blocking thread.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    std::process::exit(code);
 }

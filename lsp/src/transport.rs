@@ -9,6 +9,17 @@
 //! request, with the request's id when it has one), and forwards only
 //! well-formed messages. Frames from the server are copied to the real
 //! output whole, so the two writers never interleave inside a frame.
+//!
+//! It also resynchronises after a broken frame: a header line is read as
+//! bytes (a non-UTF-8 byte does not end the session), and a
+//! `Content-Length` is found anywhere in a line, so after a frame whose
+//! length was wrong or missing the next frame's header is found inside the
+//! leftover bytes. It answers requests named `$/...` with MethodNotFound
+//! (the library drops them unanswered), and records whether `shutdown` came
+//! before `exit`, which decides the exit status (0 after `shutdown`, 1
+//! otherwise).
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -26,11 +37,12 @@ async fn read_headers<R: AsyncBufReadExt + Unpin>(
     let mut length = None;
     let mut any = false;
     loop {
-        let mut line = String::new();
-        let n = input.read_line(&mut line).await?;
+        let mut bytes = Vec::new();
+        let n = input.read_until(b'\n', &mut bytes).await?;
         if n == 0 {
             return Ok(None);
         }
+        let line = String::from_utf8_lossy(&bytes);
         let line = line.trim_end_matches(['\r', '\n']);
         if line.is_empty() {
             if any {
@@ -39,12 +51,50 @@ async fn read_headers<R: AsyncBufReadExt + Unpin>(
             continue; // stray blank lines between frames
         }
         any = true;
-        if let Some((name, value)) = line.split_once(':')
-            && name.trim().eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse::<usize>().ok();
+        if let Some(n) = content_length(line) {
+            length = Some(n);
         }
     }
+}
+
+/// The value of a `Content-Length` header in `line`, also when the header
+/// follows leftover bytes of a broken frame on the same line.
+fn content_length(line: &str) -> Option<usize> {
+    const NAME: &str = "content-length:";
+    let at = line.to_ascii_lowercase().rfind(NAME)?;
+    let rest = line[at + NAME.len()..].trim();
+    rest.parse::<usize>().ok()
+}
+
+/// What the input side saw of the session's end.
+#[derive(Default)]
+pub struct Session {
+    shutdown: AtomicBool,
+}
+
+impl Session {
+    /// The exit status the protocol asks for: 0 when `shutdown` came
+    /// before the end, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        if self.shutdown.load(Ordering::Relaxed) {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// What to do with a decodable message before the server sees it.
+fn intercept(body: &[u8], session: &Session) -> Option<Value> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let method = value.get("method")?.as_str()?;
+    if method == "shutdown" {
+        session.shutdown.store(true, Ordering::Relaxed);
+    }
+    let id = value.get("id")?;
+    method.starts_with("$/").then(|| {
+        json!({ "jsonrpc": "2.0", "error": { "code": -32601, "message": format!("Method not found: {method}") }, "id": id })
+    })
 }
 
 /// The JSON-RPC error to answer for a body, or `None` when it is a message
@@ -77,7 +127,7 @@ async fn write_frame<W: AsyncWrite + Unpin>(out: &Mutex<W>, body: &[u8]) -> std:
 /// Copies well-formed messages from `input` to `server`, answering the rest
 /// on `output`. Returns at the end of the input (dropping `server`, so the
 /// server sees its input end too).
-pub async fn filter_input<I, S, W>(input: I, mut server: S, output: &Mutex<W>)
+pub async fn filter_input<I, S, W>(input: I, mut server: S, output: &Mutex<W>, session: &Session)
 where
     I: AsyncRead + Unpin,
     S: AsyncWrite + Unpin,
@@ -107,6 +157,13 @@ where
         let mut body = vec![0; length];
         if input.read_exact(&mut body).await.is_err() {
             return;
+        }
+        if let Some(answer) = intercept(&body, session) {
+            let answer = serde_json::to_vec(&answer).unwrap_or_default();
+            if write_frame(output, &answer).await.is_err() {
+                return;
+            }
+            continue;
         }
         match check_body(&body) {
             None => {
@@ -160,6 +217,36 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_content_length_is_found_after_leftover_bytes() {
+        assert_eq!(content_length("Content-Length: 12"), Some(12));
+        assert_eq!(content_length("content-length:7"), Some(7));
+        assert_eq!(content_length(r#"{"id":1}Content-Length: 42"#), Some(42));
+        assert_eq!(content_length("Content-Type: x"), None);
+    }
+
+    #[test]
+    fn dollar_requests_are_answered_and_shutdown_is_seen() {
+        let session = Session::default();
+        let answer = intercept(
+            br#"{"jsonrpc":"2.0","id":3,"method":"$/unknown"}"#,
+            &session,
+        )
+        .expect("an answer");
+        assert_eq!(answer["error"]["code"], -32601);
+        assert_eq!(answer["id"], 3);
+        assert!(
+            intercept(
+                br#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#,
+                &session
+            )
+            .is_none()
+        );
+        assert_eq!(session.exit_code(), 1);
+        assert!(intercept(br#"{"jsonrpc":"2.0","id":4,"method":"shutdown"}"#, &session).is_none());
+        assert_eq!(session.exit_code(), 0);
+    }
 
     #[test]
     fn bodies_are_classified() {

@@ -941,3 +941,56 @@ fn the_binary_speaks_lsp_on_stdio() {
     let status = child.wait().expect("exits");
     assert!(status.success(), "{status}");
 }
+
+/// The binary resynchronises after broken frames (a header line that is
+/// not UTF-8, a frame without `Content-Length`, one whose length is too
+/// short), answers `$/` requests with MethodNotFound, and exits with status
+/// 1 when `exit` comes without `shutdown` (here the only `shutdown` sits in
+/// the frame without a length, which is dropped).
+#[test]
+fn the_binary_survives_broken_frames_and_exits_1_without_shutdown() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-lsp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("nilang-lsp starts");
+    let frame = |v: Value| {
+        let body = v.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    };
+    let mut input = Vec::new();
+    input.extend(frame(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+    ));
+    input.extend(b"X-Broken: \xff\xfe\r\n");
+    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 2, "method": "$/probe" })));
+    input.extend(b"Content-Type: nothing\r\n\r\n");
+    input.extend(json!({ "jsonrpc": "2.0", "id": 99, "method": "shutdown" }).to_string().into_bytes());
+    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 3, "method": "$/other" })));
+    input.extend(b"Content-Length: 5\r\n\r\n");
+    input.extend(json!({ "jsonrpc": "2.0", "id": 98, "method": "x" }).to_string().into_bytes());
+    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 4, "method": "$/third" })));
+    input.extend(frame(json!({ "jsonrpc": "2.0", "method": "exit" })));
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(&input).expect("write");
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
+    let status = child.wait().expect("exits");
+    for id in ["\"id\":2", "\"id\":3", "\"id\":4"] {
+        assert!(out.contains(id), "{id} answered: {out}");
+    }
+    assert!(out.contains("-32601"), "{out}");
+    assert!(out.contains("-32700"), "the short frame is a parse error: {out}");
+    assert!(!out.contains("\"id\":99"), "{out}");
+    assert_eq!(status.code(), Some(1), "{status}");
+}

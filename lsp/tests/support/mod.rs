@@ -39,7 +39,7 @@ pub struct TestClient {
     /// Messages read but not yet asked for (notifications, other responses).
     pending: VecDeque<Value>,
     next_id: i64,
-    pub server: JoinHandle<()>,
+    pub server: JoinHandle<i32>,
 }
 
 impl TestClient {
