@@ -291,7 +291,9 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         self.shared.lock().close(&uri);
         self.shared.changed.notify_one();
-        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        self.client
+            .publish_diagnostics(crate::workspace::normalize(&uri), Vec::new(), None)
+            .await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

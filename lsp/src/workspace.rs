@@ -81,6 +81,19 @@ pub struct Workspace {
     dirty: HashMap<Uri, bool>,
 }
 
+/// The key of a document: a `file:` URI rebuilt from its path, so that the
+/// spellings clients send for one file (`%c3%a9` or `%C3%A9`, `+` or `%2B`
+/// left unescaped) are one document; other URIs as they are.
+pub fn normalize(uri: &Uri) -> Uri {
+    if uri.scheme().as_str() == "file"
+        && let Some(path) = uri.to_file_path()
+        && let Some(canonical) = Uri::from_file_path(&path)
+    {
+        return canonical;
+    }
+    uri.clone()
+}
+
 fn project_key(uri: &Uri) -> (String, Option<PathBuf>) {
     if uri.scheme().as_str() == "file"
         && let Some(path) = uri.to_file_path()
@@ -111,7 +124,7 @@ fn read_folder(dir: &Path) -> Vec<(Uri, String, String)> {
         .filter(|p| p.extension().is_some_and(|e| e == "nil") && p.is_file())
         .filter_map(|p| {
             let text = std::fs::read_to_string(&p).ok()?;
-            let uri = Uri::from_file_path(&p)?;
+            let uri = normalize(&Uri::from_file_path(&p)?);
             Some((uri, p.to_string_lossy().into_owned(), text))
         })
         .collect();
@@ -180,6 +193,7 @@ impl Workspace {
     }
 
     pub fn open(&mut self, uri: Uri, text: String, version: i32) {
+        let uri = normalize(&uri);
         let file = self.add_file(&uri, text);
         self.open.insert(uri.clone(), Document { file, version });
         if let Some(&project) = self.project_of.get(&file) {
@@ -194,6 +208,7 @@ impl Workspace {
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
     ) -> bool {
+        let uri = &normalize(uri);
         let Some(doc) = self.open.get_mut(uri) else {
             return false;
         };
@@ -216,6 +231,7 @@ impl Workspace {
     /// Closes a document: the file goes back to its text on disk (or leaves
     /// the project if it has none).
     pub fn close(&mut self, uri: &Uri) {
+        let uri = &normalize(uri);
         let Some(doc) = self.open.remove(uri) else {
             return;
         };
@@ -251,10 +267,11 @@ impl Workspace {
     }
 
     pub fn version(&self, uri: &Uri) -> Option<i32> {
-        self.open.get(uri).map(|d| d.version)
+        self.open.get(&normalize(uri)).map(|d| d.version)
     }
 
     pub fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
+        let uri = &normalize(uri);
         let file = *self.files.get(uri)?;
         let project = *self.project_of.get(&file)?;
         Some(Snapshot {

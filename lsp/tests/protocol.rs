@@ -967,13 +967,27 @@ fn the_binary_survives_broken_frames_and_exits_1_without_shutdown() {
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
     ));
     input.extend(b"X-Broken: \xff\xfe\r\n");
-    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 2, "method": "$/probe" })));
+    input.extend(frame(
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "$/probe" }),
+    ));
     input.extend(b"Content-Type: nothing\r\n\r\n");
-    input.extend(json!({ "jsonrpc": "2.0", "id": 99, "method": "shutdown" }).to_string().into_bytes());
-    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 3, "method": "$/other" })));
+    input.extend(
+        json!({ "jsonrpc": "2.0", "id": 99, "method": "shutdown" })
+            .to_string()
+            .into_bytes(),
+    );
+    input.extend(frame(
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "$/other" }),
+    ));
     input.extend(b"Content-Length: 5\r\n\r\n");
-    input.extend(json!({ "jsonrpc": "2.0", "id": 98, "method": "x" }).to_string().into_bytes());
-    input.extend(frame(json!({ "jsonrpc": "2.0", "id": 4, "method": "$/third" })));
+    input.extend(
+        json!({ "jsonrpc": "2.0", "id": 98, "method": "x" })
+            .to_string()
+            .into_bytes(),
+    );
+    input.extend(frame(
+        json!({ "jsonrpc": "2.0", "id": 4, "method": "$/third" }),
+    ));
     input.extend(frame(json!({ "jsonrpc": "2.0", "method": "exit" })));
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(&input).expect("write");
@@ -990,7 +1004,69 @@ fn the_binary_survives_broken_frames_and_exits_1_without_shutdown() {
         assert!(out.contains(id), "{id} answered: {out}");
     }
     assert!(out.contains("-32601"), "{out}");
-    assert!(out.contains("-32700"), "the short frame is a parse error: {out}");
+    assert!(
+        out.contains("-32700"),
+        "the short frame is a parse error: {out}"
+    );
     assert!(!out.contains("\"id\":99"), "{out}");
     assert_eq!(status.code(), Some(1), "{status}");
+}
+
+/// Neovim's spelling of a path as a URI: lowercase escapes, `+ ( )` left
+/// as they are.
+fn neovim_uri(path: &Path) -> String {
+    let mut uri = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~+()".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02x}"));
+        }
+    }
+    uri
+}
+
+/// Two files of one folder whose name needs escaping, opened with the URIs
+/// Neovim sends: one project, no false "defined twice", diagnostics under
+/// the one spelling the server uses for the file.
+#[test]
+fn uris_of_one_file_in_other_spellings_are_one_document() {
+    let dir = std::env::temp_dir().join(format!("nvdup é +(x) {}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("a.nil");
+    let b = dir.join("b.nil");
+    let a_text = "function helper(y::f64)\n    y += 1.0\nend\n";
+    let b_text = "function user(y::f64)\n    helper(y)\nend\n";
+    std::fs::write(&a, a_text).unwrap();
+    std::fs::write(&b, b_text).unwrap();
+    let (a_uri, b_uri) = (neovim_uri(&a), neovim_uri(&b));
+    assert!(
+        a_uri.contains("%c3%a9") && a_uri.contains("+(x)"),
+        "{a_uri}"
+    );
+    let canonical = |p: &Path| {
+        tower_lsp_server::ls_types::Uri::from_file_path(p)
+            .expect("a file URI")
+            .as_str()
+            .to_string()
+    };
+    let (a_key, b_key) = (canonical(&a), canonical(&b));
+    assert_ne!(b_key, b_uri, "the server spells it otherwise");
+    support::run(async move {
+        let mut client = TestClient::initialized().await;
+        client.open(&a_uri, a_text).await;
+        client.open(&b_uri, b_text).await;
+        let published = client.diagnostics(&b_key).await;
+        assert_eq!(published["diagnostics"], json!([]), "{published}");
+        let published = client.diagnostics(&a_key).await;
+        assert_eq!(published["diagnostics"], json!([]), "{published}");
+        // An edit through the client's spelling reaches the same document.
+        client
+            .change_full(&b_uri, 1, "function user(y::f64)\n    helpr(y)\nend\n")
+            .await;
+        let published = client.diagnostics_at(&b_key, 1).await;
+        assert_eq!(published["diagnostics"][0]["code"], "E0102", "{published}");
+        client.shutdown_and_exit().await;
+    });
+    let _ = std::fs::remove_dir_all(&dir);
 }
