@@ -74,6 +74,7 @@ pub fn check_types(
         routines: Vec::new(),
         in_routine: 0,
     };
+    cx.params();
     cx.block(&function.body.stmts);
     cx.out.types.sort_by_key(|(s, _)| *s);
     cx.out.types.dedup_by_key(|(s, _)| *s);
@@ -194,9 +195,56 @@ struct Cx<'a> {
     in_routine: usize,
 }
 
+/// Whether the Rust backend has a type for a parameter of type `ty`: no
+/// tuples, and sparse matrices only as the parameter itself.
+fn has_rust_type(ty: &Ty, top: bool) -> bool {
+    match ty {
+        Ty::Tuple(_) => false,
+        Ty::Constructed("Csc", args) => top && args.iter().all(|a| has_rust_type(a, false)),
+        Ty::Slice(inner) => has_rust_type(inner, false),
+        Ty::Constructed(_, args) => args.iter().all(|a| has_rust_type(a, false)),
+        _ => true,
+    }
+}
+
 impl Cx<'_> {
     fn error(&mut self, d: Diagnostic) {
         self.out.diagnostics.push(d);
+    }
+
+    /// E0701 for parameters (and keyword parameters) the Rust backend has
+    /// no type for.
+    fn params(&mut self) {
+        let spans: Vec<(Span, Span)> = self
+            .function
+            .params
+            .iter()
+            .map(|p| (p.name.span, p.span))
+            .chain(
+                self.function
+                    .kwparams
+                    .iter()
+                    .map(|k| (k.name.span, k.name.span)),
+            )
+            .collect();
+        for (name, span) in spans {
+            let Some(id) = self.resolution.def_at(name) else {
+                continue;
+            };
+            let ty = &self.defs[id];
+            if !has_rust_type(ty, true) {
+                let shown = ty.display();
+                self.error(
+                    Diagnostic::error(
+                        "E0701",
+                        span,
+                        format!("a parameter of type `{shown}` is not supported by the Rust backend yet"),
+                    )
+                    .with_label("cannot generate Rust for this")
+                    .with_help("pass the parts as separate parameters (a tuple's items, a sparse matrix on its own)"),
+                );
+            }
+        }
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
@@ -225,11 +273,38 @@ impl Cx<'_> {
                 let val = self.expr(value);
                 if !*broadcast {
                     self.instruction(target, &place.ty, *op, *op_span, value, &val);
+                } else if *op == InstrOp::Xor
+                    && matches!(
+                        class(place.ty.element()),
+                        Class::Float
+                            | Class::Complex
+                            | Class::Fixed
+                            | Class::ULog
+                            | Class::Tropical
+                    )
+                {
+                    self.error(
+                        Diagnostic::error(
+                            "E0610",
+                            *op_span,
+                            format!(
+                                "`.⊻=` on elements of type `{}`",
+                                place.ty.element().display()
+                            ),
+                        )
+                        .with_label("needs integers or booleans")
+                        .with_help("`⊻=` flips bits; use `.+=`/`.-=` for numbers"),
+                    );
                 }
             }
             StmtKind::Call(call) => self.call(call),
             StmtKind::Alloc { name, value } => {
-                self.expr(value);
+                let v = self.expr(value);
+                let new_stack =
+                    matches!(&value.kind, ExprKind::Call { callee, .. } if callee.name == "stack");
+                if class(&v.ty) == Class::Stack && !new_stack {
+                    self.stack_as_value(value);
+                }
                 if let Some(id) = self.resolution.def_at(name.span)
                     && let Some(frame) = self.frames.last_mut()
                 {
@@ -460,6 +535,18 @@ impl Cx<'_> {
         val: &Val,
     ) {
         let (to, from) = (class(place), class(&val.ty));
+        let mut bare = value;
+        while let ExprKind::Paren(inner) = &bare.kind {
+            bare = inner;
+        }
+        if matches!(bare.kind, ExprKind::Str(_)) {
+            self.error(
+                Diagnostic::error("E0610", value.span, "a string is not a number")
+                    .with_label("a string literal")
+                    .with_help("strings only go to `@safe println(...)`"),
+            );
+            return;
+        }
         if to == Class::Unknown || from == Class::Unknown || op == InstrOp::Assign {
             return;
         }
@@ -490,6 +577,10 @@ impl Cx<'_> {
                     val.ty.display()
                 ),
                 "use one element (`v[i]`), or a loop over the elements".into(),
+            )),
+            (c, Class::Tuple) if c != Class::Tuple => self.error(mismatch(
+                format!("a tuple into a place of type `{}`", place.display()),
+                "use one item of it, or a tuple target: `(s, c) += sincos(x)`".into(),
             )),
             (Class::Stack | Class::Struct | Class::Tuple, _)
             | (_, Class::Struct | Class::Tuple) => {}
@@ -962,8 +1053,12 @@ impl Cx<'_> {
                     }
                 }
                 match class(&b.ty) {
-                    Class::Array | Class::Stack if whole_axis => Val::of(Ty::Unknown),
-                    Class::Array | Class::Stack => Val::of(b.ty.element().clone()),
+                    Class::Stack => {
+                        self.stack_as_value(base);
+                        Val::of(Ty::Unknown)
+                    }
+                    Class::Array if whole_axis => Val::of(Ty::Unknown),
+                    Class::Array => Val::of(b.ty.element().clone()),
                     Class::Unknown => Val::of(Ty::Unknown),
                     _ => {
                         self.error(
@@ -1010,7 +1105,7 @@ impl Cx<'_> {
                 for kw in kwargs {
                     self.expr(&kw.value);
                 }
-                self.call_expr(&callee.name, args)
+                self.call_expr(&callee.name, args, expr.span)
             }
         }
     }
@@ -1046,7 +1141,7 @@ impl Cx<'_> {
         }
     }
 
-    fn call_expr(&mut self, name: &str, args: &[Expr]) -> Val {
+    fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> Val {
         // `zero(T)` and friends name a type: do not type it as a variable.
         let arg_val = |cx: &mut Self, e: &Expr| match cx.type_name(e) {
             Some(ty) => cx.record(e, Val::of(ty)),
@@ -1054,6 +1149,7 @@ impl Cx<'_> {
         };
         let vals: Vec<Val> = args.iter().map(|a| arg_val(self, a)).collect();
         let first = vals.first().map(|v| v.ty.clone()).unwrap_or(Ty::Unknown);
+        self.call_limits(name, args, &vals, span);
         let real_part = |t: &Ty| match t {
             Ty::Constructed("Complex", a) if a.len() == 1 => a[0].clone(),
             t => t.clone(),
@@ -1066,27 +1162,7 @@ impl Cx<'_> {
             }
             ("length" | "size" | "global_index", _) => Ty::Scalar("i64"),
             ("isempty" | "iseven" | "isodd", _) => Ty::Scalar("bool"),
-            ("stack", [v]) => {
-                if !matches!(
-                    class(&v.ty),
-                    Class::Int
-                        | Class::Float
-                        | Class::Bool
-                        | Class::Complex
-                        | Class::Fixed
-                        | Class::ULog
-                        | Class::Tropical
-                        | Class::Struct
-                        | Class::Unknown
-                ) {
-                    self.error(
-                        Diagnostic::error("E0620", args[0].span, "`stack` needs a scalar element type")
-                            .with_label("not a scalar type")
-                            .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
-                    );
-                }
-                Ty::Constructed("Stack", vec![first])
-            }
+            ("stack", [_]) => Ty::Constructed("Stack", vec![first]),
             ("fixed", [v]) => {
                 self.real_argument(name, &args[0], v);
                 Ty::Constructed("Fixed43", vec![])
@@ -1137,6 +1213,68 @@ impl Cx<'_> {
             ty,
             literal,
             rounded: false,
+        }
+    }
+
+    /// What a pure function's arguments must be beyond their number: the
+    /// shape queries take arrays, `stack` a scalar type or a variable, and
+    /// the Rust backend lacks some functions of complex numbers (E0701).
+    fn call_limits(&mut self, name: &str, args: &[Expr], vals: &[Val], span: Span) {
+        match (name, vals) {
+            ("length" | "size", [v, ..]) => match class(&v.ty) {
+                Class::Array | Class::Unknown => {}
+                Class::Stack => self.stack_as_value(&args[0]),
+                _ => self.error(
+                    Diagnostic::error(
+                        "E0610",
+                        args[0].span,
+                        format!("`{name}` of a value of type `{}`", v.ty.display()),
+                    )
+                    .with_label("not an array")
+                    .with_help("`length` and `size` take arrays and matrices"),
+                ),
+            },
+            ("stack", [v]) => {
+                let named_type = self.type_name(&args[0]);
+                let ok = match (&args[0].kind, named_type) {
+                    (ExprKind::Var(_), Some(Ty::Scalar(_) | Ty::Generic(_))) => true,
+                    (ExprKind::Var(_), Some(_)) => false,
+                    (ExprKind::Var(_), None) => matches!(
+                        class(&v.ty),
+                        Class::Int
+                            | Class::Float
+                            | Class::Bool
+                            | Class::Complex
+                            | Class::Fixed
+                            | Class::ULog
+                            | Class::Tropical
+                            | Class::Struct
+                            | Class::Unknown
+                    ),
+                    _ => false,
+                };
+                if !ok {
+                    self.error(
+                        Diagnostic::error("E0620", args[0].span, "`stack` needs a scalar element type")
+                            .with_label("not a scalar type, nor a variable of one")
+                            .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
+                    );
+                }
+            }
+            (
+                "tan" | "sinh" | "cosh" | "tanh" | "asin" | "acos" | "atan" | "sign" | "floor"
+                | "ceil" | "round",
+                _,
+            ) if vals.iter().any(|v| class(&v.ty) == Class::Complex) => self.error(
+                Diagnostic::error(
+                    "E0701",
+                    span,
+                    format!("`{name}` of a complex number is not supported by the Rust backend yet"),
+                )
+                .with_label("cannot generate Rust for this")
+                .with_help("the Rust backend has `abs`, `abs2`, `sqrt`, `exp`, `log`, `sin`, `cos`, `inv`, `conj`, `real`, `imag` and `angle` of complex numbers"),
+            ),
+            _ => {}
         }
     }
 
