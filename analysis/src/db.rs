@@ -529,6 +529,92 @@ pub fn reversibility_checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<check::Ch
     ))
 }
 
+/// What the backends cannot generate in one function (E0701,
+/// `limits.rs`): the Rust backend's rules, or with `device` the GPU
+/// backend's as well (a kernel, or a function a kernel calls).
+#[salsa::tracked(returns(ref))]
+pub fn backend_limits<'db>(db: &'db dyn Db, f: FnId<'db>, device: bool) -> Arc<Vec<Diagnostic>> {
+    let Some(ast) = function_ast(db, f) else {
+        return Arc::default();
+    };
+    Arc::new(crate::limits::limits(
+        &ast,
+        resolve_function(db, f),
+        &function_types(db, f).defs,
+        function_expr_types(db, f),
+        device,
+    ))
+}
+
+/// The GPU backend's limits on the functions a kernel calls, directly or
+/// not: E0701 at each call whose callee (or a function it calls) has a
+/// parameter that is not a number or a body the GPU backend cannot
+/// generate.
+fn kernel_callee_limits(db: &dyn Db, project: Project, ast: &Function) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut calls = Vec::new();
+    crate::effects::visit_block(&ast.body, &mut |s| {
+        if let crate::ast::StmtKind::Call(call) = &s.kind
+            && crate::builtins::instruction(&call.callee.name).is_none()
+        {
+            calls.push(call.clone());
+        }
+    });
+    for call in calls {
+        let mut seen: Vec<String> = vec![call.callee.name.clone()];
+        let mut todo: Vec<String> = vec![call.callee.name.clone()];
+        let mut reason = None;
+        while let Some(name) = todo.pop() {
+            let Some(g) = lookup_function(db, project, &name) else {
+                continue;
+            };
+            let Some(g_ast) = function_ast(db, g) else {
+                continue;
+            };
+            let types = function_types(db, g);
+            let resolution = resolve_function(db, g);
+            let bad_param = g_ast.params.iter().find(|p| {
+                resolution
+                    .def_at(p.name.span)
+                    .and_then(|id| types.defs.get(id))
+                    .is_some_and(|t| !crate::limits::device_type(t, false))
+            });
+            if let Some(p) = bad_param {
+                reason = Some(format!("its parameter `{}` is not a number", p.name.name));
+                break;
+            }
+            if let Some(d) = backend_limits(db, g, true).first() {
+                reason = Some(d.message.clone());
+                break;
+            }
+            crate::effects::visit_block(&g_ast.body, &mut |s| {
+                if let crate::ast::StmtKind::Call(c) = &s.kind
+                    && crate::builtins::instruction(&c.callee.name).is_none()
+                    && !seen.contains(&c.callee.name)
+                {
+                    seen.push(c.callee.name.clone());
+                    todo.push(c.callee.name.clone());
+                }
+            });
+        }
+        if let Some(reason) = reason {
+            out.push(
+                Diagnostic::error(
+                    "E0701",
+                    call.callee.span,
+                    format!(
+                        "the GPU backend cannot generate the call of `{}` yet: {reason}",
+                        call.callee.name
+                    ),
+                )
+                .with_label("called from a kernel")
+                .with_help("functions a kernel calls take numbers and use what a kernel may use"),
+            );
+        }
+    }
+    out
+}
+
 /// Every diagnostic of one function, with function-relative spans.
 #[salsa::tracked(returns(ref))]
 pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
@@ -571,6 +657,10 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
         ));
     }
     out.extend(kernel_facts(db, f).diagnostics.iter().cloned());
+    out.extend(backend_limits(db, f, ast.kernel).iter().cloned());
+    if ast.kernel {
+        out.extend(kernel_callee_limits(db, project, &ast));
+    }
     out.extend(crate::structs::check_function(
         &ast,
         resolution,

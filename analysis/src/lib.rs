@@ -17,6 +17,7 @@ pub mod db;
 pub mod effects;
 pub mod invert;
 pub mod kernel;
+pub mod limits;
 pub mod primitive;
 pub mod resolve;
 pub mod structs;

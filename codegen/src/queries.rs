@@ -175,40 +175,13 @@ fn generate<'db>(
     )
 }
 
-/// The errors of a function that only the backends find (the stack
-/// instructions, typecasts, gradients through recording calls: the codes
-/// `docs/language.md` marks "found by the Rust backend" or "found by the
-/// backends"), with function-relative spans, for the build plugin's
-/// default options. Empty for a function that already has errors of its own, whose
-/// code is not generated anyway. Keeps the diagnostics, not the code.
-#[salsa::tracked(returns(ref))]
-pub fn codegen_diagnostics<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
-    if check_function(db, f)
-        .iter()
-        .any(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
-    {
-        return Arc::default();
-    }
-    let defaults = codegen::Options::default();
-    Arc::new(
-        generate(
-            db,
-            f,
-            defaults.checks,
-            defaults.gradients,
-            defaults.tape_loops,
-            false,
-        )
-        .diagnostics,
-    )
-}
-
-/// What `nilc check` and the language server report for a file: its
-/// [`file_diagnostics`] and, when those hold no error, the
-/// [`codegen_diagnostics`] of its functions, so that a file that checks
-/// clean also builds. Like the build, the backend runs only on a file
-/// without other errors (its errors about code with syntax or type errors
-/// would be noise). Absolute spans, sorted by position.
+/// What `nilc check`, the build plugin and the language server report for
+/// a file: the analysis's [`file_diagnostics`], which include what the
+/// backends cannot generate (E0701, `analysis/src/limits.rs`). No code is
+/// generated for it. The build still runs the backends' own E0701 pass
+/// (`rust_module`) as a last guard; `compiler/tests/limits.rs` and
+/// `tests/tests/same_diagnostics.rs` hold that it finds nothing more.
+/// Absolute spans, sorted by position.
 #[salsa::tracked(returns(ref))]
 pub fn file_check_diagnostics(
     db: &dyn Db,
@@ -216,21 +189,6 @@ pub fn file_check_diagnostics(
     file: SourceFile,
 ) -> Arc<Vec<Diagnostic>> {
     let mut out = file_diagnostics(db, project, file).to_vec();
-    if out
-        .iter()
-        .any(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
-    {
-        return Arc::new(out);
-    }
-    for &f in file_functions(db, project, file) {
-        let offset = function_offset(db, f);
-        out.extend(
-            codegen_diagnostics(db, f)
-                .iter()
-                .map(|d| d.clone().shifted(offset)),
-        );
-    }
-    out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Arc::new(out)
 }
