@@ -146,7 +146,7 @@ fn is_number(c: Class) -> bool {
 /// The common type of two operands, as the backends convert them: complex
 /// over real, a number system over plain numbers, a type parameter over
 /// concrete scalars, float over integer.
-pub(crate) fn promote(a: &Ty, b: &Ty) -> Ty {
+pub fn promote(a: &Ty, b: &Ty) -> Ty {
     let (ca, cb) = (class(a), class(b));
     match (ca, cb) {
         (Class::Unknown, _) => b.clone(),
@@ -547,7 +547,7 @@ impl Cx<'_> {
             );
             return;
         }
-        if to == Class::Unknown || from == Class::Unknown || op == InstrOp::Assign {
+        if to == Class::Unknown || from == Class::Unknown {
             return;
         }
         let sym = op.as_str(false);

@@ -98,7 +98,7 @@ impl Gen<'_> {
         {
             let param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
             let mut d = Diagnostic::error(
-                "E0622",
+                "E0701",
                 span,
                 if param {
                     format!("a typecast cannot change the type of the parameter `{x}`")
@@ -125,7 +125,7 @@ impl Gen<'_> {
             };
             self.cast_error(
                 Diagnostic::error(
-                    "E0621",
+                    "E0701",
                     from.span,
                     format!(
                         "this typecast converts from `{}`, but `{x}` is a `{}` here",
@@ -219,7 +219,7 @@ impl Gen<'_> {
         if kind.is_none() {
             let shown = crate::printer::print_type(ty);
             self.cast_error(
-                Diagnostic::error("E0602", ty.span, format!("unknown type `{shown}` in a typecast"))
+                Diagnostic::error("E0701", ty.span, format!("unknown type `{shown}` in a typecast"))
                     .with_label("not a number type")
                     .with_help("typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>"),
             );

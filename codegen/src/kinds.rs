@@ -123,23 +123,36 @@ pub(crate) fn rust_scalar(kind: &Kind) -> Option<String> {
     }
 }
 
-/// The common kind two operands are converted to.
+/// The common kind two operands are converted to: the analysis's
+/// promotion rule (`typeck::promote`), the one place it is decided.
 pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
     match (a, b) {
-        (Kind::Complex(x), Kind::Complex(y)) => Kind::Complex(Box::new(unify(x, y))),
-        (Kind::Complex(x), other) | (other, Kind::Complex(x)) => {
-            Kind::Complex(Box::new(unify(x, other)))
-        }
-        (k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_)), _)
-        | (_, k @ (Kind::Fixed | Kind::ULog(_) | Kind::Tropical(_))) => k.clone(),
-        (Kind::Generic(g), _) | (_, Kind::Generic(g)) => Kind::Generic(g.clone()),
-        (Kind::Float(x), Kind::Float(y)) => Kind::Float(if x == y { x } else { "f64" }),
-        (Kind::Float(f), _) | (_, Kind::Float(f)) => Kind::Float(f),
-        (Kind::Int(x), _) => Kind::Int(x),
-        (_, Kind::Int(y)) => Kind::Int(y),
         (Kind::Unknown, other) | (other, Kind::Unknown) => other.clone(),
-        (a, _) => a.clone(),
+        (Kind::Offsets, _) | (_, Kind::Offsets) => Kind::Int("i64"),
+        _ => match (ty_of(a), ty_of(b)) {
+            (Some(x), Some(y)) => kind_of(&nilang_analysis::typeck::promote(&x, &y)),
+            _ => a.clone(),
+        },
     }
+}
+
+/// The analysis's type of a kind (`None` for the backend's own kinds).
+fn ty_of(kind: &Kind) -> Option<Ty> {
+    let inner = |k: &Kind| ty_of(k);
+    Some(match kind {
+        Kind::Int(s) | Kind::Float(s) => Ty::Scalar(s),
+        Kind::Generic(g) => Ty::Generic(g.clone()),
+        Kind::Bool => Ty::Scalar("bool"),
+        Kind::Complex(k) => Ty::Constructed("Complex", vec![inner(k)?]),
+        Kind::Array(k) => Ty::Slice(Box::new(inner(k)?)),
+        Kind::Matrix(k) => Ty::Constructed("Matrix", vec![inner(k)?]),
+        Kind::Csc(k) => Ty::Constructed("Csc", vec![inner(k)?]),
+        Kind::Stack(k) => Ty::Constructed("Stack", vec![inner(k)?]),
+        Kind::Fixed => Ty::Constructed("Fixed43", vec![]),
+        Kind::ULog(k) => Ty::Constructed("ULogarithmic", vec![inner(k)?]),
+        Kind::Tropical(k) => Ty::Constructed("Tropical", vec![inner(k)?]),
+        Kind::Struct { .. } | Kind::Offsets | Kind::Unknown => return None,
+    })
 }
 
 pub(crate) fn convert(code: String, from: &Kind, to: &Kind) -> String {

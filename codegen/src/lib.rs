@@ -471,7 +471,7 @@ impl Gen<'_> {
     fn complex_into_real(&mut self, target: &Expr, value: &Expr) {
         self.diagnostics.push(
             Diagnostic::error(
-                "E0603",
+                "E0701",
                 value.span,
                 "a complex value cannot be added to a real place",
             )

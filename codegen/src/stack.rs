@@ -72,7 +72,7 @@ impl Gen<'_> {
             }
             _ => {
                 self.diagnostics.push(
-                    Diagnostic::error("E0620", t.span, "`stack` needs a scalar element type")
+                    Diagnostic::error("E0701", t.span, "`stack` needs a scalar element type")
                         .with_label("not a scalar type")
                         .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
                 );
@@ -85,7 +85,7 @@ impl Gen<'_> {
     /// A stack read as a value (`y += s`, `t ← s`, a condition).
     pub(super) fn stack_as_value(&mut self, name: &str, span: Span) {
         self.diagnostics.push(
-            Diagnostic::error("E0620", span, format!("the stack `{name}` is not a number"))
+            Diagnostic::error("E0701", span, format!("the stack `{name}` is not a number"))
                 .with_label("a stack used as a value")
                 .with_help("use a stack through PUSH!, POP!, COPYPUSH! and COPYPOP!, or pass it to a function that takes a `Stack<T>`"),
         );
@@ -93,7 +93,7 @@ impl Gen<'_> {
 
     fn not_a_stack(&mut self, arg: &Expr) {
         self.diagnostics.push(
-            Diagnostic::error("E0620", arg.span, "this is not a stack")
+            Diagnostic::error("E0701", arg.span, "this is not a stack")
                 .with_label("expected a variable of type `Stack<T>`")
                 .with_help(
                     "pass a parameter `s::Stack<T>` or an ancilla allocated with `s ← stack(T)`",
@@ -222,7 +222,7 @@ impl Gen<'_> {
         let show = |k: &Kind| rust_scalar(k).unwrap_or_else(|| "?".into());
         self.diagnostics.push(
             Diagnostic::error(
-                "E0620",
+                "E0701",
                 x_arg.span,
                 format!(
                     "a `{}` value on a stack of `{}`",

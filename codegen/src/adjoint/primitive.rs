@@ -112,7 +112,7 @@ pub(crate) fn primitive_bodies(
     if sig.params.len() != expected {
         g.diagnostics.push(
             Diagnostic::error(
-                "E0108",
+                "E0701",
                 d.span,
                 format!(
                     "`{}` takes {} arguments, but the primitive `{}` passes it {expected}",

@@ -187,7 +187,7 @@ impl W<'_> {
             // Reported by the checks for the kernel itself; this is for
             // the functions it calls.
             StmtKind::Tape(_) => self.diagnostics.push(
-                Diagnostic::error("E0805", stmt.span, "a tape loop in code that runs on the GPU")
+                Diagnostic::error("E0701", stmt.span, "a tape loop in code that runs on the GPU")
                     .with_label("kernels and the functions they call keep no tape")
                     .with_help("remove `@tape` and write the loop reversibly (`while (pre, post)`, no `=`, `*=` or `/=`)"),
             ),
