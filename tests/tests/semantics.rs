@@ -244,3 +244,14 @@ fn widening_and_explicit_rounding_convert_as_written() {
     c::complex_parts(&mut z, &mut r, 1.5).unwrap();
     assert_eq!((z.re, z.im, r), (3.0, 0.0, 6.0));
 }
+
+#[test]
+fn literals_passed_for_a_generic_parameter_take_the_callers_type() {
+    use nilang_tests::generic_literal as g;
+    let mut x = 1.0_f32;
+    g::literal_caller(&mut x).unwrap();
+    assert!((x - (1.0 + 0.5f32.sin() + (-2.0f32).sin())).abs() < 1e-6, "{x}");
+    let mut bar = 1.0_f32;
+    g::literal_caller_grad(&mut x, &mut bar).unwrap();
+    assert_eq!(bar, 1.0, "x only accumulates constants");
+}

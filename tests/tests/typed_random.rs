@@ -46,7 +46,9 @@ struct KnownGap {
 /// The gaps this test has found and that are not fixed yet. Each program a
 /// predicate matches is left out of the compiled crate.
 ///
-/// Found and fixed already: `ROT`/`IROT` of a float and an integer, and an
+/// Found and fixed already: a float literal for a `T` parameter of a
+/// generic callee from a generic caller (`tests/nil/generic_literal.nil`);
+/// `ROT`/`IROT` of a float and an integer, and an
 /// array or stack argument of another element type for a read-only
 /// parameter (both E0610 now, 2434f86); the reverse pass of a struct
 /// ancilla copied from a struct variable, `w ← p` ... `w → p` (5ffde1c);
@@ -55,11 +57,7 @@ struct KnownGap {
 /// `tropical(x)` of an f32 value into a `Tropical{f64}` (both E0610 now);
 /// a struct constructed from `sin(n) * cos(x)` typed by its leftmost
 /// operand (`Pt{i64}`, truncating) instead of the promoted `f64`.
-const KNOWN_GAPS: &[KnownGap] = &[KnownGap {
-    description: "a float literal for a `T` parameter of a generic callee, from a generic caller: emitted as `0.5_f64`, it fixes the callee's T = f64 against the caller's `T` (rustc E0308, E0277)",
-    reproduction: "tests/typed_bugs/generic_literal_argument.nil",
-    matches: |p| uses(p, "a float literal for a T = T argument"),
-}];
+const KNOWN_GAPS: &[KnownGap] = &[];
 
 /// The type mixes of a program, one a line, for a report.
 fn described(p: &TypedProgram) -> String {
@@ -70,6 +68,8 @@ fn described(p: &TypedProgram) -> String {
 }
 
 /// Whether the program uses the construct `what`.
+/// For `KNOWN_GAPS` predicates (none at present).
+#[allow(dead_code)]
 fn uses(p: &TypedProgram, what: &str) -> bool {
     p.constructs.contains(what)
 }
