@@ -250,7 +250,10 @@ fn literals_passed_for_a_generic_parameter_take_the_callers_type() {
     use nilang_tests::generic_literal as g;
     let mut x = 1.0_f32;
     g::literal_caller(&mut x).unwrap();
-    assert!((x - (1.0 + 0.5f32.sin() + (-2.0f32).sin())).abs() < 1e-6, "{x}");
+    assert!(
+        (x - (1.0 + 0.5f32.sin() + (-2.0f32).sin())).abs() < 1e-6,
+        "{x}"
+    );
     let mut bar = 1.0_f32;
     g::literal_caller_grad(&mut x, &mut bar).unwrap();
     assert_eq!(bar, 1.0, "x only accumulates constants");
