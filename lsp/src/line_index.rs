@@ -23,12 +23,15 @@ pub struct LineIndex<'a> {
 }
 
 impl<'a> LineIndex<'a> {
+    /// Lines end at `\n`, `\r\n` or a lone `\r`, as LSP counts them.
     pub fn new(text: &'a str, encoding: Encoding) -> LineIndex<'a> {
+        let bytes = text.as_bytes();
         let mut starts = vec![0];
         starts.extend(
-            text.bytes()
+            bytes
+                .iter()
                 .enumerate()
-                .filter(|(_, b)| *b == b'\n')
+                .filter(|&(i, &b)| b == b'\n' || b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
                 .map(|(i, _)| i as u32 + 1),
         );
         LineIndex {
@@ -101,6 +104,22 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_carriage_return_is_a_line_break() {
+        let text = "a\rbc\r\nd\ne";
+        let index = LineIndex::new(text, Encoding::Utf16);
+        assert_eq!(index.position(2), Position::new(1, 0), "b");
+        assert_eq!(index.position(3), Position::new(1, 1), "c");
+        assert_eq!(index.position(6), Position::new(2, 0), "d");
+        assert_eq!(index.position(8), Position::new(3, 0), "e");
+        assert_eq!(
+            index.offset(Position::new(1, 5)),
+            4,
+            "clamped before `\r\n`"
+        );
+        assert_eq!(index.offset(Position::new(0, 3)), 1, "clamped before `\r`");
+    }
 
     #[test]
     fn round_trips_in_both_encodings() {
