@@ -451,27 +451,9 @@ fn kernel_callee_tapes(db: &dyn Db, project: Project, resolution: &Resolution) -
         let resolve::Callee::Function(name) = &call.callee else {
             continue;
         };
-        let mut seen = vec![name.clone()];
-        let mut next = vec![name.clone()];
-        let mut found = None;
-        while let Some(n) = next.pop() {
-            let Some(g) = lookup_function(db, project, &n) else {
-                continue;
-            };
-            if *has_tape_loop(db, g) {
-                found = Some(n);
-                break;
-            }
-            for c in &resolve_function(db, g).calls {
-                if let resolve::Callee::Function(m) = &c.callee
-                    && !seen.contains(m)
-                {
-                    seen.push(m.clone());
-                    next.push(m.clone());
-                }
-            }
-        }
-        if let Some(with_tape) = found {
+        if let Some((with_tape, ())) = search_callees(db, project, name, &mut |g| {
+            has_tape_loop(db, g).then_some(())
+        }) {
             let via = if &with_tape == name {
                 String::new()
             } else {
@@ -491,6 +473,36 @@ fn kernel_callee_tapes(db: &dyn Db, project: Project, resolution: &Resolution) -
         }
     }
     out
+}
+
+/// The first of the functions `name` calls, itself first, then the ones
+/// they call (each once), of which `found` has something to say: its name
+/// and what `found` said.
+fn search_callees<T>(
+    db: &dyn Db,
+    project: Project,
+    name: &str,
+    found: &mut dyn FnMut(FnId<'_>) -> Option<T>,
+) -> Option<(String, T)> {
+    let mut seen = vec![name.to_string()];
+    let mut next = vec![name.to_string()];
+    while let Some(n) = next.pop() {
+        let Some(g) = lookup_function(db, project, &n) else {
+            continue;
+        };
+        if let Some(t) = found(g) {
+            return Some((n, t));
+        }
+        for c in &resolve_function(db, g).calls {
+            if let resolve::Callee::Function(m) = &c.callee
+                && !seen.contains(m)
+            {
+                seen.push(m.clone());
+                next.push(m.clone());
+            }
+        }
+    }
+    None
 }
 
 /// The shared-write analysis of a `@kernel` function (its diagnostics, and
@@ -550,62 +562,35 @@ pub fn backend_limits<'db>(db: &'db dyn Db, f: FnId<'db>, device: bool) -> Arc<V
 /// not: E0701 at each call whose callee (or a function it calls) has a
 /// parameter that is not a number or a body the GPU backend cannot
 /// generate.
-fn kernel_callee_limits(db: &dyn Db, project: Project, ast: &Function) -> Vec<Diagnostic> {
+fn kernel_callee_limits(db: &dyn Db, project: Project, resolution: &Resolution) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut calls = Vec::new();
-    crate::effects::visit_block(&ast.body, &mut |s| {
-        if let crate::ast::StmtKind::Call(call) = &s.kind
-            && crate::builtins::instruction(&call.callee.name).is_none()
-        {
-            calls.push(call.clone());
-        }
-    });
-    for call in calls {
-        let mut seen: Vec<String> = vec![call.callee.name.clone()];
-        let mut todo: Vec<String> = vec![call.callee.name.clone()];
-        let mut reason = None;
-        while let Some(name) = todo.pop() {
-            let Some(g) = lookup_function(db, project, &name) else {
-                continue;
-            };
-            let Some(g_ast) = function_ast(db, g) else {
-                continue;
-            };
+    for call in &resolution.calls {
+        let resolve::Callee::Function(name) = &call.callee else {
+            continue;
+        };
+        let reason = search_callees(db, project, name, &mut |g| {
+            let ast = function_ast(db, g)?;
             let types = function_types(db, g);
             let resolution = resolve_function(db, g);
-            let bad_param = g_ast.params.iter().find(|p| {
+            let bad_param = ast.params.iter().find(|p| {
                 resolution
                     .def_at(p.name.span)
                     .and_then(|id| types.defs.get(id))
                     .is_some_and(|t| !crate::limits::device_type(t, false))
             });
-            if let Some(p) = bad_param {
-                reason = Some(format!("its parameter `{}` is not a number", p.name.name));
-                break;
+            match bad_param {
+                Some(p) => Some(format!("its parameter `{}` is not a number", p.name.name)),
+                None => backend_limits(db, g, true)
+                    .first()
+                    .map(|d| d.message.clone()),
             }
-            if let Some(d) = backend_limits(db, g, true).first() {
-                reason = Some(d.message.clone());
-                break;
-            }
-            crate::effects::visit_block(&g_ast.body, &mut |s| {
-                if let crate::ast::StmtKind::Call(c) = &s.kind
-                    && crate::builtins::instruction(&c.callee.name).is_none()
-                    && !seen.contains(&c.callee.name)
-                {
-                    seen.push(c.callee.name.clone());
-                    todo.push(c.callee.name.clone());
-                }
-            });
-        }
-        if let Some(reason) = reason {
+        });
+        if let Some((_, reason)) = reason {
             out.push(
                 Diagnostic::error(
                     "E0701",
-                    call.callee.span,
-                    format!(
-                        "the GPU backend cannot generate the call of `{}` yet: {reason}",
-                        call.callee.name
-                    ),
+                    call.span,
+                    format!("the GPU backend cannot generate the call of `{name}` yet: {reason}"),
                 )
                 .with_label("called from a kernel")
                 .with_help("functions a kernel calls take numbers and use what a kernel may use"),
@@ -659,7 +644,7 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
     out.extend(kernel_facts(db, f).diagnostics.iter().cloned());
     out.extend(backend_limits(db, f, ast.kernel).iter().cloned());
     if ast.kernel {
-        out.extend(kernel_callee_limits(db, project, &ast));
+        out.extend(kernel_callee_limits(db, project, resolution));
     }
     out.extend(crate::structs::check_function(
         &ast,
