@@ -308,7 +308,7 @@ fn read_places(expr: &Expr, out: &mut Vec<Place>) {
 }
 
 /// Calls whose first argument is used only for its shape or type.
-fn is_shape_query(name: &str) -> bool {
+pub(crate) fn is_shape_query(name: &str) -> bool {
     matches!(
         name,
         "length"

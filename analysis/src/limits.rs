@@ -104,12 +104,10 @@ const GPU_PURE: &[(&str, &[usize])] = &[
     ("isodd", &[1]),
 ];
 
-/// Calls whose first argument is a type or read only for its shape.
+/// Calls whose first argument is a type or read only for its shape: the
+/// checks' list, and `nnz`, which reads a sparse matrix's structure.
 fn shape_call(name: &str) -> bool {
-    matches!(
-        name,
-        "zero" | "one" | "zeros" | "ones" | "stack" | "length" | "size" | "nnz"
-    )
+    crate::check::is_shape_query(name) || name == "nnz"
 }
 
 fn is_number_system(ty: &Ty) -> Option<&'static str> {
