@@ -870,23 +870,30 @@ fn malformed_messages_and_unknown_methods_leave_it_alive() {
     });
 }
 
-/// The binary itself over stdio: initialize, shutdown, exit with status 0.
-#[test]
-fn the_binary_speaks_lsp_on_stdio() {
-    use std::io::{Read, Write};
+/// The `nilang-lsp` binary with piped stdin and stdout.
+fn spawn_binary() -> std::process::Child {
     use std::process::{Command, Stdio};
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-lsp"))
+    Command::new(env!("CARGO_BIN_EXE_nilang-lsp"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("nilang-lsp starts");
+        .expect("nilang-lsp starts")
+}
+
+/// One JSON-RPC message framed with its `Content-Length`.
+fn frame(v: Value) -> String {
+    let body = v.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// The binary itself over stdio: initialize, shutdown, exit with status 0.
+#[test]
+fn the_binary_speaks_lsp_on_stdio() {
+    use std::io::{Read, Write};
+
+    let mut child = spawn_binary();
     let mut stdin = child.stdin.take().expect("stdin");
-    let frame = |v: Value| {
-        let body = v.to_string();
-        format!("Content-Length: {}\r\n\r\n{body}", body.len())
-    };
     let initialize = frame(
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
     );
@@ -950,18 +957,9 @@ fn the_binary_speaks_lsp_on_stdio() {
 #[test]
 fn the_binary_survives_broken_frames_and_exits_1_without_shutdown() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-lsp"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("nilang-lsp starts");
-    let frame = |v: Value| {
-        let body = v.to_string();
-        format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
-    };
+    let mut child = spawn_binary();
+    let frame = |v: Value| frame(v).into_bytes();
     let mut input = Vec::new();
     input.extend(frame(
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
