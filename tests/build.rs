@@ -31,6 +31,9 @@ fn main() {
         nilang_build::Config::new()
             .manifest_dir(&out)
             .read_metadata(false)
+            // This crate depends on the runtime renamed to `nilang`: the
+            // main build finds that in the manifest, this one is told.
+            .runtime_path("nilang")
             .compile_dir("random"),
     );
     write_table(&out, &text);

@@ -26,11 +26,11 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use nilang::sprs::CsMat;
 use nilang_adbench::ba::{self, BaInput, BaJacobian};
 use nilang_adbench::gmm::{self, Gmm};
 use nilang_adbench::{data_dir, unchecked};
 use nilang_examples::petersen::{self, L1, L2, view, view_mut};
+use nilang_runtime::sprs::CsMat;
 use peers::*;
 
 // ---------------------------------------------------------------------------
@@ -577,7 +577,7 @@ fn sparse() {
     t.print();
 }
 
-type C64 = nilang::Complex<f64>;
+type C64 = nilang_runtime::Complex<f64>;
 
 /// y += A x for a complex CSC matrix, column after column.
 fn plain_cmul(y: &mut [C64], a: &CsMat<C64>, x: &[C64]) {

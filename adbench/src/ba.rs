@@ -17,13 +17,13 @@ use std::path::Path;
 
 /// The generated `ba.nil` module, with run-time reversibility checks.
 pub mod nil {
-    nilang::include_nil!("ba");
+    nilang_runtime::include_nil!("ba");
 }
 
 /// The generated `ba.nil` module without run-time checks (faster; a failed
 /// check would go unnoticed).
 pub mod nil_unchecked {
-    nilang::include_nil!("unchecked/ba");
+    nilang_runtime::include_nil!("unchecked/ba");
 }
 
 /// Numbers per camera.
@@ -217,7 +217,7 @@ macro_rules! nil_functions {
             input: &BaInput,
             reproj: &mut [f64],
             werr: &mut [f64],
-        ) -> nilang::Result {
+        ) -> nilang_runtime::Result {
             for (k, &(c, j)) in input.obs.iter().enumerate() {
                 let (mut e1, mut e2) = (0.0, 0.0);
                 $module::project(
@@ -240,7 +240,7 @@ macro_rules! nil_functions {
         }
 
         #[doc = concat!("Fills `jac.vals` (structure from [`BaJacobian::new`]) with the gradient program of ", $which, ": one reverse sweep per observation with `[f64; 2]` adjoints seeded (1, 0) and (0, 1) on the two outputs gives its 2 x 15 block; one scalar sweep of `weight_error` per weight row.")]
-        pub fn $jacobian(input: &BaInput, jac: &mut BaJacobian) -> nilang::Result {
+        pub fn $jacobian(input: &BaInput, jac: &mut BaJacobian) -> nilang_runtime::Result {
             let p = input.p;
             for (k, &(c, j)) in input.obs.iter().enumerate() {
                 let (mut e1, mut e2) = (0.0, 0.0);

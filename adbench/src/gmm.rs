@@ -379,7 +379,7 @@ pub type NilGradient = fn(
     i64,
     f64,
     &mut f64,
-) -> nilang::Result;
+) -> nilang_runtime::Result;
 
 /// The adjoint buffers of a `gmm_objective_grad` call, allocated once and
 /// reused by [`Bars::run`].
@@ -414,7 +414,7 @@ impl Bars {
 
     /// Runs `grad` on `g` with the adjoint of the objective seeded to 1,
     /// every other adjoint cleared first, and keeps the adjoints here.
-    pub fn run(&mut self, grad: NilGradient, g: &Gmm, constant: f64) -> nilang::Result {
+    pub fn run(&mut self, grad: NilGradient, g: &Gmm, constant: f64) -> nilang_runtime::Result {
         self.alphas.fill(0.0);
         self.means.fill(0.0);
         self.icf.fill(0.0);

@@ -22,13 +22,13 @@ pub mod gmm;
 /// its gradient `gmm_objective_grad`. (Named `gmm_nil` beside the plain Rust
 /// module `gmm`.)
 pub mod gmm_nil {
-    nilang::include_nil!("gmm");
+    nilang_runtime::include_nil!("gmm");
 }
 
 /// `cmul.nil`: the complex sparse product `y += A x` of the paper's sparse
 /// section (`cmul`, its inverse and its gradient `cmul_grad`).
 pub mod cmul_nil {
-    nilang::include_nil!("cmul");
+    nilang_runtime::include_nil!("cmul");
 }
 
 /// The `.nil` programs compiled without run-time checks
@@ -36,14 +36,14 @@ pub mod cmul_nil {
 pub mod unchecked {
     /// `gmm.nil` without run-time checks.
     pub mod gmm_nil {
-        nilang::include_nil!("unchecked/gmm");
+        nilang_runtime::include_nil!("unchecked/gmm");
     }
 
     /// `gmm.nil` with every loop taped, without run-time checks.
     pub mod taped {
         /// `gmm.nil`, loops taped, no checks.
         pub mod gmm_nil {
-            nilang::include_nil!("taped_unchecked/gmm");
+            nilang_runtime::include_nil!("taped_unchecked/gmm");
         }
     }
 }
@@ -53,6 +53,6 @@ pub mod unchecked {
 pub mod taped {
     /// `gmm.nil`, loops taped.
     pub mod gmm_nil {
-        nilang::include_nil!("taped/gmm");
+        nilang_runtime::include_nil!("taped/gmm");
     }
 }

@@ -1,9 +1,9 @@
 //! `cmul.nil`: the complex sparse product y += A x against a plain loop, its
 //! inverse, and its gradient against central differences of a real loss.
 
-use nilang::Complex;
-use nilang::sprs::{CsMat, TriMat};
 use nilang_adbench::cmul_nil;
+use nilang_runtime::Complex;
+use nilang_runtime::sprs::{CsMat, TriMat};
 
 type C = Complex<f64>;
 

@@ -7,7 +7,7 @@
 //!
 //! ```ignore
 //! // src/lib.rs: one module per `.nil` file, named after it.
-//! nilang::include_nil!(pub mod arithmetic);
+//! nilang_runtime::include_nil!(pub mod arithmetic);
 //! ```
 //!
 //! Every `.nil` file under the folder becomes `OUT_DIR/<file stem>.rs`. The
@@ -18,10 +18,13 @@
 //! On an error, the diagnostics are printed with codespan-reporting on
 //! standard error, each one is also reported as a `cargo::error=` line, no
 //! file is written (a build never sees half of a generation), and the
-//! script exits with status 1, so that cargo shows the diagnostics. Files are rewritten only when their
-//! content changes, and `cargo::rerun-if-changed` is printed for every file
-//! and folder read, so cargo reruns the script only when a `.nil` file
-//! changes.
+//! script exits with status 1, so that cargo shows the diagnostics. Warnings
+//! are `cargo::warning=` lines (or errors, with `deny_warnings`). Paths are
+//! relative to the workspace root, as rustc's are. Files are rewritten only
+//! when their content changes, the module of a deleted `.nil` file is
+//! removed, and `cargo::rerun-if-changed` is printed for every file and
+//! folder read and for `Cargo.toml`, so cargo reruns the script only when a
+//! `.nil` file or the options change.
 //!
 //! Options come from [`Config`], or from the package's `Cargo.toml`:
 //!
@@ -31,7 +34,14 @@
 //! checks = false  # generate no run-time checks at all (default true)
 //! tape_loops = true  # every loop a `@tape` loop (default false)
 //! gradients = false  # no f_adjoint / f_grad functions (default true)
+//! deny_warnings = true  # warnings stop the build (default false)
+//! runtime_path = "crate::rt"  # how generated code names the runtime
 //! ```
+//!
+//! A key not listed here is an error. Generated code reaches the runtime
+//! crate `nilang-runtime` under the name the package depends on it by, so a
+//! renamed dependency (`rt = { package = "nilang-runtime", ... }`) works as
+//! it is; `runtime_path` is for a re-export.
 //!
 //! Without checks, code is faster but a broken `.nil` program gives a wrong
 //! result instead of an error, and a `~@routine` that only restores
@@ -79,6 +89,8 @@ pub struct Config {
     checks: Option<bool>,
     gradients: Option<bool>,
     tape_loops: Option<bool>,
+    runtime_path: Option<String>,
+    deny_warnings: Option<bool>,
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
     read_metadata: bool,
@@ -98,6 +110,8 @@ impl Config {
             checks: None,
             gradients: None,
             tape_loops: None,
+            runtime_path: None,
+            deny_warnings: None,
             out_dir: None,
             manifest_dir: None,
             read_metadata: true,
@@ -135,6 +149,24 @@ impl Config {
     /// `[package.metadata.nilang] gradients`).
     pub fn gradients(mut self, yes: bool) -> Config {
         self.gradients = Some(yes);
+        self
+    }
+
+    /// The path through which generated code reaches the runtime crate
+    /// (like prost-build's `prost_path`). Default: the package's
+    /// `[package.metadata.nilang] runtime_path`, else the name under which
+    /// the package depends on `nilang-runtime` (so a renamed dependency
+    /// works as it is), else `nilang_runtime`. A re-export such as
+    /// `crate::rt` works too.
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Config {
+        self.runtime_path = Some(path.into());
+        self
+    }
+
+    /// Whether warnings stop the build like errors (default `false`, or
+    /// the package's `[package.metadata.nilang] deny_warnings`).
+    pub fn deny_warnings(mut self, yes: bool) -> Config {
+        self.deny_warnings = Some(yes);
         self
     }
 
@@ -201,9 +233,11 @@ impl Config {
             None => PathBuf::from(env("OUT_DIR")?),
         };
         let mut options = Options::default();
-        if self.read_metadata {
-            read_metadata(&manifest_dir, &mut options)?;
-        }
+        let package = if self.read_metadata {
+            read_metadata(&manifest_dir, &mut options, self.emit_cargo_directives)?
+        } else {
+            Package::default()
+        };
         if let Some(atol) = self.atol {
             options.atol = atol;
         }
@@ -216,12 +250,31 @@ impl Config {
         if let Some(tape_loops) = self.tape_loops {
             options.tape_loops = tape_loops;
         }
+        if let Some(path) = self.runtime_path.clone().or(package.runtime_path) {
+            options.runtime_path = path;
+        }
+        if !nilang_codegen::is_runtime_path(&options.runtime_path) {
+            return Err(Error::Metadata(format!(
+                "the runtime path must be a Rust path such as `nilang_runtime` or `crate::rt`, not `{}`",
+                options.runtime_path
+            )));
+        }
+        let deny_warnings = self
+            .deny_warnings
+            .or(package.deny_warnings)
+            .unwrap_or(false);
         if !(options.atol.is_finite() && options.atol >= 0.0) {
             return Err(Error::Metadata(format!(
                 "the tolerance must be a finite non-negative number, not {}",
                 options.atol
             )));
         }
+        // Paths in messages and in run-time errors are relative to the
+        // workspace root, as rustc's are, so that they are clickable
+        // from where `cargo` runs.
+        let shown_root = package
+            .workspace_root
+            .unwrap_or_else(|| manifest_dir.clone());
 
         files.sort();
         files.dedup();
@@ -237,7 +290,7 @@ impl Config {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", path.display())))?;
             let shown = path
-                .strip_prefix(&manifest_dir)
+                .strip_prefix(&shown_root)
                 .unwrap_or(path)
                 .display()
                 .to_string();
@@ -245,11 +298,11 @@ impl Config {
         }
         let project = Project::new(&db, sources.clone());
 
-        let mut outputs: Vec<(PathBuf, String)> = Vec::new();
+        let mut outputs: Vec<Output> = Vec::new();
         let mut reports: Vec<Report> = Vec::new();
         let mut failed = false;
         let mut names: Vec<(String, String)> = Vec::new();
-        for &file in &sources {
+        for (&file, source) in sources.iter().zip(&files) {
             let module = db::module_name(file.path(&db));
             if let Some((_, other)) = names.iter().find(|(m, _)| *m == module) {
                 return Err(Error::Io(format!(
@@ -266,7 +319,11 @@ impl Config {
                 .cloned()
                 .collect();
             match db::rust_module_text(&db, project, file, &options) {
-                Ok(code) => outputs.push((out_dir.join(format!("{module}.rs")), code)),
+                Ok(code) => outputs.push(Output {
+                    path: out_dir.join(format!("{module}.rs")),
+                    source: source.clone(),
+                    code,
+                }),
                 Err(errors) => {
                     failed = true;
                     diagnostics.extend(errors);
@@ -285,6 +342,7 @@ impl Config {
             out_dir,
             outputs: if failed { Vec::new() } else { outputs },
             reports,
+            deny_warnings,
         })
     }
 
@@ -304,14 +362,13 @@ impl Config {
             out_dir,
             outputs,
             reports,
+            deny_warnings,
         } = self.run(files)?;
+        let stops = |d: &Diagnostic| d.severity == Severity::Error || deny_warnings;
         let mut errors = 0;
         for report in &reports {
             let (path, text) = (&report.path, &report.text);
-            let failed = report
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == Severity::Error);
+            let failed = report.diagnostics.iter().any(stops);
             // Cargo shows a build script's output only when it fails: the
             // warnings go out as `cargo::warning` lines, and the rendering
             // only with errors.
@@ -323,7 +380,7 @@ impl Config {
             }
             for d in &report.diagnostics {
                 let (line, col) = render::line_col(text, d.primary.span.start);
-                let kind = if d.severity == Severity::Error {
+                let kind = if stops(d) {
                     errors += 1;
                     "error"
                 } else {
@@ -346,10 +403,11 @@ impl Config {
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| Error::Io(format!("cannot create `{}`: {e}", out_dir.display())))?;
         let mut written = Vec::new();
-        for (path, code) in outputs {
-            write_if_changed(&path, &code)?;
-            written.push(path);
+        for output in &outputs {
+            write_if_changed(&output.path, &output.code)?;
+            written.push(output.path.clone());
         }
+        remove_stale(&out_dir, &outputs)?;
         Ok(written)
     }
 }
@@ -366,9 +424,62 @@ pub struct Report {
 
 struct Run {
     out_dir: PathBuf,
+    deny_warnings: bool,
     /// The modules to write: none when any file failed.
-    outputs: Vec<(PathBuf, String)>,
+    outputs: Vec<Output>,
     reports: Vec<Report>,
+}
+
+/// A generated module and the `.nil` file it comes from.
+struct Output {
+    path: PathBuf,
+    source: PathBuf,
+    code: String,
+}
+
+/// The record of what the plugin wrote into an output folder: one line per
+/// module, `<module path>\t<.nil path>`.
+const RECORD: &str = ".nilang-generated";
+
+/// Removes the modules written earlier for `.nil` files that no longer
+/// exist, so that `include_nil!` of a deleted file fails instead of
+/// compiling its old module, and records what this run wrote. Only files the
+/// record names are removed: other builds' files in the folder, and the
+/// modules of other `compile_*` calls whose sources still exist, are left.
+fn remove_stale(out_dir: &Path, outputs: &[Output]) -> Result<(), Error> {
+    let record = out_dir.join(RECORD);
+    let old = std::fs::read_to_string(&record).unwrap_or_default();
+    let mut kept: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for line in old.lines() {
+        let Some((module, source)) = line.split_once('\t') else {
+            continue;
+        };
+        let (module, source) = (PathBuf::from(module), PathBuf::from(source));
+        if outputs.iter().any(|o| o.path == module) {
+            continue;
+        }
+        if source.exists() {
+            kept.push((module, source));
+        } else {
+            match std::fs::remove_file(&module) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::Io(format!(
+                        "cannot remove the stale module `{}`: {e}",
+                        module.display()
+                    )));
+                }
+            }
+        }
+    }
+    kept.extend(outputs.iter().map(|o| (o.path.clone(), o.source.clone())));
+    kept.sort();
+    let mut text = String::new();
+    for (module, source) in kept {
+        text.push_str(&format!("{}\t{}\n", module.display(), source.display()));
+    }
+    write_if_changed(&record, &text)
 }
 
 /// Compiles every `.nil` file under `dir` with the default [`Config`]. On
@@ -441,16 +552,46 @@ fn write_if_changed(path: &Path, contents: &str) -> Result<(), Error> {
         })
 }
 
-fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error> {
+/// What the package's manifest says beyond the code options.
+#[derive(Default)]
+struct Package {
+    workspace_root: Option<PathBuf>,
+    runtime_path: Option<String>,
+    deny_warnings: Option<bool>,
+}
+
+/// The keys of `[package.metadata.nilang]`.
+const KEYS: [&str; 6] = [
+    "atol",
+    "checks",
+    "gradients",
+    "tape_loops",
+    "runtime_path",
+    "deny_warnings",
+];
+
+fn read_metadata(
+    manifest_dir: &Path,
+    options: &mut Options,
+    emit_cargo_directives: bool,
+) -> Result<Package, Error> {
     let manifest = manifest_dir.join("Cargo.toml");
     if !manifest.exists() {
-        return Ok(());
+        return Ok(Package::default());
+    }
+    if emit_cargo_directives {
+        // The options live there: a change reruns the build script.
+        println!("cargo::rerun-if-changed={}", manifest.display());
     }
     let metadata = cargo_metadata::MetadataCommand::new()
         .manifest_path(&manifest)
         .no_deps()
         .exec()
         .map_err(|e| Error::Metadata(format!("cannot read the package metadata: {e}")))?;
+    let mut found = Package {
+        workspace_root: Some(metadata.workspace_root.clone().into_std_path_buf()),
+        ..Package::default()
+    };
     let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
     let Some(package) = metadata.packages.iter().find(|p| {
         std::fs::canonicalize(p.manifest_path.as_std_path())
@@ -458,38 +599,68 @@ fn read_metadata(manifest_dir: &Path, options: &mut Options) -> Result<(), Error
             .as_deref()
             == Some(manifest.as_path())
     }) else {
-        return Ok(());
+        return Ok(found);
     };
+    // A renamed dependency on the runtime is where generated code finds it.
+    found.runtime_path = package
+        .dependencies
+        .iter()
+        .find(|d| d.name == RUNTIME_PACKAGE && d.kind == cargo_metadata::DependencyKind::Normal)
+        .map(|d| d.rename.as_deref().unwrap_or(&d.name).replace('-', "_"));
     let Some(nilang) = package.metadata.get("nilang") else {
-        return Ok(());
+        return Ok(found);
     };
-    if let Some(atol) = nilang.get("atol") {
+    let Some(table) = nilang.as_object() else {
+        return Err(Error::Metadata(
+            "[package.metadata.nilang] must be a table".to_string(),
+        ));
+    };
+    for key in table.keys() {
+        if !KEYS.contains(&key.as_str()) {
+            return Err(Error::Metadata(format!(
+                "[package.metadata.nilang] has no key `{key}`; the keys are {}",
+                KEYS.map(|k| format!("`{k}`")).join(", ")
+            )));
+        }
+    }
+    let flag = |key: &str| -> Result<Option<bool>, Error> {
+        table
+            .get(key)
+            .map(|v| {
+                v.as_bool().ok_or_else(|| {
+                    Error::Metadata(format!(
+                        "[package.metadata.nilang] {key} must be true or false, not {v}"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    if let Some(atol) = table.get("atol") {
         options.atol = atol.as_f64().ok_or_else(|| {
             Error::Metadata(format!(
                 "[package.metadata.nilang] atol must be a number, not {atol}"
             ))
         })?;
     }
-    if let Some(gradients) = nilang.get("gradients") {
-        options.gradients = gradients.as_bool().ok_or_else(|| {
-            Error::Metadata(format!(
-                "[package.metadata.nilang] gradients must be true or false, not {gradients}"
-            ))
-        })?;
+    if let Some(yes) = flag("gradients")? {
+        options.gradients = yes;
     }
-    if let Some(tape_loops) = nilang.get("tape_loops") {
-        options.tape_loops = tape_loops.as_bool().ok_or_else(|| {
-            Error::Metadata(format!(
-                "[package.metadata.nilang] tape_loops must be true or false, not {tape_loops}"
-            ))
-        })?;
+    if let Some(yes) = flag("tape_loops")? {
+        options.tape_loops = yes;
     }
-    if let Some(checks) = nilang.get("checks") {
-        options.checks = checks.as_bool().ok_or_else(|| {
-            Error::Metadata(format!(
-                "[package.metadata.nilang] checks must be true or false, not {checks}"
-            ))
-        })?;
+    if let Some(yes) = flag("checks")? {
+        options.checks = yes;
     }
-    Ok(())
+    found.deny_warnings = flag("deny_warnings")?;
+    if let Some(path) = table.get("runtime_path") {
+        found.runtime_path = Some(path.as_str().map(str::to_string).ok_or_else(|| {
+            Error::Metadata(format!(
+                "[package.metadata.nilang] runtime_path must be a string, not {path}"
+            ))
+        })?);
+    }
+    Ok(found)
 }
+
+/// The runtime crate's package name, as a dependency names it.
+const RUNTIME_PACKAGE: &str = "nilang-runtime";

@@ -144,7 +144,15 @@ pub struct Options {
     /// kernels), so that one source compiles to reverse computing or to
     /// taping (for benchmarks that compare them).
     pub tape_loops: bool,
+    /// The path through which generated code reaches the runtime crate
+    /// (like prost-build's `prost_path`): `nilang_runtime`, the name of a
+    /// renamed dependency, or a re-export such as `crate::rt`. A bare crate
+    /// name is taken from the crate root (`::name`).
+    pub runtime_path: String,
 }
+
+/// The runtime crate's name as Rust code writes it.
+pub const RUNTIME_CRATE: &str = "nilang_runtime";
 
 impl Default for Options {
     fn default() -> Self {
@@ -153,6 +161,7 @@ impl Default for Options {
             checks: true,
             gradients: true,
             tape_loops: false,
+            runtime_path: RUNTIME_CRATE.to_string(),
         }
     }
 }
@@ -1120,12 +1129,59 @@ pub fn module_header(source: &str, options: &Options) -> String {
         "/// Absolute tolerance of the run-time reversibility checks."
     );
     let _ = writeln!(out, "pub const ATOL: f64 = {:?};", options.atol);
+    // Generated code names the runtime `nilang::`; this one line decides
+    // which crate (or re-export) that is.
+    let path = options.runtime_path.trim();
+    let rooted = if path.contains("::") || matches!(path, "crate" | "self" | "super") {
+        path.to_string()
+    } else {
+        format!("::{path}")
+    };
+    let _ = writeln!(out, "use {rooted} as nilang;");
     out
+}
+
+/// Whether `path` can be a runtime path: `::`-separated Rust identifiers,
+/// optionally starting with `::`, `crate`, `self` or `super`.
+pub fn is_runtime_path(path: &str) -> bool {
+    let path = path.strip_prefix("::").unwrap_or(path);
+    !path.is_empty()
+        && path.split("::").all(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+                && part != "_"
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runtime_is_reached_through_the_configured_path() {
+        let header = |path: &str| {
+            module_header(
+                "a.nil",
+                &Options {
+                    runtime_path: path.to_string(),
+                    ..Options::default()
+                },
+            )
+        };
+        assert!(header("nilang_runtime").contains("use ::nilang_runtime as nilang;"));
+        assert!(header("rt").contains("use ::rt as nilang;"));
+        assert!(header("crate::deps::rt").contains("use crate::deps::rt as nilang;"));
+        assert!(header("::nilang_runtime").contains("use ::nilang_runtime as nilang;"));
+        for good in ["nilang_runtime", "::a::b", "crate::rt", "super::x", "_r2"] {
+            assert!(is_runtime_path(good), "{good}");
+        }
+        for bad in ["", "::", "a::", "a b", "1a", "a-b", "_", "a::::b", "a;b"] {
+            assert!(!is_runtime_path(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn names_become_rust_identifiers() {

@@ -24,4 +24,6 @@ pub mod db {
 }
 
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};
+
+pub mod sarif;
 pub use diagnostics::{Diagnostic, Severity};

@@ -101,6 +101,102 @@ fn json_output_is_one_valid_document() {
 }
 
 #[test]
+fn machine_formats_keep_the_summary_on_standard_error() {
+    let tmp = scratch("summary");
+    let path = write(tmp.path(), "a.nil", BROKEN);
+    for format in ["short", "json", "github", "sarif"] {
+        let out = nilc(&["check", "--format", format, &path]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        assert!(!stdout(&out).contains("checked 1 file"), "{format}");
+        assert_eq!(
+            stderr(&out),
+            "checked 1 file: 1 error, 0 warnings\n",
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn github_format_is_one_escaped_workflow_command_per_diagnostic() {
+    let tmp = scratch("github");
+    // `:` and `,` end a workflow command's properties: they are escaped.
+    let path = write(tmp.path(), "odd,name:1.nil", BROKEN);
+    write(
+        tmp.path(),
+        "b.nil",
+        WARNS.replace("function f", "function g"),
+    );
+    let out = nilc(&["check", "--format", "github", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("::warning file=") && lines[0].contains("title=nilc W0203::"),
+        "{text}"
+    );
+    let escaped = path.replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        lines[1],
+        format!(
+            "::error file={escaped},line=2,col=14,endLine=2,endColumn=15,title=nilc E0201::\
+             `y` is read and written by the same instruction%0Aread here%0Ahelp: copy the value \
+             first: `tmp ← zero(T); tmp += y`, use `tmp` on the right, then uncompute it"
+        )
+    );
+}
+
+#[test]
+fn sarif_output_is_valid_against_the_committed_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft4::new(&schema).expect("the schema compiles");
+    // Every ui file at once (errors, warnings, secondary labels, unicode),
+    // and a folder with a name that needs escaping in a URI.
+    let tmp = scratch("sarif");
+    let odd = tmp.path().join("a dir é");
+    std::fs::create_dir_all(&odd).unwrap();
+    write(&odd, "b.nil", WARNS);
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    for target in [ui.as_path(), odd.as_path()] {
+        let out = nilc(&["check", "--format", "sarif", target.to_str().unwrap()]);
+        let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&log)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert!(!results.is_empty());
+        for result in results {
+            let rule = &log["runs"][0]["tool"]["driver"]["rules"]
+                [result["ruleIndex"].as_u64().unwrap() as usize];
+            assert_eq!(rule["id"], result["ruleId"]);
+        }
+    }
+    let out = nilc(&["check", "--format", "sarif", odd.to_str().unwrap()]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "W0203");
+    assert_eq!(result["level"], "warning");
+    let location = &result["locations"][0]["physicalLocation"];
+    assert!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/a%20dir%20%C3%A9/b.nil"),
+        "{location}"
+    );
+    assert_eq!(location["region"]["startLine"], 4);
+    assert_eq!(location["region"]["startColumn"], 14);
+}
+
+#[test]
 fn directories_are_searched_recursively_as_one_project() {
     let tmp = scratch("recursive");
     let dir = tmp.path();

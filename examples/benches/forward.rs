@@ -3,8 +3,8 @@
 //! `cargo bench -p nilang-examples --bench forward`.
 
 use divan::black_box;
-use nilang::ndarray::{Array2, ShapeBuilder};
 use nilang_examples::{bessel, fib, linalg, qr, sparse, unchecked, unitary};
+use nilang_runtime::ndarray::{Array2, ShapeBuilder};
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! summary benchmark of `nilang-adbench` share, so that both time the same
 //! things.
 
-use nilang::sprs::{CsMat, TriMat};
+use nilang_runtime::sprs::{CsMat, TriMat};
 
 use crate::petersen::Rng;
 

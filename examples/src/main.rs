@@ -1,12 +1,12 @@
 //! The main job: run the paper's programs forwards, then backwards, and show
 //! that the uncall restores the inputs.
 
-use nilang::Complex;
-use nilang::ndarray::{Array2, ShapeBuilder};
-use nilang::sprs::TriMat;
 use nilang_examples::{arithmetic, bessel, complex, fib, qr, sparse, unitary};
+use nilang_runtime::Complex;
+use nilang_runtime::ndarray::{Array2, ShapeBuilder};
+use nilang_runtime::sprs::TriMat;
 
-fn main() -> Result<(), nilang::Error> {
+fn main() -> Result<(), nilang_runtime::Error> {
     // The Bessel function of the first kind, J_2(1.0) (seed 000, section 4.1).
     let (v, z) = (2, 1.0_f64);
     let mut out = 0.0_f64;
@@ -18,8 +18,8 @@ fn main() -> Result<(), nilang::Error> {
     // second derivative by running that reverse pass on dual numbers.
     let (mut out, mut out_bar, mut z_bar) = (0.0_f64, 1.0_f64, 0.0_f64);
     bessel::ibesselj_grad(&mut out, &mut out_bar, v, z, &mut z_bar, 1e-8)?;
-    let dual = nilang::num_dual::Dual64::new(z, 1.0);
-    let one = nilang::num_dual::Dual64::from(1.0);
+    let dual = nilang_runtime::num_dual::Dual64::new(z, 1.0);
+    let one = nilang_runtime::num_dual::Dual64::from(1.0);
     let (mut out_d, mut out_bar_d, mut z_bar_d) = (one * 0.0, one, one * 0.0);
     bessel::ibesselj_grad(&mut out_d, &mut out_bar_d, v, dual, &mut z_bar_d, 1e-8)?;
     println!(

@@ -10,8 +10,8 @@
 
 use std::ops::Range;
 
-use nilang::ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
-use nilang::num_dual::Dual64;
+use nilang_runtime::ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
+use nilang_runtime::num_dual::Dual64;
 
 use crate::graph;
 
@@ -59,7 +59,7 @@ pub fn view_mut<T>(x: &mut [T], k: usize) -> ArrayViewMut2<'_, T> {
 /// Generic rather than a function pointer, so that the call inlines as a
 /// direct one would.
 #[inline]
-pub fn gradient_by<F>(grad: F, x: &[f64], k: usize, g: &mut [f64]) -> nilang::Result<f64>
+pub fn gradient_by<F>(grad: F, x: &[f64], k: usize, g: &mut [f64]) -> nilang_runtime::Result<f64>
 where
     F: FnOnce(
         &mut f64,
@@ -68,7 +68,7 @@ where
         ArrayViewMut2<'_, f64>,
         &[i64],
         &[i64],
-    ) -> nilang::Result,
+    ) -> nilang_runtime::Result,
 {
     g.fill(0.0);
     let (mut out, mut out_bar) = (0.0, 1.0);
@@ -131,7 +131,7 @@ pub fn ratio(x: &[f64], k: usize) -> f64 {
 }
 
 /// The loss by the generated forward program.
-pub fn loss(x: &[f64], k: usize) -> nilang::Result<f64> {
+pub fn loss(x: &[f64], k: usize) -> nilang_runtime::Result<f64> {
     let mut out = 0.0;
     graph::embedding_loss(&mut out, view(x, k), &L1, &L2)?;
     Ok(out)
@@ -140,7 +140,7 @@ pub fn loss(x: &[f64], k: usize) -> nilang::Result<f64> {
 /// The loss and its gradient (written to `g`): the generated forward, then
 /// its reverse pass `embedding_loss_adjoint` (together, what
 /// `embedding_loss_grad` does, but the loss is read in between).
-pub fn value_and_gradient(x: &[f64], k: usize, g: &mut [f64]) -> nilang::Result<f64> {
+pub fn value_and_gradient(x: &[f64], k: usize, g: &mut [f64]) -> nilang_runtime::Result<f64> {
     g.fill(0.0);
     let (mut out, mut out_bar) = (0.0, 1.0);
     graph::embedding_loss(&mut out, view(x, k), &L1, &L2)?;
@@ -153,7 +153,7 @@ pub fn value_and_gradient(x: &[f64], k: usize, g: &mut [f64]) -> nilang::Result<
 /// reverse: for each `j` in `vars`, the generated gradient program runs on
 /// dual numbers with `x[j]` carrying the direction 1, and the derivative
 /// parts of the adjoints are column `j`.
-pub fn hessian(x: &[f64], k: usize, vars: Range<usize>) -> nilang::Result<Vec<f64>> {
+pub fn hessian(x: &[f64], k: usize, vars: Range<usize>) -> nilang_runtime::Result<Vec<f64>> {
     let n = vars.len();
     let mut h = vec![0.0; n * n];
     let mut xd: Vec<Dual64> = x.iter().map(|&v| Dual64::from(v)).collect();
@@ -220,7 +220,7 @@ pub fn adam(
     steps: usize,
     lr: f64,
     mut report: impl FnMut(usize, f64),
-) -> nilang::Result<f64> {
+) -> nilang_runtime::Result<f64> {
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let free = FIXED * k..x.len();
     let mut g = vec![0.0; x.len()];
@@ -305,7 +305,7 @@ pub fn newton(
     k: usize,
     max_hessians: usize,
     tol: f64,
-) -> nilang::Result<NewtonReport> {
+) -> nilang_runtime::Result<NewtonReport> {
     let free = FIXED * k..x.len();
     let n = free.len();
     let mut g = vec![0.0; x.len()];
@@ -349,7 +349,12 @@ pub fn newton(
 
 /// The lowest loss [`newton`] reaches from `restarts` random starts for
 /// dimension `k` (seeds `seed`, `seed + 1`, ...).
-pub fn best_of(k: usize, restarts: u64, seed: u64, max_hessians: usize) -> nilang::Result<f64> {
+pub fn best_of(
+    k: usize,
+    restarts: u64,
+    seed: u64,
+    max_hessians: usize,
+) -> nilang_runtime::Result<f64> {
     let mut best = f64::INFINITY;
     for s in seed..seed + restarts {
         let mut x = Rng::new(s).positions(k);

@@ -17,7 +17,7 @@
 //! system, not an ephemeris: a small error in these digits would not change
 //! its conclusions.
 
-use nilang::Real;
+use nilang_runtime::Real;
 
 /// The gravitational constant in AU³ / (M☉ day²).
 pub const G: f64 = 2.95912208286e-4;
@@ -190,7 +190,13 @@ impl Variant {
 }
 
 /// Runs `n` steps of length `h` forwards from `s`, in place.
-pub fn forward<T: Real>(variant: Variant, s: &mut [T], gm: &[T], h: T, n: usize) -> nilang::Result {
+pub fn forward<T: Real>(
+    variant: Variant,
+    s: &mut [T],
+    gm: &[T],
+    h: T,
+    n: usize,
+) -> nilang_runtime::Result {
     let mut acc = Vec::new();
     for _ in 0..n {
         match variant {
@@ -211,7 +217,7 @@ pub fn backward<T: Real>(
     gm: &[T],
     h: T,
     n: usize,
-) -> nilang::Result {
+) -> nilang_runtime::Result {
     let mut acc = Vec::new();
     for _ in 0..n {
         match variant {
@@ -226,7 +232,7 @@ pub fn backward<T: Real>(
 
 /// `n` steps forwards and `n` backwards from the initial state: the state
 /// that comes back.
-pub fn round_trip<T: Real>(variant: Variant, n: usize) -> nilang::Result<Vec<T>> {
+pub fn round_trip<T: Real>(variant: Variant, n: usize) -> nilang_runtime::Result<Vec<T>> {
     let gm = gm::<T>();
     let h = T::from_f64(STEP_DAYS);
     let mut s = initial_state::<T>();
@@ -251,7 +257,7 @@ pub fn loss_bar(s: &[f64]) -> Vec<f64> {
 }
 
 /// The loss after `n` reversible steps from `s0` (for finite differences).
-pub fn loss_after(s0: &[f64], n: usize) -> nilang::Result<f64> {
+pub fn loss_after(s0: &[f64], n: usize) -> nilang_runtime::Result<f64> {
     let mut s = s0.to_vec();
     forward(Variant::Reversible, &mut s, &gm::<f64>(), STEP_DAYS, n)?;
     Ok(loss(&s))
@@ -276,7 +282,7 @@ pub struct Gradient {
 /// of the step (`leap_step_adjoint`), each of which uncomputes the state it
 /// came from while it carries the adjoint back. One state and one adjoint
 /// are alive, whatever `n`.
-pub fn gradient_reverse(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
+pub fn gradient_reverse(s0: &[f64], n: usize) -> nilang_runtime::Result<Gradient> {
     let gm = gm::<f64>();
     let mut s = s0.to_vec();
     forward(Variant::Reversible, &mut s, &gm, STEP_DAYS, n)?;
@@ -302,13 +308,17 @@ pub fn gradient_reverse(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
     })
 }
 
-/// Bennett's schedule with `k` sectors per level (`nilang::bennett`), on
+/// Bennett's schedule with `k` sectors per level (`nilang_runtime::bennett`), on
 /// `leap_into`: states are allocated and uncomputed as the schedule says,
 /// and freed when they are zero again within `1e-9` (the round-off of
 /// uncomputing a step).
-pub fn gradient_bennett(s0: &[f64], n: usize, k: usize) -> nilang::Result<Option<Gradient>> {
+pub fn gradient_bennett(
+    s0: &[f64],
+    n: usize,
+    k: usize,
+) -> nilang_runtime::Result<Option<Gradient>> {
     use crate::unchecked::leapfrog as lf;
-    let Some(b) = nilang::bennett::Bennett::new(k, 1e-9) else {
+    let Some(b) = nilang_runtime::bennett::Bennett::new(k, 1e-9) else {
         return Ok(None);
     };
     let gm = gm::<f64>();
@@ -341,7 +351,7 @@ pub fn gradient_bennett(s0: &[f64], n: usize, k: usize) -> nilang::Result<Option
 /// A hand-written baseline that keeps every state of the forward run
 /// (`O(n)` memory, what a tape of the states would hold) and runs each
 /// step's reverse pass from the stored state after it.
-pub fn gradient_stored(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
+pub fn gradient_stored(s0: &[f64], n: usize) -> nilang_runtime::Result<Gradient> {
     let gm = gm::<f64>();
     let mut states = Vec::with_capacity(n + 1);
     states.push(s0.to_vec());
@@ -375,16 +385,16 @@ pub fn gradient_stored(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
 }
 
 /// The `@tape` loop of `leapfrog.nil` (`leap_run_taped`): `n` steps
-/// forwards, each recording the state it overwrites on a [`nilang::Tape`],
+/// forwards, each recording the state it overwrites on a [`nilang_runtime::Tape`],
 /// then its reverse pass (`leap_run_taped_adjoint`), which reads them back,
 /// so that every step's reverse pass starts from the state the forward run
 /// computed. The tape holds `n` states (`O(n)` memory); it is reserved up
 /// front (36 `f64` a step) and freed when the reverse pass returns.
-pub fn gradient_taped(s0: &[f64], n: usize) -> nilang::Result<Gradient> {
+pub fn gradient_taped(s0: &[f64], n: usize) -> nilang_runtime::Result<Gradient> {
     use crate::unchecked::leapfrog as lf;
     let gm = gm::<f64>();
     let steps = i64::try_from(n).unwrap_or(i64::MAX);
-    let mut tape = nilang::Tape::new();
+    let mut tape = nilang_runtime::Tape::new();
     tape.reserve::<f64>(n.saturating_mul(s0.len()));
     let mut s = s0.to_vec();
     lf::leap_run_taped(&mut s, &gm, STEP_DAYS, steps, &mut tape)?;
@@ -582,7 +592,7 @@ pub fn forward_errors<T: Real>(
     variant: Variant,
     counts: &[usize],
     reference: &[Vec<f64>],
-) -> nilang::Result<Vec<f64>> {
+) -> nilang_runtime::Result<Vec<f64>> {
     let gm = gm::<T>();
     let h = T::from_f64(STEP_DAYS);
     let mut s = initial_state::<T>();

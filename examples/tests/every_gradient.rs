@@ -1,5 +1,5 @@
 //! The gradient of every example function not covered elsewhere against
-//! central differences (`nilang::check_gradient`): QR (which reads `A`
+//! central differences (`nilang_runtime::check_gradient`): QR (which reads `A`
 //! through a broadcast), `norm2`, `var_and_mean_sq`, `isum`, `test_umm!`,
 //! `rfib` and Bennett's scheme. Each loss is a weighted sum of every
 //! argument after the call, so every output's adjoint is seeded; the
@@ -8,8 +8,8 @@
 //! gradients.rs, the graph loss in graph.rs, the sparse product in
 //! sparse_gradient.rs.)
 
-use nilang::ndarray::Array2;
 use nilang_examples::{arithmetic as a, bennett, fib, linalg, qr, unitary};
+use nilang_runtime::ndarray::Array2;
 
 const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-8;
@@ -65,7 +65,7 @@ fn qr_gradient() {
         .chain(ab.iter())
         .copied()
         .collect();
-    nilang::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn norm2_var_and_isum_gradients() {
     linalg::norm2_grad(&mut out, &mut ob, &v, &mut vb).unwrap();
     assert!((out - 0.3).abs() < 1e-12);
     let g: Vec<f64> = [ob].into_iter().chain(vb).collect();
-    nilang::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
 
     // var_and_mean_sq(var, mean, sqv): inputs (var, mean, sqv); sqv holds
     // squares.
@@ -99,7 +99,7 @@ fn norm2_var_and_isum_gradients() {
     linalg::var_and_mean_sq_grad(&mut var, &mut varb, &mut mean, &mut meanb, &v, &mut vb).unwrap();
     assert!(close(&[var, mean], &[0.1, -0.2]));
     let g: Vec<f64> = [varb, meanb].into_iter().chain(vb).collect();
-    nilang::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
 
     // isum(out, x).
     let x0: Vec<f64> = [0.5].into_iter().chain(v).collect();
@@ -111,7 +111,7 @@ fn norm2_var_and_isum_gradients() {
     let (mut out, mut ob, mut vb) = (0.5, w[0], w[1..5].to_vec());
     a::isum_grad(&mut out, &mut ob, &v, &mut vb).unwrap();
     let g: Vec<f64> = [ob].into_iter().chain(vb).collect();
-    nilang::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn test_umm_gradient() {
     unitary::test_umm_grad(&mut out, &mut ob, &mut xs, &mut xb, &theta, &mut tb).unwrap();
     assert!(close(&xs, &x) && (out - 0.4).abs() < 1e-12);
     let g: Vec<f64> = [ob].into_iter().chain(xb).chain(tb).collect();
-    nilang::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &g, RTOL, ATOL).unwrap();
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn rfib_gradient() {
     let (mut out, mut ob, mut nb) = (x0[0], w[0], w[1]);
     fib::rfib_grad(&mut out, &mut ob, x0[1], &mut nb).unwrap();
     assert_eq!(out, x0[0]);
-    nilang::check_gradient(loss, &x0, &[ob, nb], RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &[ob, nb], RTOL, ATOL).unwrap();
 }
 
 #[test]
@@ -167,5 +167,5 @@ fn bennett_gradient() {
     bennett::bennett_grad(&mut s, &mut sb, 2, 1, len as i64).unwrap();
     assert!(close(&s, &x0));
     assert!((sb[0] - (w[0] + 256.0 * w[len])).abs() < 1e-9, "{sb:?}");
-    nilang::check_gradient(loss, &x0, &sb, RTOL, ATOL).unwrap();
+    nilang_runtime::check_gradient(loss, &x0, &sb, RTOL, ATOL).unwrap();
 }

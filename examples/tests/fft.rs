@@ -4,9 +4,9 @@
 //! share no code; an FFT crate would add a dependency to check against an
 //! algorithm of the same family.
 
-use nilang::Check;
 use nilang_examples::baseline::SplitMix;
 use nilang_examples::fft;
+use nilang_runtime::Check;
 
 fn signal(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = SplitMix(seed);
@@ -117,7 +117,7 @@ fn wrong_lengths_are_errors_not_panics() {
     let (mut re, mut im) = (vec![1.0; 12], vec![0.0; 12]);
     let err = fft::fft(&mut re, &mut im).unwrap_err();
     assert_eq!(err.check, Check::Deallocation);
-    assert_eq!(err.location.file, "fft.nil");
+    assert_eq!(err.location.file, "examples/fft.nil");
     assert_eq!(
         (err.expected.as_str(), err.found.as_str()),
         ("12", "16"),
@@ -157,5 +157,5 @@ fn fft_gradient_is_the_transposed_transform() {
     assert!(max_diff(&re, &re0) < 1e-14 && max_diff(&im, &im0) < 1e-14);
     let x: Vec<f64> = re0.iter().chain(&im0).copied().collect();
     let g: Vec<f64> = gre.iter().chain(&gim).copied().collect();
-    nilang::check_gradient(loss, &x, &g, 1e-6, 1e-8).unwrap();
+    nilang_runtime::check_gradient(loss, &x, &g, 1e-6, 1e-8).unwrap();
 }

@@ -1,8 +1,8 @@
 //! Gradients of the paper's programs from the generated reverse passes, the
 //! issue's acceptance values, and agreement with central differences.
 
-use nilang::Complex;
 use nilang_examples::{arithmetic as a, bessel, complex, linalg, unitary};
+use nilang_runtime::Complex;
 
 #[test]
 fn multiplier_gradient() {
@@ -48,8 +48,8 @@ fn dot_and_umm_gradients_match_their_closed_forms() {
     assert!(xs.iter().zip(&x0).all(|(a, b)| (a - b).abs() < 1e-12));
     let norm: f64 = gx.iter().map(|v| v * v).sum();
     assert!((norm - 1.0).abs() < 1e-12, "{gx:?}");
-    let fd_theta = nilang::central_difference(|t| loss(t, &x0), &theta, 1e-6);
-    let fd_x = nilang::central_difference(|x| loss(&theta, x), &x0, 1e-6);
+    let fd_theta = nilang_runtime::central_difference(|t| loss(t, &x0), &theta, 1e-6);
+    let fd_x = nilang_runtime::central_difference(|x| loss(&theta, x), &x0, 1e-6);
     for (g, f) in gtheta.iter().zip(&fd_theta).chain(gx.iter().zip(&fd_x)) {
         assert!(
             (g - f).abs() < 1e-7,
@@ -60,7 +60,7 @@ fn dot_and_umm_gradients_match_their_closed_forms() {
 
 #[test]
 fn bessel_second_derivative_by_forward_over_reverse() {
-    use nilang::num_dual::Dual64;
+    use nilang_runtime::num_dual::Dual64;
     // The gradient program on dual numbers: z carries the direction 1, so
     // the adjoint of z comes back as (dJ/dz, d2J/dz2).
     let mut out = Dual64::from(0.0);
@@ -89,14 +89,14 @@ fn jacobian_in_one_sweep_with_vector_adjoints() {
             v[out]
         };
         let row: Vec<f64> = xbar.iter().map(|g| g[out]).collect();
-        nilang::check_gradient(f, &x0, &row, 1e-6, 1e-8).unwrap();
+        nilang_runtime::check_gradient(f, &x0, &row, 1e-6, 1e-8).unwrap();
         let f = |t: &[f64]| {
             let mut v = x0.to_vec();
             unitary::umm(&mut v, t).unwrap();
             v[out]
         };
         let row: Vec<f64> = tbar.iter().map(|g| g[out]).collect();
-        nilang::check_gradient(f, &theta, &row, 1e-6, 1e-8).unwrap();
+        nilang_runtime::check_gradient(f, &theta, &row, 1e-6, 1e-8).unwrap();
     }
 }
 

@@ -3,9 +3,9 @@
 //! central differences, its Hessian (forward over reverse) against
 //! differences of the gradient, and the training of `petersen`.
 
-use nilang::num_dual::Dual64;
 use nilang_examples::petersen::{self, L1, L2, Rng, VERTICES, view, view_mut};
 use nilang_examples::{graph, unchecked};
+use nilang_runtime::num_dual::Dual64;
 
 /// Random positions for dimensions 1 to 6, at two scales: at scale 1 the
 /// mean distances are close, so `mean(d1) - mean(d2) + 0.1 > 0` and the
@@ -105,7 +105,7 @@ fn gradient_matches_central_differences() {
         // Differences lose about eps |f| / h to rounding, and the loss is in
         // the hundreds at scale 20: the absolute tolerance follows it.
         let atol = 1e-8 * value.max(1.0);
-        nilang::check_gradient(|x| petersen::plain_loss(x, k), &x, &g, 1e-6, atol)
+        nilang_runtime::check_gradient(|x| petersen::plain_loss(x, k), &x, &g, 1e-6, atol)
             .unwrap_or_else(|e| panic!("k = {k}: {e}"));
         // `embedding_loss_grad` (forward, then reverse pass) in one call.
         let (mut out, mut out_bar) = (0.0, 1.0);

@@ -1,9 +1,9 @@
 //! The heat equation (`heat.nil`) run through Bennett's schedule
-//! (`nilang::bennett`): the same last state as plain iteration, few states
+//! (`nilang_runtime::bennett`): the same last state as plain iteration, few states
 //! alive, and a gradient through 100 steps that agrees with differences.
 
-use nilang::bennett::Bennett;
 use nilang_examples::heat;
+use nilang_runtime::bennett::Bennett;
 
 const R: f64 = 0.25;
 const STEPS: usize = 100;
@@ -33,11 +33,11 @@ fn loss(xn: &[f64]) -> f64 {
     xn.iter().map(|v| v * v).sum()
 }
 
-fn step(y: &mut [f64], x: &[f64]) -> nilang::Result {
+fn step(y: &mut [f64], x: &[f64]) -> nilang_runtime::Result {
     heat::heat_step(y, x, R)
 }
 
-fn unstep(y: &mut [f64], x: &[f64]) -> nilang::Result {
+fn unstep(y: &mut [f64], x: &[f64]) -> nilang_runtime::Result {
     heat::uncall_heat_step(y, x, R)
 }
 
@@ -74,8 +74,10 @@ fn gradient_through_bennett_agrees_with_differences() {
         .unwrap();
     assert_eq!(last, xn);
     assert!(counts.peak_states <= 4 * (K - 1) + 2, "{counts:?}");
-    nilang::check_gradient(|x| loss(&plain(x)), &x0, &x0_bar, 1e-6, 1e-8).unwrap();
+    nilang_runtime::check_gradient(|x| loss(&plain(x)), &x0, &x0_bar, 1e-6, 1e-8).unwrap();
     // A wrong seed gives a different gradient: the check can fail.
     let doubled: Vec<f64> = x0_bar.iter().map(|g| 2.0 * g).collect();
-    assert!(nilang::check_gradient(|x| loss(&plain(x)), &x0, &doubled, 1e-6, 1e-8).is_err());
+    assert!(
+        nilang_runtime::check_gradient(|x| loss(&plain(x)), &x0, &doubled, 1e-6, 1e-8).is_err()
+    );
 }

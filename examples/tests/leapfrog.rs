@@ -7,7 +7,7 @@ use nilang_examples::solar::{self, Variant};
 
 const N: usize = 1000;
 
-fn round_trip_errors<T: nilang::Real>() -> [f64; 4] {
+fn round_trip_errors<T: nilang_runtime::Real>() -> [f64; 4] {
     let s0 = solar::initial_state::<T>();
     Variant::ALL.map(|v| {
         let s = solar::round_trip::<T>(v, N).expect("the steps' checks pass");
@@ -134,9 +134,9 @@ fn gradients_agree_on_a_short_chain() {
     assert_eq!(sto.peak_states, n + 1);
     // Central differences of the loss.
     let f = |x: &[f64]| solar::loss_after(x, n).unwrap();
-    nilang::check_gradient(f, &s0, &rev.grad, 1e-5, 1e-7).unwrap();
+    nilang_runtime::check_gradient(f, &s0, &rev.grad, 1e-5, 1e-7).unwrap();
     let wrong: Vec<f64> = rev.grad.iter().map(|g| 1.01 * g).collect();
-    assert!(nilang::check_gradient(f, &s0, &wrong, 1e-5, 1e-7).is_err());
+    assert!(nilang_runtime::check_gradient(f, &s0, &wrong, 1e-5, 1e-7).is_err());
     // A schedule needs at least two sectors.
     assert!(solar::gradient_bennett(&s0, n, 1).unwrap().is_none());
 }
@@ -161,10 +161,10 @@ fn the_taped_chain_gives_the_stored_states_gradient() {
     let n = 10;
     let tap = solar::gradient_taped(&s0, n).unwrap();
     let f = |x: &[f64]| solar::loss_after(x, n).unwrap();
-    nilang::check_gradient(f, &s0, &tap.grad, 1e-5, 1e-7).unwrap();
+    nilang_runtime::check_gradient(f, &s0, &tap.grad, 1e-5, 1e-7).unwrap();
     let gm = solar::gm::<f64>();
     for n in [10, 100] {
-        let mut tape = nilang::Tape::new();
+        let mut tape = nilang_runtime::Tape::new();
         let mut s = s0.clone();
         nilang_examples::unchecked::leapfrog::leap_run_taped(
             &mut s,
@@ -228,7 +228,7 @@ fn forward_error_against_double_double() {
 // forwards and backwards, the two agree bit for bit, in both precisions.
 // So the extra error of `leap_step` comes from rounding every pair's
 // contribution into the velocities, not from running backwards.
-fn buffered_is_regular<T: nilang::Real>() {
+fn buffered_is_regular<T: nilang_runtime::Real>() {
     let gm = solar::gm::<T>();
     let h = T::from_f64(solar::STEP_DAYS);
     let mut a = solar::initial_state::<T>();

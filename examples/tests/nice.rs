@@ -1,11 +1,11 @@
 //! The NICE flow of `nice.nil`: the inverse, the log-likelihood against a
 //! plain Rust implementation, and the gradients with respect to the
-//! network's parameters against central differences (`nilang::fd`).
+//! network's parameters against central differences (`nilang_runtime::fd`).
 
-use nilang::Check;
-use nilang::ndarray::{Array2, ShapeBuilder};
 use nilang_examples::baseline::SplitMix;
 use nilang_examples::nice;
+use nilang_runtime::Check;
+use nilang_runtime::ndarray::{Array2, ShapeBuilder};
 use std::f64::consts::PI;
 
 /// Sizes: samples of dimension 2d, h hidden units, `layers` coupling layers.
@@ -233,7 +233,7 @@ fn parameter_gradients_match_central_differences() {
     let flat = p.flat();
     let grad = g.flat();
     assert!(grad.iter().filter(|v| v.abs() > 1e-3).count() > grad.len() / 2);
-    nilang::check_gradient(loss, &flat, &grad, 1e-6, 1e-8).unwrap();
+    nilang_runtime::check_gradient(loss, &flat, &grad, 1e-6, 1e-8).unwrap();
     // The samples' adjoints: d L / d x, against differences too.
     let loss_x = |v: &[f64]| {
         let xs = Array2::from_shape_vec((2 * s.d, xs0.ncols()).f(), v.to_vec()).unwrap();
@@ -241,7 +241,7 @@ fn parameter_gradients_match_central_differences() {
     };
     let x_flat: Vec<f64> = xs0.t().iter().copied().collect();
     let gx: Vec<f64> = xs_bar.t().iter().copied().collect();
-    nilang::check_gradient(loss_x, &x_flat, &gx, 1e-6, 1e-8).unwrap();
+    nilang_runtime::check_gradient(loss_x, &x_flat, &gx, 1e-6, 1e-8).unwrap();
 }
 
 #[test]
@@ -288,9 +288,9 @@ fn wrong_shapes_are_errors_not_panics() {
     let err =
         nice::nice_network(&mut x, p.w1.view(), p.b1.view(), p.w2.view(), p.b2.view()).unwrap_err();
     assert_eq!(err.check, Check::Deallocation);
-    assert_eq!(err.location.file, "nice.nil");
+    assert_eq!(err.location.file, "examples/nice.nil");
     let mut x = vec![0.5; 2 * SHAPE.d];
-    let short = p.w1.slice(nilang::ndarray::s![1.., ..]);
+    let short = p.w1.slice(nilang_runtime::ndarray::s![1.., ..]);
     let err = nice::nice_network(&mut x, short, p.b1.view(), p.w2.view(), p.b2.view()).unwrap_err();
     assert_eq!(err.check, Check::Deallocation);
     assert_eq!(x, vec![0.5; 2 * SHAPE.d]);

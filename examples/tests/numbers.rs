@@ -2,9 +2,9 @@
 //! bit for bit, log-number programs (exp, powers, Bessel) and their
 //! gradients, and the tropical matrix product against a plain max-plus one.
 
-use nilang::ndarray::{Array2, ShapeBuilder};
-use nilang::{Fixed43, Tape, Tropical, check_gradient};
 use nilang_examples::{bessel, numbers, unchecked};
+use nilang_runtime::ndarray::{Array2, ShapeBuilder};
+use nilang_runtime::{Fixed43, Tape, Tropical, check_gradient};
 
 /// A small deterministic generator (SplitMix64), so no dependency is needed.
 fn splitmix(state: &mut u64) -> u64 {
@@ -25,13 +25,13 @@ fn a_million_fixed_point_accumulations_are_undone_bit_for_bit() {
     let xs: Vec<f64> = (0..1_000_000)
         .map(|_| uniform(&mut seed, -1.0, 1.0))
         .collect();
-    let start = nilang::fixed::from_f64(0.123_456_789);
+    let start = nilang_runtime::fixed::from_f64(0.123_456_789);
     let mut acc = start;
     numbers::fixed_accumulate(&mut acc, &xs).unwrap();
     // The sum of the rounded values, exactly.
     let exact: i128 = xs
         .iter()
-        .map(|&x| i128::from(nilang::fixed::from_f64(x).to_bits()))
+        .map(|&x| i128::from(nilang_runtime::fixed::from_f64(x).to_bits()))
         .sum::<i128>()
         + i128::from(start.to_bits());
     assert_eq!(i128::from(acc.to_bits()), exact);
@@ -45,7 +45,7 @@ fn fixed_point_overflow_is_an_error_with_checks_and_wraps_reversibly_without() {
     let xs = vec![600_000.0, 600_000.0];
     let mut acc = Fixed43::ZERO;
     let err = numbers::fixed_accumulate(&mut acc, &xs).unwrap_err();
-    assert_eq!(err.check, nilang::Check::Overflow);
+    assert_eq!(err.check, nilang_runtime::Check::Overflow);
     let text = err.to_string();
     assert!(text.contains("numbers.nil:11:9"), "{text}");
     assert!(text.contains("`acc += ...`"), "{text}");
@@ -60,9 +60,9 @@ fn fixed_point_overflow_is_an_error_with_checks_and_wraps_reversibly_without() {
 #[test]
 fn fixed_point_converts_to_float() {
     let mut y = 1.0;
-    numbers::fixed_to_float(&mut y, nilang::fixed::from_f64(0.75)).unwrap();
+    numbers::fixed_to_float(&mut y, nilang_runtime::fixed::from_f64(0.75)).unwrap();
     assert_eq!(y, 1.75);
-    numbers::uncall_fixed_to_float(&mut y, nilang::fixed::from_f64(0.75)).unwrap();
+    numbers::uncall_fixed_to_float(&mut y, nilang_runtime::fixed::from_f64(0.75)).unwrap();
     assert_eq!(y, 1.0);
 }
 
@@ -242,7 +242,7 @@ fn a_log_number_allocated_from_a_parameter_carries_its_gradient() {
 
 #[test]
 fn zero_and_one_of_number_systems() {
-    let x = nilang::fixed::from_f64(1.25);
+    let x = nilang_runtime::fixed::from_f64(1.25);
     let mut y = 0.5;
     numbers::fixed_double(&mut y, x).unwrap();
     assert_eq!(y, 3.0);

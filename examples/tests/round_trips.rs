@@ -2,13 +2,13 @@
 //! restoring every input (exactly for integer and SWAP/ROT-style programs,
 //! within the tolerance otherwise).
 
-use nilang::Complex;
-use nilang::ndarray::{Array2, ShapeBuilder};
-use nilang::sprs::{CsMat, TriMat};
-use nilang::{CheckEq, check_inv};
 use nilang_examples::{
     arithmetic as a, bennett as b, bessel, complex, fib, linalg, qr, sparse, unitary,
 };
+use nilang_runtime::Complex;
+use nilang_runtime::ndarray::{Array2, ShapeBuilder};
+use nilang_runtime::sprs::{CsMat, TriMat};
+use nilang_runtime::{CheckEq, check_inv};
 
 const ATOL: f64 = 1e-8;
 
@@ -285,7 +285,7 @@ fn sparse_dot_refuses_a_csr_matrix() {
     let b = a.to_csr();
     let mut r = 0.0_f64;
     let err = sparse::sparse_dot(&mut r, a.view(), b.view()).unwrap_err();
-    assert_eq!(err.check, nilang::Check::Shape);
+    assert_eq!(err.check, nilang_runtime::Check::Shape);
     assert!(err.to_string().contains("sparse.nil"), "{err}");
     assert_eq!(r, 0.0);
 }

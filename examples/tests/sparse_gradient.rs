@@ -5,7 +5,7 @@
 fn sparse_dot_gradient_is_the_other_matrix() {
     // d trace(A'B) / d A[i, j] = B[i, j] (zero where B has no entry), and
     // the other way round; checked and unchecked builds alike.
-    use nilang::sprs::TriMat;
+    use nilang_runtime::sprs::TriMat;
     let mut state = 99_u64;
     let mut next = || {
         state = state
@@ -47,7 +47,7 @@ fn mismatched_shapes_are_an_assertion_error_not_a_panic() {
     // assertion comes back as an error naming the file and line, in the
     // checked build and in the unchecked one (an assertion is not a
     // reversibility check, so `checks(false)` keeps it).
-    use nilang::sprs::CsMat;
+    use nilang_runtime::sprs::CsMat;
     let a = CsMat::<f64>::eye_csc(3);
     let b = CsMat::<f64>::eye_csc(4);
     for run in [
@@ -56,8 +56,8 @@ fn mismatched_shapes_are_an_assertion_error_not_a_panic() {
     ] {
         let mut r = 0.0;
         let err = run(&mut r, a.view(), b.view()).unwrap_err();
-        assert_eq!(err.check, nilang::Check::Assertion);
-        assert_eq!(err.location.file, "sparse.nil");
+        assert_eq!(err.check, nilang_runtime::Check::Assertion);
+        assert_eq!(err.location.file, "examples/sparse.nil");
         assert_eq!(err.location.line, 19);
         assert!(err.what.contains("size(B) == (m, n)"), "{}", err.what);
         assert_eq!(r, 0.0, "nothing was written");

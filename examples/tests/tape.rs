@@ -3,9 +3,9 @@
 //! tape, and gradients against central differences and against the
 //! reverse-computed gradients of the same source.
 
-use nilang::{Tape, check_gradient};
 use nilang_examples::petersen::{self, L1, L2, Rng, VERTICES, view};
 use nilang_examples::{bessel, graph, tape as t, taped, unchecked};
+use nilang_runtime::{Tape, check_gradient};
 
 /// A gradient function `grad(x, g)` of a loss over `x`, checked against
 /// central differences of `loss`.
@@ -61,7 +61,7 @@ fn overwrites_of_a_parameter_round_trip_through_the_tape() {
     assert!(tape.is_empty(), "the uncall reads the whole tape back");
     // Without the tape its forward run recorded, the uncall fails cleanly.
     let err = t::uncall_sin_iterate(&mut y, x, n, &mut Tape::new()).unwrap_err();
-    assert_eq!(err.check, nilang::Check::Tape);
+    assert_eq!(err.check, nilang_runtime::Check::Tape);
 }
 
 #[test]

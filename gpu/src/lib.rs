@@ -4,21 +4,21 @@
 //! reverse pass accumulates shared adjoints atomically. Each kernel is also
 //! generated for the CPU (one call per index), which the tests compare with.
 
-nilang::include_nil!(pub mod gates);
-nilang::include_nil!(pub mod bessel);
-nilang::include_nil!(pub mod gather);
-nilang::include_nil!(pub mod ba);
-nilang::include_nil!(pub mod math);
+nilang_runtime::include_nil!(pub mod gates);
+nilang_runtime::include_nil!(pub mod bessel);
+nilang_runtime::include_nil!(pub mod gather);
+nilang_runtime::include_nil!(pub mod ba);
+nilang_runtime::include_nil!(pub mod math);
 
 /// The Bessel kernel without run-time checks, as the GPU runs it.
 pub mod unchecked {
-    nilang::include_nil!(pub mod bessel from "unchecked");
+    nilang_runtime::include_nil!(pub mod bessel from "unchecked");
 }
 
 /// A GPU for the tests: `None` (with a message) when there is no adapter,
 /// unless `NILANG_REQUIRE_GPU=1`, which makes a missing adapter a failure.
-pub fn test_gpu() -> Option<nilang::gpu::Gpu> {
-    match nilang::gpu::Gpu::new() {
+pub fn test_gpu() -> Option<nilang_runtime::gpu::Gpu> {
+    match nilang_runtime::gpu::Gpu::new() {
         Ok(g) => Some(g),
         Err(e) if std::env::var("NILANG_REQUIRE_GPU").as_deref() != Ok("1") => {
             eprintln!("GPU test skipped: {e} (set NILANG_REQUIRE_GPU=1 to fail instead)");
@@ -84,17 +84,17 @@ impl<T: Copy> BaBlocks<T> {
 /// Jacobian block of each: the forward kernel, then one reverse pass per
 /// residual (its adjoint seeded with ones, the other's with zeros).
 #[allow(clippy::type_complexity)]
-pub fn ba_jacobian_gpu<T: nilang::gpu::GpuFloat + Default>(
-    gpu: &nilang::gpu::Gpu,
+pub fn ba_jacobian_gpu<T: nilang_runtime::gpu::GpuFloat + Default>(
+    gpu: &nilang_runtime::gpu::Gpu,
     b: &BaBlocks<T>,
-) -> Result<(Vec<T>, Vec<T>, Vec<[[T; BA_BLOCK]; 2]>), nilang::gpu::GpuError> {
+) -> Result<(Vec<T>, Vec<T>, Vec<[[T; BA_BLOCK]; 2]>), nilang_runtime::gpu::GpuError> {
     let p = b.len();
     let (mut e1, mut e2) = (vec![T::default(); p], vec![T::default(); p]);
     ba::ba_project_gpu(gpu, p, &mut e1, &mut e2, &b.cam, &b.x, &b.w, &b.feat)?;
     let mut blocks = vec![[[T::default(); BA_BLOCK]; 2]; p];
     for row in 0..2 {
         let (mut o1, mut o2) = (e1.clone(), e2.clone());
-        let one = nilang::one::<T>();
+        let one = nilang_runtime::one::<T>();
         let mut b1 = vec![if row == 0 { one } else { T::default() }; p];
         let mut b2 = vec![if row == 1 { one } else { T::default() }; p];
         let mut cam_bar = vec![T::default(); b.cam.len()];

@@ -27,8 +27,8 @@ fn ba1() -> BaInput {
     BaInput::read(dir.join(name)).unwrap()
 }
 
-fn jacobian<T: nilang::gpu::GpuFloat + Default>(
-    gpu: &nilang::gpu::Gpu,
+fn jacobian<T: nilang_runtime::gpu::GpuFloat + Default>(
+    gpu: &nilang_runtime::gpu::Gpu,
     b: &BaBlocks<T>,
     _p: usize,
 ) -> (Vec<T>, Vec<T>, Vec<[[T; BLOCK]; 2]>) {

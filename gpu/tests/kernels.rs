@@ -1,8 +1,8 @@
 //! The generated kernels on a real wgpu device (Mesa's lavapipe in CI)
 //! against the same kernels run on the CPU, one call per index.
 
-use nilang::gpu::GpuError;
 use nilang_gpu::{bessel, gates, gather, math, test_gpu, unchecked};
+use nilang_runtime::gpu::GpuError;
 
 /// A deterministic pseudo-random sequence in [-1, 1).
 fn noise(n: usize, seed: u64) -> Vec<f64> {
@@ -94,7 +94,7 @@ fn rotation_gate_forward_inverse_and_f64() {
             assert!(e.to_string().contains("SHADER_F64"), "{e}");
         }
     }
-    let no_f64 = nilang::gpu::Gpu::with_features(false, false).unwrap();
+    let no_f64 = nilang_runtime::gpu::Gpu::with_features(false, false).unwrap();
     let e = gates::rot_kernel_gpu(&no_f64, n, &mut s64, mask, theta).unwrap_err();
     assert!(
         matches!(

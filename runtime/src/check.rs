@@ -75,11 +75,11 @@ tuple_check_eq!(A 0, B 1, C 2, D 3, E 4, F 5);
 ///
 /// ```
 /// let mut state = (0.0_f64, 3.0_f64);
-/// let restored = nilang::check_inv(
+/// let restored = nilang_runtime::check_inv(
 ///     &mut state,
 ///     |(y, x)| { *y += *x * 2.0; Ok(()) },
 ///     |(y, x)| { *y -= *x * 2.0; Ok(()) },
-///     nilang::DEFAULT_ATOL,
+///     nilang_runtime::DEFAULT_ATOL,
 /// );
 /// assert_eq!(restored, Ok(true));
 /// ```

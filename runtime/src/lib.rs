@@ -82,13 +82,13 @@ pub type Result<T = ()> = std::result::Result<T, Error>;
 ///
 /// ```ignore
 /// // The module `arithmetic`, generated from `arithmetic.nil`:
-/// nilang::include_nil!(pub mod arithmetic);
+/// nilang_runtime::include_nil!(pub mod arithmetic);
 /// // From a folder under OUT_DIR (`Config::out_dir`), e.g. a second
 /// // compilation with other options:
-/// nilang::include_nil!(pub mod arithmetic from "unchecked");
+/// nilang_runtime::include_nil!(pub mod arithmetic from "unchecked");
 /// // Or, inside a module you declare yourself:
 /// mod bessel {
-///     nilang::include_nil!("bessel");
+///     nilang_runtime::include_nil!("bessel");
 /// }
 /// ```
 ///

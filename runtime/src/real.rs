@@ -252,7 +252,7 @@ int_real!(i64);
 int_real!(i32);
 
 /// Zero of any [`Real`] (the additive identity); generated code writes
-/// `nilang::zero::<T>()` for NiLang's `zero(T)`.
+/// `nilang_runtime::zero::<T>()` for NiLang's `zero(T)`.
 #[inline]
 pub fn zero<T: Real>() -> T {
     <T as num_traits::Zero>::zero()

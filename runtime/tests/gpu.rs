@@ -3,7 +3,7 @@
 //! `NILANG_REQUIRE_GPU=1`.
 #![cfg(feature = "gpu")]
 
-use nilang::gpu::{Args, Gpu, GpuError, Kernel};
+use nilang_runtime::gpu::{Args, Gpu, GpuError, Kernel};
 
 fn gpu() -> Option<Gpu> {
     match Gpu::new() {

@@ -147,3 +147,41 @@ pub fn to_json(path: &str, text: &str, d: &Diagnostic) -> JsonDiagnostic {
         help: d.help.clone(),
     }
 }
+
+/// One GitHub Actions workflow command for a diagnostic
+/// (`::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`),
+/// which the runner turns into an annotation on the file. The message
+/// carries the label and the help on further lines.
+pub fn to_github(path: &str, text: &str, d: &Diagnostic) -> String {
+    let range = json_range(text, d.primary.span);
+    let mut message = d.message.clone();
+    if !d.primary.message.is_empty() {
+        message.push_str(&format!("\n{}", d.primary.message));
+    }
+    if let Some(help) = &d.help {
+        message.push_str(&format!("\nhelp: {help}"));
+    }
+    format!(
+        "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+        d.severity.as_str(),
+        github_property(path),
+        range.start_line,
+        range.start_column,
+        range.end_line,
+        range.end_column,
+        github_property(&format!("nilc {}", d.code)),
+        github_data(&message)
+    )
+}
+
+/// A workflow command's message: `%`, CR and LF escaped.
+fn github_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property: as its message, and `:` and `,` too.
+fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
+}

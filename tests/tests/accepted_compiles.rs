@@ -146,7 +146,7 @@ fn every_accepted_file_of_the_repository_compiles() {
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"nilang-accepted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nnilang = {{ path = {:?} }}\n\n[workspace]\n",
+             [dependencies]\nnilang-runtime = {{ path = {:?} }}\n\n[workspace]\n",
             root.join("runtime")
         ),
     )

@@ -9,7 +9,7 @@ use nilang_tests::aliasing as a;
 
 fn alias_error(err: nilang::Error, line: u32, what: &str, found: &str) {
     assert_eq!(err.check, Check::Alias, "{err}");
-    assert_eq!(err.location.file, "nil/aliasing.nil");
+    assert_eq!(err.location.file, "tests/nil/aliasing.nil");
     assert_eq!((err.location.line, err.location.column), (line, 5), "{err}");
     assert_eq!(err.what, what);
     assert_eq!(err.found, found);

@@ -46,7 +46,7 @@ fn a_while_postcondition_true_on_entry_fails() {
     let mut x = 0.0;
     let err = s::while_wrong_post(&mut x, 9).unwrap_err();
     assert_eq!(err.check, Check::WhileEntry);
-    assert_eq!(err.location.file, "nil/semantics.nil");
+    assert_eq!(err.location.file, "tests/nil/semantics.nil");
     assert_eq!((err.location.line, err.location.column), (17, 11));
 }
 
@@ -58,7 +58,7 @@ fn a_dirty_ancilla_fails_naming_line_and_values() {
     assert_eq!((err.expected.as_str(), err.found.as_str()), ("0", "-9"));
     assert_eq!(
         err.to_string(),
-        "nil/semantics.nil:26:5: deallocation check failed: `z` must equal `0` when deallocated (expected 0, found -9)"
+        "tests/nil/semantics.nil:26:5: deallocation check failed: `z` must equal `0` when deallocated (expected 0, found -9)"
     );
 }
 
@@ -90,7 +90,7 @@ fn a_zero_step_is_an_error_not_an_empty_loop() {
     assert_eq!(
         err.to_string(),
         format!(
-            "nil/semantics.nil:{FOR_WITH_STEP_LINE}:13: `for` step is zero: the step of `1:s:5` must not be 0 (expected a step other than 0, found 0)"
+            "tests/nil/semantics.nil:{FOR_WITH_STEP_LINE}:13: `for` step is zero: the step of `1:s:5` must not be 0 (expected a step other than 0, found 0)"
         )
     );
     s::for_with_step(&mut x, 2).unwrap();
@@ -196,7 +196,10 @@ fn broadcasts_run_element_by_element_and_check_shapes() {
     let mut x = [1.0_f64, 2.0, 3.0];
     let err = s::broadcasts(&mut x, &y[..2], a.view_mut(), b.view(), 3.0).unwrap_err();
     assert_eq!(err.check, Check::Shape);
-    assert!(err.to_string().starts_with("nil/semantics.nil:"), "{err}");
+    assert!(
+        err.to_string().starts_with("tests/nil/semantics.nil:"),
+        "{err}"
+    );
     assert!(
         err.to_string().contains("`y` must have the shape of `x`"),
         "{err}"

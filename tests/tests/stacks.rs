@@ -146,7 +146,7 @@ fn stack_checks_name_the_line_and_the_values() {
     // A stack freed while not empty.
     let e = stacks::leaks(&mut 1.5).unwrap_err();
     assert_eq!(e.check, Check::Stack);
-    assert_eq!(e.location.file, "nil/stacks.nil");
+    assert_eq!(e.location.file, "tests/nil/stacks.nil");
     // Freed implicitly: at the `end` of the function (the `←` is line 90).
     assert_eq!(e.location.line, 92);
     assert!(e.what.contains("must be empty"), "{e}");
@@ -170,7 +170,7 @@ fn stack_checks_name_the_line_and_the_values() {
     let e = stacks::copypop(&mut s, 3.0).unwrap_err();
     assert_eq!((e.check, e.location.line), (Check::Stack, 101));
     assert_eq!((e.expected.as_str(), e.found.as_str()), ("3.0", "1.0"));
-    assert!(e.to_string().contains("nil/stacks.nil:101"), "{e}");
+    assert!(e.to_string().contains("tests/nil/stacks.nil:101"), "{e}");
 }
 
 #[test]

@@ -100,7 +100,7 @@ fn check(p: &TypedProgram) -> Checked {
     if !errors.is_empty() {
         return Checked::Rejected(errors);
     }
-    match db::rust_module_text(&db, project, file, &Options::default()) {
+    match db::rust_module_text(&db, project, file, &options()) {
         Ok(code) => Checked::Accepted {
             code,
             mutated: db::mutated_params(&db, project, "f").expect("the entry `f`"),
@@ -429,7 +429,7 @@ fn write_crate(name: &str, files: &[(String, String)]) -> PathBuf {
         &dir.join("Cargo.toml"),
         &format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nnilang = {{ path = {:?} }}\n\n[workspace]\n",
+             [dependencies]\nnilang = {{ package = \"nilang-runtime\", path = {:?} }}\n\n[workspace]\n",
             root.join("runtime")
         ),
     );
@@ -743,7 +743,7 @@ fn known_gaps_still_reproduce() {
             ));
             continue;
         }
-        match db::rust_module_text(&db, project, file, &Options::default()) {
+        match db::rust_module_text(&db, project, file, &options()) {
             Ok(code) => modules.push((gap, db::module_name(&name), code)),
             Err(e) => stale.push(format!(
                 "{}: the backend refuses it now ({e:?})",
@@ -776,4 +776,13 @@ fn known_gaps_still_reproduce() {
         "known gaps that no longer reproduce: remove them from KNOWN_GAPS (and their files):\n{}",
         stale.join("\n")
     );
+}
+
+/// The generated crate depends on the runtime renamed to `nilang`, as this
+/// crate's harness code names it.
+fn options() -> Options {
+    Options {
+        runtime_path: "nilang".to_string(),
+        ..Options::default()
+    }
 }

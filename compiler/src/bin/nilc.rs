@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::diagnostics::{Diagnostic, Severity};
-use nilang_compiler::{ast::Span, render};
+use nilang_compiler::{ast::Span, render, sarif};
 
 #[derive(Parser)]
 #[command(
@@ -72,7 +72,20 @@ enum Command {
         /// of recompute), to compare the two ways on one source.
         #[arg(long)]
         tape_loops: bool,
+        /// The path through which the generated code reaches the runtime
+        /// crate: its name as a dependency (`nilang_runtime`, or what the
+        /// dependency was renamed to), or a re-export such as `crate::rt`.
+        #[arg(long, default_value = nilang_compiler::codegen::RUNTIME_CRATE, value_parser = runtime_path)]
+        runtime_path: String,
     },
+}
+
+fn runtime_path(path: &str) -> Result<String, String> {
+    if nilang_compiler::codegen::is_runtime_path(path) {
+        Ok(path.to_string())
+    } else {
+        Err("expected a Rust path such as `nilang_runtime` or `crate::rt`".to_string())
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -83,6 +96,11 @@ enum Format {
     Short,
     /// A JSON array of diagnostics.
     Json,
+    /// GitHub Actions workflow commands (`::error file=…`), which the
+    /// runner shows as annotations on the pull request.
+    Github,
+    /// A SARIF 2.1.0 log, for code scanning.
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -111,6 +129,7 @@ fn main() -> ExitCode {
             no_checks,
             no_gradients,
             tape_loops,
+            runtime_path,
         } => emit(
             &file,
             nilang_compiler::codegen::Options {
@@ -118,6 +137,7 @@ fn main() -> ExitCode {
                 checks: !no_checks,
                 gradients: !no_gradients,
                 tape_loops,
+                runtime_path,
             },
         ),
     };
@@ -288,6 +308,7 @@ fn check(
     let mut warnings = 0usize;
     let mut human = String::new();
     let mut json = Vec::new();
+    let mut checked: Vec<Vec<Diagnostic>> = Vec::new();
     let color = color_enabled(color);
     for (l, &file) in loaded.iter().zip(&sources) {
         let diagnostics: Vec<Diagnostic> = match &l.encoding_error {
@@ -321,27 +342,54 @@ fn check(
                     .iter()
                     .map(|d| render::to_json(&l.path, &l.text, d)),
             ),
+            Format::Github => {
+                for d in &diagnostics {
+                    human.push_str(&render::to_github(&l.path, &l.text, d));
+                    human.push('\n');
+                }
+            }
+            Format::Sarif => {}
         }
+        checked.push(diagnostics);
     }
+    let summary = format!(
+        "checked {} file{}: {} error{}, {} warning{}",
+        loaded.len(),
+        plural(loaded.len()),
+        errors,
+        plural(errors),
+        warnings,
+        plural(warnings)
+    );
     let mut stdout = std::io::stdout().lock();
     let written = match format {
-        Format::Json => {
-            let text = serde_json::to_string_pretty(&json).map_err(|e| Fatal(e.to_string()))?;
+        Format::Json | Format::Sarif => {
+            let value = if format == Format::Json {
+                serde_json::to_value(&json)
+            } else {
+                let files: Vec<sarif::Checked<'_>> = loaded
+                    .iter()
+                    .zip(&checked)
+                    .map(|(l, diagnostics)| sarif::Checked {
+                        path: &l.path,
+                        text: &l.text,
+                        diagnostics,
+                    })
+                    .collect();
+                Ok(sarif::log(&files))
+            };
+            let text = value
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .map_err(|e| Fatal(e.to_string()))?;
             writeln!(stdout, "{text}")
         }
-        _ => {
-            let summary = format!(
-                "checked {} file{}: {} error{}, {} warning{}",
-                loaded.len(),
-                plural(loaded.len()),
-                errors,
-                plural(errors),
-                warnings,
-                plural(warnings)
-            );
-            write!(stdout, "{human}").and_then(|_| writeln!(stdout, "{summary}"))
-        }
+        Format::Human => write!(stdout, "{human}").and_then(|_| writeln!(stdout, "{summary}")),
+        // Machine formats keep standard output for the machine.
+        Format::Short | Format::Github => write!(stdout, "{human}"),
     };
+    if format != Format::Human {
+        eprintln!("{summary}");
+    }
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {

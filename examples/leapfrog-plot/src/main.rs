@@ -18,8 +18,8 @@
 use std::error::Error;
 use std::path::PathBuf;
 
-use nilang::Real;
 use nilang_examples::solar::{self, Variant};
+use nilang_runtime::Real;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
@@ -94,7 +94,7 @@ fn measure<T: Real>(
     precision: &'static str,
     counts: &[usize],
     rows: &mut Vec<Row>,
-) -> nilang::Result {
+) -> nilang_runtime::Result {
     let s0 = solar::initial_state::<T>();
     let reference = solar::reference_positions::<T>(counts);
     for v in Variant::ALL {

@@ -5,9 +5,9 @@
 //!
 //! - reverse computing: T steps forwards in place, then T reverse passes of
 //!   the step, each uncomputing the state before it (one state alive);
-//! - Bennett's schedule (`nilang::bennett`) with k sectors per level;
+//! - Bennett's schedule (`nilang_runtime::bennett`) with k sectors per level;
 //! - the `@tape` loop `leap_run_taped`: T steps forwards recording each
-//!   state on a `nilang::Tape`, then its reverse pass reading them back
+//!   state on a `nilang_runtime::Tape`, then its reverse pass reading them back
 //!   (O(T));
 //! - a hand-written baseline that stores every state (what a tape of the
 //!   states would hold, O(T)).
@@ -203,7 +203,7 @@ fn growth(args: &Args, s0: &[f64], rows: &[Row]) -> Result<(), Box<dyn Error>> {
     println!("{head}\n{rule}");
     type Method<'a> = (
         String,
-        Box<dyn Fn(usize) -> nilang::Result<Option<Gradient>> + 'a>,
+        Box<dyn Fn(usize) -> nilang_runtime::Result<Option<Gradient>> + 'a>,
     );
     let mut methods: Vec<Method<'_>> = vec![
         (

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use nilang_examples::petersen::{self, L1, L2, Rng};
 
-fn main() -> Result<(), nilang::Error> {
+fn main() -> Result<(), nilang_runtime::Error> {
     let k = 5;
     let seed = 1;
     let start = Rng::new(seed).positions(k);
