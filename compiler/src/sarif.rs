@@ -1,16 +1,15 @@
 //! `nilc check --format sarif`: the diagnostics as one SARIF 2.1.0 log, the
 //! format code-scanning services (GitHub's among them) read.
 //!
-//! One run, one result per diagnostic, and a rule per diagnostic code,
-//! described by the first message seen with that code (docs/language.md
-//! has the table of codes).
+//! One run, one result per diagnostic, and a rule per diagnostic code that
+//! occurs, described by its summary in `diagnostics::CODES`.
 //! Columns count Unicode code points, as the other formats' do, and regions
 //! end one past their last character, as SARIF's `endColumn` does.
 //! `compiler/tests/cli.rs` validates the output against the schema in
 //! `compiler/tests/data/`.
 
 use nilang_syntax::ast::Span;
-use nilang_syntax::diagnostics::{Diagnostic, Severity};
+use nilang_syntax::diagnostics::{CODES, Diagnostic, Severity};
 use nilang_syntax::render::json_range;
 use serde_json::{Value, json};
 
@@ -67,9 +66,13 @@ pub fn log(files: &[Checked<'_>]) -> Value {
     let rules: Vec<Value> = rules
         .iter()
         .map(|(code, first)| {
+            let summary = CODES
+                .iter()
+                .find(|(c, _)| c == code)
+                .map_or(first.message.as_str(), |(_, summary)| summary);
             json!({
                 "id": code,
-                "shortDescription": { "text": first.message },
+                "shortDescription": { "text": summary },
                 "defaultConfiguration": { "level": level(first.severity) },
             })
         })

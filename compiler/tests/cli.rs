@@ -533,3 +533,92 @@ fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
     }
     assert!(checked >= 60, "only {checked} files");
 }
+
+/// The repository's `docs/ci/` files, which users copy.
+fn ci_doc(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/ci")
+        .join(name)
+}
+
+/// `PATH` with the `nilc` under test first, as `cargo install` would have it.
+fn path_with_nilc() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_nilc")).parent().unwrap();
+    let mut paths = vec![bin.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
+#[test]
+fn the_documented_github_workflow_commands_run() {
+    let workflow = std::fs::read_to_string(ci_doc("nilc.yml")).unwrap();
+    let commands: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: nilc "))
+        .collect();
+    assert_eq!(commands.len(), 2, "{workflow}");
+    let tmp = scratch("workflow");
+    write(tmp.path(), "a.nil", BROKEN);
+    let run = |command: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("nilc {command}"))
+            .current_dir(tmp.path())
+            .env("PATH", path_with_nilc())
+            .output()
+            .unwrap()
+    };
+    let check = run(commands[0]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stdout(&check).starts_with("::error file=a.nil,line=2,col=14"),
+        "{}",
+        stdout(&check)
+    );
+    assert!(run(commands[1]).status.success());
+    let log: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("nilc.sarif")).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"][0]["ruleId"], "E0201");
+}
+
+#[test]
+fn the_documented_pre_commit_hook_refuses_broken_nil_files() {
+    let tmp = scratch("hook");
+    let repo = tmp.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(repo)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env("PATH", path_with_nilc())
+            .output()
+            .expect("git runs");
+        (out.status.success(), stderr(&out) + &stdout(&out))
+    };
+    assert!(git(&["init", "-q"]).0);
+    std::fs::copy(
+        ci_doc("pre-commit-hook"),
+        repo.join(".git/hooks/pre-commit"),
+    )
+    .unwrap();
+    // A commit without .nil files does not run nilc.
+    write(repo, "notes.txt", "x");
+    assert!(git(&["add", "notes.txt"]).0);
+    assert!(git(&["commit", "-qm", "notes"]).0);
+    // A broken one is refused, with the diagnostic.
+    write(repo, "a.nil", BROKEN);
+    assert!(git(&["add", "a.nil"]).0);
+    let (ok, output) = git(&["commit", "-qm", "broken"]);
+    assert!(!ok);
+    assert!(output.contains("a.nil:2:14: error[E0201]"), "{output}");
+    // Fixed, it goes through.
+    write(repo, "a.nil", CLEAN);
+    assert!(git(&["add", "a.nil"]).0);
+    let (ok, output) = git(&["commit", "-qm", "fixed"]);
+    assert!(ok, "{output}");
+}

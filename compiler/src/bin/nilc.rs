@@ -166,7 +166,9 @@ fn load(path: &Path) -> Result<Loaded, Fatal> {
             io_reason(&e)
         ))
     })?;
-    let display = path.display().to_string();
+    // `nilc check .` walks `./a.nil`: shown as `a.nil`, the path from the
+    // folder nilc runs in, which is what CI annotations resolve.
+    let display = path.strip_prefix(".").unwrap_or(path).display().to_string();
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Loaded {
             path: display,

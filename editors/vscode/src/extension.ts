@@ -159,7 +159,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   } catch (error) {
     void vscode.window.showErrorMessage(
       `NiLang: could not start the language server (${String(error)}). ` +
-        "Install it with `cargo install --path lsp` or set `nilang.server.path`.",
+        "Install it with `cargo install nilang-lsp` (from a checkout: `cargo install --path lsp`) or set `nilang.server.path`.",
     );
   }
 }
