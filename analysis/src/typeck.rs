@@ -619,6 +619,8 @@ impl Cx<'_> {
                     .with_help(help),
                 );
             }
+            // A fixed-point value into a log number over `Fixed43`.
+            (Class::ULog, Class::Fixed) if is_fixed_ulog(place) => {}
             (Class::Int, Class::ULog | Class::Tropical)
             | (Class::Fixed, Class::ULog | Class::Tropical)
             | (Class::ULog, Class::Fixed | Class::Tropical)
@@ -1169,16 +1171,7 @@ impl Cx<'_> {
             }
             ("ulog" | "tropical", [v]) => {
                 self.real_argument(name, &args[0], v);
-                let inner = match &v.ty {
-                    t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t.clone(),
-                    _ => Ty::Scalar("f64"),
-                };
-                let ctor = if name == "ulog" {
-                    "ULogarithmic"
-                } else {
-                    "Tropical"
-                };
-                Ty::Constructed(ctor, vec![inner])
+                crate::types::number_of(name, &v.ty)
             }
             ("float", [v]) => match &v.ty {
                 Ty::Constructed("ULogarithmic" | "Tropical", a) if a.len() == 1 => a[0].clone(),
@@ -1290,7 +1283,9 @@ impl Cx<'_> {
 
     /// The argument of `fixed`, `ulog`, `tropical`: a real number.
     fn real_argument(&mut self, name: &str, arg: &Expr, v: &Val) {
-        if matches!(class(&v.ty), Class::Int | Class::Float | Class::Unknown) {
+        if matches!(class(&v.ty), Class::Int | Class::Float | Class::Unknown)
+            || (name == "ulog" && class(&v.ty) == Class::Fixed)
+        {
             return;
         }
         self.error(
@@ -1309,4 +1304,9 @@ impl Cx<'_> {
             ),
         );
     }
+}
+
+/// `ULogarithmic<Fixed43>`.
+fn is_fixed_ulog(ty: &Ty) -> bool {
+    matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
 }

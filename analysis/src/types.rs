@@ -396,18 +396,10 @@ fn infer(
                 Ty::Constructed("Stack", vec![elem])
             }
             ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
-            ("ulog" | "tropical", [arg]) => {
-                let inner = match infer(arg, function, resolution, defs, structs) {
-                    t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t,
-                    _ => Ty::Scalar("f64"),
-                };
-                let name = if callee.name == "ulog" {
-                    "ULogarithmic"
-                } else {
-                    "Tropical"
-                };
-                Ty::Constructed(name, vec![inner])
-            }
+            ("ulog" | "tropical", [arg]) => number_of(
+                &callee.name,
+                &infer(arg, function, resolution, defs, structs),
+            ),
             ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
                 Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
                     args[0].clone()
@@ -457,4 +449,21 @@ fn infer(
         }
         _ => Ty::Unknown,
     }
+}
+
+/// The type of `ulog(x)` or `tropical(x)` for `x` of type `arg`: over `x`'s
+/// float type or type parameter, `ULogarithmic<Fixed43>` over a fixed-point
+/// number (NiLang's exact log numbers), and over `f64` otherwise.
+pub fn number_of(name: &str, arg: &Ty) -> Ty {
+    let inner = match arg {
+        t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t.clone(),
+        t @ Ty::Constructed("Fixed43", _) if name == "ulog" => t.clone(),
+        _ => Ty::Scalar("f64"),
+    };
+    let name = if name == "ulog" {
+        "ULogarithmic"
+    } else {
+        "Tropical"
+    };
+    Ty::Constructed(name, vec![inner])
 }

@@ -393,6 +393,34 @@ impl Gen<'_> {
                         }
                     };
                 }
+                // `exp` and `log` of a fixed-point number: in f64, rounded
+                // back; out of range is an overflow error when checked.
+                if kind == Kind::Fixed && matches!(m, "exp" | "ln") {
+                    return if self.mode.checks {
+                        let location = self.location(span);
+                        let what = format!(
+                            "`{}` must be within the range of Fixed43",
+                            crate::printer::print_expr(&Expr {
+                                kind: ExprKind::Call {
+                                    callee: Ident {
+                                        name: name.to_string(),
+                                        span,
+                                    },
+                                    args: args.to_vec(),
+                                    kwargs: Vec::new(),
+                                    broadcast: false,
+                                },
+                                span,
+                            })
+                        );
+                        (
+                            format!("nilang::fixed::{m}_at({code}, {location}, {what:?})?"),
+                            Kind::Fixed,
+                        )
+                    } else {
+                        (format!("nilang::fixed::{m}({code})"), Kind::Fixed)
+                    };
+                }
                 // `abs` keeps integers integral; the rest work on floats.
                 if matches!(m, "abs" | "abs2" | "signum") {
                     (format!("nilang::Real::{m}({code})"), kind)

@@ -202,13 +202,13 @@ pub(crate) fn convert(code: String, from: &Kind, to: &Kind) -> String {
             &Kind::Float("f64"),
             to,
         ),
-        (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_)) => {
-            convert(format!("nilang::Real::exp({code}.log)"), inner, to)
+        (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_) | Kind::Fixed) => {
+            convert(format!("nilang::ULog::value({code})"), inner, to)
         }
         (Kind::Tropical(inner), Kind::Float(_) | Kind::Generic(_)) => {
             convert(format!("{code}.n"), inner, to)
         }
-        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::ULog(inner)) => {
+        (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Fixed, Kind::ULog(inner)) => {
             format!("nilang::ULog::from_value({})", convert(code, from, inner))
         }
         (Kind::Int(_) | Kind::Float(_) | Kind::Generic(_), Kind::Tropical(inner)) => {

@@ -42,6 +42,57 @@ pub fn to_f64(x: Fixed43) -> f64 {
     x.to_num::<f64>()
 }
 
+/// `e^x`, computed in `f64` and rounded to the nearest `Fixed43`
+/// (saturating): the same `x` always gives the same bits, so `y += exp(x)`
+/// is undone exactly by `y -= exp(x)`.
+#[inline]
+pub fn exp(x: Fixed43) -> Fixed43 {
+    from_f64(to_f64(x).exp())
+}
+
+/// `ln x`, computed in `f64` and rounded to the nearest `Fixed43`
+/// (saturating: `ln 0` is the most negative `Fixed43`; a negative `x` gives
+/// zero, as NaN does in [`from_f64`]).
+#[inline]
+pub fn ln(x: Fixed43) -> Fixed43 {
+    from_f64(to_f64(x).ln())
+}
+
+/// [`exp`] in a checked build: a result outside the range of `Fixed43` is
+/// an overflow error at `location` instead of a saturated value.
+#[inline]
+pub fn exp_at(x: Fixed43, location: Location, what: &str) -> Result<Fixed43, Error> {
+    in_range(to_f64(x).exp(), location, what, "exp", x)
+}
+
+/// [`ln`] in a checked build: `ln` of zero or of a negative number, whose
+/// result no `Fixed43` holds, is an error at `location`.
+#[inline]
+pub fn ln_at(x: Fixed43, location: Location, what: &str) -> Result<Fixed43, Error> {
+    in_range(to_f64(x).ln(), location, what, "log", x)
+}
+
+#[inline]
+fn in_range(
+    v: f64,
+    location: Location,
+    what: &str,
+    function: &str,
+    x: Fixed43,
+) -> Result<Fixed43, Error> {
+    if v.is_finite() && v >= to_f64(Fixed43::MIN) && v <= to_f64(Fixed43::MAX) {
+        Ok(from_f64(v))
+    } else {
+        Err(Error::new(
+            location,
+            Check::Overflow,
+            what,
+            format!("a result within ±{}", Fixed43::MAX),
+            format!("{function}({x}) = {v}"),
+        ))
+    }
+}
+
 /// `a + b`, or an overflow error at `location`.
 #[inline]
 pub fn add(a: Fixed43, b: Fixed43, location: Location, what: &str) -> Result<Fixed43, Error> {
@@ -102,5 +153,25 @@ mod tests {
         assert!(e.to_string().contains("t.nil:1:1"), "{e}");
         assert_eq!(from_f64(f64::NAN), Fixed43::ZERO);
         assert_eq!(from_f64(1e300), Fixed43::MAX);
+    }
+
+    #[test]
+    fn exp_and_ln_round_to_the_same_bits_and_report_results_out_of_range() {
+        let loc = Location {
+            file: "t.nil",
+            line: 2,
+            column: 5,
+        };
+        let x = from_f64(1.25);
+        assert_eq!(exp(x).to_bits(), exp(x).to_bits());
+        assert_eq!(exp_at(x, loc, "exp").unwrap(), exp(x));
+        assert_eq!(ln_at(x, loc, "log").unwrap(), ln(x));
+        assert!((to_f64(ln(exp(x))) - 1.25).abs() < 1e-12);
+        let e = exp_at(from_f64(20.0), loc, "`y += exp(x)`").unwrap_err();
+        assert_eq!(e.check, Check::Overflow);
+        assert!(e.to_string().contains("exp(20) = 485165195"), "{e}");
+        let e = ln_at(from_f64(-1.0), loc, "`y += log(x)`").unwrap_err();
+        assert!(e.to_string().contains("log(-1) = NaN"), "{e}");
+        assert!(ln_at(Fixed43::ZERO, loc, "log").is_err());
     }
 }

@@ -8,6 +8,13 @@
 //! `max(a, b) + ln(1 + e^-|a - b|)` so that neither exponential overflows
 //! ([`logaddexp`], [`logsubexp`]).
 //!
+//! The logarithm is a float type (any [`Real`]) or a [`Fixed43`]
+//! ([`LogBase`]). With `Fixed43`, products and quotients add and subtract
+//! fixed-point numbers, which is exact: `x *= y; x /= y` gives `x` back bit
+//! for bit, as NiLang's `ULogarithmic{Fixed43}` does; logarithms and
+//! exponentials are computed in `f64` and rounded to the nearest `Fixed43`,
+//! so the same value always gives the same bits.
+//!
 //! In gradients the adjoint of a log number is the adjoint of its
 //! logarithm, `dL/d(log)`, a plain `T` (or `G: Adjoint<T>`): the compiler
 //! writes each statement on log numbers as a statement on `.log` fields.
@@ -17,7 +24,99 @@
 
 use std::ops::{Add, Div, DivAssign, Mul, MulAssign, Sub};
 
-use crate::{CheckEq, Real};
+use crate::{CheckEq, Fixed43, Real};
+
+/// What the logarithm of a [`ULog`] can be: a float type, through
+/// [`Real`], or [`Fixed43`].
+pub trait LogBase:
+    Copy
+    + PartialEq
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::AddAssign
+    + std::ops::SubAssign
+{
+    /// `ln x`.
+    fn ln(self) -> Self;
+    /// `e^x`.
+    fn exp(self) -> Self;
+    /// The logarithm of one.
+    fn log_one() -> Self;
+    /// The logarithm of zero (`-inf`, or the most negative `Fixed43`).
+    fn log_zero() -> Self;
+    /// `ln(e^a + e^b)`.
+    fn logaddexp(a: Self, b: Self) -> Self;
+    /// `ln(e^a - e^b)`.
+    fn logsubexp(a: Self, b: Self) -> Self;
+    /// Whether two logarithms agree (within `atol` for floats, exactly for
+    /// fixed-point numbers).
+    fn same(self, other: Self, atol: f64) -> bool;
+}
+
+impl<T: Real> LogBase for T {
+    #[inline]
+    fn ln(self) -> Self {
+        Real::ln(self)
+    }
+    #[inline]
+    fn exp(self) -> Self {
+        Real::exp(self)
+    }
+    #[inline]
+    fn log_one() -> Self {
+        crate::zero()
+    }
+    #[inline]
+    fn log_zero() -> Self {
+        T::from_f64(f64::NEG_INFINITY)
+    }
+    #[inline]
+    fn logaddexp(a: Self, b: Self) -> Self {
+        logaddexp(a, b)
+    }
+    #[inline]
+    fn logsubexp(a: Self, b: Self) -> Self {
+        logsubexp(a, b)
+    }
+    #[inline]
+    fn same(self, other: Self, atol: f64) -> bool {
+        self.approx_eq(other, atol)
+    }
+}
+
+impl LogBase for Fixed43 {
+    #[inline]
+    fn ln(self) -> Self {
+        crate::fixed::ln(self)
+    }
+    #[inline]
+    fn exp(self) -> Self {
+        crate::fixed::exp(self)
+    }
+    #[inline]
+    fn log_one() -> Self {
+        Fixed43::ZERO
+    }
+    #[inline]
+    fn log_zero() -> Self {
+        Fixed43::MIN
+    }
+    #[inline]
+    fn logaddexp(a: Self, b: Self) -> Self {
+        let (a, b) = (crate::fixed::to_f64(a), crate::fixed::to_f64(b));
+        crate::fixed::from_f64(logaddexp(a, b))
+    }
+    #[inline]
+    fn logsubexp(a: Self, b: Self) -> Self {
+        let (a, b) = (crate::fixed::to_f64(a), crate::fixed::to_f64(b));
+        crate::fixed::from_f64(logsubexp(a, b))
+    }
+    #[inline]
+    fn same(self, other: Self, _atol: f64) -> bool {
+        self == other
+    }
+}
 
 /// A non-negative number stored as its logarithm.
 #[derive(Clone, Copy, PartialEq, PartialOrd)]
@@ -26,7 +125,7 @@ pub struct ULog<T> {
     pub log: T,
 }
 
-impl<T: Real> ULog<T> {
+impl<T: LogBase> ULog<T> {
     /// The log number whose logarithm is `log`.
     #[inline]
     pub fn from_log(log: T) -> Self {
@@ -48,7 +147,13 @@ impl<T: Real> ULog<T> {
     /// One (`log = 0`).
     #[inline]
     pub fn one() -> Self {
-        ULog { log: crate::zero() }
+        ULog { log: T::log_one() }
+    }
+
+    /// Zero (`log = -inf`; for `Fixed43`, the most negative logarithm).
+    #[inline]
+    pub fn zero() -> Self {
+        ULog { log: T::log_zero() }
     }
 }
 
@@ -71,7 +176,7 @@ pub fn logsubexp<T: Real>(a: T, b: T) -> T {
     a + (crate::one::<T>() - (b - a).exp()).ln()
 }
 
-impl<T: Real> Mul for ULog<T> {
+impl<T: LogBase> Mul for ULog<T> {
     type Output = Self;
     #[inline]
     fn mul(self, rhs: Self) -> Self {
@@ -81,7 +186,7 @@ impl<T: Real> Mul for ULog<T> {
     }
 }
 
-impl<T: Real> Div for ULog<T> {
+impl<T: LogBase> Div for ULog<T> {
     type Output = Self;
     #[inline]
     fn div(self, rhs: Self) -> Self {
@@ -91,43 +196,43 @@ impl<T: Real> Div for ULog<T> {
     }
 }
 
-impl<T: Real> Add for ULog<T> {
+impl<T: LogBase> Add for ULog<T> {
     type Output = Self;
     #[inline]
     fn add(self, rhs: Self) -> Self {
         ULog {
-            log: logaddexp(self.log, rhs.log),
+            log: T::logaddexp(self.log, rhs.log),
         }
     }
 }
 
-impl<T: Real> Sub for ULog<T> {
+impl<T: LogBase> Sub for ULog<T> {
     type Output = Self;
     #[inline]
     fn sub(self, rhs: Self) -> Self {
         ULog {
-            log: logsubexp(self.log, rhs.log),
+            log: T::logsubexp(self.log, rhs.log),
         }
     }
 }
 
-impl<T: Real> MulAssign for ULog<T> {
+impl<T: LogBase> MulAssign for ULog<T> {
     #[inline]
     fn mul_assign(&mut self, rhs: Self) {
         self.log += rhs.log;
     }
 }
 
-impl<T: Real> DivAssign for ULog<T> {
+impl<T: LogBase> DivAssign for ULog<T> {
     #[inline]
     fn div_assign(&mut self, rhs: Self) {
         self.log -= rhs.log;
     }
 }
 
-impl<T: Real> CheckEq for ULog<T> {
+impl<T: LogBase> CheckEq for ULog<T> {
     fn check_eq(&self, other: &Self, atol: f64) -> bool {
-        self.log.approx_eq(other.log, atol)
+        self.log.same(other.log, atol)
     }
 }
 
@@ -159,5 +264,26 @@ mod tests {
         z /= y;
         assert!(z.check_eq(&x, 1e-14));
         assert_eq!(format!("{:?}", ULog::<f64>::one()), "exp(0.0)");
+    }
+
+    #[test]
+    fn fixed_point_logarithms_multiply_and_divide_exactly() {
+        let x = ULog::from_value(crate::fixed::from_f64(3.0));
+        let y = ULog::from_value(crate::fixed::from_f64(0.7));
+        assert!((crate::fixed::to_f64((x * y).value()) - 2.1).abs() < 1e-9);
+        assert!((crate::fixed::to_f64((x + y).value()) - 3.7).abs() < 1e-9);
+        let mut z = x;
+        for _ in 0..1000 {
+            z *= y;
+            z *= x;
+        }
+        for _ in 0..1000 {
+            z /= x;
+            z /= y;
+        }
+        assert_eq!(z.log.to_bits(), x.log.to_bits());
+        assert!(z.check_eq(&x, 0.0));
+        assert!(!ULog::<Fixed43>::one().check_eq(&ULog::from_log(Fixed43::DELTA), 1.0));
+        assert_eq!(ULog::<Fixed43>::zero().log, Fixed43::MIN);
     }
 }
