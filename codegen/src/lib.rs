@@ -652,6 +652,12 @@ impl Gen<'_> {
         if self.mode.tape_param {
             params.push("__tape: &mut nilang::Tape".to_string());
             forwards.push("&mut *__tape".to_string());
+            // The tape is an argument like the others: a failed call
+            // forgets what it recorded and gives back what it popped.
+            saves.push((
+                "__tape.mark()".to_string(),
+                "__tape.rollback({});".to_string(),
+            ));
         }
         // Generated functions are generic, so they are compiled in the
         // user's crate anyway; the hint lets LLVM inline small callees (a

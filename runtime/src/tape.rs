@@ -23,6 +23,17 @@
 //! instantiated with a dual number) goes to a fallback: one boxed stack per
 //! type, found by a short linear search.
 //!
+//! # Rollback
+//!
+//! A checked entry point that takes a tape marks it ([`Tape::mark`]) and
+//! puts it back when the call fails ([`Tape::rollback`]), as it does with
+//! its other arguments. A pop does not drop the value: each buffer keeps a
+//! top below which its values are live, and the values above it stay in
+//! place until a push overwrites them, so rolling back is moving the tops
+//! back: values recorded by the failed call are forgotten, values it
+//! popped are live again. One case is not undone: a call that pops values
+//! it did not record and then records values of the same type over them.
+//!
 //! The tape's memory is the capacity of those buffers: a `for` loop
 //! reserves its trip count times what one iteration records before it
 //! starts ([`Tape::reserve`]); it is given back when the tape is dropped
@@ -44,32 +55,74 @@ use crate::{Check, Error, Location};
 #[derive(Default)]
 pub struct Tape {
     b: Buffers,
-    others: Vec<(TypeId, Box<dyn Any>)>,
-    /// Values in `others`, of every type.
-    others_len: usize,
+    others: Vec<(TypeId, Box<dyn OtherStack>)>,
+}
+
+/// One stack of a tape: the values below `top` are live; those above it
+/// were popped and stay until a push overwrites them (for [`Tape::rollback`]).
+struct Lifo<T> {
+    v: Vec<T>,
+    top: usize,
+}
+
+impl<T> Default for Lifo<T> {
+    fn default() -> Self {
+        Lifo {
+            v: Vec::new(),
+            top: 0,
+        }
+    }
+}
+
+impl<T: Clone> Lifo<T> {
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        if self.top == self.v.len() {
+            self.v.push(x);
+        } else {
+            self.v[self.top] = x;
+        }
+        self.top += 1;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        self.top = self.top.checked_sub(1)?;
+        self.v.get(self.top).cloned()
+    }
+
+    fn reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        let spare = self.v.len() - self.top;
+        self.v.try_reserve(n.saturating_sub(spare))
+    }
+
+    fn clear(&mut self) {
+        self.v.clear();
+        self.top = 0;
+    }
 }
 
 /// The typed buffers of a tape.
 #[derive(Default)]
 struct Buffers {
-    f64s: Vec<f64>,
-    f32s: Vec<f32>,
-    i64s: Vec<i64>,
-    i32s: Vec<i32>,
-    words: Vec<usize>,
+    f64s: Lifo<f64>,
+    f32s: Lifo<f32>,
+    i64s: Lifo<i64>,
+    i32s: Lifo<i32>,
+    words: Lifo<usize>,
     /// `u8`s (branch indices) and `bool`s.
-    bytes: Vec<u8>,
+    bytes: Lifo<u8>,
 }
 
 impl Buffers {
     fn capacity_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.f64s.capacity() * size_of::<f64>()
-            + self.f32s.capacity() * size_of::<f32>()
-            + self.i64s.capacity() * size_of::<i64>()
-            + self.i32s.capacity() * size_of::<i32>()
-            + self.words.capacity() * size_of::<usize>()
-            + self.bytes.capacity()
+        self.f64s.v.capacity() * size_of::<f64>()
+            + self.f32s.v.capacity() * size_of::<f32>()
+            + self.i64s.v.capacity() * size_of::<i64>()
+            + self.i32s.v.capacity() * size_of::<i32>()
+            + self.words.v.capacity() * size_of::<usize>()
+            + self.bytes.v.capacity()
     }
 
     fn clear(&mut self) {
@@ -80,6 +133,45 @@ impl Buffers {
         self.words.clear();
         self.bytes.clear();
     }
+
+    fn tops(&self) -> [usize; 6] {
+        [
+            self.f64s.top,
+            self.f32s.top,
+            self.i64s.top,
+            self.i32s.top,
+            self.words.top,
+            self.bytes.top,
+        ]
+    }
+}
+
+/// The fallback stack of one type, with what rollback and `len` need of
+/// it, and the way back to its type.
+trait OtherStack {
+    fn top(&self) -> usize;
+    fn set_top(&mut self, top: usize);
+    fn as_any(&mut self) -> &mut dyn Any;
+}
+
+impl<V: Clone + 'static> OtherStack for Lifo<V> {
+    fn top(&self) -> usize {
+        self.top
+    }
+    fn set_top(&mut self, top: usize) {
+        self.top = top.min(self.v.len());
+    }
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Where a tape stood when a call began ([`Tape::mark`]).
+#[derive(Debug)]
+pub struct Mark {
+    tops: [usize; 6],
+    /// The tops of the fallback stacks that existed, in their order.
+    others: Vec<usize>,
 }
 
 /// The most bytes of buffers a dropped tape hands to the next one made on
@@ -197,44 +289,70 @@ impl Tape {
         Tape {
             b,
             others: Vec::new(),
-            others_len: 0,
         }
     }
 
-    fn other<V: 'static>(&mut self) -> &mut Vec<V> {
+    fn other<V: Clone + 'static>(&mut self) -> &mut Lifo<V> {
         let id = TypeId::of::<V>();
         let at = match self.others.iter().position(|(t, _)| *t == id) {
             Some(at) => at,
             None => {
-                self.others.push((id, Box::new(Vec::<V>::new())));
+                self.others.push((id, Box::new(Lifo::<V>::default())));
                 self.others.len() - 1
             }
         };
-        // The stack stored under `TypeId::of::<V>()` is a `Vec<V>`.
-        match self.others[at].1.downcast_mut::<Vec<V>>() {
+        // The stack stored under `TypeId::of::<V>()` is a `Lifo<V>`.
+        match self.others[at].1.as_any().downcast_mut::<Lifo<V>>() {
             Some(v) => v,
             None => unreachable!("the stack of a TypeId holds that type"),
+        }
+    }
+
+    /// Where the tape stands now, for [`Tape::rollback`]. Allocates only
+    /// when values of types without a buffer of their own were recorded.
+    pub fn mark(&mut self) -> Mark {
+        Mark {
+            tops: self.b.tops(),
+            others: self.others.iter().map(|(_, s)| s.top()).collect(),
+        }
+    }
+
+    /// Puts the tape back where it stood at `mark`: values recorded since
+    /// are forgotten, values popped since are live again (see the module's
+    /// "Rollback").
+    pub fn rollback(&mut self, mark: Mark) {
+        let [f64s, f32s, i64s, i32s, words, bytes] = mark.tops;
+        let b = &mut self.b;
+        b.f64s.top = f64s.min(b.f64s.v.len());
+        b.f32s.top = f32s.min(b.f32s.v.len());
+        b.i64s.top = i64s.min(b.i64s.v.len());
+        b.i32s.top = i32s.min(b.i32s.v.len());
+        b.words.top = words.min(b.words.v.len());
+        b.bytes.top = bytes.min(b.bytes.v.len());
+        let mut tops = mark.others.into_iter();
+        for (_, stack) in &mut self.others {
+            stack.set_top(tops.next().unwrap_or(0));
         }
     }
 
     /// Makes room for `n` more values of type `V` (a `for` loop reserves
     /// its trip count). A hint: when that much memory cannot be had, the
     /// stack grows as values come instead.
-    pub fn reserve<V: 'static>(&mut self, n: usize) {
+    pub fn reserve<V: Clone + 'static>(&mut self, n: usize) {
         let _ = match buffer::<V>() {
-            Buffer::F64 => self.b.f64s.try_reserve(n),
-            Buffer::F32 => self.b.f32s.try_reserve(n),
-            Buffer::I64 => self.b.i64s.try_reserve(n),
-            Buffer::I32 => self.b.i32s.try_reserve(n),
-            Buffer::Word => self.b.words.try_reserve(n),
-            Buffer::Byte | Buffer::Bool => self.b.bytes.try_reserve(n),
-            Buffer::Other => self.other::<V>().try_reserve(n),
+            Buffer::F64 => self.b.f64s.reserve(n),
+            Buffer::F32 => self.b.f32s.reserve(n),
+            Buffer::I64 => self.b.i64s.reserve(n),
+            Buffer::I32 => self.b.i32s.reserve(n),
+            Buffer::Word => self.b.words.reserve(n),
+            Buffer::Byte | Buffer::Bool => self.b.bytes.reserve(n),
+            Buffer::Other => self.other::<V>().reserve(n),
         };
     }
 
     /// Records a value.
     #[inline]
-    pub fn push<V: 'static>(&mut self, v: V) {
+    pub fn push<V: Clone + 'static>(&mut self, v: V) {
         let v = match cast::<V, f64>(v) {
             Ok(x) => return self.b.f64s.push(x),
             Err(v) => v,
@@ -263,7 +381,6 @@ impl Tape {
             Ok(x) => return self.b.bytes.push(u8::from(x)),
             Err(v) => v,
         };
-        self.others_len += 1;
         self.other::<V>().push(v);
     }
 
@@ -271,7 +388,7 @@ impl Tape {
     /// `location` when there is none (a tape not made by the matching
     /// forward run).
     #[inline]
-    pub fn pop<V: 'static>(&mut self, location: Location) -> Result<V, Error> {
+    pub fn pop<V: Clone + 'static>(&mut self, location: Location) -> Result<V, Error> {
         fn back<A: 'static, V: 'static>(a: Option<A>, location: Location) -> Result<V, Error> {
             match a {
                 Some(a) => cast::<A, V>(a).map_err(|_| empty(location)),
@@ -286,23 +403,14 @@ impl Tape {
             Buffer::Word => back(self.b.words.pop(), location),
             Buffer::Byte => back(self.b.bytes.pop(), location),
             Buffer::Bool => back(self.b.bytes.pop().map(|b| b != 0), location),
-            Buffer::Other => {
-                let v = self.other::<V>().pop().ok_or_else(|| empty(location))?;
-                self.others_len -= 1;
-                Ok(v)
-            }
+            Buffer::Other => self.other::<V>().pop().ok_or_else(|| empty(location)),
         }
     }
 
     /// How many values the tape holds, of every type.
     pub fn len(&self) -> usize {
-        self.b.f64s.len()
-            + self.b.f32s.len()
-            + self.b.i64s.len()
-            + self.b.i32s.len()
-            + self.b.words.len()
-            + self.b.bytes.len()
-            + self.others_len
+        self.b.tops().iter().sum::<usize>()
+            + self.others.iter().map(|(_, s)| s.top()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -364,6 +472,39 @@ mod tests {
         assert_eq!(t.pop::<u16>(LOC).unwrap(), 9);
         assert_eq!(t.pop::<crate::Complex<f64>>(LOC).unwrap().im, 2.0);
         assert!(t.pop::<u16>(LOC).is_err());
+    }
+
+    #[test]
+    fn rollback_forgets_what_was_recorded_and_restores_what_was_popped() {
+        let mut t = Tape::new();
+        t.push(1.5f64);
+        t.push(2usize);
+        t.push(crate::Complex::new(1.0f64, -1.0));
+        // A forward call that records, then fails.
+        let mark = t.mark();
+        t.push(9.0f64);
+        t.push(true);
+        t.push(crate::Complex::new(5.0f64, 5.0));
+        t.push(7u16);
+        t.rollback(mark);
+        assert_eq!(t.len(), 3);
+        // An uncall that pops, then fails.
+        let mark = t.mark();
+        assert_eq!(t.pop::<f64>(LOC).unwrap(), 1.5);
+        assert_eq!(t.pop::<crate::Complex<f64>>(LOC).unwrap().im, -1.0);
+        assert_eq!(t.pop::<usize>(LOC).unwrap(), 2);
+        assert!(t.is_empty());
+        t.rollback(mark);
+        assert_eq!(t.len(), 3);
+        // Everything is back, in order.
+        assert_eq!(t.pop::<crate::Complex<f64>>(LOC).unwrap().re, 1.0);
+        assert_eq!(t.pop::<usize>(LOC).unwrap(), 2);
+        assert_eq!(t.pop::<f64>(LOC).unwrap(), 1.5);
+        assert!(t.pop::<u16>(LOC).is_err());
+        assert!(t.pop::<bool>(LOC).is_err());
+        // Popped slots are reused by later pushes.
+        t.push(4.0f64);
+        assert_eq!(t.pop::<f64>(LOC).unwrap(), 4.0);
     }
 
     #[test]

@@ -101,3 +101,32 @@ fn a_failing_gradient_puts_back_the_values_and_the_adjoints() {
         same_bits(&y_bar, &[0.5; 4]);
     }
 }
+
+#[test]
+fn a_tape_argument_is_put_back_in_the_call_and_the_uncall() {
+    let mut tape = nilang::Tape::new();
+    tape.push(42.0f64);
+    // The call records three values, then fails: they are forgotten.
+    let mut y = 0.3;
+    let err = r::tape_then_fail(&mut y, 1.7, 3, 2, 1, &mut tape).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!((y, tape.len()), (0.3, 1));
+    // It records for real.
+    r::tape_then_fail(&mut y, 1.7, 3, 2, 2, &mut tape).unwrap();
+    let (y1, len1) = (y, tape.len());
+    assert!(len1 > 1);
+    // The uncall pops them, then fails: they are live again, and a second
+    // uncall succeeds from the same tape.
+    let err = r::uncall_tape_then_fail(&mut y, 1.7, 3, 1, 2, &mut tape).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!((y.to_bits(), tape.len()), (y1.to_bits(), len1));
+    r::uncall_tape_then_fail(&mut y, 1.7, 3, 2, 2, &mut tape).unwrap();
+    assert_eq!((y.to_bits(), tape.len()), (0.3f64.to_bits(), 1));
+    assert_eq!(tape.pop::<f64>(LOCATION).unwrap(), 42.0);
+}
+
+const LOCATION: nilang::Location = nilang::Location {
+    file: "rollback.rs",
+    line: 1,
+    column: 1,
+};
