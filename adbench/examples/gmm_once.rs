@@ -10,8 +10,9 @@
 //! The first argument names a file of `data/gmm/1k`; the second is `load`
 //! (read the file only: subtract its count from the others), `plain` (the
 //! plain-Rust objective), `obj` (the `.nil` objective), `grad` (its
-//! gradient) or `taped` (the gradient of `gmm.nil` compiled with every loop
-//! taped).
+//! gradient), `body` (the gradient's body `__nil_gmm_objective_grad`
+//! alone, without the entry point's rollback copies) or `taped` (the
+//! gradient of `gmm.nil` compiled with every loop taped).
 
 use nilang_adbench::gmm::{self, Gmm};
 use nilang_adbench::{data_dir, gmm_nil};
@@ -19,7 +20,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 3 {
         eprintln!(
-            "usage: gmm_once <file of data/gmm/1k, e.g. gmm_d10_K5> load|plain|obj|grad|taped"
+            "usage: gmm_once <file of data/gmm/1k, e.g. gmm_d10_K5> load|plain|obj|grad|body|taped"
         );
         std::process::exit(2);
     }
@@ -43,18 +44,18 @@ fn main() {
             .unwrap();
             std::hint::black_box(out);
         }
-        "grad" | "taped" => {
-            let grad = if args[2] == "grad" {
-                gmm_nil::gmm_objective_grad
-            } else {
-                nilang_adbench::taped::gmm_nil::gmm_objective_grad
+        "grad" | "body" | "taped" => {
+            let grad = match args[2].as_str() {
+                "grad" => gmm_nil::gmm_objective_grad,
+                "body" => gmm_nil::__nil_gmm_objective_grad,
+                _ => nilang_adbench::taped::gmm_nil::gmm_objective_grad,
             };
             let mut bars = gmm::Bars::new(&g);
             bars.run(grad, &g, c).unwrap();
             std::hint::black_box(bars);
         }
         other => {
-            eprintln!("gmm_once: unknown case `{other}` (load, plain, obj, grad or taped)");
+            eprintln!("gmm_once: unknown case `{other}` (load, plain, obj, grad, body or taped)");
             std::process::exit(2);
         }
     }

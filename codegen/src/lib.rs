@@ -652,12 +652,6 @@ impl Gen<'_> {
         if self.mode.tape_param {
             params.push("__tape: &mut nilang::Tape".to_string());
             forwards.push("&mut *__tape".to_string());
-            // The tape is an argument like the others: a failed call
-            // forgets what it recorded and gives back what it popped.
-            saves.push((
-                "__tape.mark()".to_string(),
-                "__tape.rollback({});".to_string(),
-            ));
         }
         // Generated functions are generic, so they are compiled in the
         // user's crate anyway; the hint lets LLVM inline small callees (a
@@ -704,6 +698,27 @@ impl Gen<'_> {
         self.level -= 1;
         self.line("}");
         let fails = self.out[body_at..].contains("Err(") || self.out[body_at..].contains('?');
+        if self.mode.tape_param {
+            // The tape is an argument like the others. A call that only
+            // records marks its lengths and cuts back to them; one that
+            // pops what an earlier call recorded (an uncall, a reverse
+            // pass, or a body that pops or calls one that does) copies it
+            // first.
+            let pops = name.starts_with("uncall_")
+                || self.mode.ad.is_some()
+                || self.out[body_at..].contains("__tape.pop");
+            saves.push(if pops {
+                (
+                    "__tape.snapshot()".to_string(),
+                    "__tape.restore({});".to_string(),
+                )
+            } else {
+                (
+                    "__tape.mark()".to_string(),
+                    "__tape.rollback({});".to_string(),
+                )
+            });
+        }
         let saved_out = self.out.split_off(entry_at);
         let saved_level = std::mem::replace(&mut self.level, body_level);
         self.line(inline);

@@ -25,14 +25,14 @@
 //!
 //! # Rollback
 //!
-//! A checked entry point that takes a tape marks it ([`Tape::mark`]) and
-//! puts it back when the call fails ([`Tape::rollback`]), as it does with
-//! its other arguments. A pop does not drop the value: each buffer keeps a
-//! top below which its values are live, and the values above it stay in
-//! place until a push overwrites them, so rolling back is moving the tops
-//! back: values recorded by the failed call are forgotten, values it
-//! popped are live again. One case is not undone: a call that pops values
-//! it did not record and then records values of the same type over them.
+//! A checked entry point that takes a tape puts it back when the call
+//! fails, as it does with its other arguments. A call that only records
+//! (`f`) marks the tape's lengths ([`Tape::mark`]) and cuts back to them
+//! ([`Tape::rollback`]): no copy. A call that pops what an earlier call
+//! recorded (`uncall_f`, `f_adjoint`) copies the tape first
+//! ([`Tape::snapshot`]) and puts the copy back ([`Tape::restore`]). The
+//! gradient `f_grad` owns its tape and does neither, so pushes and pops stay
+//! one `Vec` operation each.
 //!
 //! The tape's memory is the capacity of those buffers: a `for` loop
 //! reserves its trip count times what one iteration records before it
@@ -56,73 +56,74 @@ use crate::{Check, Error, Location};
 pub struct Tape {
     b: Buffers,
     others: Vec<(TypeId, Box<dyn OtherStack>)>,
+    /// Values in `others`, of every type.
+    others_len: usize,
 }
 
-/// One stack of a tape: the values below `top` are live; those above it
-/// were popped and stay until a push overwrites them (for [`Tape::rollback`]).
-struct Lifo<T> {
-    v: Vec<T>,
-    top: usize,
+/// The fallback stack of one type (a `Vec<V>`), with what rollback needs
+/// of it and the way back to its type.
+trait OtherStack {
+    fn len(&self) -> usize;
+    fn truncate(&mut self, len: usize);
+    fn clone_box(&self) -> Box<dyn OtherStack>;
+    fn as_any(&mut self) -> &mut dyn Any;
 }
 
-impl<T> Default for Lifo<T> {
-    fn default() -> Self {
-        Lifo {
-            v: Vec::new(),
-            top: 0,
-        }
+impl<V: Clone + 'static> OtherStack for Vec<V> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len);
+    }
+    fn clone_box(&self) -> Box<dyn OtherStack> {
+        Box::new(self.clone())
+    }
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
-impl<T: Clone> Lifo<T> {
-    #[inline(always)]
-    fn push(&mut self, x: T) {
-        if self.top == self.v.len() {
-            self.v.push(x);
-        } else {
-            self.v[self.top] = x;
-        }
-        self.top += 1;
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<T> {
-        self.top = self.top.checked_sub(1)?;
-        self.v.get(self.top).cloned()
-    }
-
-    fn reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
-        let spare = self.v.len() - self.top;
-        self.v.try_reserve(n.saturating_sub(spare))
-    }
-
-    fn clear(&mut self) {
-        self.v.clear();
-        self.top = 0;
-    }
+/// Where a tape stood when a call began ([`Tape::mark`]).
+#[derive(Debug)]
+pub struct Mark {
+    lens: [usize; 6],
+    /// The lengths of the fallback stacks that existed, in their order.
+    others: Vec<usize>,
 }
 
 /// The typed buffers of a tape.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Buffers {
-    f64s: Lifo<f64>,
-    f32s: Lifo<f32>,
-    i64s: Lifo<i64>,
-    i32s: Lifo<i32>,
-    words: Lifo<usize>,
+    f64s: Vec<f64>,
+    f32s: Vec<f32>,
+    i64s: Vec<i64>,
+    i32s: Vec<i32>,
+    words: Vec<usize>,
     /// `u8`s (branch indices) and `bool`s.
-    bytes: Lifo<u8>,
+    bytes: Vec<u8>,
 }
 
 impl Buffers {
     fn capacity_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.f64s.v.capacity() * size_of::<f64>()
-            + self.f32s.v.capacity() * size_of::<f32>()
-            + self.i64s.v.capacity() * size_of::<i64>()
-            + self.i32s.v.capacity() * size_of::<i32>()
-            + self.words.v.capacity() * size_of::<usize>()
-            + self.bytes.v.capacity()
+        self.f64s.capacity() * size_of::<f64>()
+            + self.f32s.capacity() * size_of::<f32>()
+            + self.i64s.capacity() * size_of::<i64>()
+            + self.i32s.capacity() * size_of::<i32>()
+            + self.words.capacity() * size_of::<usize>()
+            + self.bytes.capacity()
+    }
+
+    fn lens(&self) -> [usize; 6] {
+        [
+            self.f64s.len(),
+            self.f32s.len(),
+            self.i64s.len(),
+            self.i32s.len(),
+            self.words.len(),
+            self.bytes.len(),
+        ]
     }
 
     fn clear(&mut self) {
@@ -133,45 +134,6 @@ impl Buffers {
         self.words.clear();
         self.bytes.clear();
     }
-
-    fn tops(&self) -> [usize; 6] {
-        [
-            self.f64s.top,
-            self.f32s.top,
-            self.i64s.top,
-            self.i32s.top,
-            self.words.top,
-            self.bytes.top,
-        ]
-    }
-}
-
-/// The fallback stack of one type, with what rollback and `len` need of
-/// it, and the way back to its type.
-trait OtherStack {
-    fn top(&self) -> usize;
-    fn set_top(&mut self, top: usize);
-    fn as_any(&mut self) -> &mut dyn Any;
-}
-
-impl<V: Clone + 'static> OtherStack for Lifo<V> {
-    fn top(&self) -> usize {
-        self.top
-    }
-    fn set_top(&mut self, top: usize) {
-        self.top = top.min(self.v.len());
-    }
-    fn as_any(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-/// Where a tape stood when a call began ([`Tape::mark`]).
-#[derive(Debug)]
-pub struct Mark {
-    tops: [usize; 6],
-    /// The tops of the fallback stacks that existed, in their order.
-    others: Vec<usize>,
 }
 
 /// The most bytes of buffers a dropped tape hands to the next one made on
@@ -289,50 +251,71 @@ impl Tape {
         Tape {
             b,
             others: Vec::new(),
+            others_len: 0,
         }
     }
 
-    fn other<V: Clone + 'static>(&mut self) -> &mut Lifo<V> {
+    fn other<V: Clone + 'static>(&mut self) -> &mut Vec<V> {
         let id = TypeId::of::<V>();
         let at = match self.others.iter().position(|(t, _)| *t == id) {
             Some(at) => at,
             None => {
-                self.others.push((id, Box::new(Lifo::<V>::default())));
+                self.others.push((id, Box::new(Vec::<V>::new())));
                 self.others.len() - 1
             }
         };
-        // The stack stored under `TypeId::of::<V>()` is a `Lifo<V>`.
-        match self.others[at].1.as_any().downcast_mut::<Lifo<V>>() {
+        // The stack stored under `TypeId::of::<V>()` is a `Vec<V>`.
+        match self.others[at].1.as_any().downcast_mut::<Vec<V>>() {
             Some(v) => v,
             None => unreachable!("the stack of a TypeId holds that type"),
         }
     }
 
-    /// Where the tape stands now, for [`Tape::rollback`]. Allocates only
-    /// when values of types without a buffer of their own were recorded.
-    pub fn mark(&mut self) -> Mark {
+    /// The tape's lengths, for [`Tape::rollback`] after a call that only
+    /// records. Allocates only when values of types without a buffer of
+    /// their own were recorded.
+    pub fn mark(&self) -> Mark {
         Mark {
-            tops: self.b.tops(),
-            others: self.others.iter().map(|(_, s)| s.top()).collect(),
+            lens: self.b.lens(),
+            others: self.others.iter().map(|(_, s)| s.len()).collect(),
         }
     }
 
-    /// Puts the tape back where it stood at `mark`: values recorded since
-    /// are forgotten, values popped since are live again (see the module's
-    /// "Rollback").
+    /// Forgets what was recorded since `mark`. (Values popped since are
+    /// not brought back: a call that pops takes a [`Tape::snapshot`].)
     pub fn rollback(&mut self, mark: Mark) {
-        let [f64s, f32s, i64s, i32s, words, bytes] = mark.tops;
+        let [f64s, f32s, i64s, i32s, words, bytes] = mark.lens;
         let b = &mut self.b;
-        b.f64s.top = f64s.min(b.f64s.v.len());
-        b.f32s.top = f32s.min(b.f32s.v.len());
-        b.i64s.top = i64s.min(b.i64s.v.len());
-        b.i32s.top = i32s.min(b.i32s.v.len());
-        b.words.top = words.min(b.words.v.len());
-        b.bytes.top = bytes.min(b.bytes.v.len());
-        let mut tops = mark.others.into_iter();
+        b.f64s.truncate(f64s);
+        b.f32s.truncate(f32s);
+        b.i64s.truncate(i64s);
+        b.i32s.truncate(i32s);
+        b.words.truncate(words);
+        b.bytes.truncate(bytes);
+        let mut lens = mark.others.into_iter();
         for (_, stack) in &mut self.others {
-            stack.set_top(tops.next().unwrap_or(0));
+            stack.truncate(lens.next().unwrap_or(0));
         }
+        self.others_len = self.others.iter().map(|(_, s)| s.len()).sum();
+    }
+
+    /// A copy of the tape's values, for [`Tape::restore`] after a call that
+    /// pops.
+    pub fn snapshot(&self) -> Tape {
+        Tape {
+            b: self.b.clone(),
+            others: self
+                .others
+                .iter()
+                .map(|(id, s)| (*id, s.clone_box()))
+                .collect(),
+            others_len: self.others_len,
+        }
+    }
+
+    /// Puts back the values of a [`Tape::snapshot`].
+    pub fn restore(&mut self, snapshot: Tape) {
+        *self = snapshot;
     }
 
     /// Makes room for `n` more values of type `V` (a `for` loop reserves
@@ -340,13 +323,13 @@ impl Tape {
     /// stack grows as values come instead.
     pub fn reserve<V: Clone + 'static>(&mut self, n: usize) {
         let _ = match buffer::<V>() {
-            Buffer::F64 => self.b.f64s.reserve(n),
-            Buffer::F32 => self.b.f32s.reserve(n),
-            Buffer::I64 => self.b.i64s.reserve(n),
-            Buffer::I32 => self.b.i32s.reserve(n),
-            Buffer::Word => self.b.words.reserve(n),
-            Buffer::Byte | Buffer::Bool => self.b.bytes.reserve(n),
-            Buffer::Other => self.other::<V>().reserve(n),
+            Buffer::F64 => self.b.f64s.try_reserve(n),
+            Buffer::F32 => self.b.f32s.try_reserve(n),
+            Buffer::I64 => self.b.i64s.try_reserve(n),
+            Buffer::I32 => self.b.i32s.try_reserve(n),
+            Buffer::Word => self.b.words.try_reserve(n),
+            Buffer::Byte | Buffer::Bool => self.b.bytes.try_reserve(n),
+            Buffer::Other => self.other::<V>().try_reserve(n),
         };
     }
 
@@ -381,6 +364,7 @@ impl Tape {
             Ok(x) => return self.b.bytes.push(u8::from(x)),
             Err(v) => v,
         };
+        self.others_len += 1;
         self.other::<V>().push(v);
     }
 
@@ -403,14 +387,23 @@ impl Tape {
             Buffer::Word => back(self.b.words.pop(), location),
             Buffer::Byte => back(self.b.bytes.pop(), location),
             Buffer::Bool => back(self.b.bytes.pop().map(|b| b != 0), location),
-            Buffer::Other => self.other::<V>().pop().ok_or_else(|| empty(location)),
+            Buffer::Other => {
+                let v = self.other::<V>().pop().ok_or_else(|| empty(location))?;
+                self.others_len -= 1;
+                Ok(v)
+            }
         }
     }
 
     /// How many values the tape holds, of every type.
     pub fn len(&self) -> usize {
-        self.b.tops().iter().sum::<usize>()
-            + self.others.iter().map(|(_, s)| s.top()).sum::<usize>()
+        self.b.f64s.len()
+            + self.b.f32s.len()
+            + self.b.i64s.len()
+            + self.b.i32s.len()
+            + self.b.words.len()
+            + self.b.bytes.len()
+            + self.others_len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -475,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn rollback_forgets_what_was_recorded_and_restores_what_was_popped() {
+    fn rollback_forgets_what_was_recorded_and_restore_brings_back_what_was_popped() {
         let mut t = Tape::new();
         t.push(1.5f64);
         t.push(2usize);
@@ -489,12 +482,12 @@ mod tests {
         t.rollback(mark);
         assert_eq!(t.len(), 3);
         // An uncall that pops, then fails.
-        let mark = t.mark();
+        let saved = t.snapshot();
         assert_eq!(t.pop::<f64>(LOC).unwrap(), 1.5);
         assert_eq!(t.pop::<crate::Complex<f64>>(LOC).unwrap().im, -1.0);
         assert_eq!(t.pop::<usize>(LOC).unwrap(), 2);
         assert!(t.is_empty());
-        t.rollback(mark);
+        t.restore(saved);
         assert_eq!(t.len(), 3);
         // Everything is back, in order.
         assert_eq!(t.pop::<crate::Complex<f64>>(LOC).unwrap().re, 1.0);
@@ -502,9 +495,6 @@ mod tests {
         assert_eq!(t.pop::<f64>(LOC).unwrap(), 1.5);
         assert!(t.pop::<u16>(LOC).is_err());
         assert!(t.pop::<bool>(LOC).is_err());
-        // Popped slots are reused by later pushes.
-        t.push(4.0f64);
-        assert_eq!(t.pop::<f64>(LOC).unwrap(), 4.0);
     }
 
     #[test]
