@@ -121,25 +121,46 @@ impl Backend {
     }
 }
 
-/// Recomputes and publishes diagnostics whenever documents change. One task,
-/// so that publications never overtake each other; a computation cancelled
-/// by a newer edit is simply redone for the newer text.
+/// The first check of a workspace reports `$/progress` (where the client
+/// takes it) when it has at least this many files.
+const PROGRESS_MIN: usize = 16;
+/// Files checked per batch, between two progress reports.
+const CHUNK: usize = 8;
+
+/// Recomputes and publishes diagnostics whenever files change: open
+/// documents at their version, closed files without one. One task, so that
+/// publications never overtake each other; a computation cancelled by a
+/// newer edit is simply redone for the newer text. Work is taken a few
+/// files at a time, each batch with a database handle of its own that is
+/// dropped before anything is published, so that an edit (which waits for
+/// every handle) never waits on this task.
 async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
     let mut published: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
+    let mut tokens = 0u32;
     loop {
         shared.changed.notified().await;
+        let mut progress = None;
+        let (mut done, mut total) = (0usize, 0usize);
         loop {
-            let (encoding, work) = {
+            let (encoding, progress_ok, work) = {
                 let mut workspace = shared.lock();
-                (workspace.encoding, workspace.take_dirty())
+                // Progress for the first check of the workspace only.
+                let progress_ok = workspace.work_done_progress
+                    && std::mem::take(&mut workspace.first_check_pending);
+                (workspace.encoding, progress_ok, workspace.take_dirty(CHUNK))
             };
-            let Some((db, jobs)) = work else {
+            let Some((db, jobs, left)) = work else {
                 break;
             };
-            let jobs_for_worker = jobs.clone();
+            total = total.max(done + jobs.len() + left);
+            if progress_ok && total >= PROGRESS_MIN {
+                tokens += 1;
+                progress = begin_progress(&client, tokens, total).await;
+            }
+            let for_worker = jobs.clone();
             let computed = tokio::task::spawn_blocking(move || {
                 let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| {
-                    jobs_for_worker
+                    for_worker
                         .iter()
                         .map(|job| {
                             features::file_diagnostics(
@@ -158,22 +179,28 @@ async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
             .await;
             match computed {
                 Ok(Ok(lists)) => {
+                    done += jobs.len();
                     for (job, list) in jobs.into_iter().zip(lists) {
-                        // A newer version is queued already: publish that one.
-                        if shared.lock().version(&job.uri) != Some(job.version) {
-                            continue;
+                        // A newer version is queued already (or the file is
+                        // gone): publish that one.
+                        {
+                            let workspace = shared.lock();
+                            if !workspace.knows(&job.uri)
+                                || workspace.version(&job.uri) != job.version
+                            {
+                                continue;
+                            }
                         }
                         if !job.force && published.get(&job.uri) == Some(&list) {
                             continue;
                         }
                         published.insert(job.uri.clone(), list.clone());
-                        client
-                            .publish_diagnostics(job.uri, list, Some(job.version))
-                            .await;
+                        client.publish_diagnostics(job.uri, list, job.version).await;
                     }
                 }
                 Ok(Err(_cancelled)) => shared.lock().requeue(jobs),
                 Err(panic) => {
+                    done += jobs.len();
                     client
                         .log_message(
                             MessageType::ERROR,
@@ -182,11 +209,61 @@ async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
                         .await;
                 }
             }
+            if let Some(p) = &progress {
+                let percentage = (done.min(total) * 100 / total.max(1)) as u32;
+                p.report_with_message(format!("{done}/{total} files"), percentage)
+                    .await;
+            }
         }
-        // Forget closed documents.
-        let open = shared.lock().open_documents();
-        published.retain(|uri, _| open.contains(uri));
+        if let Some(p) = progress {
+            p.finish_with_message(format!("{done}/{total} files checked"))
+                .await;
+        }
+        // Forget files the server no longer knows.
+        let known = shared.lock().known_files();
+        published.retain(|uri, _| known.contains(uri));
     }
+}
+
+/// Starts a `$/progress` report for checking `total` files, when the
+/// client accepts the token.
+async fn begin_progress(
+    client: &Client,
+    n: u32,
+    total: usize,
+) -> Option<
+    tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>,
+> {
+    let token = NumberOrString::String(format!("nilang-lsp/check/{n}"));
+    client
+        .send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+            token: token.clone(),
+        })
+        .await
+        .ok()?;
+    Some(
+        client
+            .progress(token, "Checking .nil files")
+            .with_message(format!("0/{total} files"))
+            .with_percentage(0)
+            .begin()
+            .await,
+    )
+}
+
+/// The folders whose `.nil` files the server checks: the workspace folders,
+/// or the root URI of clients that send only that.
+#[allow(deprecated)] // `root_uri`: what older clients send.
+fn workspace_roots(params: &InitializeParams) -> Vec<std::path::PathBuf> {
+    let uris: Vec<&Uri> = match &params.workspace_folders {
+        Some(folders) if !folders.is_empty() => folders.iter().map(|f| &f.uri).collect(),
+        _ => params.root_uri.iter().collect(),
+    };
+    uris.into_iter()
+        .filter(|u| u.scheme().as_str() == "file")
+        .filter_map(|u| u.to_file_path())
+        .map(|p| p.into_owned())
+        .collect()
 }
 
 fn choose_encoding(params: &InitializeParams) -> Encoding {
@@ -219,6 +296,20 @@ impl LanguageServer for Backend {
             let mut workspace = self.shared.lock();
             workspace.encoding = encoding;
             workspace.snippets = snippet_support(&params);
+            workspace.work_done_progress = params
+                .capabilities
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false);
+            workspace.watch_files = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|w| w.dynamic_registration)
+                .unwrap_or(false);
+            workspace.roots = workspace_roots(&params);
         }
         self.spawn_diagnostics_task();
         Ok(InitializeResult {
@@ -266,6 +357,78 @@ impl LanguageServer for Backend {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        let shared = self.shared.clone();
+        let client = self.client.clone();
+        // Not awaited here: the client answers the registration while the
+        // server goes on reading its messages.
+        tokio::spawn(async move {
+            let watch = shared.lock().watch_files;
+            if watch {
+                let options = DidChangeWatchedFilesRegistrationOptions {
+                    watchers: vec![FileSystemWatcher {
+                        glob_pattern: GlobPattern::String("**/*.nil".to_string()),
+                        kind: None,
+                    }],
+                };
+                let registered = client
+                    .register_capability(vec![Registration {
+                        id: "nilang-lsp/watch-nil-files".to_string(),
+                        method: "workspace/didChangeWatchedFiles".to_string(),
+                        register_options: serde_json::to_value(options).ok(),
+                    }])
+                    .await;
+                if let Err(e) = registered {
+                    client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("nilang-lsp: the client did not take the file watcher: {e}"),
+                        )
+                        .await;
+                }
+            }
+            // The workspace's files, checked and published (with progress)
+            // by the diagnostics task.
+            let added = {
+                let mut workspace = shared.lock();
+                let roots = workspace.roots.clone();
+                let added = roots
+                    .iter()
+                    .map(|r| workspace.load_folder(r))
+                    .sum::<usize>();
+                workspace.first_check_pending = added > 0;
+                added
+            };
+            if added > 0 {
+                shared.changed.notify_one();
+            }
+        });
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut gone = Vec::new();
+        let mut changed = false;
+        {
+            let mut workspace = self.shared.lock();
+            for event in params.changes {
+                let deleted = event.typ == FileChangeType::DELETED;
+                if workspace.disk_changed(&event.uri, deleted) {
+                    changed = true;
+                    let uri = crate::workspace::normalize(&event.uri);
+                    if !workspace.knows(&uri) {
+                        gone.push(uri);
+                    }
+                }
+            }
+        }
+        if changed {
+            self.shared.changed.notify_one();
+        }
+        for uri in gone {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
     async fn shutdown(&self) -> Result<()> {
         Ok(())
     }
@@ -288,12 +451,18 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        let uri = params.text_document.uri;
-        self.shared.lock().close(&uri);
+        let uri = crate::workspace::normalize(&params.text_document.uri);
+        let known = {
+            let mut workspace = self.shared.lock();
+            workspace.close(&uri);
+            workspace.knows(&uri)
+        };
         self.shared.changed.notify_one();
-        self.client
-            .publish_diagnostics(crate::workspace::normalize(&uri), Vec::new(), None)
-            .await;
+        // A file on disk keeps its diagnostics (for its saved text); one
+        // that never was saved leaves with its document.
+        if !known {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

@@ -6,6 +6,12 @@
 //! override what is on disk. A document that is not a `file:` URI is a project
 //! of its own.
 //!
+//! The files the server knows are the open documents, the `.nil` files of
+//! the workspace folders (loaded at `initialized`) and the siblings of any
+//! open document; all of them get diagnostics, the closed ones without a
+//! version. Closed files follow the disk through
+//! `workspace/didChangeWatchedFiles` ([`Workspace::disk_changed`]).
+//!
 //! Writes (opening, editing, closing) take `&mut self` and may block in
 //! salsa until every snapshot has been dropped: readers hold snapshots only
 //! on blocking threads and never wait on this state while holding one, so
@@ -56,13 +62,14 @@ struct Document {
     version: i32,
 }
 
-/// What the diagnostics task must (re)compute: an open document at a version.
+/// What the diagnostics task must (re)compute: a file, at the version of
+/// its open document (`None` for a closed file, its text on disk).
 #[derive(Clone, Debug)]
 pub struct DiagnosticsJob {
     pub uri: Uri,
     pub file: SourceFile,
     pub project: Project,
-    pub version: i32,
+    pub version: Option<i32>,
     /// Publish even if unchanged (the document itself was edited).
     pub force: bool,
 }
@@ -78,6 +85,15 @@ pub struct Workspace {
     project_of: HashMap<SourceFile, Project>,
     pub encoding: Encoding,
     pub snippets: bool,
+    /// The client shows `$/progress` (`window.workDoneProgress`).
+    pub work_done_progress: bool,
+    /// The client watches files for us when asked at run time.
+    pub watch_files: bool,
+    /// The workspace folders, whose `.nil` files are all checked.
+    pub roots: Vec<PathBuf>,
+    /// The workspace's files were loaded and their first check, which
+    /// reports progress, has not started.
+    pub first_check_pending: bool,
     dirty: HashMap<Uri, bool>,
 }
 
@@ -177,12 +193,12 @@ impl Workspace {
         file
     }
 
-    /// The open documents of a project, to re-check after a change in it.
+    /// The files of a project, to re-check after a change in it.
     fn mark_project_dirty(&mut self, project: Project, edited: &Uri) {
         let uris: Vec<Uri> = self
-            .open
+            .files
             .iter()
-            .filter(|(_, d)| self.project_of.get(&d.file) == Some(&project))
+            .filter(|(_, f)| self.project_of.get(f) == Some(&project))
             .map(|(u, _)| u.clone())
             .collect();
         for uri in uris {
@@ -245,25 +261,87 @@ impl Workspace {
                 if doc.file.text(&self.db) != &text {
                     set_file_text(&mut self.db, doc.file, text);
                 }
-            }
-            None => {
                 if let Some(&project) = self.project_of.get(&doc.file) {
-                    let files: Vec<SourceFile> = project
-                        .files(&self.db)
-                        .iter()
-                        .copied()
-                        .filter(|&f| f != doc.file)
-                        .collect();
-                    set_project_files(&mut self.db, project, files);
+                    // Its diagnostics are now those of the disk's text.
+                    self.mark_project_dirty(project, uri);
                 }
-                self.files.remove(uri);
-                Arc::make_mut(&mut self.uris).remove(&doc.file);
-                self.project_of.remove(&doc.file);
             }
+            None => self.remove_file(uri),
         }
-        if let Some(&project) = self.project_of.get(&doc.file) {
+    }
+
+    /// Takes a file out of its project (its text is gone) and re-checks the
+    /// rest of the project.
+    fn remove_file(&mut self, uri: &Uri) {
+        let Some(file) = self.files.remove(uri) else {
+            return;
+        };
+        self.dirty.remove(uri);
+        Arc::make_mut(&mut self.uris).remove(&file);
+        if let Some(project) = self.project_of.remove(&file) {
+            let files: Vec<SourceFile> = project
+                .files(&self.db)
+                .iter()
+                .copied()
+                .filter(|&f| f != file)
+                .collect();
+            set_project_files(&mut self.db, project, files);
             self.mark_project_dirty(project, uri);
         }
+    }
+
+    /// A `.nil` file changed on disk (`workspace/didChangeWatchedFiles`):
+    /// a closed file takes the new text, a new file joins its folder's
+    /// project, a deleted one leaves it; an open document keeps the
+    /// editor's text. Returns whether anything changed.
+    pub fn disk_changed(&mut self, uri: &Uri, deleted: bool) -> bool {
+        let uri = normalize(uri);
+        if self.open.contains_key(&uri) || !is_nil_file(&uri) {
+            return false;
+        }
+        let text = uri
+            .to_file_path()
+            .and_then(|p| std::fs::read_to_string(p).ok());
+        match text {
+            Some(text) if !deleted => {
+                let file = self.add_file(&uri, text);
+                if let Some(&project) = self.project_of.get(&file) {
+                    self.mark_project_dirty(project, &uri);
+                }
+                true
+            }
+            _ => {
+                let known = self.files.contains_key(&uri);
+                self.remove_file(&uri);
+                known
+            }
+        }
+    }
+
+    /// Loads every `.nil` file under `root` (hidden folders and `target`
+    /// skipped, as `nilc check` does) that the server does not know yet,
+    /// to be checked. Returns how many files it added.
+    pub fn load_folder(&mut self, root: &Path) -> usize {
+        let mut found = Vec::new();
+        walk(root, &mut found, 0);
+        let mut added = 0;
+        for path in found {
+            let Some(uri) = Uri::from_file_path(&path).map(|u| normalize(&u)) else {
+                continue;
+            };
+            if self.files.contains_key(&uri) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let file = self.add_file(&uri, text);
+            if let Some(&project) = self.project_of.get(&file) {
+                self.mark_project_dirty(project, &uri);
+            }
+            added += 1;
+        }
+        added
     }
 
     pub fn version(&self, uri: &Uri) -> Option<i32> {
@@ -285,39 +363,85 @@ impl Workspace {
         })
     }
 
-    /// Takes the pending diagnostics work, with a database handle to do it.
-    pub fn take_dirty(&mut self) -> Option<(RootDatabase, Vec<DiagnosticsJob>)> {
+    /// Whether the server knows the file (open, or loaded from disk).
+    pub fn knows(&self, uri: &Uri) -> bool {
+        self.files.contains_key(uri)
+    }
+
+    /// Takes up to `n` files of the pending diagnostics work (open
+    /// documents first), with a database handle to do it and how many are
+    /// left.
+    pub fn take_dirty(&mut self, n: usize) -> Option<(RootDatabase, Vec<DiagnosticsJob>, usize)> {
         if self.dirty.is_empty() {
             return None;
         }
-        let jobs = std::mem::take(&mut self.dirty)
+        let mut uris: Vec<Uri> = self.dirty.keys().cloned().collect();
+        uris.sort_by_key(|u| (!self.open.contains_key(u), u.as_str().to_string()));
+        uris.truncate(n);
+        let taken: Vec<(Uri, bool)> = uris
+            .into_iter()
+            .filter_map(|u| self.dirty.remove_entry(&u))
+            .collect();
+        let left = self.dirty.len();
+        let jobs = taken
             .into_iter()
             .filter_map(|(uri, force)| {
-                let doc = self.open.get(&uri)?;
+                let file = *self.files.get(&uri)?;
                 Some(DiagnosticsJob {
-                    file: doc.file,
-                    project: *self.project_of.get(&doc.file)?,
-                    version: doc.version,
+                    file,
+                    project: *self.project_of.get(&file)?,
+                    version: self.open.get(&uri).map(|d| d.version),
                     uri,
                     force,
                 })
             })
             .collect();
-        Some((self.db.clone(), jobs))
+        Some((self.db.clone(), jobs, left))
     }
 
     /// Puts back work that was cancelled before it finished.
     pub fn requeue(&mut self, jobs: Vec<DiagnosticsJob>) {
         for job in jobs {
-            if self.open.contains_key(&job.uri) {
+            if self.files.contains_key(&job.uri) {
                 *self.dirty.entry(job.uri).or_insert(false) |= job.force;
             }
         }
     }
 
-    /// The open documents.
-    pub fn open_documents(&self) -> HashSet<Uri> {
-        self.open.keys().cloned().collect()
+    /// The files whose diagnostics are published.
+    pub fn known_files(&self) -> HashSet<Uri> {
+        self.files.keys().cloned().collect()
+    }
+}
+
+fn is_nil_file(uri: &Uri) -> bool {
+    uri.scheme().as_str() == "file" && uri.path().as_str().ends_with(".nil")
+}
+
+/// The `.nil` files under `dir`, sorted, as `nilc check` finds them.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if kind.is_dir() {
+            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                walk(&path, out, depth + 1);
+            }
+        } else if path.extension().is_some_and(|e| e == "nil") {
+            out.push(path);
+        }
     }
 }
 

@@ -128,6 +128,23 @@ impl TestClient {
         }
     }
 
+    /// Waits for the server's request `method`, answers it with a null
+    /// result, and returns its params.
+    pub async fn answer(&mut self, method: &str) -> Value {
+        let method = method.to_string();
+        let request = self
+            .wait_for(move |m| m["method"] == method.as_str() && m.get("id").is_some())
+            .await;
+        self.send(&json!({ "jsonrpc": "2.0", "id": request["id"], "result": null }))
+            .await;
+        request["params"].clone()
+    }
+
+    /// Whether a message already read mentions `needle`.
+    pub fn pending_contains(&self, needle: &str) -> bool {
+        self.pending.iter().any(|m| m.to_string().contains(needle))
+    }
+
     /// The next `textDocument/publishDiagnostics` for `uri`.
     pub async fn diagnostics(&mut self, uri: &str) -> Value {
         let uri = uri.to_string();

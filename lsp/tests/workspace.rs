@@ -1,0 +1,171 @@
+//! A live workspace: the server checks every `.nil` file of the workspace
+//! folder, opened or not, with `$/progress` during the first check; it asks
+//! the client to watch `.nil` files and follows the disk for closed files
+//! (changed, created, deleted).
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use support::TestClient;
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn codes(published: &Value) -> Vec<String> {
+    published["diagnostics"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+const CALLER: &str = "function caller(y::f64, x::f64)\n    helper(y, x)\nend\n";
+const HELPER: &str = "function helper(y::f64, x::f64)\n    y += x\nend\n";
+const BROKEN: &str = "function broken(y::f64, x::f64)\n    y += y * x\nend\n";
+
+#[test]
+fn closed_files_are_checked_and_follow_the_disk() {
+    let tmp = tempfile::tempdir().expect("a folder");
+    let root = tmp.path().canonicalize().unwrap();
+    let src = root.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    // Enough files for a progress report, and one in `target/`, which is
+    // not the workspace's.
+    for i in 0..20 {
+        std::fs::write(
+            src.join(format!("f{i:02}.nil")),
+            format!("function f{i}(y::f64, x::f64)\n    y += x\nend\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(root.join("target/skip.nil"), BROKEN).unwrap();
+    std::fs::write(src.join("broken.nil"), BROKEN).unwrap();
+    std::fs::write(src.join("caller.nil"), CALLER).unwrap();
+    std::fs::write(src.join("helper.nil"), HELPER).unwrap();
+    let (broken, caller, helper) = (
+        uri(&src.join("broken.nil")),
+        uri(&src.join("caller.nil")),
+        uri(&src.join("helper.nil")),
+    );
+
+    support::run(async move {
+        let mut client = TestClient::start();
+        let result = client
+            .request(
+                "initialize",
+                json!({
+                    "rootUri": uri(&root),
+                    "workspaceFolders": [{ "uri": uri(&root), "name": "w" }],
+                    "capabilities": {
+                        "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } },
+                        "window": { "workDoneProgress": true },
+                    },
+                }),
+            )
+            .await;
+        assert!(result["capabilities"].is_object());
+        client.notify("initialized", json!({})).await;
+
+        // The watcher: `.nil` files, registered at run time.
+        let registration = client.answer("client/registerCapability").await;
+        let r = &registration["registrations"][0];
+        assert_eq!(r["method"], "workspace/didChangeWatchedFiles");
+        assert_eq!(
+            r["registerOptions"]["watchers"][0]["globPattern"],
+            "**/*.nil"
+        );
+
+        // The first check reports progress: created, begun, ended.
+        let created = client.answer("window/workDoneProgress/create").await;
+        let token = created["token"].clone();
+        let begin = client
+            .wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin")
+            .await;
+        assert_eq!(begin["params"]["token"], token);
+        assert_eq!(begin["params"]["value"]["title"], "Checking .nil files");
+        let end = client
+            .wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end")
+            .await;
+        assert_eq!(end["params"]["value"]["message"], "23/23 files checked");
+
+        // Diagnostics for a file nobody opened, without a version.
+        let published = client.diagnostics(&broken).await;
+        assert_eq!(codes(&published), ["E0201"], "{published}");
+        assert!(published.get("version").is_none() || published["version"].is_null());
+        let published = client.diagnostics(&caller).await;
+        assert_eq!(codes(&published), Vec::<String>::new());
+        assert!(
+            !client.pending_contains("skip.nil"),
+            "files under target/ are not checked"
+        );
+
+        // Fixed on disk: the client says so, the diagnostics go.
+        std::fs::write(src.join("broken.nil"), HELPER.replace("helper", "fixed")).unwrap();
+        client
+            .notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": [{ "uri": broken, "type": 2 }] }),
+            )
+            .await;
+        let published = client.diagnostics(&broken).await;
+        assert_eq!(codes(&published), Vec::<String>::new(), "{published}");
+
+        // The callee deleted: the caller (open or not) no longer resolves it.
+        std::fs::remove_file(src.join("helper.nil")).unwrap();
+        client
+            .notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": [{ "uri": helper, "type": 3 }] }),
+            )
+            .await;
+        let gone = client.diagnostics(&helper).await;
+        assert_eq!(gone["diagnostics"], json!([]));
+        let published = client.diagnostics(&caller).await;
+        assert_eq!(codes(&published), ["E0102"], "{published}");
+
+        // Created again: resolved again.
+        std::fs::write(src.join("helper.nil"), HELPER).unwrap();
+        client
+            .notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": [{ "uri": helper, "type": 1 }] }),
+            )
+            .await;
+        let published = client.diagnostics(&caller).await;
+        assert_eq!(codes(&published), Vec::<String>::new(), "{published}");
+
+        // An open document keeps the editor's text whatever the disk says,
+        // and on closing goes back to the disk's diagnostics.
+        client
+            .open(&caller, &CALLER.replace("helper", "nowhere"))
+            .await;
+        let published = client.diagnostics_at(&caller, 0).await;
+        assert_eq!(codes(&published), ["E0102"]);
+        client
+            .notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": [{ "uri": caller, "type": 2 }] }),
+            )
+            .await;
+        client
+            .notify(
+                "textDocument/didClose",
+                json!({ "textDocument": { "uri": caller } }),
+            )
+            .await;
+        let published = client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == caller.as_str()
+                    && m["params"]["version"].is_null()
+            })
+            .await;
+        assert_eq!(codes(&published["params"]), Vec::<String>::new());
+        client.shutdown_and_exit().await;
+    });
+}
