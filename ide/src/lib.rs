@@ -12,15 +12,17 @@
 //! what a shell needs to own and feed the database, so that it depends on
 //! this layer alone.
 //!
-//! One job a module: [`navigation`] (symbols, definitions, references),
+//! One job a module: [`navigation`] (symbols, definitions, references,
+//! highlights), [`folding`],
 //! [`hover`](mod@hover), [`symbols`] (the outline), [`lenses`],
 //! [`completion`] (including the names in scope), [`highlight`] (semantic
 //! classes), [`format`](mod@format), [`diagnostics`], [`previews`]
-//! (inverses and generated Rust), [`inputs`] (setting the database's
-//! inputs).
+//! (inverses and generated Rust), [`rename`](mod@rename), [`inputs`]
+//! (setting the database's inputs).
 
 pub mod completion;
 pub mod diagnostics;
+pub mod folding;
 pub mod format;
 pub mod highlight;
 pub mod hover;
@@ -28,6 +30,7 @@ pub mod inputs;
 pub mod lenses;
 pub mod navigation;
 pub mod previews;
+pub mod rename;
 pub mod symbols;
 
 #[cfg(test)]
@@ -37,17 +40,21 @@ pub use completion::{
     CompletionItem, CompletionKind, KEYWORD_SNIPPETS, ScopeName, completions, names_in_scope,
 };
 pub use diagnostics::{file_diagnostics, message_with_help};
+pub use folding::{FoldKind, folding_ranges};
 pub use format::{FormatRefusal, format_file, has_comments};
 pub use highlight::{NameClass, classify_names};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
 pub use inputs::{Cancelled, set_file_text, set_project_files};
 pub use lenses::{CodeLens, code_lenses};
-pub use navigation::{Symbol, definition, function_at, references, statement_at, symbol_at};
+pub use navigation::{
+    Symbol, definition, function_at, highlights, references, statement_at, symbol_at,
+};
 pub use previews::{
     InversePreview, InverseRefusal, InverseTarget, RustRefusal, function_has_errors,
     generated_rust, inverse_preview, statement_inverse,
 };
-pub use symbols::{DocumentSymbol, SymbolKind, document_symbols};
+pub use rename::{prepare_rename, rename};
+pub use symbols::{DocumentSymbol, SymbolKind, document_symbols, project_symbols};
 
 pub use nilang_analysis::db::{Db, FnId, Project, RootDatabase, SourceFile};
 pub use nilang_syntax::ast::Span;

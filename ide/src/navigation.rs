@@ -316,3 +316,22 @@ pub fn statement_at(function: &Function, rel: u32) -> Option<(&[Stmt], usize)> {
     }
     in_block(&function.body.stmts, rel)
 }
+
+/// The occurrences in `file` of the symbol at `offset` (for an editor's
+/// highlight of a name), each with whether it is the definition.
+pub fn highlights(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    offset: u32,
+) -> Vec<(Span, bool)> {
+    let Some((symbol, _)) = symbol_at(db, project, file, offset) else {
+        return Vec::new();
+    };
+    let defined = definition(db, project, &symbol);
+    references(db, project, &symbol, true)
+        .into_iter()
+        .filter(|(f, _)| *f == file)
+        .map(|(f, span)| (span, defined == Some((f, span))))
+        .collect()
+}

@@ -12,6 +12,7 @@ use crate::completion::def_kind_name;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SymbolKind {
     Function,
+    Struct,
     Parameter,
     KeywordParameter,
     Ancilla,
@@ -75,6 +76,61 @@ pub fn document_symbols(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
             selection_range: ast.name.span.shift(offset),
             children,
         });
+    }
+    out
+}
+
+/// The functions and structs of a project whose names contain `query`
+/// (ignoring case; every one for an empty query), at most `limit` of them,
+/// by file and name span, with their kind and signature.
+pub fn project_symbols(
+    db: &dyn Db,
+    project: Project,
+    query: &str,
+    limit: usize,
+) -> Vec<(SourceFile, DocumentSymbol)> {
+    let query = query.to_lowercase();
+    let matches = |name: &str| name.to_lowercase().contains(&query);
+    let mut out = Vec::new();
+    for &file in project.files(db) {
+        for symbol in document_symbols(db, project, file) {
+            if out.len() >= limit {
+                return out;
+            }
+            if matches(&symbol.name) {
+                out.push((
+                    file,
+                    DocumentSymbol {
+                        children: Vec::new(),
+                        ..symbol
+                    },
+                ));
+            }
+        }
+    }
+    let structs = db::project_structs(db, project);
+    let mut defs: Vec<_> = structs.table.by_name.values().collect();
+    defs.sort_by_key(|(d, _)| d.span.start);
+    for (def, i) in defs {
+        if out.len() >= limit {
+            break;
+        }
+        let Some(&file) = structs.files.get(*i) else {
+            continue;
+        };
+        if matches(&def.name.name) {
+            out.push((
+                file,
+                DocumentSymbol {
+                    name: def.name.name.clone(),
+                    detail: "struct".to_string(),
+                    kind: SymbolKind::Struct,
+                    range: def.span,
+                    selection_range: def.name.span,
+                    children: Vec::new(),
+                },
+            ));
+        }
     }
     out
 }

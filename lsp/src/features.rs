@@ -103,10 +103,124 @@ pub fn references(
     )
 }
 
+/// What a rename at `position` would change: the name's range and text, or
+/// why it cannot be renamed.
+pub fn prepare_rename(
+    snap: &Snapshot,
+    position: lsp::Position,
+) -> Result<lsp::PrepareRenameResponse, String> {
+    let index = snap.line_index();
+    let (span, name) =
+        ide::prepare_rename(&snap.db, snap.project, snap.file, index.offset(position))?;
+    Ok(lsp::PrepareRenameResponse::RangeWithPlaceholder {
+        range: index.range(span),
+        placeholder: name,
+    })
+}
+
+/// The edits of a rename, file by file, or why it is refused.
+pub fn rename(
+    snap: &Snapshot,
+    position: lsp::Position,
+    new_name: &str,
+) -> Result<lsp::WorkspaceEdit, String> {
+    let index = snap.line_index();
+    let edits = ide::rename(
+        &snap.db,
+        snap.project,
+        snap.file,
+        index.offset(position),
+        new_name,
+    )?;
+    let mut changes: std::collections::HashMap<Uri, Vec<lsp::TextEdit>> =
+        std::collections::HashMap::new();
+    for (file, span) in edits {
+        let location = location(snap, file, span);
+        changes
+            .entry(location.uri)
+            .or_default()
+            .push(lsp::TextEdit::new(location.range, new_name.to_string()));
+    }
+    Ok(lsp::WorkspaceEdit::new(changes))
+}
+
+/// The occurrences in this file of the name at `position`; the definition
+/// is a write, the others reads.
+pub fn document_highlights(
+    snap: &Snapshot,
+    position: lsp::Position,
+) -> Vec<lsp::DocumentHighlight> {
+    let index = snap.line_index();
+    ide::highlights(&snap.db, snap.project, snap.file, index.offset(position))
+        .into_iter()
+        .map(|(span, definition)| lsp::DocumentHighlight {
+            range: index.range(span),
+            kind: Some(if definition {
+                lsp::DocumentHighlightKind::WRITE
+            } else {
+                lsp::DocumentHighlightKind::READ
+            }),
+        })
+        .collect()
+}
+
+/// Folding ranges by line. A block keeps its `end` line visible.
+pub fn folding_ranges(snap: &Snapshot) -> Vec<lsp::FoldingRange> {
+    let index = snap.line_index();
+    ide::folding_ranges(&snap.db, snap.project, snap.file)
+        .into_iter()
+        .filter_map(|(span, kind)| {
+            let start = index.position(span.start).line;
+            let mut end = index.position(span.end).line;
+            if kind == ide::FoldKind::Block {
+                end = end.saturating_sub(1);
+            }
+            (end > start).then(|| lsp::FoldingRange {
+                start_line: start,
+                end_line: end,
+                kind: Some(match kind {
+                    ide::FoldKind::Block => lsp::FoldingRangeKind::Region,
+                    ide::FoldKind::Comment => lsp::FoldingRangeKind::Comment,
+                }),
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// The functions and structs of every project whose names contain `query`.
+#[allow(deprecated)] // `SymbolInformation::deprecated` must be written out
+pub fn workspace_symbols(
+    snap: &Snapshot,
+    projects: &[Project],
+    query: &str,
+    limit: usize,
+) -> Vec<lsp::SymbolInformation> {
+    let mut out = Vec::new();
+    for &project in projects {
+        let left = limit.saturating_sub(out.len());
+        for (file, symbol) in ide::project_symbols(&snap.db, project, query, left) {
+            out.push(lsp::SymbolInformation {
+                name: symbol.name,
+                kind: match symbol.kind {
+                    SymbolKind::Struct => lsp::SymbolKind::STRUCT,
+                    _ => lsp::SymbolKind::FUNCTION,
+                },
+                tags: None,
+                deprecated: None,
+                location: location(snap, file, symbol.selection_range),
+                container_name: None,
+            });
+        }
+    }
+    out
+}
+
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be written out
 fn to_lsp_symbol(symbol: ide::DocumentSymbol, index: &LineIndex<'_>) -> lsp::DocumentSymbol {
     let kind = match symbol.kind {
         SymbolKind::Function => lsp::SymbolKind::FUNCTION,
+        SymbolKind::Struct => lsp::SymbolKind::STRUCT,
         SymbolKind::KeywordParameter => lsp::SymbolKind::CONSTANT,
         SymbolKind::Parameter | SymbolKind::Ancilla | SymbolKind::LoopVariable => {
             lsp::SymbolKind::VARIABLE

@@ -126,6 +126,8 @@ impl Backend {
 const PROGRESS_MIN: usize = 16;
 /// Files checked per batch, between two progress reports.
 const CHUNK: usize = 8;
+/// The most workspace symbols one answer holds.
+const WORKSPACE_SYMBOLS: usize = 500;
 
 /// Recomputes and publishes diagnostics whenever files change: open
 /// documents at their version, closed files without one. One task, so that
@@ -328,6 +330,13 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                })),
+                document_highlight_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 document_formatting_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions {
@@ -499,6 +508,81 @@ impl LanguageServer for Backend {
             })
             .await?
             .flatten())
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        let position = params.position;
+        match self
+            .read(&params.text_document.uri, move |s| {
+                features::prepare_rename(s, position)
+            })
+            .await?
+        {
+            None => Ok(None),
+            Some(Ok(response)) => Ok(Some(response)),
+            Some(Err(refusal)) => Err(request_failed(refusal)),
+        }
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let p = params.text_document_position;
+        let position = p.position;
+        let new_name = params.new_name;
+        match self
+            .read(&p.text_document.uri, move |s| {
+                features::rename(s, position, &new_name)
+            })
+            .await?
+        {
+            None => Ok(None),
+            Some(Ok(edit)) => Ok(Some(edit)),
+            Some(Err(refusal)) => Err(request_failed(refusal)),
+        }
+    }
+
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        let p = params.text_document_position_params;
+        let position = p.position;
+        self.read(&p.text_document.uri, move |s| {
+            features::document_highlights(s, position)
+        })
+        .await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.read(&params.text_document.uri, features::folding_ranges)
+            .await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let Some((snapshot, projects)) = self.shared.lock().workspace_snapshot() else {
+            return Ok(Some(WorkspaceSymbolResponse::Flat(Vec::new())));
+        };
+        let query = params.query;
+        let joined = tokio::task::spawn_blocking(move || {
+            let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| {
+                features::workspace_symbols(&snapshot, &projects, &query, WORKSPACE_SYMBOLS)
+            }));
+            drop(snapshot);
+            result
+        })
+        .await;
+        match joined {
+            Ok(Ok(symbols)) => Ok(Some(WorkspaceSymbolResponse::Flat(symbols))),
+            Ok(Err(_cancelled)) => Err(Error::content_modified()),
+            Err(e) => Err(request_failed(format!(
+                "the request failed inside the server: {e}"
+            ))),
+        }
     }
 
     async fn document_symbol(

@@ -368,6 +368,17 @@ impl Workspace {
         self.files.contains_key(uri)
     }
 
+    /// A snapshot for requests about the whole workspace (on any one file),
+    /// and every project. `None` when the server knows no file.
+    pub fn workspace_snapshot(&self) -> Option<(Snapshot, Vec<Project>)> {
+        let uri = self.files.keys().min_by_key(|u| u.as_str())?;
+        let snapshot = self.snapshot(uri)?;
+        let mut projects: Vec<(&String, Project)> =
+            self.projects.iter().map(|(k, &p)| (k, p)).collect();
+        projects.sort_by(|a, b| a.0.cmp(b.0));
+        Some((snapshot, projects.into_iter().map(|(_, p)| p).collect()))
+    }
+
     /// Takes up to `n` files of the pending diagnostics work (open
     /// documents first), with a database handle to do it and how many are
     /// left.

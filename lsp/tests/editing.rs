@@ -1,0 +1,170 @@
+//! Editing features over the protocol: rename (with its refusals),
+//! document highlights, folding ranges and workspace symbols.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{TestClient, text_position};
+
+const A: &str = "\
+function helper(y::f64, x::f64)
+    y += x
+end
+
+# Two comment lines
+# fold together.
+function caller(out::f64, v::f64)
+    t ← 0.0
+    t += v
+    for i = 1:3
+        helper(out, t)
+    end
+    t -= v
+    t → 0.0
+end
+";
+const B: &str = "function other(z::f64, w::f64)\n    helper(z, w)\nend\n";
+
+fn edits_by_file(edit: &Value) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = edit["changes"]
+        .as_object()
+        .expect("changes")
+        .iter()
+        .map(|(uri, edits)| {
+            let file = uri.rsplit('/').next().unwrap_or_default().to_string();
+            (file, edits.as_array().map_or(0, Vec::len))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn rename_highlight_folding_and_workspace_symbols() {
+    let tmp = tempfile::tempdir().expect("a folder");
+    let dir = tmp.path().canonicalize().unwrap();
+    let a = format!("file://{}", dir.join("a.nil").display());
+    let b = format!("file://{}", dir.join("b.nil").display());
+    std::fs::write(dir.join("a.nil"), A).unwrap();
+    std::fs::write(dir.join("b.nil"), B).unwrap();
+    support::run(async move {
+        let mut client = TestClient::initialized().await;
+        client.open(&a, A).await;
+        client.open(&b, B).await;
+        client.diagnostics_at(&b, 0).await;
+
+        // prepareRename: the name under the cursor.
+        let at_call = text_position(&a, 10, 10);
+        let prepared = client
+            .request("textDocument/prepareRename", at_call.clone())
+            .await;
+        assert_eq!(prepared["placeholder"], "helper");
+        assert_eq!(
+            prepared["range"]["start"],
+            json!({ "line": 10, "character": 8 })
+        );
+
+        // A function: its definition and the calls in both files.
+        let mut params = at_call.clone();
+        params["newName"] = json!("accumulate!");
+        let edit = client.request("textDocument/rename", params).await;
+        assert_eq!(
+            edits_by_file(&edit),
+            [("a.nil".to_string(), 2), ("b.nil".to_string(), 1)]
+        );
+        // Refusals, with the reason.
+        for (position, new_name, reason) in [
+            (
+                at_call.clone(),
+                "caller",
+                "a function named `caller` exists already",
+            ),
+            (
+                text_position(&a, 7, 4),
+                "out",
+                "`out` is already a name in `caller`",
+            ),
+            (text_position(&a, 7, 4), "end", "`end` is not a name"),
+            (
+                text_position(&a, 7, 4),
+                "sin",
+                "`sin` is a built-in function or instruction",
+            ),
+        ] {
+            let mut params = position;
+            params["newName"] = json!(new_name);
+            let response = client.request_raw("textDocument/rename", params).await;
+            assert_eq!(response["error"]["message"], reason, "{response}");
+        }
+        // A local: every use in its function.
+        let mut params = text_position(&a, 8, 4);
+        params["newName"] = json!("tmp");
+        let edit = client.request("textDocument/rename", params).await;
+        assert_eq!(edits_by_file(&edit), [("a.nil".to_string(), 5)]);
+
+        // Highlights: the definition is a write (3), the uses reads (2).
+        let highlights = client
+            .request("textDocument/documentHighlight", text_position(&a, 12, 4))
+            .await;
+        let kinds: Vec<(u64, u64)> = highlights
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["range"]["start"]["line"].as_u64().unwrap(),
+                    h["kind"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(kinds, [(7, 3), (8, 2), (10, 2), (12, 2), (13, 2)]);
+
+        // Folding: both functions and the loop keep their `end` line; the
+        // comment run folds as a comment.
+        let folds = client
+            .request(
+                "textDocument/foldingRange",
+                json!({ "textDocument": { "uri": a } }),
+            )
+            .await;
+        let mut folds: Vec<(u64, u64, String)> = folds
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["startLine"].as_u64().unwrap(),
+                    f["endLine"].as_u64().unwrap(),
+                    f["kind"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        folds.sort();
+        assert_eq!(
+            folds,
+            [
+                (0, 1, "region".to_string()),
+                (4, 5, "comment".to_string()),
+                (6, 13, "region".to_string()),
+                (9, 10, "region".to_string()),
+            ]
+        );
+
+        // Workspace symbols, filtered by the query, across files.
+        let symbols = client
+            .request("workspace/symbol", json!({ "query": "HELP" }))
+            .await;
+        let names: Vec<&str> = symbols
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["helper"]);
+        let all = client
+            .request("workspace/symbol", json!({ "query": "" }))
+            .await;
+        assert_eq!(all.as_array().unwrap().len(), 3, "{all}");
+        client.shutdown_and_exit().await;
+    });
+}
