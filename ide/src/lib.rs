@@ -13,7 +13,7 @@
 //! this layer alone.
 //!
 //! One job a module: [`navigation`] (symbols, definitions, references,
-//! highlights), [`folding`],
+//! highlights), [`folding`], [`fixes`] (quick fixes),
 //! [`hover`](mod@hover), [`symbols`] (the outline), [`lenses`],
 //! [`completion`] (including the names in scope), [`highlight`] (semantic
 //! classes), [`format`](mod@format), [`diagnostics`], [`previews`]
@@ -22,6 +22,7 @@
 
 pub mod completion;
 pub mod diagnostics;
+pub mod fixes;
 pub mod folding;
 pub mod format;
 pub mod highlight;
@@ -40,6 +41,7 @@ pub use completion::{
     CompletionItem, CompletionKind, KEYWORD_SNIPPETS, ScopeName, completions, names_in_scope,
 };
 pub use diagnostics::{file_diagnostics, message_with_help};
+pub use fixes::{Fix, fixes};
 pub use folding::{FoldKind, folding_ranges};
 pub use format::{FormatRefusal, format_file, has_comments};
 pub use highlight::{NameClass, classify_names};

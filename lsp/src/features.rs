@@ -103,6 +103,36 @@ pub fn references(
     )
 }
 
+/// The quick fixes for the diagnostics on the lines of `range`, each with
+/// its edit and the diagnostic it answers.
+pub fn code_actions(snap: &Snapshot, range: lsp::Range) -> Vec<lsp::CodeActionOrCommand> {
+    let index = snap.line_index();
+    let span = Span::new(index.offset(range.start), index.offset(range.end));
+    let mut last: Option<Span> = None;
+    ide::fixes(&snap.db, snap.project, snap.file, span)
+        .into_iter()
+        .map(|fix| {
+            // The first fix of a diagnostic is the one to apply by default.
+            let preferred = last != Some(fix.diagnostic.primary.span);
+            last = Some(fix.diagnostic.primary.span);
+            let edits = fix
+                .edits
+                .iter()
+                .map(|(span, text)| lsp::TextEdit::new(index.range(*span), text.clone()))
+                .collect();
+            let changes = std::collections::HashMap::from([(snap.uri.clone(), edits)]);
+            lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: fix.title,
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![to_lsp_diagnostic(&fix.diagnostic, &index, &snap.uri)]),
+                edit: Some(lsp::WorkspaceEdit::new(changes)),
+                is_preferred: Some(preferred),
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
 /// What a rename at `position` would change: the name's range and text, or
 /// why it cannot be renamed.
 pub fn prepare_rename(

@@ -335,6 +335,12 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 document_highlight_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..Default::default()
+                    },
+                )),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
@@ -541,6 +547,14 @@ impl LanguageServer for Backend {
             Some(Ok(edit)) => Ok(Some(edit)),
             Some(Err(refusal)) => Err(request_failed(refusal)),
         }
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let range = params.range;
+        self.read(&params.text_document.uri, move |s| {
+            features::code_actions(s, range)
+        })
+        .await
     }
 
     async fn document_highlight(

@@ -1,5 +1,5 @@
 //! Editing features over the protocol: rename (with its refusals),
-//! document highlights, folding ranges and workspace symbols.
+//! document highlights, folding ranges, workspace symbols and quick fixes.
 
 mod support;
 
@@ -165,6 +165,38 @@ fn rename_highlight_folding_and_workspace_symbols() {
             .request("workspace/symbol", json!({ "query": "" }))
             .await;
         assert_eq!(all.as_array().unwrap().len(), 3, "{all}");
+        // Quick fixes for a shared read: squaring (preferred) and a copy.
+        let c = format!("file://{}", dir.join("c.nil").display());
+        let shared = "function sq(y::f64, x::f64)\n    y += x * x\nend\n";
+        client.open(&c, shared).await;
+        client.diagnostics_at(&c, 0).await;
+        let actions = client
+            .request(
+                "textDocument/codeAction",
+                json!({
+                    "textDocument": { "uri": c },
+                    "range": { "start": { "line": 1, "character": 4 }, "end": { "line": 1, "character": 4 } },
+                    "context": { "diagnostics": [] },
+                }),
+            )
+            .await;
+        let actions = actions.as_array().unwrap();
+        assert_eq!(actions.len(), 2, "{actions:?}");
+        assert_eq!(actions[0]["title"], "Square with `abs2(x)`");
+        assert_eq!(actions[0]["kind"], "quickfix");
+        assert_eq!(actions[0]["isPreferred"], true);
+        assert_eq!(actions[1]["isPreferred"], false);
+        assert_eq!(actions[0]["diagnostics"][0]["code"], "E0210");
+        let edit = &actions[0]["edit"]["changes"][c.as_str()][0];
+        assert_eq!(edit["newText"], "abs2(x)");
+        assert_eq!(edit["range"]["start"], json!({ "line": 1, "character": 9 }));
+        assert_eq!(
+            actions[1]["edit"]["changes"][c.as_str()]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
         client.shutdown_and_exit().await;
     });
 }
