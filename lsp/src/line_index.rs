@@ -4,6 +4,12 @@
 //! agreed at initialization: UTF-16 by default, UTF-8 when the client offers
 //! it. `.nil` files are full of non-ASCII (`←`, `⊻`, `π`), so the difference
 //! matters. Out-of-range positions are clamped, never a panic.
+//!
+//! Conversions cost a binary search, not a scan of the line: for UTF-16,
+//! each line keeps the characters whose UTF-16 length differs from their
+//! UTF-8 length, with the difference accumulated before them, so that a
+//! long line (a 700 KB one-line file) converts each position in
+//! logarithmic time.
 
 use nilang_ide::Span;
 use tower_lsp_server::ls_types::{Position, Range};
@@ -20,6 +26,19 @@ pub struct LineIndex<'a> {
     /// Byte offset of the first byte of every line.
     starts: Vec<u32>,
     encoding: Encoding,
+    /// For UTF-16, per line that has any: its non-ASCII characters.
+    wide: Vec<(u32, Vec<Wide>)>,
+}
+
+/// A character whose UTF-8 and UTF-16 lengths differ, in its line.
+#[derive(Clone, Copy, Debug)]
+struct Wide {
+    /// Byte offset in the line.
+    byte: u32,
+    /// UTF-16 column where it starts.
+    column: u32,
+    len8: u32,
+    len16: u32,
 }
 
 impl<'a> LineIndex<'a> {
@@ -34,17 +53,58 @@ impl<'a> LineIndex<'a> {
                 .filter(|&(i, &b)| b == b'\n' || b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
                 .map(|(i, _)| i as u32 + 1),
         );
+        let mut wide = Vec::new();
+        if encoding == Encoding::Utf16 && !text.is_ascii() {
+            for (line, &start) in starts.iter().enumerate() {
+                let end = starts.get(line + 1).map_or(text.len(), |&s| s as usize);
+                let slice = &text[start as usize..end];
+                if slice.is_ascii() {
+                    continue;
+                }
+                let mut chars = Vec::new();
+                let mut shrink = 0u32;
+                for (i, c) in slice.char_indices() {
+                    let (len8, len16) = (c.len_utf8() as u32, c.len_utf16() as u32);
+                    if len8 != len16 {
+                        chars.push(Wide {
+                            byte: i as u32,
+                            column: i as u32 - shrink,
+                            len8,
+                            len16,
+                        });
+                        shrink += len8 - len16;
+                    }
+                }
+                wide.push((line as u32, chars));
+            }
+        }
         LineIndex {
             text,
             starts,
             encoding,
+            wide,
         }
     }
 
-    fn units(&self, s: &str) -> u32 {
-        match self.encoding {
-            Encoding::Utf8 => s.len() as u32,
-            Encoding::Utf16 => s.chars().map(|c| c.len_utf16() as u32).sum(),
+    /// The wide characters of `line` (none for an ASCII line).
+    fn wide_chars(&self, line: usize) -> &[Wide] {
+        match self.wide.binary_search_by_key(&(line as u32), |(l, _)| *l) {
+            Ok(i) => &self.wide[i].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// Code units from the start of `line` to the byte `rel` of it.
+    fn units(&self, line: usize, rel: u32) -> u32 {
+        if self.encoding == Encoding::Utf8 {
+            return rel;
+        }
+        let wide = self.wide_chars(line);
+        let before = wide.partition_point(|w| w.byte < rel);
+        match before.checked_sub(1).map(|i| wide[i]) {
+            // Every wide character before `rel` ends at or before it.
+            Some(w) => w.column + w.len16 + (rel - w.byte - w.len8),
+            None => rel,
         }
     }
 
@@ -67,7 +127,7 @@ impl<'a> LineIndex<'a> {
         }
         let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
         let start = self.starts[line] as usize;
-        Position::new(line as u32, self.units(&self.text[start..offset]))
+        Position::new(line as u32, self.units(line, (offset - start) as u32))
     }
 
     pub fn range(&self, span: Span) -> Range {
@@ -82,17 +142,27 @@ impl<'a> LineIndex<'a> {
             return self.text.len() as u32;
         }
         let start = self.starts[line];
-        let mut units = 0;
-        for (i, c) in self.line_text(line).char_indices() {
-            if units >= position.character {
-                return start + i as u32;
+        let text = self.line_text(line);
+        let column = position.character;
+        let rel = match self.encoding {
+            Encoding::Utf8 => column,
+            Encoding::Utf16 => {
+                let wide = self.wide_chars(line);
+                let before = wide.partition_point(|w| w.column < column);
+                match before.checked_sub(1).map(|i| wide[i]) {
+                    // Inside a character: the next one.
+                    Some(w) if column < w.column + w.len16 => w.byte + w.len8,
+                    Some(w) => w.byte + w.len8 + (column - w.column - w.len16),
+                    None => column,
+                }
             }
-            units += match self.encoding {
-                Encoding::Utf8 => c.len_utf8() as u32,
-                Encoding::Utf16 => c.len_utf16() as u32,
-            };
+        };
+        // Clamped to the line; a byte inside a character moves to its end.
+        let mut rel = (rel as usize).min(text.len());
+        while !text.is_char_boundary(rel) {
+            rel += 1;
         }
-        start + self.line_text(line).len() as u32
+        start + rel as u32
     }
 
     /// The position just after the last character.
@@ -154,6 +224,50 @@ mod tests {
             utf8.position(text.find('b').unwrap() as u32),
             Position::new(0, 6)
         );
+    }
+
+    #[test]
+    fn agrees_with_a_scan_on_every_offset_and_column() {
+        let text = "a ← 𝑦 ⊻= b\r\nplain\n  π²+𝑥𝑥 ←\rlast ü";
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            let index = LineIndex::new(text, encoding);
+            let unit = |c: char| match encoding {
+                Encoding::Utf8 => c.len_utf8() as u32,
+                Encoding::Utf16 => c.len_utf16() as u32,
+            };
+            for line in 0..index.starts.len() {
+                let start = index.starts[line];
+                let line_text = index.line_text(line);
+                // Offsets: the scan's column.
+                let mut column = 0;
+                for (i, c) in line_text.char_indices() {
+                    assert_eq!(
+                        index.position(start + i as u32),
+                        Position::new(line as u32, column),
+                        "{encoding:?} line {line} byte {i}"
+                    );
+                    column += unit(c);
+                }
+                // Columns: the scan's offset (a column inside a character
+                // goes to the next one; past the end, to the end).
+                for target in 0..column + 3 {
+                    let mut units = 0;
+                    let mut expected = start + line_text.len() as u32;
+                    for (i, c) in line_text.char_indices() {
+                        if units >= target {
+                            expected = start + i as u32;
+                            break;
+                        }
+                        units += unit(c);
+                    }
+                    assert_eq!(
+                        index.offset(Position::new(line as u32, target)),
+                        expected,
+                        "{encoding:?} line {line} column {target}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
