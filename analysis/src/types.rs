@@ -345,6 +345,23 @@ pub fn field_type(base: &Ty, field: &str) -> Ty {
     }
 }
 
+/// The fields a value of type `base` has, with their types, in order:
+/// [`field_type`]'s names (editors list them after `x.`).
+pub fn fields_of(base: &Ty) -> Vec<(String, Ty)> {
+    let names: &[&str] = match base {
+        Ty::Constructed("Complex", _) => &["re", "im"],
+        Ty::Constructed("ULogarithmic", _) => &["log"],
+        Ty::Constructed("Tropical", _) => &["n"],
+        Ty::Constructed("Csc", _) => &["colptr", "rowval", "nzval"],
+        Ty::Struct { fields, .. } => return fields.clone(),
+        _ => &[],
+    };
+    names
+        .iter()
+        .map(|n| (n.to_string(), field_type(base, n)))
+        .collect()
+}
+
 /// The type of a place (`x`, `x[i]`, `x.f`), `Unknown` when not evident.
 pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
     match &expr.kind {

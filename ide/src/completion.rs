@@ -7,6 +7,7 @@ use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::printer;
 use nilang_analysis::resolve::DefKind;
+use nilang_analysis::types::{self, Ty};
 
 use crate::hover::{instruction_signature, instruction_summary};
 use crate::navigation::function_at;
@@ -116,6 +117,8 @@ pub enum CompletionKind {
     Variable,
     /// An instruction, a project function or a pure function.
     Function,
+    /// A field of the value before the `.`.
+    Field,
 }
 
 /// One completion item.
@@ -164,16 +167,142 @@ pub(crate) fn def_kind_name(kind: &DefKind) -> &'static str {
     }
 }
 
-/// The completion items at the byte `offset` of `file`. Outside every
-/// function only the `function` keyword; inside one, the names in scope,
-/// the instructions, the project's functions (sorted by name), the pure
-/// functions and the other keywords, in that order.
+/// The most items one completion answer holds; more makes it incomplete.
+pub const MAX_COMPLETIONS: usize = 200;
+
+/// The completion items at the byte `offset` of `file` whose labels start
+/// with the word before the cursor (ignoring case), at most
+/// [`MAX_COMPLETIONS`], and whether some were left out. After `x.` they are
+/// the fields of `x`'s type.
 pub fn completions(
     db: &dyn Db,
     project: Project,
     file: SourceFile,
     offset: u32,
+) -> (Vec<CompletionItem>, bool) {
+    let text = file.text(db);
+    let offset = (offset as usize).min(text.len());
+    let offset = (0..=offset)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = &text[..offset];
+    let word_start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_name_char(*c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let prefix = before[word_start..].to_lowercase();
+    let items = match before[..word_start].strip_suffix('.') {
+        Some(base) => field_items(db, project, file, base, word_start as u32),
+        None => all_items(db, project, file, offset as u32),
+    };
+    let mut matching: Vec<CompletionItem> = items
+        .into_iter()
+        .filter(|i| i.label.to_lowercase().starts_with(&prefix))
+        .collect();
+    let incomplete = matching.len() > MAX_COMPLETIONS;
+    matching.truncate(MAX_COMPLETIONS);
+    (matching, incomplete)
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '!'
+}
+
+/// The fields of the place that `base` (the text before the `.`) ends
+/// with: a name in scope followed by `.field`s and indexing.
+fn field_items(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    base: &str,
+    offset: u32,
 ) -> Vec<CompletionItem> {
+    // `ps[i].a.` -> [("ps", 1), ("a", 0)]: each name and how many times
+    // it is indexed.
+    let mut chain: Vec<(String, usize)> = Vec::new();
+    let mut rest = base;
+    loop {
+        let mut indexed = 0;
+        while let Some(inner) = rest.strip_suffix(']') {
+            indexed += 1;
+            let mut depth = 1;
+            let mut cut = None;
+            for (i, c) in inner.char_indices().rev() {
+                match c {
+                    ']' => depth += 1,
+                    '[' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            cut = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            match cut {
+                Some(i) => rest = &inner[..i],
+                None => return Vec::new(),
+            }
+        }
+        let start = rest
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_name_char(*c))
+            .last()
+            .map(|(i, _)| i);
+        let Some(start) = start else {
+            return Vec::new();
+        };
+        chain.push((rest[start..].to_string(), indexed));
+        match rest[..start].strip_suffix('.') {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    chain.reverse();
+    let Some(f) = function_at(db, project, file, offset) else {
+        return Vec::new();
+    };
+    let rel = offset.saturating_sub(db::function_offset(db, f));
+    let resolution = db::resolve_function(db, f);
+    let defs = &db::function_types(db, f).defs;
+    let Some(i) = resolution
+        .defs
+        .iter()
+        .rposition(|d| d.name == chain[0].0 && d.span.start <= rel)
+    else {
+        return Vec::new();
+    };
+    // Indexing gives the element type.
+    let element = |t: Ty, times: usize| {
+        (0..times).fold(t, |t, _| match t {
+            Ty::Slice(inner) => *inner,
+            Ty::Constructed("Vec" | "Matrix", a) if a.len() == 1 => a[0].clone(),
+            _ => Ty::Unknown,
+        })
+    };
+    let mut ty = element(defs.get(i).cloned().unwrap_or(Ty::Unknown), chain[0].1);
+    for (field, indexed) in &chain[1..] {
+        ty = element(types::field_type(&ty, field), *indexed);
+    }
+    types::fields_of(&ty)
+        .into_iter()
+        .map(|(name, t)| CompletionItem {
+            label: name,
+            kind: CompletionKind::Field,
+            detail: Some(t.display()),
+            documentation: None,
+            snippet: None,
+        })
+        .collect()
+}
+
+/// Every item at a point of `file`, before filtering.
+fn all_items(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Vec<CompletionItem> {
     let mut items = Vec::new();
     let Some(f) = function_at(db, project, file, offset) else {
         items.extend(

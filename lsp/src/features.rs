@@ -365,9 +365,12 @@ pub fn semantic_tokens(snap: &Snapshot) -> Vec<lsp::SemanticToken> {
 
 // ------------------------------------------------------------------ completion
 
-pub fn completion(snap: &Snapshot, position: lsp::Position) -> Vec<lsp::CompletionItem> {
+/// The completion items at `position`, filtered by the word before it and
+/// capped (`is_incomplete` when some were left out).
+pub fn completion(snap: &Snapshot, position: lsp::Position) -> lsp::CompletionList {
     let offset = snap.line_index().offset(position);
-    ide::completions(&snap.db, snap.project, snap.file, offset)
+    let (items, incomplete) = ide::completions(&snap.db, snap.project, snap.file, offset);
+    let items = items
         .into_iter()
         .map(|item| {
             let snippet = item.snippet.filter(|_| snap.snippets);
@@ -377,6 +380,7 @@ pub fn completion(snap: &Snapshot, position: lsp::Position) -> Vec<lsp::Completi
                     CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
                     CompletionKind::Variable => lsp::CompletionItemKind::VARIABLE,
                     CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+                    CompletionKind::Field => lsp::CompletionItemKind::FIELD,
                 }),
                 detail: item.detail,
                 documentation: item.documentation.map(lsp::Documentation::String),
@@ -385,7 +389,11 @@ pub fn completion(snap: &Snapshot, position: lsp::Position) -> Vec<lsp::Completi
                 ..Default::default()
             }
         })
-        .collect()
+        .collect();
+    lsp::CompletionList {
+        is_incomplete: incomplete,
+        items,
+    }
 }
 
 // ------------------------------------------------------------------ formatting

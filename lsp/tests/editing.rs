@@ -165,6 +165,48 @@ fn rename_highlight_folding_and_workspace_symbols() {
             .request("workspace/symbol", json!({ "query": "" }))
             .await;
         assert_eq!(all.as_array().unwrap().len(), 3, "{all}");
+        // Completion: after `p.` the fields of `p`'s type (through an
+        // index and a nested struct), filtered by what follows the dot;
+        // elsewhere filtered by the word before the cursor.
+        let d = format!("file://{}", dir.join("d.nil").display());
+        let structs = "struct Pt{T}\n    x::T\n    y::T\nend\nstruct Seg{T}\n    a::Pt{T}\n    b::Pt{T}\nend\nfunction g(s::[Seg{f64}], p::Pt{f64}, z::Complex{f64}, w::f64)\n    w += p.x\n    w += s[1].a.y\n    w += z.re\nend\n";
+        client.open(&d, structs).await;
+        client.diagnostics_at(&d, 0).await;
+        let labels = |list: &Value| -> Vec<String> {
+            list["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["label"].as_str().unwrap().to_string())
+                .collect()
+        };
+        for (line, character, expected) in [
+            (9, 11, vec!["x", "y"]),
+            (10, 16, vec!["x", "y"]),
+            (10, 14, vec!["a", "b"]),
+            (11, 11, vec!["re", "im"]),
+            (11, 12, vec!["re"]),
+        ] {
+            let list = client
+                .request(
+                    "textDocument/completion",
+                    text_position(&d, line, character),
+                )
+                .await;
+            assert_eq!(labels(&list), expected, "{line}:{character}");
+            assert_eq!(list["items"][0]["kind"], 5, "a field");
+        }
+        let list = client
+            .request("textDocument/completion", text_position(&d, 9, 5))
+            .await;
+        assert!(
+            labels(&list)
+                .iter()
+                .all(|l| l.to_lowercase().starts_with('w')),
+            "{list}"
+        );
+        assert!(labels(&list).contains(&"w".to_string()));
+
         // Quick fixes for a shared read: squaring (preferred) and a copy.
         let c = format!("file://{}", dir.join("c.nil").display());
         let shared = "function sq(y::f64, x::f64)\n    y += x * x\nend\n";

@@ -69,7 +69,9 @@ fn requests_everywhere_in_the_examples() {
             for location in features::references(&snap, p, true).unwrap_or_default() {
                 assert!(uris.contains(&location.uri));
             }
-            assert!(!features::completion(&snap, p).is_empty());
+            // Filtered by the word before the cursor, and bounded.
+            let completion = features::completion(&snap, p);
+            assert!(completion.items.len() <= nilang_ide::completion::MAX_COMPLETIONS);
             let params = InverseParams {
                 text_document: TextDocumentIdentifier::new(uri.clone()),
                 function: None,

@@ -675,7 +675,8 @@ fn symbols_tokens_lenses_completion() {
                 text_position(URI, line, character),
             )
             .await;
-        let labels: Vec<&str> = items
+        assert_eq!(items["isIncomplete"], false);
+        let labels: Vec<&str> = items["items"]
             .as_array()
             .expect("list")
             .iter()
@@ -702,7 +703,8 @@ fn symbols_tokens_lenses_completion() {
                 text_position(URI, line, character),
             )
             .await;
-        let labels: Vec<&str> = items
+        assert_eq!(items["isIncomplete"], false);
+        let labels: Vec<&str> = items["items"]
             .as_array()
             .expect("list")
             .iter()
