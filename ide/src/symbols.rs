@@ -13,6 +13,7 @@ use crate::completion::def_kind_name;
 pub enum SymbolKind {
     Function,
     Struct,
+    Field,
     Parameter,
     KeywordParameter,
     Ancilla,
@@ -34,8 +35,8 @@ pub struct DocumentSymbol {
     pub children: Vec<DocumentSymbol>,
 }
 
-/// The functions of `file` in order, each with its locals in the order they
-/// are defined.
+/// The functions and structs of `file` in order, each function with its
+/// locals in the order they are defined, each struct with its fields.
 pub fn document_symbols(db: &dyn Db, project: Project, file: SourceFile) -> Vec<DocumentSymbol> {
     let mut out = Vec::new();
     for &f in db::file_functions(db, project, file) {
@@ -77,6 +78,33 @@ pub fn document_symbols(db: &dyn Db, project: Project, file: SourceFile) -> Vec<
             children,
         });
     }
+    // The file's structs, each with its fields, in the order of the text.
+    let structs = db::project_structs(db, project);
+    for (def, i) in structs.table.by_name.values() {
+        if structs.files.get(*i) != Some(&file) {
+            continue;
+        }
+        out.push(DocumentSymbol {
+            name: def.name.name.clone(),
+            detail: "struct".to_string(),
+            kind: SymbolKind::Struct,
+            range: def.span,
+            selection_range: def.name.span,
+            children: def
+                .fields
+                .iter()
+                .map(|f| DocumentSymbol {
+                    name: f.name.name.clone(),
+                    detail: printer::print_type(&f.ty),
+                    kind: SymbolKind::Field,
+                    range: f.span,
+                    selection_range: f.name.span,
+                    children: Vec::new(),
+                })
+                .collect(),
+        });
+    }
+    out.sort_by_key(|s| s.range.start);
     out
 }
 
@@ -106,30 +134,6 @@ pub fn project_symbols(
                     },
                 ));
             }
-        }
-    }
-    let structs = db::project_structs(db, project);
-    let mut defs: Vec<_> = structs.table.by_name.values().collect();
-    defs.sort_by_key(|(d, _)| d.span.start);
-    for (def, i) in defs {
-        if out.len() >= limit {
-            break;
-        }
-        let Some(&file) = structs.files.get(*i) else {
-            continue;
-        };
-        if matches(&def.name.name) {
-            out.push((
-                file,
-                DocumentSymbol {
-                    name: def.name.name.clone(),
-                    detail: "struct".to_string(),
-                    kind: SymbolKind::Struct,
-                    range: def.span,
-                    selection_range: def.name.span,
-                    children: Vec::new(),
-                },
-            ));
         }
     }
     out

@@ -251,13 +251,15 @@ fn to_lsp_symbol(symbol: ide::DocumentSymbol, index: &LineIndex<'_>) -> lsp::Doc
     let kind = match symbol.kind {
         SymbolKind::Function => lsp::SymbolKind::FUNCTION,
         SymbolKind::Struct => lsp::SymbolKind::STRUCT,
+        SymbolKind::Field => lsp::SymbolKind::FIELD,
         SymbolKind::KeywordParameter => lsp::SymbolKind::CONSTANT,
         SymbolKind::Parameter | SymbolKind::Ancilla | SymbolKind::LoopVariable => {
             lsp::SymbolKind::VARIABLE
         }
     };
-    // A function always lists its locals (possibly none); a local has none.
-    let children = (symbol.kind == SymbolKind::Function).then(|| {
+    // A function always lists its locals and a struct its fields
+    // (possibly none); a local or a field has none.
+    let children = matches!(symbol.kind, SymbolKind::Function | SymbolKind::Struct).then(|| {
         symbol
             .children
             .into_iter()

@@ -207,6 +207,40 @@ fn rename_highlight_folding_and_workspace_symbols() {
         );
         assert!(labels(&list).contains(&"w".to_string()));
 
+        // The outline lists structs with their fields, in text order.
+        let outline = client
+            .request(
+                "textDocument/documentSymbol",
+                json!({ "textDocument": { "uri": d } }),
+            )
+            .await;
+        let outline: Vec<(String, u64, Vec<String>)> = outline
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let children = s["children"]
+                    .as_array()
+                    .map(|c| {
+                        c.iter()
+                            .map(|c| c["name"].as_str().unwrap().to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (
+                    s["name"].as_str().unwrap().to_string(),
+                    s["kind"].as_u64().unwrap(),
+                    children,
+                )
+            })
+            .collect();
+        assert_eq!(
+            outline[0],
+            ("Pt".to_string(), 23, vec!["x".to_string(), "y".to_string()])
+        );
+        assert_eq!(outline[1].0, "Seg");
+        assert_eq!((outline[2].0.as_str(), outline[2].1), ("g", 12));
+
         // Quick fixes for a shared read: squaring (preferred) and a copy.
         let c = format!("file://{}", dir.join("c.nil").display());
         let shared = "function sq(y::f64, x::f64)\n    y += x * x\nend\n";
