@@ -17,7 +17,8 @@
 //! [`hover`](mod@hover), [`symbols`] (the outline), [`lenses`],
 //! [`completion`] (including the names in scope), [`highlight`] (semantic
 //! classes), [`format`](mod@format), [`diagnostics`], [`previews`]
-//! (inverses and generated Rust), [`rename`](mod@rename), [`inputs`]
+//! (inverses and generated Rust), [`rename`](mod@rename), [`signature`] (signature help),
+//! [`inputs`]
 //! (setting the database's inputs).
 
 pub mod completion;
@@ -32,6 +33,7 @@ pub mod lenses;
 pub mod navigation;
 pub mod previews;
 pub mod rename;
+pub mod signature;
 pub mod symbols;
 
 #[cfg(test)]
@@ -56,6 +58,7 @@ pub use previews::{
     generated_rust, inverse_preview, statement_inverse,
 };
 pub use rename::{prepare_rename, rename};
+pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{DocumentSymbol, SymbolKind, document_symbols, project_symbols};
 
 pub use nilang_analysis::db::{Db, FnId, Project, RootDatabase, SourceFile};

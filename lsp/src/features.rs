@@ -133,6 +133,35 @@ pub fn code_actions(snap: &Snapshot, range: lsp::Range) -> Vec<lsp::CodeActionOr
         .collect()
 }
 
+/// The signature of the call around `position`, with the parameter the
+/// cursor is at (label offsets in the encoding's code units).
+pub fn signature_help(snap: &Snapshot, position: lsp::Position) -> Option<lsp::SignatureHelp> {
+    let index = snap.line_index();
+    let help = ide::signature_help(&snap.db, snap.project, snap.file, index.offset(position))?;
+    let label_index = LineIndex::new(&help.label, snap.encoding);
+    let parameters = help
+        .parameters
+        .iter()
+        .map(|&(start, end)| lsp::ParameterInformation {
+            label: lsp::ParameterLabel::LabelOffsets([
+                label_index.position(start).character,
+                label_index.position(end).character,
+            ]),
+            documentation: None,
+        })
+        .collect();
+    Some(lsp::SignatureHelp {
+        signatures: vec![lsp::SignatureInformation {
+            label: help.label.clone(),
+            documentation: help.documentation.map(lsp::Documentation::String),
+            parameters: Some(parameters),
+            active_parameter: Some(help.active as u32),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(help.active as u32),
+    })
+}
+
 /// What a rename at `position` would change: the name's range and text, or
 /// why it cannot be renamed.
 pub fn prepare_rename(

@@ -335,6 +335,11 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 document_highlight_provider: Some(OneOf::Left(true)),
+                signature_help_provider: Some(SignatureHelpOptions {
+                    trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+                    retrigger_characters: None,
+                    work_done_progress_options: Default::default(),
+                }),
                 code_action_provider: Some(CodeActionProviderCapability::Options(
                     CodeActionOptions {
                         code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
@@ -558,6 +563,17 @@ impl LanguageServer for Backend {
             features::code_actions(s, range)
         })
         .await
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        let p = params.text_document_position_params;
+        let position = p.position;
+        Ok(self
+            .read(&p.text_document.uri, move |s| {
+                features::signature_help(s, position)
+            })
+            .await?
+            .flatten())
     }
 
     async fn document_highlight(

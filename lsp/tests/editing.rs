@@ -207,6 +207,34 @@ fn rename_highlight_folding_and_workspace_symbols() {
         );
         assert!(labels(&list).contains(&"w".to_string()));
 
+        // Signature help inside a call: the callee's signature and the
+        // parameter at the cursor, also where the call is unfinished.
+        let help = client
+            .request("textDocument/signatureHelp", text_position(&a, 10, 20))
+            .await;
+        assert_eq!(
+            help["signatures"][0]["label"],
+            "function helper(y::f64, x::f64)"
+        );
+        assert_eq!(help["activeParameter"], 1);
+        assert_eq!(
+            help["signatures"][0]["parameters"][1]["label"],
+            json!([24, 30])
+        );
+        let e = format!("file://{}", dir.join("e.nil").display());
+        client
+            .open(&e, "function half(y::f64, x::f64)\n    SWAP(y, \n")
+            .await;
+        let help = client
+            .request("textDocument/signatureHelp", text_position(&e, 1, 12))
+            .await;
+        assert_eq!(help["signatures"][0]["label"], "SWAP(a!, b!)");
+        assert_eq!(help["activeParameter"], 1);
+        let none = client
+            .request("textDocument/signatureHelp", text_position(&a, 8, 5))
+            .await;
+        assert!(none.is_null(), "{none}");
+
         // The outline lists structs with their fields, in text order.
         let outline = client
             .request(

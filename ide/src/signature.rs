@@ -1,0 +1,124 @@
+//! Signature help: inside the argument list of a call, the callee's
+//! signature and which parameter the cursor is at.
+//!
+//! The call is found in the text (the unmatched `(` before the cursor and
+//! the name before it), not in the tree: while an argument list is being
+//! typed the file rarely parses.
+
+use nilang_analysis::builtins;
+use nilang_analysis::db::{self, Db, Project, SourceFile};
+use nilang_analysis::printer;
+
+use crate::hover::{instruction_signature, instruction_summary};
+
+/// The signature of the call around the cursor.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SignatureHelp {
+    /// The signature as one line (`function f(y::f64, x::f64)`).
+    pub label: String,
+    /// Each parameter's byte range in `label`.
+    pub parameters: Vec<(u32, u32)>,
+    /// The parameter the cursor is at (counting from 0).
+    pub active: usize,
+    /// The callee's docstring, or what an instruction does.
+    pub documentation: Option<String>,
+}
+
+/// The signature help at the byte `offset` of `file`, when it is inside the
+/// argument list of a call of a project function or an instruction.
+pub fn signature_help(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    offset: u32,
+) -> Option<SignatureHelp> {
+    let text = file.text(db);
+    let offset = (offset as usize).min(text.len());
+    // The search stays inside the function around the cursor, or (when
+    // the text being typed does not parse as one) the last 4 KiB.
+    let from = match crate::navigation::function_at(db, project, file, offset as u32) {
+        Some(f) => (db::function_offset(db, f) as usize).min(offset),
+        None => (offset.saturating_sub(4096)..=offset)
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(offset),
+    };
+    let before = text.get(from..offset)?;
+    let (open, active) = open_paren(before)?;
+    let name_start = before[..open]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == '!')
+        .last()
+        .map(|(i, _)| i)?;
+    let name = &before[name_start..open];
+    if let Some(f) = db::lookup_function(db, project, name) {
+        let ast = db::function_ast(db, f)?;
+        let label = printer::print_signature(&ast);
+        let open_in_label = label.find('(')? + 1;
+        let inside = &label[open_in_label..label.rfind(')')?];
+        let mut parameters = Vec::new();
+        let mut at = open_in_label;
+        for part in inside.split([',', ';']) {
+            let trimmed_start = part.len() - part.trim_start().len();
+            let start = at + trimmed_start;
+            let end = at + part.trim_end().len();
+            if end > start {
+                parameters.push((start as u32, end as u32));
+            }
+            at += part.len() + 1;
+        }
+        return Some(SignatureHelp {
+            label,
+            parameters,
+            active,
+            documentation: ast.doc.clone(),
+        });
+    }
+    let instruction = builtins::instruction(name)?;
+    let label = instruction_signature(instruction);
+    let open_in_label = label.find('(')? + 1;
+    let mut parameters = Vec::new();
+    let mut at = open_in_label;
+    for part in label[open_in_label..label.rfind(')')?].split(", ") {
+        parameters.push((at as u32, (at + part.len()) as u32));
+        at += part.len() + 2;
+    }
+    Some(SignatureHelp {
+        label,
+        parameters,
+        active,
+        documentation: Some(instruction_summary(instruction)),
+    })
+}
+
+/// The byte offset of the `(` whose argument list `before` ends in, and
+/// how many top-level commas follow it: `None` outside any.
+fn open_paren(before: &str) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let mut commas = 0;
+    for (i, c) in before.char_indices().rev() {
+        match c {
+            ')' | ']' | '}' => depth += 1,
+            '(' | '[' | '{' if depth > 0 => depth -= 1,
+            '(' => return Some((i, commas)),
+            '[' | '{' => return None,
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::open_paren;
+
+    #[test]
+    fn the_open_parenthesis_and_the_commas_before_the_cursor() {
+        assert_eq!(open_paren("    f(a, g(b, c), "), Some((5, 2)));
+        assert_eq!(open_paren("    f("), Some((5, 0)));
+        assert_eq!(open_paren("    f(a)"), None);
+        assert_eq!(open_paren("    x[f(a, "), Some((7, 1)));
+        assert_eq!(open_paren("    x[i, "), None);
+    }
+}
