@@ -17,7 +17,7 @@
 //! [`hover`](mod@hover), [`symbols`] (the outline), [`lenses`],
 //! [`completion`] (including the names in scope), [`highlight`] (semantic
 //! classes), [`format`](mod@format), [`diagnostics`], [`previews`]
-//! (inverses and generated Rust), [`rename`](mod@rename), [`signature`] (signature help),
+//! (inverses and generated Rust), [`rename`](mod@rename), [`signature`] (signature help), [`inlay`] (hints),
 //! [`inputs`]
 //! (setting the database's inputs).
 
@@ -28,6 +28,7 @@ pub mod folding;
 pub mod format;
 pub mod highlight;
 pub mod hover;
+pub mod inlay;
 pub mod inputs;
 pub mod lenses;
 pub mod navigation;
@@ -48,6 +49,7 @@ pub use folding::{FoldKind, folding_ranges};
 pub use format::{FormatRefusal, format_file, has_comments};
 pub use highlight::{NameClass, classify_names};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
+pub use inlay::{InlayHint, inlay_hints};
 pub use inputs::{Cancelled, set_file_text, set_project_files};
 pub use lenses::{CodeLens, code_lenses};
 pub use navigation::{

@@ -162,6 +162,28 @@ pub fn signature_help(snap: &Snapshot, position: lsp::Position) -> Option<lsp::S
     })
 }
 
+/// Inlay hints in `range`: parameter names before call arguments, `!`
+/// where the call changes the argument.
+pub fn inlay_hints(snap: &Snapshot, range: lsp::Range) -> Vec<lsp::InlayHint> {
+    let index = snap.line_index();
+    let span = Span::new(index.offset(range.start), index.offset(range.end));
+    ide::inlay_hints(&snap.db, snap.project, snap.file, span)
+        .into_iter()
+        .map(|hint| lsp::InlayHint {
+            position: index.position(hint.offset),
+            label: lsp::InlayHintLabel::String(hint.label),
+            kind: Some(lsp::InlayHintKind::PARAMETER),
+            text_edits: None,
+            tooltip: hint
+                .changed
+                .then(|| lsp::InlayHintTooltip::String("changed by the call".to_string())),
+            padding_left: None,
+            padding_right: Some(true),
+            data: None,
+        })
+        .collect()
+}
+
 /// What a rename at `position` would change: the name's range and text, or
 /// why it cannot be renamed.
 pub fn prepare_rename(

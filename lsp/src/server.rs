@@ -335,6 +335,7 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 document_highlight_provider: Some(OneOf::Left(true)),
+                inlay_hint_provider: Some(OneOf::Left(true)),
                 signature_help_provider: Some(SignatureHelpOptions {
                     trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
                     retrigger_characters: None,
@@ -574,6 +575,14 @@ impl LanguageServer for Backend {
             })
             .await?
             .flatten())
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let range = params.range;
+        self.read(&params.text_document.uri, move |s| {
+            features::inlay_hints(s, range)
+        })
+        .await
     }
 
     async fn document_highlight(

@@ -235,6 +235,31 @@ fn rename_highlight_folding_and_workspace_symbols() {
             .await;
         assert!(none.is_null(), "{none}");
 
+        // Inlay hints: the parameter an argument goes to, `!` where the
+        // call changes it.
+        let hints = client
+            .request(
+                "textDocument/inlayHint",
+                json!({ "textDocument": { "uri": a }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 15, "character": 0 } } }),
+            )
+            .await;
+        let hints: Vec<(u64, u64, String)> = hints
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["position"]["line"].as_u64().unwrap(),
+                    h["position"]["character"].as_u64().unwrap(),
+                    h["label"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            hints,
+            [(10, 15, "y!:".to_string()), (10, 20, "x:".to_string())]
+        );
+
         // The outline lists structs with their fields, in text order.
         let outline = client
             .request(

@@ -1,0 +1,121 @@
+//! Inlay hints: before each argument of a call (of a project function or an
+//! instruction), the name of the parameter it goes to, marked `!` where the
+//! callee changes it, so that what a call changes is visible where it is
+//! called.
+
+use nilang_analysis::ast::{Span, Stmt, StmtKind};
+use nilang_analysis::builtins;
+use nilang_analysis::db::{self, Db, Project, SourceFile};
+
+/// One hint: the absolute offset it goes before, and its text.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InlayHint {
+    pub offset: u32,
+    pub label: String,
+    /// The argument is changed by the call.
+    pub changed: bool,
+}
+
+/// The hints of the calls of `file` that start inside `range`.
+pub fn inlay_hints(db: &dyn Db, project: Project, file: SourceFile, range: Span) -> Vec<InlayHint> {
+    let mut out = Vec::new();
+    for &f in db::file_functions(db, project, file) {
+        let Some(ast) = db::function_ast(db, f) else {
+            continue;
+        };
+        let offset = db::function_offset(db, f);
+        let span = ast.span.shift(offset);
+        if span.end < range.start || span.start > range.end {
+            continue;
+        }
+        let mut calls = Vec::new();
+        collect(&ast.body.stmts, &mut calls);
+        for call in calls {
+            let StmtKind::Call(call_ast) = &call.kind else {
+                continue;
+            };
+            let start = call.span.start + offset;
+            if start < range.start || start > range.end {
+                continue;
+            }
+            let name = call_ast.callee.name.as_str();
+            // (name, changed) per parameter.
+            let params: Vec<(String, bool)> =
+                if let Some(g) = db::lookup_function(db, project, name) {
+                    let Some(callee) = db::function_ast(db, g) else {
+                        continue;
+                    };
+                    let mutated = db::mutated_params(db, project, name).unwrap_or_default();
+                    callee
+                        .params
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| {
+                            let changed = mutated.get(i).copied().unwrap_or(false);
+                            (p.name.name.trim_end_matches('!').to_string(), changed)
+                        })
+                        .collect()
+                } else if let Some(instruction) = builtins::instruction(name) {
+                    const NAMES: [&str; 3] = ["a", "b", "θ"];
+                    (0..instruction.arity)
+                        .map(|i| {
+                            let name = NAMES.get(i).copied().unwrap_or("x").to_string();
+                            (name, instruction.mutates.contains(&i))
+                        })
+                        .collect()
+                } else {
+                    continue;
+                };
+            for (arg, (param, changed)) in call_ast.args.iter().zip(params) {
+                // `x` passed to `x!`: the name says it already, unless the
+                // change needs saying.
+                let text = file
+                    .text(db)
+                    .get((arg.span.start + offset) as usize..(arg.span.end + offset) as usize)
+                    .unwrap_or_default();
+                if text.trim_end_matches('!') == param && !changed {
+                    continue;
+                }
+                out.push(InlayHint {
+                    offset: arg.span.start + offset,
+                    label: if changed {
+                        format!("{param}!:")
+                    } else {
+                        format!("{param}:")
+                    },
+                    changed,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Every call statement, nested ones included, in order.
+fn collect<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Call(_) => out.push(s),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    collect(&b.body.stmts, out);
+                }
+                if let Some(b) = otherwise {
+                    collect(&b.stmts, out);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                collect(&body.stmts, out)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => collect(std::slice::from_ref(&**inner), out),
+            _ => {}
+        }
+    }
+}
