@@ -110,6 +110,30 @@ local cleared = vim.wait(10000, function()
 end, 20)
 check('diagnostics clear after the fix', cleared, vim.diagnostic.get(buf))
 
+-- The editing features over Neovim's client.
+local uri = vim.uri_from_bufnr(buf)
+local renamed = sync('textDocument/rename', { textDocument = { uri = uri }, position = { line = 2, character = 4 }, newName = 'b' })
+local edits = renamed and renamed.result and renamed.result.changes and renamed.result.changes[uri] or {}
+check('rename changes every use of the ancilla', #edits == 4, renamed)
+local refused = sync('textDocument/rename', { textDocument = { uri = uri }, position = { line = 2, character = 4 }, newName = 'x' })
+check(
+  'rename refuses a name already taken',
+  refused and refused.err and refused.err.message:find('already a name', 1, true) ~= nil,
+  refused
+)
+local folds = sync('textDocument/foldingRange', { textDocument = { uri = uri } })
+local fold = folds and folds.result and folds.result[1]
+check('the function folds from its docstring, keeping its end line', fold and fold.startLine == 0 and fold.endLine == 5, folds)
+local highlights = sync('textDocument/documentHighlight', { textDocument = { uri = uri }, position = { line = 3, character = 4 } })
+check('highlights mark every use of `a`', highlights and highlights.result and #highlights.result == 4, highlights)
+local completion = sync('textDocument/completion', { textDocument = { uri = uri }, position = { line = 4, character = 14 } })
+local items = completion and completion.result and completion.result.items or {}
+local only_a = #items > 0
+for _, item in ipairs(items) do
+  only_a = only_a and item.label:lower():sub(1, 1) == 'a'
+end
+check('completion is filtered by the typed word', only_a, completion)
+
 local lenses = sync('textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(buf) } })
 local lens = lenses and lenses.result and lenses.result[1]
 check('a "Show inverse" code lens', lens and lens.command.title == 'Show inverse', lenses)

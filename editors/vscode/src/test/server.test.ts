@@ -83,6 +83,45 @@ test("the extension's requests against nilang-lsp", { skip: server === undefined
       /E0201/,
     );
 
+    // The editing features: completion filtered by the typed word, a rename
+    // and its refusal, a quick fix, folding, signature help.
+    const list = await connection.sendRequest<{ isIncomplete: boolean; items: { label: string }[] }>(
+      "textDocument/completion",
+      { textDocument: { uri }, position: { line: 1, character: 15 } },
+    );
+    assert.equal(list.isIncomplete, false);
+    assert.ok(list.items.length > 0);
+    assert.ok(list.items.every((i) => i.label.toLowerCase().startsWith("identity".slice(0, 7))));
+    const rename = await connection.sendRequest<{ changes: Record<string, unknown[]> }>(
+      "textDocument/rename",
+      { textDocument: { uri }, position: { line: 0, character: 17 }, newName: "z" },
+    );
+    assert.equal(rename.changes[uri].length, 3);
+    await assert.rejects(
+      connection.sendRequest("textDocument/rename", {
+        textDocument: { uri },
+        position: { line: 0, character: 17 },
+        newName: "x",
+      }),
+      /`x` is already a name in `double`/,
+    );
+    const folds = await connection.sendRequest<{ startLine: number; endLine: number }[]>(
+      "textDocument/foldingRange",
+      { textDocument: { uri } },
+    );
+    assert.deepEqual(
+      folds.map((f) => [f.startLine, f.endLine]),
+      [
+        [0, 2],
+        [5, 6],
+      ],
+    );
+    const help = await connection.sendRequest<{ signatures: { label: string }[] }>(
+      "textDocument/signatureHelp",
+      { textDocument: { uri }, position: { line: 1, character: 18 } },
+    );
+    assert.equal(help, null, "identity is a pure function, not a callable one");
+
     await connection.sendRequest("shutdown");
     await connection.sendNotification("exit");
   } finally {
