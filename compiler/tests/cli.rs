@@ -449,28 +449,8 @@ fn emit_tapes_every_loop_on_request() {
 fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
     use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
     use nilang_compiler::render;
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(Result::ok)
-            .collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let (path, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
-            if path.is_dir() && !name.starts_with('.') && name != "target" && name != "node_modules"
-            {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|x| x == "nil") {
-                out.push(path);
-            }
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap();
-    let mut files = Vec::new();
-    walk(&root, &mut files);
+    let root = repository();
+    let files = repository_nil_files();
     let mut groups: Vec<Vec<std::path::PathBuf>> = Vec::new();
     for f in files {
         let alone = f.parent().unwrap().ends_with("compiler/tests/ui");
@@ -621,4 +601,144 @@ fn the_documented_pre_commit_hook_refuses_broken_nil_files() {
     assert!(git(&["add", "a.nil"]).0);
     let (ok, output) = git(&["commit", "-qm", "fixed"]);
     assert!(ok, "{output}");
+}
+
+fn repository() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Every `.nil` file of the repository, sorted.
+fn repository_nil_files() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let (path, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
+            if path.is_dir() && !name.starts_with('.') && name != "target" && name != "node_modules"
+            {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "nil") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repository(), &mut files);
+    files
+}
+
+#[test]
+fn every_file_of_the_repository_formats_to_itself_and_mangled_files_come_back() {
+    use nilang_compiler::format::{Indent, format};
+    let mut formatted = 0;
+    for path in repository_nil_files() {
+        let shown = path
+            .strip_prefix(repository())
+            .unwrap()
+            .display()
+            .to_string();
+        // The tree-sitter highlight tests point at columns with comments.
+        if shown.starts_with("tree-sitter-nilang/test/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(once) = format(&text, Indent::default()) else {
+            continue; // syntax errors, on purpose (ui and corpus files)
+        };
+        assert_eq!(once, text, "{shown} is not formatted");
+        // Indentation thrown away and trailing spaces added: formatting
+        // brings every line that starts a statement back.
+        let mangled: String = text
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, line)| {
+                let (content, br) = line.split_at(line.trim_end_matches(['\n', '\r']).len());
+                let pad = " ".repeat(i % 3);
+                format!(
+                    "{pad}{}{}{br}",
+                    content.trim_start(),
+                    if i % 2 == 0 { "  " } else { "" }
+                )
+            })
+            .collect();
+        let back = format(&mangled, Indent::default()).expect("still parses");
+        assert_eq!(
+            format(&back, Indent::default()).unwrap(),
+            back,
+            "{shown}: idempotent"
+        );
+        let differ = back
+            .lines()
+            .zip(text.lines())
+            .filter(|(a, b)| a != b)
+            .count();
+        // Only continuation lines (and lines inside strings) may differ.
+        let continuation = text
+            .lines()
+            .zip(text.lines().skip(1))
+            .filter(|(a, _)| a.trim_end().ends_with([',', '(', '+', '-', '*']))
+            .count();
+        assert!(
+            differ <= continuation + text.matches("\"\"\"").count() * 4,
+            "{shown}: {differ} lines differ after formatting a mangled copy"
+        );
+        formatted += 1;
+    }
+    assert!(formatted > 300, "{formatted} files");
+}
+
+#[test]
+fn nilc_fmt_writes_checks_and_refuses_broken_files() {
+    let tmp = scratch("fmt");
+    let dir = tmp.path();
+    let messy = "# keep\nfunction f(y::f64, x::f64)\n  y += x   \nend";
+    let a = write(dir, "a.nil", messy);
+    let b = write(dir, "b.nil", CLEAN);
+    let check = nilc(&["fmt", "--check", dir.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(stdout(&check), format!("{a}\n"));
+    assert!(
+        stderr(&check).contains("checked 2 files: 1 to format"),
+        "{}",
+        stderr(&check)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        messy,
+        "--check writes nothing"
+    );
+    let run = nilc(&["fmt", dir.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        "# keep\nfunction f(y::f64, x::f64)\n    y += x\nend\n"
+    );
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), CLEAN);
+    assert_eq!(
+        nilc(&["fmt", "--check", dir.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    let tabs = nilc(&["fmt", "--tabs", &a]);
+    assert_eq!(tabs.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(&a)
+            .unwrap()
+            .contains("\n\ty += x\n")
+    );
+    let broken = write(dir, "c.nil", "function f(x::f64)\n  INC(x\nend\n");
+    let out = nilc(&["fmt", &broken]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("syntax errors"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&broken).unwrap(),
+        "function f(x::f64)\n  INC(x\nend\n"
+    );
 }

@@ -1,142 +1,73 @@
-//! Formatting through the compiler's printer, refused whenever it could
-//! change or lose anything.
+//! Formatting for editors: the syntax layer's layout formatter
+//! ([`nilang_syntax::format`]), as the smallest set of line edits.
 
-use nilang_analysis::ast::Function;
-use nilang_syntax::{parser as syntax, printer};
+use nilang_analysis::ast::Span;
+pub use nilang_syntax::format::Indent;
+use nilang_syntax::format::{Refusal, format};
 
 /// Why a file is not formatted.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum FormatRefusal {
-    /// The file has syntax errors: the printer would drop what did not parse.
+    /// The file has syntax errors: the formatter would have to guess its
+    /// structure.
     SyntaxErrors,
-    /// The file has `#` comments, which the tree (and so the printer) does not keep.
-    Comments,
-    /// Printing and parsing again did not give the same tree (a printer bug;
-    /// nothing is changed rather than risk changing the program).
-    NotPreserved,
 }
 
 impl FormatRefusal {
     pub fn message(&self) -> &'static str {
         match self {
             FormatRefusal::SyntaxErrors => "not formatted: the file has syntax errors",
-            FormatRefusal::Comments => {
-                "not formatted: the file has `#` comments, which the formatter would drop"
-            }
-            FormatRefusal::NotPreserved => {
-                "not formatted: the formatted text would not parse to the same program"
-            }
         }
     }
 }
 
-/// Whether the text has a `#` comment (found by the parser, so `#` inside a
-/// string does not count).
-pub fn has_comments(text: &str) -> bool {
-    let Some(tree) = syntax::parse_tree(text) else {
-        return false;
-    };
-    let mut cursor = tree.walk();
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "comment" {
-            return true;
-        }
-        for child in node.children(&mut cursor) {
-            stack.push(child);
-        }
-    }
-    false
+/// The formatted text.
+pub fn format_file(text: &str, indent: Indent) -> Result<String, FormatRefusal> {
+    format(text, indent).map_err(|Refusal::SyntaxErrors| FormatRefusal::SyntaxErrors)
 }
 
-/// The file printed by the compiler's printer, one blank line between
-/// functions. Refused when that could change or lose anything: syntax
-/// errors, comments, or a printed text that does not parse back to the same
-/// tree (spans aside).
-pub fn format_file(text: &str) -> Result<String, FormatRefusal> {
-    let parsed = syntax::parse(text);
-    if !parsed.diagnostics.is_empty() {
-        return Err(FormatRefusal::SyntaxErrors);
+/// The edits that format `text`: one per line whose text changes (its
+/// content, not its line break), and one for the end of the file; empty
+/// when it is formatted already.
+pub fn format_edits(text: &str, indent: Indent) -> Result<Vec<(Span, String)>, FormatRefusal> {
+    let formatted = format_file(text, indent)?;
+    if formatted == text {
+        return Ok(Vec::new());
     }
-    if has_comments(text) {
-        return Err(FormatRefusal::Comments);
+    let old = lines(text);
+    let new = lines(&formatted);
+    let mut edits = Vec::new();
+    let common = old.len().min(new.len());
+    for i in 0..common {
+        let (o, n) = (old[i], new[i]);
+        if text[o.0..o.1] != formatted[n.0..n.1] {
+            edits.push((
+                Span::new(o.0 as u32, o.1 as u32),
+                formatted[n.0..n.1].to_string(),
+            ));
+        }
     }
-    let formatted = print_items(&parsed.items, &parsed.structs);
-    let reparsed = syntax::parse(&formatted);
-    if !reparsed.diagnostics.is_empty()
-        || reparsed.items.len() != parsed.items.len()
-        || reparsed.structs.len() != parsed.structs.len()
-        || parsed
-            .structs
-            .iter()
-            .zip(&reparsed.structs)
-            .any(|(a, b)| printer::print_struct(a) != printer::print_struct(b))
-        || parsed
-            .items
-            .iter()
-            .zip(&reparsed.items)
-            .any(|(a, b)| without_spans(&a.function) != without_spans(&b.function))
-    {
-        return Err(FormatRefusal::NotPreserved);
+    // What follows the common lines: removed blank lines, or a final line
+    // break added.
+    let old_tail = if common > 0 { old[common - 1].1 } else { 0 };
+    let new_tail = if common > 0 { new[common - 1].1 } else { 0 };
+    if text[old_tail..] != formatted[new_tail..] {
+        edits.push((
+            Span::new(old_tail as u32, text.len() as u32),
+            formatted[new_tail..].to_string(),
+        ));
     }
-    Ok(formatted)
+    Ok(edits)
 }
 
-fn print_items(
-    items: &[syntax::Item],
-    structs: &[std::sync::Arc<nilang_analysis::ast::StructDef>],
-) -> String {
-    // Functions and structs in the order of the file.
-    let mut all: Vec<(u32, String)> = items
-        .iter()
-        .map(|item| (item.offset, printer::print_function(&item.function)))
-        .chain(
-            structs
-                .iter()
-                .map(|s| (s.span.start, printer::print_struct(s))),
-        )
-        .collect();
-    all.sort_by_key(|(at, _)| *at);
-    let mut out = String::new();
-    for (i, (_, text)) in all.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(text);
-    }
-    out
-}
-
-/// The tree's debug form with every span blanked, to compare two trees of
-/// the same program written differently.
-fn without_spans(function: &Function) -> String {
-    let text = format!("{function:?}");
-    let mut out = String::with_capacity(text.len());
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        // A span prints as `start..end` (digits, two dots, digits).
-        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric()) {
-            let mut j = i;
-            while j < bytes.len() && bytes[j].is_ascii_digit() {
-                j += 1;
-            }
-            if bytes[j..].starts_with(b"..") {
-                let mut k = j + 2;
-                let digits = k;
-                while k < bytes.len() && bytes[k].is_ascii_digit() {
-                    k += 1;
-                }
-                if k > digits {
-                    out.push('_');
-                    i = k;
-                    continue;
-                }
-            }
-        }
-        let c = text[i..].chars().next().unwrap_or(' ');
-        out.push(c);
-        i += c.len_utf8().max(1);
+/// Each line's content range and the end of its line break.
+fn lines(text: &str) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches('\n').trim_end_matches('\r');
+        out.push((at, at + content.len(), at + line.len()));
+        at += line.len();
     }
     out
 }

@@ -46,7 +46,7 @@ pub use completion::{
 pub use diagnostics::{file_diagnostics, message_with_help};
 pub use fixes::{Fix, fixes};
 pub use folding::{FoldKind, folding_ranges};
-pub use format::{FormatRefusal, format_file, has_comments};
+pub use format::{FormatRefusal, Indent, format_edits, format_file};
 pub use highlight::{NameClass, classify_names};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
 pub use inlay::{InlayHint, inlay_hints};

@@ -138,31 +138,29 @@ fn scope() {
 }
 
 #[test]
-fn formatting() {
+fn formatting_edits_only_the_lines_that_change() {
+    let text = "# a comment\nfunction f(x::f64)\n  INC(x)  \n    DEC(x)\nend\n\n\n";
+    let edits = format_edits(text, Indent::Spaces(4)).unwrap();
+    let mut fixed = text.to_string();
+    for (span, new) in edits.iter().rev() {
+        fixed.replace_range(span.range(), new);
+    }
     assert_eq!(
-        format_file("function f(x::f64)\n  INC(x) ;   DEC(x)\nend").as_deref(),
-        Ok("function f(x::f64)\n    INC(x)\n    DEC(x)\nend\n")
+        fixed,
+        "# a comment\nfunction f(x::f64)\n    INC(x)\n    DEC(x)\nend\n"
     );
     assert_eq!(
-        format_file("# note\nfunction f(x::f64)\nend\n"),
-        Err(FormatRefusal::Comments)
+        edits.len(),
+        2,
+        "the INC line and the blank lines at the end: {edits:?}"
     );
+    assert_eq!(format_edits(&fixed, Indent::Spaces(4)).unwrap(), vec![]);
+    // A missing final line break is added.
+    let edits = format_edits("function f(x::f64)\n    INC(x)\nend", Indent::Spaces(4)).unwrap();
+    assert_eq!(edits, vec![(Span::new(33, 33), "\n".to_string())]);
     assert_eq!(
-        format_file("function f(x::f64)\n  INC(x\nend\n"),
+        format_edits("function f(x::f64)\n  INC(x\nend\n", Indent::Spaces(4)),
         Err(FormatRefusal::SyntaxErrors)
-    );
-    assert!(!has_comments(
-        "function f(x::f64)\n @safe println(\"#\")\nend\n"
-    ));
-    // Structs are kept, in place, one field a line.
-    assert_eq!(
-        format_file(
-            "function f(p::P{f64})\n  p.x += 1.0\nend\n\"\"\"Doc.\"\"\"\nstruct P{T: Real} x::T; n::i64 end\n"
-        )
-        .as_deref(),
-        Ok(
-            "function f(p::P<f64>)\n    p.x += 1.0\nend\n\n\"\"\"Doc.\"\"\"\nstruct P{T: Real}\n    x::T\n    n::i64\nend\n"
-        )
     );
 }
 

@@ -451,17 +451,22 @@ pub fn completion(snap: &Snapshot, position: lsp::Position) -> lsp::CompletionLi
 
 // ------------------------------------------------------------------ formatting
 
-pub fn formatting(snap: &Snapshot) -> Result<Vec<lsp::TextEdit>, ide::FormatRefusal> {
-    let text = snap.text();
-    let formatted = ide::format_file(text)?;
-    if formatted == text {
-        return Ok(Vec::new());
-    }
+/// The edits that format the document with the client's indentation
+/// options: one per changed line.
+pub fn formatting(
+    snap: &Snapshot,
+    options: &lsp::FormattingOptions,
+) -> Result<Vec<lsp::TextEdit>, ide::FormatRefusal> {
+    let indent = if options.insert_spaces {
+        ide::Indent::Spaces(options.tab_size.clamp(1, 16))
+    } else {
+        ide::Indent::Tab
+    };
     let index = snap.line_index();
-    Ok(vec![lsp::TextEdit::new(
-        lsp::Range::new(lsp::Position::new(0, 0), index.end()),
-        formatted,
-    )])
+    Ok(ide::format_edits(snap.text(), indent)?
+        .into_iter()
+        .map(|(span, text)| lsp::TextEdit::new(index.range(span), text))
+        .collect())
 }
 
 // ------------------------------------------------------------------ custom requests

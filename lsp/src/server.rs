@@ -669,8 +669,11 @@ impl LanguageServer for Backend {
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        let options = params.options;
         match self
-            .read(&params.text_document.uri, features::formatting)
+            .read(&params.text_document.uri, move |s| {
+                features::formatting(s, &options)
+            })
             .await?
         {
             None => Ok(None),

@@ -84,7 +84,7 @@ fn requests_everywhere_in_the_examples() {
             features::document_symbols(&snap).len()
         );
         let _ = features::semantic_tokens(&snap);
-        let _ = features::formatting(&snap);
+        let _ = features::formatting(&snap, &Default::default());
         let _ = features::generated_rust(&snap);
     }
     assert!(answered > 100, "hovers answered: {answered}");
@@ -128,7 +128,7 @@ fn broken_prefixes_of_the_examples() {
             let _ = features::completion(&snap, end);
             let _ = features::semantic_tokens(&snap);
             let _ = features::document_symbols(&snap);
-            let _ = features::formatting(&snap);
+            let _ = features::formatting(&snap, &Default::default());
             let _ = features::generated_rust(&snap);
         }
     }

@@ -717,10 +717,11 @@ fn symbols_tokens_lenses_completion() {
 }
 
 #[test]
-fn formatting_uses_the_printer_unless_it_would_lose_comments() {
+fn formatting_keeps_comments_honours_the_options_and_edits_only_changed_lines() {
     support::run(async {
         let mut client = TestClient::initialized().await;
-        let messy = "function f(x::f64,y::f64)\n  x+=y ;  SWAP(x,y)\nend\n";
+        let messy =
+            "# keep me\nfunction f(x::f64, y::f64)\n  x += y   # and me\n    SWAP(x, y)\nend\n";
         client.open(URI, messy).await;
         client.diagnostics(URI).await;
         let params = json!({ "textDocument": { "uri": URI }, "options": { "tabSize": 4, "insertSpaces": true } });
@@ -730,13 +731,21 @@ fn formatting_uses_the_printer_unless_it_would_lose_comments() {
         assert_eq!(
             edits,
             json!([{
-                "range": { "start": position(0, 0), "end": position(3, 0) },
-                "newText": "function f(x::f64, y::f64)\n    x += y\n    SWAP(x, y)\nend\n"
+                "range": { "start": position(2, 0), "end": position(2, 19) },
+                "newText": "    x += y   # and me"
             }])
         );
+        // The client's indentation: two spaces, or tabs.
+        let two = json!({ "textDocument": { "uri": URI }, "options": { "tabSize": 2, "insertSpaces": true } });
+        let edits = client.request("textDocument/formatting", two).await;
+        assert_eq!(edits.as_array().unwrap().len(), 1, "{edits}");
+        assert_eq!(edits[0]["newText"], "  SWAP(x, y)");
+        let tabs = json!({ "textDocument": { "uri": URI }, "options": { "tabSize": 8, "insertSpaces": false } });
+        let edits = client.request("textDocument/formatting", tabs).await;
+        assert_eq!(edits[0]["newText"], "\tx += y   # and me");
 
         client
-            .change_full(URI, 1, "# keep me\nfunction f(x::f64)\nend\n")
+            .change_full(URI, 1, "function f(x::f64)\n  INC(x\nend\n")
             .await;
         let refused = client.request_raw("textDocument/formatting", params).await;
         assert_eq!(refused["error"]["code"], -32803);
@@ -744,7 +753,7 @@ fn formatting_uses_the_printer_unless_it_would_lose_comments() {
             refused["error"]["message"]
                 .as_str()
                 .expect("message")
-                .contains("comments")
+                .contains("syntax errors")
         );
         client.shutdown_and_exit().await;
     });

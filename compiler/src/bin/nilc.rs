@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::diagnostics::{Diagnostic, Severity};
-use nilang_compiler::{ast::Span, render, sarif};
+use nilang_compiler::{ast::Span, format, render, sarif};
 
 #[derive(Parser)]
 #[command(
@@ -52,6 +52,25 @@ enum Command {
         file: PathBuf,
         /// Only this function.
         function: Option<String>,
+    },
+    /// Format `.nil` files in place: indentation, trailing whitespace, the
+    /// final line break (comments and spellings kept).
+    ///
+    /// With `--check`, change nothing: list the files that are not
+    /// formatted and exit with status 1 if there are any.
+    Fmt {
+        /// Files or directories (searched recursively for `.nil` files).
+        /// Defaults to the current directory.
+        paths: Vec<PathBuf>,
+        /// Report instead of rewriting.
+        #[arg(long)]
+        check: bool,
+        /// Spaces per indentation level.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=16))]
+        indent: u32,
+        /// Indent with tabs instead of spaces.
+        #[arg(long, conflicts_with = "indent")]
+        tabs: bool,
     },
     /// Print the Rust code generated for a file (formatted by rustfmt when it is installed).
     ///
@@ -123,6 +142,20 @@ fn main() -> ExitCode {
             color,
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
+        Command::Fmt {
+            paths,
+            check,
+            indent,
+            tabs,
+        } => fmt(
+            paths,
+            check,
+            if tabs {
+                format::Indent::Tab
+            } else {
+                format::Indent::Spaces(indent)
+            },
+        ),
         Command::Emit {
             file,
             atol,
@@ -444,6 +477,101 @@ fn load_with_siblings(path: &Path) -> Result<(RootDatabase, Project, SourceFile,
     let file = sources[0];
     let loaded = all.swap_remove(0);
     Ok((database, project, file, loaded))
+}
+
+/// `nilc fmt`: every file is formatted (or checked) on its own; files with
+/// syntax errors are reported and left alone. Status 1 when `--check`
+/// finds files to format or any file has syntax errors.
+fn fmt(paths: Vec<PathBuf>, check: bool, indent: format::Indent) -> Result<ExitCode, Fatal> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let files = collect(&paths)?;
+    // Read everything first: an unreadable file stops the command before
+    // any file is written.
+    let loaded = files
+        .iter()
+        .map(|p| load(p).map(|l| (p.clone(), l)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (mut unformatted, mut broken, mut changed) = (0usize, 0usize, 0usize);
+    for (path, l) in &loaded {
+        if l.encoding_error.is_some() {
+            eprintln!("{}: not formatted: the file is not valid UTF-8", l.path);
+            broken += 1;
+            continue;
+        }
+        let formatted = match format::format(&l.text, indent) {
+            Ok(f) => f,
+            Err(format::Refusal::SyntaxErrors) => {
+                eprintln!(
+                    "{}: not formatted: the file has syntax errors (`nilc check` shows them)",
+                    l.path
+                );
+                broken += 1;
+                continue;
+            }
+        };
+        if formatted == l.text {
+            continue;
+        }
+        if check {
+            println!("{}", l.path);
+            unformatted += 1;
+        } else {
+            write_atomically(path, &formatted)?;
+            changed += 1;
+        }
+    }
+    if check {
+        eprintln!(
+            "checked {} file{}: {} to format{}",
+            loaded.len(),
+            plural(loaded.len()),
+            unformatted,
+            if broken > 0 {
+                format!(", {broken} with errors")
+            } else {
+                String::new()
+            }
+        );
+    } else {
+        eprintln!(
+            "formatted {} of {} file{}{}",
+            changed,
+            loaded.len(),
+            plural(loaded.len()),
+            if broken > 0 {
+                format!(", {broken} left with errors")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(if unformatted > 0 || broken > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes through a temporary file beside `path` and a rename, so that an
+/// interrupted `nilc fmt` never leaves half a file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), Fatal> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".nilc-fmt.tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Fatal(format!(
+                "cannot write `{}`: {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })
 }
 
 fn emit(path: &Path, options: nilang_compiler::codegen::Options) -> Result<ExitCode, Fatal> {
