@@ -66,3 +66,6 @@ pub use symbols::{DocumentSymbol, SymbolKind, document_symbols, project_symbols}
 pub use nilang_analysis::db::{Db, FnId, Project, RootDatabase, SourceFile};
 pub use nilang_syntax::ast::Span;
 pub use nilang_syntax::diagnostics::{Diagnostic, Label, Severity};
+/// The ranges "expand selection" steps through (syntax nodes around an
+/// offset, innermost first).
+pub use nilang_syntax::parser::enclosing_ranges as selection_ranges;

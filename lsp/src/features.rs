@@ -184,6 +184,29 @@ pub fn inlay_hints(snap: &Snapshot, range: lsp::Range) -> Vec<lsp::InlayHint> {
         .collect()
 }
 
+/// For each position, the ranges of the syntax nodes around it, innermost
+/// first, as the nested ranges of `textDocument/selectionRange`.
+pub fn selection_ranges(snap: &Snapshot, positions: &[lsp::Position]) -> Vec<lsp::SelectionRange> {
+    let index = snap.line_index();
+    positions
+        .iter()
+        .map(|&p| {
+            let ranges = nilang_ide::selection_ranges(snap.text(), index.offset(p));
+            let mut out: Option<lsp::SelectionRange> = None;
+            for (start, end) in ranges.into_iter().rev() {
+                out = Some(lsp::SelectionRange {
+                    range: index.range(Span::new(start, end)),
+                    parent: out.map(Box::new),
+                });
+            }
+            out.unwrap_or(lsp::SelectionRange {
+                range: lsp::Range::new(p, p),
+                parent: None,
+            })
+        })
+        .collect()
+}
+
 /// What a rename at `position` would change: the name's range and text, or
 /// why it cannot be renamed.
 pub fn prepare_rename(

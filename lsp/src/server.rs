@@ -336,6 +336,7 @@ impl LanguageServer for Backend {
                 })),
                 document_highlight_provider: Some(OneOf::Left(true)),
                 inlay_hint_provider: Some(OneOf::Left(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
                 signature_help_provider: Some(SignatureHelpOptions {
                     trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
                     retrigger_characters: None,
@@ -575,6 +576,17 @@ impl LanguageServer for Backend {
             })
             .await?
             .flatten())
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        let positions = params.positions;
+        self.read(&params.text_document.uri, move |s| {
+            features::selection_ranges(s, &positions)
+        })
+        .await
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {

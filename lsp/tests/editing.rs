@@ -235,6 +235,28 @@ fn rename_highlight_folding_and_workspace_symbols() {
             .await;
         assert!(none.is_null(), "{none}");
 
+        // Expand selection: from `t` in `helper(out, t)` outwards.
+        let ranges = client
+            .request(
+                "textDocument/selectionRange",
+                json!({ "textDocument": { "uri": a }, "positions": [{ "line": 10, "character": 20 }] }),
+            )
+            .await;
+        let mut spans = Vec::new();
+        let mut at = &ranges[0];
+        while at.is_object() {
+            spans.push((
+                at["range"]["start"]["line"].as_u64().unwrap(),
+                at["range"]["start"]["character"].as_u64().unwrap(),
+                at["range"]["end"]["line"].as_u64().unwrap(),
+                at["range"]["end"]["character"].as_u64().unwrap(),
+            ));
+            at = &at["parent"];
+        }
+        assert_eq!(spans[0], (10, 20, 10, 21), "`t`");
+        assert!(spans.contains(&(10, 8, 10, 22)), "the call: {spans:?}");
+        assert!(spans.contains(&(6, 0, 14, 3)), "the function: {spans:?}");
+
         // Inlay hints: the parameter an argument goes to, `!` where the
         // call changes it.
         let hints = client

@@ -830,3 +830,51 @@ fn docstring_text(raw: &str) -> String {
         .unwrap_or(raw);
     inner.trim().to_string()
 }
+
+/// The ranges an editor's "expand selection" steps through at `offset`:
+/// the named nodes of the tree that contain it, innermost first, without
+/// repeats (byte ranges of `text`).
+pub fn enclosing_ranges(text: &str, offset: u32) -> Vec<(u32, u32)> {
+    let Some(tree) = parse_tree(text) else {
+        return Vec::new();
+    };
+    let offset = (offset as usize).min(text.len());
+    let Some(mut node) = tree
+        .root_node()
+        .named_descendant_for_byte_range(offset, offset)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    loop {
+        let range = (node.start_byte() as u32, node.end_byte() as u32);
+        if out.last() != Some(&range) {
+            out.push(range);
+        }
+        match node.parent() {
+            Some(parent) => node = parent,
+            None => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod enclosing_tests {
+    use super::enclosing_ranges;
+
+    #[test]
+    fn innermost_first_up_to_the_file() {
+        let text = "function f(y::f64, x::f64)\n    y += sin(x)\nend\n";
+        let at = text.find("x)\n").unwrap() as u32;
+        let ranges: Vec<&str> = enclosing_ranges(text, at)
+            .iter()
+            .map(|&(a, b)| &text[a as usize..b as usize])
+            .collect();
+        assert_eq!(ranges[0], "x");
+        assert!(ranges.contains(&"sin(x)"));
+        assert!(ranges.contains(&"y += sin(x)"));
+        assert_eq!(*ranges.last().unwrap(), text);
+        assert!(ranges.windows(2).all(|w| w[1].len() >= w[0].len()));
+    }
+}
