@@ -352,9 +352,25 @@ fn to_lsp_symbol(symbol: ide::DocumentSymbol, index: &LineIndex<'_>) -> lsp::Doc
     }
 }
 
+/// The most entries (definitions and their locals or fields) an outline
+/// holds: a huge generated file would otherwise answer tens of megabytes.
+pub const MAX_OUTLINE: usize = 10_000;
+
+/// The outline: every function and struct while they fit in
+/// [`MAX_OUTLINE`] entries, each with its locals or fields while those fit
+/// too (definitions first: a long file keeps its whole list of functions
+/// before any function's locals are left out).
 pub fn document_symbols(snap: &Snapshot) -> Vec<lsp::DocumentSymbol> {
     let index = snap.line_index();
-    ide::document_symbols(&snap.db, snap.project, snap.file)
+    let mut symbols = ide::document_symbols(&snap.db, snap.project, snap.file);
+    symbols.truncate(MAX_OUTLINE);
+    let mut budget = MAX_OUTLINE - symbols.len();
+    for symbol in &mut symbols {
+        let keep = symbol.children.len().min(budget);
+        symbol.children.truncate(keep);
+        budget -= keep;
+    }
+    symbols
         .into_iter()
         .map(|symbol| to_lsp_symbol(symbol, &index))
         .collect()

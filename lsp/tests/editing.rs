@@ -351,3 +351,32 @@ fn rename_highlight_folding_and_workspace_symbols() {
         client.shutdown_and_exit().await;
     });
 }
+
+#[test]
+fn a_huge_outline_is_bounded_functions_first() {
+    support::run(async {
+        let mut client = TestClient::initialized().await;
+        let uri = "untitled:huge.nil";
+        // 6,000 functions with two parameters each: 18,000 entries in all.
+        let text: String = (0..6000)
+            .map(|i| format!("function f{i}(y::f64, x::f64)\n    y += x\nend\n"))
+            .collect();
+        client.open(uri, &text).await;
+        let outline = client
+            .request(
+                "textDocument/documentSymbol",
+                json!({ "textDocument": { "uri": uri } }),
+            )
+            .await;
+        let outline = outline.as_array().unwrap();
+        assert_eq!(outline.len(), 6000, "every function");
+        let children: usize = outline
+            .iter()
+            .map(|s| s["children"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert_eq!(outline.len() + children, nilang_lsp::features::MAX_OUTLINE);
+        assert_eq!(outline[0]["children"].as_array().unwrap().len(), 2);
+        assert_eq!(outline[5999]["children"].as_array().unwrap().len(), 0);
+        client.shutdown_and_exit().await;
+    });
+}
