@@ -974,30 +974,3 @@ pub fn misuse(f: &Function, is_kernel: &dyn Fn(&str) -> bool) -> Vec<Diagnostic>
     }
     out
 }
-
-fn walk_stmts(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt)) {
-    for s in stmts {
-        f(s);
-        match &s.kind {
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                for b in branches {
-                    walk_stmts(&b.body.stmts, f);
-                }
-                if let Some(o) = otherwise {
-                    walk_stmts(&o.stmts, f);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } => walk_stmts(&body.stmts, f),
-            StmtKind::Begin(b) => walk_stmts(&b.stmts, f),
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::Tape(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => walk_stmts(std::slice::from_ref(inner), f),
-            _ => {}
-        }
-    }
-}

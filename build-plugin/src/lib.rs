@@ -526,11 +526,10 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, folders: &mut Vec<PathBuf>) -> std
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            let name = entry.file_name();
-            if !name.to_string_lossy().starts_with('.') && name != "target" {
+            if !nilang_syntax::files::skipped_folder(&entry.file_name().to_string_lossy()) {
                 walk(&path, files, folders)?;
             }
-        } else if path.extension().is_some_and(|e| e == "nil") {
+        } else if nilang_syntax::files::is_nil_file(&path) {
             files.push(path);
         }
     }

@@ -15,7 +15,7 @@ pub use nilang_analysis::{
 };
 pub use nilang_codegen as codegen;
 pub use nilang_ide as ide;
-pub use nilang_syntax::{ast, diagnostics, format, parser as syntax, printer, render};
+pub use nilang_syntax::{ast, diagnostics, files, format, parser as syntax, printer, render};
 
 /// The database and every tracked query: the analysis's and the backends'.
 pub mod db {

@@ -620,10 +620,9 @@ fn repository_nil_files() -> Vec<std::path::PathBuf> {
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             let (path, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
-            if path.is_dir() && !name.starts_with('.') && name != "target" && name != "node_modules"
-            {
+            if path.is_dir() && !nilang_compiler::files::skipped_folder(&name) {
                 walk(&path, out);
-            } else if path.extension().is_some_and(|x| x == "nil") {
+            } else if nilang_compiler::files::is_nil_file(&path) {
                 out.push(path);
             }
         }

@@ -2,7 +2,7 @@
 //! (`for`, `while`, `if`, `begin`, `@routine`, `~(...)`, `@tape`), and runs
 //! of comment lines.
 
-use nilang_analysis::ast::{Block, Span, Stmt, StmtKind};
+use nilang_analysis::ast::{Span, StmtKind, walk_stmts};
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 
 /// What a folding range holds.
@@ -25,7 +25,17 @@ pub fn folding_ranges(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
         };
         let offset = db::function_offset(db, f);
         out.push((ast.span.shift(offset), FoldKind::Block));
-        block(&ast.body, offset, &mut out);
+        walk_stmts(&ast.body.stmts, &mut |s| {
+            if matches!(
+                s.kind,
+                StmtKind::If { .. }
+                    | StmtKind::While { .. }
+                    | StmtKind::For { .. }
+                    | StmtKind::Begin(_)
+            ) {
+                out.push((s.span.shift(offset), FoldKind::Block));
+            }
+        });
     }
     let structs = db::project_structs(db, project);
     for (def, i) in structs.table.by_name.values() {
@@ -41,39 +51,6 @@ pub fn folding_ranges(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
     out.sort_by_key(|(span, _)| (span.start, std::cmp::Reverse(span.end)));
     out.dedup();
     out
-}
-
-fn block(b: &Block, offset: u32, out: &mut Vec<(Span, FoldKind)>) {
-    for s in &b.stmts {
-        stmt(s, offset, out);
-    }
-}
-
-fn stmt(s: &Stmt, offset: u32, out: &mut Vec<(Span, FoldKind)>) {
-    match &s.kind {
-        StmtKind::If {
-            branches,
-            otherwise,
-        } => {
-            out.push((s.span.shift(offset), FoldKind::Block));
-            for b in branches {
-                block(&b.body, offset, out);
-            }
-            if let Some(b) = otherwise {
-                block(b, offset, out);
-            }
-        }
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-            out.push((s.span.shift(offset), FoldKind::Block));
-            block(body, offset, out);
-        }
-        StmtKind::Inverse(inner)
-        | StmtKind::Routine(inner)
-        | StmtKind::Tape(inner)
-        | StmtKind::InvCheckOff(inner)
-        | StmtKind::InBounds(inner) => stmt(inner, offset, out),
-        _ => {}
-    }
 }
 
 /// Runs of two or more lines that hold only a comment.

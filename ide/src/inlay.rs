@@ -3,7 +3,7 @@
 //! callee changes it, so that what a call changes is visible where it is
 //! called.
 
-use nilang_analysis::ast::{Span, Stmt, StmtKind};
+use nilang_analysis::ast::{Span, StmtKind, walk_stmts};
 use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 
@@ -29,7 +29,11 @@ pub fn inlay_hints(db: &dyn Db, project: Project, file: SourceFile, range: Span)
             continue;
         }
         let mut calls = Vec::new();
-        collect(&ast.body.stmts, &mut calls);
+        walk_stmts(&ast.body.stmts, &mut |s| {
+            if matches!(s.kind, StmtKind::Call(_)) {
+                calls.push(s);
+            }
+        });
         for call in calls {
             let StmtKind::Call(call_ast) = &call.kind else {
                 continue;
@@ -89,33 +93,4 @@ pub fn inlay_hints(db: &dyn Db, project: Project, file: SourceFile, range: Span)
         }
     }
     out
-}
-
-/// Every call statement, nested ones included, in order.
-fn collect<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Call(_) => out.push(s),
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                for b in branches {
-                    collect(&b.body.stmts, out);
-                }
-                if let Some(b) = otherwise {
-                    collect(&b.stmts, out);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-                collect(&body.stmts, out)
-            }
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::Tape(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => collect(std::slice::from_ref(&**inner), out),
-            _ => {}
-        }
-    }
 }

@@ -66,6 +66,7 @@ pub use symbols::{DocumentSymbol, SymbolKind, document_symbols, project_symbols}
 pub use nilang_analysis::db::{Db, FnId, Project, RootDatabase, SourceFile};
 pub use nilang_syntax::ast::Span;
 pub use nilang_syntax::diagnostics::{Diagnostic, Label, Severity};
+pub use nilang_syntax::files::{is_nil_file, skipped_folder};
 /// The ranges "expand selection" steps through (syntax nodes around an
 /// offset, innermost first).
 pub use nilang_syntax::parser::enclosing_ranges as selection_ranges;

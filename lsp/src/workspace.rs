@@ -447,10 +447,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if kind.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+            if !nilang_ide::skipped_folder(&name) {
                 walk(&path, out, depth + 1);
             }
-        } else if path.extension().is_some_and(|e| e == "nil") {
+        } else if nilang_ide::is_nil_file(&path) {
             out.push(path);
         }
     }

@@ -585,6 +585,36 @@ pub struct FieldDef {
     pub span: Span,
 }
 
+/// Calls `f` on every statement of `stmts` and of the blocks nested in
+/// them, each before the statements inside it, in the order of the text.
+pub fn walk_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
+    for s in stmts {
+        f(s);
+        match &s.kind {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    walk_stmts(&b.body.stmts, f);
+                }
+                if let Some(o) = otherwise {
+                    walk_stmts(&o.stmts, f);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                walk_stmts(&body.stmts, f)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => walk_stmts(std::slice::from_ref(&**inner), f),
+            _ => {}
+        }
+    }
+}
+
 /// Calls `f` on each expression of `stmt` itself (not of the statements
 /// nested in it).
 pub fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod diagnostics;
+pub mod files;
 pub mod format;
 pub mod parser;
 pub mod printer;

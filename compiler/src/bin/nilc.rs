@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::diagnostics::{Diagnostic, Severity};
-use nilang_compiler::{ast::Span, format, render, sarif};
+use nilang_compiler::{ast::Span, files, format, render, sarif};
 
 #[derive(Parser)]
 #[command(
@@ -226,6 +226,19 @@ fn load(path: &Path) -> Result<Loaded, Fatal> {
     }
 }
 
+/// The `.nil` files of `paths` (the current folder when none), each read.
+fn load_all(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Loaded)>, Fatal> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    collect(&paths)?
+        .into_iter()
+        .map(|p| load(&p).map(|l| (p, l)))
+        .collect()
+}
+
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
@@ -285,10 +298,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Fatal> {
             continue;
         };
         if kind.is_dir() {
-            if !name.starts_with('.') && name != "target" {
+            if !files::skipped_folder(&name) {
                 walk(&path, out, depth + 1)?;
             }
-        } else if path.extension().is_some_and(|e| e == "nil") {
+        } else if files::is_nil_file(&path) {
             out.push(path);
         }
     }
@@ -326,16 +339,7 @@ fn check(
     deny_warnings: bool,
     color: Color,
 ) -> Result<ExitCode, Fatal> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
-    };
-    let files = collect(&paths)?;
-    let loaded = files
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let loaded: Vec<Loaded> = load_all(paths)?.into_iter().map(|(_, l)| l).collect();
     let mut database = RootDatabase::default();
     let (project, sources) = build_project(&mut database, &loaded);
 
@@ -483,18 +487,9 @@ fn load_with_siblings(path: &Path) -> Result<(RootDatabase, Project, SourceFile,
 /// syntax errors are reported and left alone. Status 1 when `--check`
 /// finds files to format or any file has syntax errors.
 fn fmt(paths: Vec<PathBuf>, check: bool, indent: format::Indent) -> Result<ExitCode, Fatal> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths
-    };
-    let files = collect(&paths)?;
-    // Read everything first: an unreadable file stops the command before
-    // any file is written.
-    let loaded = files
-        .iter()
-        .map(|p| load(p).map(|l| (p.clone(), l)))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Everything is read first: an unreadable file stops the command
+    // before any file is written.
+    let loaded = load_all(paths)?;
     let (mut unformatted, mut broken, mut changed) = (0usize, 0usize, 0usize);
     for (path, l) in &loaded {
         if l.encoding_error.is_some() {
