@@ -308,6 +308,21 @@ fn deep_nesting_is_reported_not_overflowed() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("error[E0003]: nesting deeper than 128 levels"));
 
+    // A flat sum says what it is, and how to split it.
+    let terms: Vec<String> = (0..300).map(|i| format!("{i}.0")).collect();
+    let sum = format!(
+        "function flat(y::f64)\n    y += {}\nend\n",
+        terms.join(" + ")
+    );
+    let path = write(dir, "flat.nil", &sum);
+    let out = nilc(&["check", "--format", "short", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("error[E0003]: a chain of more than 128 `+` operations"),
+        "{}",
+        stdout(&out)
+    );
+
     let mut expr = String::from("function deep_expr(y::f64, x::f64)\n    y += ");
     expr.push_str(&"(".repeat(5000));
     expr.push('x');

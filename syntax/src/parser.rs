@@ -222,15 +222,38 @@ impl<'a> Lower<'a> {
             return false;
         }
         let span = self.span(node);
-        self.diagnostics.push(
-            Diagnostic::error(
+        // A long flat chain (`a + b + c + …`) nests to the left: say so,
+        // with the rewrite that helps.
+        let operator = |n: Node<'_>| {
+            (n.kind() == "binary")
+                .then(|| n.child_by_field_name("operator"))
+                .flatten()
+                .map(|o| self.text(o).to_string())
+        };
+        let chain = operator(node).filter(|op| {
+            node.parent()
+                .and_then(operator)
+                .is_some_and(|parent| parent == *op)
+        });
+        let diagnostic = match chain {
+            Some(op) => Diagnostic::error(
+                "E0003",
+                span,
+                format!("a chain of more than {MAX_DEPTH} `{op}` operations"),
+            )
+            .with_label("each operation nests one level deeper")
+            .with_help(format!(
+                "split it across several instructions, each with at most {MAX_DEPTH} terms (`y += a {op} b {op} …` then `y += …` for the rest), or group the terms in parentheses"
+            )),
+            None => Diagnostic::error(
                 "E0003",
                 span,
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             )
             .with_label("this is nested too deeply to be checked")
             .with_help("move the inner part into a function of its own"),
-        );
+        };
+        self.diagnostics.push(diagnostic);
         true
     }
 
