@@ -34,6 +34,10 @@ fn request_failed(message: impl Into<String>) -> Error {
     }
 }
 
+fn unknown_document() -> Error {
+    request_failed("unknown document: open it first")
+}
+
 pub struct Backend {
     client: Client,
     shared: Arc<Shared>,
@@ -74,22 +78,21 @@ impl Backend {
         let Some(snapshot) = self.shared.lock().snapshot(uri) else {
             return Ok(None);
         };
-        let joined = tokio::task::spawn_blocking(move || {
-            // The snapshot is dropped inside this closure, before the result
-            // travels back, so a waiting writer is released at once.
-            let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| f(&snapshot)));
-            drop(snapshot);
-            result
-        })
-        .await;
-        match joined {
-            Ok(Ok(value)) => Ok(Some(value)),
-            Ok(Err(_cancelled)) => Err(Error::content_modified()),
-            Err(join_error) => {
-                let mut e = Error::internal_error();
-                e.message = format!("the request failed inside the server: {join_error}").into();
-                Err(e)
-            }
+        compute(snapshot, f).await.map(Some)
+    }
+
+    /// [`Backend::read`] for a request that may be refused: the refusal's
+    /// message becomes a `RequestFailed` error.
+    async fn read_refusable<T, M, F>(&self, uri: &Uri, f: F) -> Result<Option<T>>
+    where
+        T: Send + 'static,
+        M: Into<String> + Send + 'static,
+        F: FnOnce(&Snapshot) -> std::result::Result<T, M> + Send + 'static,
+    {
+        match self.read(uri, f).await? {
+            None => Ok(None),
+            Some(Ok(value)) => Ok(Some(value)),
+            Some(Err(refusal)) => Err(request_failed(refusal)),
         }
     }
 
@@ -101,22 +104,41 @@ impl Backend {
 
     pub async fn inverse(&self, params: InverseParams) -> Result<InverseResult> {
         let uri = params.text_document.uri.clone();
-        match self
-            .read(&uri, move |s| features::inverse(s, &params))
+        self.read_refusable(&uri, move |s| features::inverse(s, &params))
             .await?
-        {
-            Some(Ok(result)) => Ok(result),
-            Some(Err(refusal)) => Err(request_failed(refusal)),
-            None => Err(request_failed("unknown document: open it first")),
-        }
+            .ok_or_else(unknown_document)
     }
 
     pub async fn generated_rust(&self, params: GeneratedRustParams) -> Result<GeneratedRustResult> {
         let uri = params.text_document.uri;
-        match self.read(&uri, features::generated_rust).await? {
-            Some(Ok(result)) => Ok(result),
-            Some(Err(refusal)) => Err(request_failed(refusal)),
-            None => Err(request_failed("unknown document: open it first")),
+        self.read_refusable(&uri, features::generated_rust)
+            .await?
+            .ok_or_else(unknown_document)
+    }
+}
+
+/// Runs `f` on `snapshot` on a blocking thread: a request's computation.
+/// An edit arriving meanwhile cancels it (`ContentModified`).
+async fn compute<T, F>(snapshot: Snapshot, f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Snapshot) -> T + Send + 'static,
+{
+    let joined = tokio::task::spawn_blocking(move || {
+        // The snapshot is dropped inside this closure, before the result
+        // travels back, so a waiting writer is released at once.
+        let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| f(&snapshot)));
+        drop(snapshot);
+        result
+    })
+    .await;
+    match joined {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(_cancelled)) => Err(Error::content_modified()),
+        Err(join_error) => {
+            let mut e = Error::internal_error();
+            e.message = format!("the request failed inside the server: {join_error}").into();
+            Err(e)
         }
     }
 }
@@ -531,32 +553,20 @@ impl LanguageServer for Backend {
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
         let position = params.position;
-        match self
-            .read(&params.text_document.uri, move |s| {
-                features::prepare_rename(s, position)
-            })
-            .await?
-        {
-            None => Ok(None),
-            Some(Ok(response)) => Ok(Some(response)),
-            Some(Err(refusal)) => Err(request_failed(refusal)),
-        }
+        self.read_refusable(&params.text_document.uri, move |s| {
+            features::prepare_rename(s, position)
+        })
+        .await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let p = params.text_document_position;
         let position = p.position;
         let new_name = params.new_name;
-        match self
-            .read(&p.text_document.uri, move |s| {
-                features::rename(s, position, &new_name)
-            })
-            .await?
-        {
-            None => Ok(None),
-            Some(Ok(edit)) => Ok(Some(edit)),
-            Some(Err(refusal)) => Err(request_failed(refusal)),
-        }
+        self.read_refusable(&p.text_document.uri, move |s| {
+            features::rename(s, position, &new_name)
+        })
+        .await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -622,21 +632,11 @@ impl LanguageServer for Backend {
             return Ok(Some(WorkspaceSymbolResponse::Flat(Vec::new())));
         };
         let query = params.query;
-        let joined = tokio::task::spawn_blocking(move || {
-            let result = nilang_ide::Cancelled::catch(AssertUnwindSafe(|| {
-                features::workspace_symbols(&snapshot, &projects, &query, WORKSPACE_SYMBOLS)
-            }));
-            drop(snapshot);
-            result
+        let symbols = compute(snapshot, move |s| {
+            features::workspace_symbols(s, &projects, &query, WORKSPACE_SYMBOLS)
         })
-        .await;
-        match joined {
-            Ok(Ok(symbols)) => Ok(Some(WorkspaceSymbolResponse::Flat(symbols))),
-            Ok(Err(_cancelled)) => Err(Error::content_modified()),
-            Err(e) => Err(request_failed(format!(
-                "the request failed inside the server: {e}"
-            ))),
-        }
+        .await?;
+        Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
     }
 
     async fn document_symbol(
@@ -682,15 +682,9 @@ impl LanguageServer for Backend {
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         let options = params.options;
-        match self
-            .read(&params.text_document.uri, move |s| {
-                features::formatting(s, &options)
-            })
-            .await?
-        {
-            None => Ok(None),
-            Some(Ok(edits)) => Ok(Some(edits)),
-            Some(Err(refusal)) => Err(request_failed(refusal.message())),
-        }
+        self.read_refusable(&params.text_document.uri, move |s| {
+            features::formatting(s, &options).map_err(|refusal| refusal.message())
+        })
+        .await
     }
 }
