@@ -279,8 +279,10 @@ pub fn function_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Signatur
     })
 }
 
+/// The names of the project's functions, sorted: what name resolution
+/// suggests from, and what editors complete and correct to.
 #[salsa::tracked(returns(clone))]
-fn function_names(db: &dyn Db, project: Project) -> Vec<String> {
+pub fn function_names(db: &dyn Db, project: Project) -> Vec<String> {
     let mut names: Vec<String> = item_table(db, project).by_name.keys().cloned().collect();
     names.sort();
     names

@@ -187,12 +187,7 @@ pub fn completions(
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
     let before = &text[..offset];
-    let word_start = before
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| is_name_char(*c))
-        .last()
-        .map_or(offset, |(i, _)| i);
+    let word_start = name_start(before).unwrap_or(offset);
     let prefix = before[word_start..].to_lowercase();
     let items = match before[..word_start].strip_suffix('.') {
         Some(base) => field_items(db, project, file, base, word_start as u32),
@@ -207,6 +202,17 @@ pub fn completions(
     (matching, incomplete)
 }
 
+/// Where the name that `text` ends with starts; `None` when it does not
+/// end with one.
+pub(crate) fn name_start(text: &str) -> Option<usize> {
+    text.char_indices()
+        .rev()
+        .take_while(|(_, c)| is_name_char(*c))
+        .last()
+        .map(|(i, _)| i)
+}
+
+/// Whether `c` can be part of a name (`out!`, `θ2`).
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '!'
 }
@@ -248,13 +254,7 @@ fn field_items(
                 None => return Vec::new(),
             }
         }
-        let start = rest
-            .char_indices()
-            .rev()
-            .take_while(|(_, c)| is_name_char(*c))
-            .last()
-            .map(|(i, _)| i);
-        let Some(start) = start else {
+        let Some(start) = name_start(rest) else {
             return Vec::new();
         };
         chain.push((rest[start..].to_string(), indexed));
@@ -331,14 +331,11 @@ fn all_items(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Ve
             ..CompletionItem::function(instruction.name, Some(instruction_signature(instruction)))
         });
     }
-    let table = db::item_table(db, project);
-    let mut names: Vec<&String> = table.by_name.keys().collect();
-    names.sort();
-    for name in names {
-        let detail = db::lookup_function(db, project, name)
+    for name in db::function_names(db, project) {
+        let detail = db::lookup_function(db, project, &name)
             .and_then(|g| db::function_ast(db, g))
             .map(|ast| printer::print_signature(&ast));
-        items.push(CompletionItem::function(name.clone(), detail));
+        items.push(CompletionItem::function(name, detail));
     }
     for (name, _) in builtins::PURE_FUNCTIONS {
         items.push(CompletionItem::function(

@@ -252,14 +252,8 @@ impl Cx<'_> {
     /// E0102: the function or instruction with the closest name.
     fn closest_function(&self) -> Option<(String, Vec<(Span, String)>)> {
         let name = self.slice(self.d.primary.span);
-        let mut candidates: Vec<String> = Vec::new();
-        for &file in self.project.files(self.db) {
-            for &f in db::file_functions(self.db, self.project, file) {
-                if let Some(ast) = db::function_ast(self.db, f) {
-                    candidates.push(ast.name.name.clone());
-                }
-            }
-        }
+        // The candidates of the resolver's suggestion, in its order.
+        let mut candidates = db::function_names(self.db, self.project);
         candidates.extend(builtins::INSTRUCTIONS.iter().map(|i| i.name.to_string()));
         let best = builtins::closest(name, candidates.iter().map(String::as_str))?;
         Some((

@@ -195,11 +195,10 @@ fn local_summary(db: &dyn Db, project: Project, f: FnId<'_>, def: usize) -> Opti
 /// How an instruction is called, with `!` on the arguments it changes:
 /// `SWAP(a!, b!)`.
 pub fn instruction_signature(instruction: &builtins::Instruction) -> String {
-    const NAMES: [&str; 3] = ["a", "b", "θ"];
-    let args = (0..instruction.arity)
-        .map(|i| {
-            let name = NAMES.get(i).copied().unwrap_or("x");
-            if instruction.mutates.contains(&i) {
+    let args = instruction_parameters(instruction)
+        .into_iter()
+        .map(|(name, changed)| {
+            if changed {
                 format!("{name}!")
             } else {
                 name.to_string()
@@ -208,6 +207,20 @@ pub fn instruction_signature(instruction: &builtins::Instruction) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!("{}({args})", instruction.name)
+}
+
+/// The names an instruction's parameters are shown with (`a`, `b`, `θ`),
+/// each with whether the instruction changes it.
+pub(crate) fn instruction_parameters(
+    instruction: &builtins::Instruction,
+) -> Vec<(&'static str, bool)> {
+    const NAMES: [&str; 3] = ["a", "b", "θ"];
+    (0..instruction.arity)
+        .map(|i| {
+            let name = NAMES.get(i).copied().unwrap_or("x");
+            (name, instruction.mutates.contains(&i))
+        })
+        .collect()
 }
 
 /// One line describing an instruction: its name, what it does, its inverse.

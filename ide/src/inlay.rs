@@ -7,6 +7,8 @@ use nilang_analysis::ast::{Span, StmtKind, walk_stmts};
 use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 
+use crate::hover::instruction_parameters;
+
 /// One hint: the absolute offset it goes before, and its text.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct InlayHint {
@@ -60,12 +62,9 @@ pub fn inlay_hints(db: &dyn Db, project: Project, file: SourceFile, range: Span)
                         })
                         .collect()
                 } else if let Some(instruction) = builtins::instruction(name) {
-                    const NAMES: [&str; 3] = ["a", "b", "θ"];
-                    (0..instruction.arity)
-                        .map(|i| {
-                            let name = NAMES.get(i).copied().unwrap_or("x").to_string();
-                            (name, instruction.mutates.contains(&i))
-                        })
+                    instruction_parameters(instruction)
+                        .into_iter()
+                        .map(|(name, changed)| (name.to_string(), changed))
                         .collect()
                 } else {
                     continue;

@@ -16,14 +16,9 @@ pub fn prepare_rename(
     file: SourceFile,
     offset: u32,
 ) -> Result<(Span, String), String> {
-    let Some((symbol, span)) = symbol_at(db, project, file, offset) else {
-        return Err("there is no name here to rename".to_string());
-    };
-    if let Symbol::Instruction(name) = symbol {
-        return Err(format!("`{name}` is a built-in instruction"));
-    }
-    let text = file.text(db);
-    let name = text
+    let (_, span) = renamable(db, project, file, offset)?;
+    let name = file
+        .text(db)
         .get(span.start as usize..span.end as usize)
         .unwrap_or_default()
         .to_string();
@@ -40,10 +35,7 @@ pub fn rename(
     offset: u32,
     new_name: &str,
 ) -> Result<Vec<(SourceFile, Span)>, String> {
-    prepare_rename(db, project, file, offset)?;
-    let Some((symbol, _)) = symbol_at(db, project, file, offset) else {
-        return Err("there is no name here to rename".to_string());
-    };
+    let (symbol, _) = renamable(db, project, file, offset)?;
     if !is_name(new_name) {
         return Err(format!("`{new_name}` is not a name"));
     }
@@ -51,6 +43,20 @@ pub fn rename(
         return Err(clash);
     }
     Ok(references(db, project, &symbol, true))
+}
+
+/// The symbol at `offset` and its name's span, if a rename may change it.
+fn renamable<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    file: SourceFile,
+    offset: u32,
+) -> Result<(Symbol<'db>, Span), String> {
+    match symbol_at(db, project, file, offset) {
+        None => Err("there is no name here to rename".to_string()),
+        Some((Symbol::Instruction(name), _)) => Err(format!("`{name}` is a built-in instruction")),
+        Some(found) => Ok(found),
+    }
 }
 
 /// Whether `name` parses as a variable name (not a keyword, not two tokens).

@@ -9,6 +9,7 @@ use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::printer;
 
+use crate::completion::name_start;
 use crate::hover::{instruction_signature, instruction_summary};
 
 /// The signature of the call around the cursor.
@@ -44,51 +45,45 @@ pub fn signature_help(
     };
     let before = text.get(from..offset)?;
     let (open, active) = open_paren(before)?;
-    let name_start = before[..open]
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == '!')
-        .last()
-        .map(|(i, _)| i)?;
-    let name = &before[name_start..open];
-    if let Some(f) = db::lookup_function(db, project, name) {
-        let ast = db::function_ast(db, f)?;
-        let label = printer::print_signature(&ast);
-        let open_in_label = label.find('(')? + 1;
-        let inside = &label[open_in_label..label.rfind(')')?];
-        let mut parameters = Vec::new();
-        let mut at = open_in_label;
-        for part in inside.split([',', ';']) {
-            let trimmed_start = part.len() - part.trim_start().len();
-            let start = at + trimmed_start;
-            let end = at + part.trim_end().len();
-            if end > start {
-                parameters.push((start as u32, end as u32));
-            }
-            at += part.len() + 1;
+    let name = &before[name_start(&before[..open])?..open];
+    let (label, documentation) = match db::lookup_function(db, project, name) {
+        Some(f) => {
+            let ast = db::function_ast(db, f)?;
+            (printer::print_signature(&ast), ast.doc.clone())
         }
-        return Some(SignatureHelp {
-            label,
-            parameters,
-            active,
-            documentation: ast.doc.clone(),
-        });
-    }
-    let instruction = builtins::instruction(name)?;
-    let label = instruction_signature(instruction);
-    let open_in_label = label.find('(')? + 1;
-    let mut parameters = Vec::new();
-    let mut at = open_in_label;
-    for part in label[open_in_label..label.rfind(')')?].split(", ") {
-        parameters.push((at as u32, (at + part.len()) as u32));
-        at += part.len() + 2;
-    }
+        None => {
+            let instruction = builtins::instruction(name)?;
+            (
+                instruction_signature(instruction),
+                Some(instruction_summary(instruction)),
+            )
+        }
+    };
+    let parameters = parameter_ranges(&label)?;
     Some(SignatureHelp {
         label,
         parameters,
         active,
-        documentation: Some(instruction_summary(instruction)),
+        documentation,
     })
+}
+
+/// The byte range of each parameter in a signature's parentheses
+/// (separated by `,`, or `;` before the keyword parameters).
+fn parameter_ranges(label: &str) -> Option<Vec<(u32, u32)>> {
+    let open = label.find('(')? + 1;
+    let inside = &label[open..label.rfind(')')?];
+    let mut parameters = Vec::new();
+    let mut at = open;
+    for part in inside.split([',', ';']) {
+        let start = at + (part.len() - part.trim_start().len());
+        let end = at + part.trim_end().len();
+        if end > start {
+            parameters.push((start as u32, end as u32));
+        }
+        at += part.len() + 1;
+    }
+    Some(parameters)
 }
 
 /// The byte offset of the `(` whose argument list `before` ends in, and
