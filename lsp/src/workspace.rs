@@ -137,7 +137,7 @@ fn read_folder(dir: &Path) -> Vec<(Uri, String, String)> {
     let mut out: Vec<(Uri, String, String)> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "nil") && p.is_file())
+        .filter(|p| nilang_ide::is_nil_file(p) && p.is_file())
         .filter_map(|p| {
             let text = std::fs::read_to_string(&p).ok()?;
             let uri = normalize(&Uri::from_file_path(&p)?);
@@ -296,7 +296,7 @@ impl Workspace {
     /// editor's text. Returns whether anything changed.
     pub fn disk_changed(&mut self, uri: &Uri, deleted: bool) -> bool {
         let uri = normalize(uri);
-        if self.open.contains_key(&uri) || !is_nil_file(&uri) {
+        if self.open.contains_key(&uri) || !is_nil_uri(&uri) {
             return false;
         }
         let text = uri
@@ -425,8 +425,12 @@ impl Workspace {
     }
 }
 
-fn is_nil_file(uri: &Uri) -> bool {
-    uri.scheme().as_str() == "file" && uri.path().as_str().ends_with(".nil")
+/// A `file:` URI of a `.nil` file.
+fn is_nil_uri(uri: &Uri) -> bool {
+    uri.scheme().as_str() == "file"
+        && uri
+            .to_file_path()
+            .is_some_and(|p| nilang_ide::is_nil_file(&p))
 }
 
 /// The `.nil` files under `dir`, sorted, as `nilc check` finds them.

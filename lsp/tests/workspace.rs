@@ -23,6 +23,21 @@ fn codes(published: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `FileChangeType`s of `workspace/didChangeWatchedFiles`.
+const CREATED: u32 = 1;
+const CHANGED: u32 = 2;
+const DELETED: u32 = 3;
+
+/// Tells the server that `uri` changed on disk, as the client's watcher does.
+async fn watched(client: &mut TestClient, uri: &str, change: u32) {
+    client
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri, "type": change }] }),
+        )
+        .await;
+}
+
 const CALLER: &str = "function caller(y::f64, x::f64)\n    helper(y, x)\nend\n";
 const HELPER: &str = "function helper(y::f64, x::f64)\n    y += x\nend\n";
 const BROKEN: &str = "function broken(y::f64, x::f64)\n    y += y * x\nend\n";
@@ -106,23 +121,13 @@ fn closed_files_are_checked_and_follow_the_disk() {
 
         // Fixed on disk: the client says so, the diagnostics go.
         std::fs::write(src.join("broken.nil"), HELPER.replace("helper", "fixed")).unwrap();
-        client
-            .notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": [{ "uri": broken, "type": 2 }] }),
-            )
-            .await;
+        watched(&mut client, &broken, CHANGED).await;
         let published = client.diagnostics(&broken).await;
         assert_eq!(codes(&published), Vec::<String>::new(), "{published}");
 
         // The callee deleted: the caller (open or not) no longer resolves it.
         std::fs::remove_file(src.join("helper.nil")).unwrap();
-        client
-            .notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": [{ "uri": helper, "type": 3 }] }),
-            )
-            .await;
+        watched(&mut client, &helper, DELETED).await;
         let gone = client.diagnostics(&helper).await;
         assert_eq!(gone["diagnostics"], json!([]));
         let published = client.diagnostics(&caller).await;
@@ -130,12 +135,7 @@ fn closed_files_are_checked_and_follow_the_disk() {
 
         // Created again: resolved again.
         std::fs::write(src.join("helper.nil"), HELPER).unwrap();
-        client
-            .notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": [{ "uri": helper, "type": 1 }] }),
-            )
-            .await;
+        watched(&mut client, &helper, CREATED).await;
         let published = client.diagnostics(&caller).await;
         assert_eq!(codes(&published), Vec::<String>::new(), "{published}");
 
@@ -146,12 +146,7 @@ fn closed_files_are_checked_and_follow_the_disk() {
             .await;
         let published = client.diagnostics_at(&caller, 0).await;
         assert_eq!(codes(&published), ["E0102"]);
-        client
-            .notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": [{ "uri": caller, "type": 2 }] }),
-            )
-            .await;
+        watched(&mut client, &caller, CHANGED).await;
         client
             .notify(
                 "textDocument/didClose",

@@ -53,7 +53,10 @@ pub fn format(text: &str, indent: Indent) -> Result<String, Refusal> {
     if root.has_error() {
         return Err(Refusal::SyntaxErrors);
     }
-    let starts = line_starts(text);
+    let starts: Vec<usize> = crate::render::line_starts(text)
+        .into_iter()
+        .map(|s| s as usize)
+        .collect();
     let line_of = |byte: usize| starts.partition_point(|&s| s <= byte) - 1;
 
     // Per line: +1 for each owner whose first line is above and whose last
@@ -157,13 +160,6 @@ pub fn format(text: &str, indent: Indent) -> Result<String, Refusal> {
         return Ok(String::new());
     }
     Ok(out)
-}
-
-fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .filter(|&s| s < text.len() || s == 0)
-        .collect()
 }
 
 fn starts_with_word(body: &str, word: &str) -> bool {

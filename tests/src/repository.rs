@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use nilang_syntax::files::{is_nil_file, skipped_folder};
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,10 +24,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
-            if !name.starts_with('.') && name != "target" && name != "node_modules" {
+            if !skipped_folder(&name) {
                 walk(&path, out);
             }
-        } else if path.extension().is_some_and(|e| e == "nil") {
+        } else if is_nil_file(&path) {
             out.push(path);
         }
     }

@@ -59,17 +59,31 @@ nilang-build = {{ path = {plugin:?} }}
     dir
 }
 
-fn build(dir: &Path) -> (bool, String, PathBuf) {
-    let target = workspace().join("target/nil-fixtures");
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet", "--manifest-path"])
+/// The fixtures' target folder: not this build's, which cargo holds
+/// locked while tests run.
+fn fixture_target() -> PathBuf {
+    workspace().join("target/nil-fixtures")
+}
+
+/// `cargo <args> --manifest-path <dir>/Cargo.toml` in `dir`, offline, into
+/// the fixtures' target folder.
+fn cargo(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO"))
+        .args(args)
+        .args(["--offline", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", fixture_target())
         .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_TERM_COLOR")
         .output()
-        .expect("cargo runs");
+        .expect("cargo runs")
+}
+
+fn build(dir: &Path) -> (bool, String, PathBuf) {
+    let out = cargo(&["build", "--quiet"], dir);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.success(), stderr, target)
+    (out.status.success(), stderr, fixture_target())
 }
 
 /// The OUT_DIR folders of the fixture's build script.
@@ -196,15 +210,7 @@ fn manifest(metadata: &str) -> String {
 /// `cargo run` in the outer workspace, with the fixtures' target folder
 /// (not this build's, which cargo holds locked while tests run).
 fn cargo_run(outer: &Path) -> Output {
-    Command::new(env!("CARGO"))
-        .args(["run", "--offline", "-p", "app", "--manifest-path"])
-        .arg(outer.join("Cargo.toml"))
-        .current_dir(outer)
-        .env("CARGO_TARGET_DIR", workspace().join("target/nil-fixtures"))
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_TERM_COLOR")
-        .output()
-        .expect("cargo runs")
+    cargo(&["run", "-p", "app"], outer)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -290,16 +296,15 @@ fn a_member_of_another_workspace_builds_as_cargo_users_expect() {
     // it fails instead of compiling the old code.
     std::fs::write(app.join("Cargo.toml"), manifest("")).unwrap();
     assert!(cargo_run(ws).status.success());
-    let out_dirs: Vec<PathBuf> =
-        std::fs::read_dir(workspace().join("target/nil-fixtures/debug/build"))
-            .unwrap()
-            .filter_map(Result::ok)
-            .map(|e| e.path().join("out"))
-            .filter(|out| {
-                std::fs::read_to_string(out.join(".nilang-generated"))
-                    .is_ok_and(|record| record.contains(&*app.to_string_lossy()))
-            })
-            .collect();
+    let out_dirs: Vec<PathBuf> = std::fs::read_dir(fixture_target().join("debug/build"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("out"))
+        .filter(|out| {
+            std::fs::read_to_string(out.join(".nilang-generated"))
+                .is_ok_and(|record| record.contains(&*app.to_string_lossy()))
+        })
+        .collect();
     assert!(out_dirs.iter().any(|out| out.join("extra.rs").exists()));
     std::fs::remove_file(app.join("src/nil/extra.nil")).unwrap();
     let out = cargo_run(ws);
