@@ -387,7 +387,8 @@ impl Workspace {
             return None;
         }
         let mut uris: Vec<Uri> = self.dirty.keys().cloned().collect();
-        uris.sort_by_key(|u| (!self.open.contains_key(u), u.as_str().to_string()));
+        let open = |u: &Uri| self.open.contains_key(u);
+        uris.sort_by(|a, b| (!open(a), a.as_str()).cmp(&(!open(b), b.as_str())));
         uris.truncate(n);
         let taken: Vec<(Uri, bool)> = uris
             .into_iter()
