@@ -21,6 +21,7 @@ use crate::printer;
 use crate::resolve::{self, Items, Resolution, Signature};
 use crate::syntax::{self, ParsedFile};
 use crate::types::{self, FunctionTypes, Ty};
+use nilang_syntax::reparse::Reparser;
 
 #[salsa::input(debug)]
 pub struct SourceFile {
@@ -52,7 +53,20 @@ pub struct FnId<'db> {
 }
 
 #[salsa::db]
-pub trait Db: salsa::Database {}
+pub trait Db: salsa::Database {
+    /// Parses `text`, the current text of `file`. The result is always
+    /// `syntax::parse(text)`; a database may get there faster from its
+    /// previous parse of the same file (see [`RootDatabase::with_reparsing`]).
+    fn parse(&self, file: SourceFile, text: &str) -> ParsedFile {
+        let _ = file;
+        syntax::parse(text)
+    }
+}
+
+/// The last parse of each file, for incremental parsing. Shared by a
+/// database and its snapshots; a parse takes the file's reparser out while
+/// it runs, so two threads parsing one file just parse from scratch once.
+type Reparsers = Arc<Mutex<FxHashMap<SourceFile, Reparser>>>;
 
 /// The database. Cloning gives a handle on the same storage (a snapshot for a
 /// reader thread in the language server).
@@ -61,6 +75,7 @@ pub trait Db: salsa::Database {}
 pub struct RootDatabase {
     storage: salsa::Storage<Self>,
     log: Arc<Mutex<Option<Vec<ExecutedQuery>>>>,
+    reparsers: Option<Reparsers>,
 }
 
 /// A query that salsa ran (not reused), from the event log.
@@ -76,6 +91,7 @@ impl Default for RootDatabase {
         RootDatabase {
             storage: salsa::Storage::new(None),
             log: Arc::default(),
+            reparsers: None,
         }
     }
 }
@@ -97,7 +113,30 @@ impl RootDatabase {
                 });
             }
         })));
-        RootDatabase { storage, log }
+        RootDatabase {
+            storage,
+            log,
+            reparsers: None,
+        }
+    }
+
+    /// Keeps each file's last tree and lowered functions, so that the next
+    /// version of a file is parsed incrementally (an editor's keystroke).
+    /// Costs the memory of one tree-sitter tree and one copy of the text per
+    /// file; a one-shot compiler run gains nothing from it.
+    pub fn with_reparsing(mut self) -> Self {
+        self.reparsers = Some(Arc::default());
+        self
+    }
+
+    /// Drops what incremental parsing keeps for `file` (a file that left
+    /// the workspace).
+    pub fn forget_parse(&self, file: SourceFile) {
+        if let Some(reparsers) = &self.reparsers
+            && let Ok(mut map) = reparsers.lock()
+        {
+            map.remove(&file);
+        }
     }
 
     /// Starts recording which queries execute (needs `with_query_log`).
@@ -121,14 +160,27 @@ impl RootDatabase {
 impl salsa::Database for RootDatabase {}
 
 #[salsa::db]
-impl Db for RootDatabase {}
+impl Db for RootDatabase {
+    fn parse(&self, file: SourceFile, text: &str) -> ParsedFile {
+        let Some(reparsers) = &self.reparsers else {
+            return syntax::parse(text);
+        };
+        let taken = reparsers.lock().ok().and_then(|mut map| map.remove(&file));
+        let mut reparser = taken.unwrap_or_default();
+        let parsed = reparser.parse(text);
+        if let Ok(mut map) = reparsers.lock() {
+            map.insert(file, reparser);
+        }
+        parsed
+    }
+}
 
 // ------------------------------------------------------------------ parsing
 
 /// Parses a file into functions (with function-relative spans) and syntax errors.
 #[salsa::tracked(returns(ref))]
 pub fn parse_file(db: &dyn Db, file: SourceFile) -> Arc<ParsedFile> {
-    Arc::new(syntax::parse(file.text(db)))
+    Arc::new(db.parse(file, file.text(db)))
 }
 
 /// The functions of a file, in order, as ids.
@@ -167,10 +219,33 @@ fn item<'a>(db: &'a dyn Db, f: FnId<'_>) -> Option<&'a syntax::Item> {
     parse_file(db, file).items.get(i)
 }
 
+/// How many functions a [`function_chunk`] holds.
+const CHUNK: usize = 64;
+
+/// The trees of the `k`-th run of [`CHUNK`] functions of a file. A firewall
+/// between the file's parse, which changes with every edit, and the
+/// functions' trees, which mostly do not: after an edit salsa re-runs this
+/// for each chunk (and backdates the unchanged ones) instead of re-running
+/// [`function_ast`] for every function of the file.
+#[salsa::tracked(returns(ref))]
+fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
+    let items = &parse_file(db, file).items;
+    let start = (k as usize * CHUNK).min(items.len());
+    let end = (start + CHUNK).min(items.len());
+    items[start..end]
+        .iter()
+        .map(|i| i.function.clone())
+        .collect()
+}
+
 /// The function's tree. Equal across edits of other functions.
 #[salsa::tracked(returns(clone))]
 pub fn function_ast<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Arc<Function>> {
-    item(db, f).map(|i| i.function.clone())
+    let file = f.file(db);
+    let i = *file_item_index(db, file).get(&(f.name(db).clone(), f.ordinal(db)))?;
+    function_chunk(db, file, (i / CHUNK) as u32)
+        .get(i % CHUNK)
+        .cloned()
 }
 
 /// Where the function starts in its file.
@@ -665,9 +740,13 @@ pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>
 /// All diagnostics of a file with absolute spans, sorted by position.
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<Vec<Diagnostic>> {
-    let mut out = parse_file(db, file).diagnostics.clone();
-    for &f in file_functions(db, project, file) {
-        let offset = function_offset(db, f);
+    let parsed = parse_file(db, file);
+    let mut out = parsed.diagnostics.clone();
+    // `file_functions` lists the parse's items in order; the offsets come
+    // from the parse itself rather than one `function_offset` query each,
+    // which would all re-run on every edit (offsets move).
+    for (&f, item) in file_functions(db, project, file).iter().zip(&parsed.items) {
+        let offset = item.offset;
         out.extend(
             check_function(db, f)
                 .iter()
@@ -715,56 +794,91 @@ pub fn inverse_source<'db>(db: &'db dyn Db, f: FnId<'db>) -> String {
 /// The functions of a project that record a tape on their own line (see
 /// [`crate::taping`]): a `@tape` loop there (any loop, with `tape_loops`), or
 /// a call of such a function, found as a fixpoint over the call graph.
+/// What one function contributes to [`project_taped`]: whether it records
+/// on its own (a tropical `+=` in a tape loop, a tape `while`, an overwrite
+/// in a tape loop, ...) and which functions it calls where a recording
+/// callee would make it record too.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct TapeFacts {
+    pub records: bool,
+    pub callees: Vec<String>,
+}
+
+/// [`TapeFacts`] of one function. `uses_tape` is an "or" over the body in
+/// which each call contributes "the callee records", so asking it once with
+/// no callee recording gives `records`, and the calls it asks about are the
+/// callees.
+#[salsa::tracked(returns(ref))]
+pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> TapeFacts {
+    let Some(ast) = function_ast(db, f) else {
+        return TapeFacts::default();
+    };
+    let tropical = crate::taping::tropical_tape(
+        &ast.body.stmts,
+        resolve_function(db, f),
+        function_types(db, f),
+        false,
+    );
+    let ast = if tape_loops {
+        Arc::new(crate::taping::tape_all_loops(&ast))
+    } else {
+        ast
+    };
+    let callees = std::cell::RefCell::new(Vec::new());
+    let records = tropical
+        || crate::taping::uses_tape(
+            &ast.body.stmts,
+            false,
+            &crate::taping::Recording {
+                taped: &|name| {
+                    callees.borrow_mut().push(name.to_string());
+                    false
+                },
+                all: tape_loops,
+            },
+        );
+    let mut callees = callees.into_inner();
+    callees.sort();
+    callees.dedup();
+    TapeFacts { records, callees }
+}
+
+/// The functions of the project that record on the tape, sorted: those that
+/// record on their own and, transitively, those that call them where a call
+/// records. Re-runs only when some function's [`TapeFacts`] change.
 #[salsa::tracked(returns(ref))]
 pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec<String>> {
     let table = item_table(db, project);
-    // Functions with a tropical `+=` in a tape loop record (a typed test).
-    let mut tropical: Vec<String> = Vec::new();
-    let mut bodies: Vec<(String, Arc<crate::ast::Function>)> = table
+    let mut callers: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+    let mut taped: rustc_hash::FxHashSet<&str> = Default::default();
+    let mut work: Vec<&str> = Vec::new();
+    let facts: Vec<(&String, &TapeFacts)> = table
         .by_name
         .iter()
-        .filter_map(|(name, &(file, ordinal))| {
+        .map(|(name, &(file, ordinal))| {
             let id = FnId::new(db, project, file, name.clone(), ordinal);
-            let ast = function_ast(db, id)?;
-            if crate::taping::tropical_tape(
-                &ast.body.stmts,
-                resolve_function(db, id),
-                function_types(db, id),
-                false,
-            ) {
-                tropical.push(name.clone());
-            }
-            let ast = if tape_loops {
-                Arc::new(crate::taping::tape_all_loops(&ast))
-            } else {
-                ast
-            };
-            Some((name.clone(), ast))
+            (name, tape_facts(db, id, tape_loops))
         })
         .collect();
-    bodies.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut taped: Vec<String> = Vec::new();
-    loop {
-        let before = taped.len();
-        for (name, f) in &bodies {
-            if !taped.contains(name)
-                && (tropical.contains(name)
-                    || crate::taping::uses_tape(
-                        &f.body.stmts,
-                        false,
-                        &crate::taping::Recording {
-                            taped: &|n| taped.iter().any(|t| t == n),
-                            all: tape_loops,
-                        },
-                    ))
-            {
-                taped.push(name.clone());
-            }
+    for &(name, facts) in &facts {
+        for callee in &facts.callees {
+            callers
+                .entry(callee.as_str())
+                .or_default()
+                .push(name.as_str());
         }
-        if taped.len() == before {
-            break;
+        if facts.records && taped.insert(name.as_str()) {
+            work.push(name.as_str());
         }
     }
+    while let Some(name) = work.pop() {
+        for &caller in callers.get(name).map(Vec::as_slice).unwrap_or_default() {
+            if taped.insert(caller) {
+                work.push(caller);
+            }
+        }
+    }
+    let mut taped: Vec<String> = taped.into_iter().map(str::to_string).collect();
     taped.sort();
     Arc::new(taped)
 }

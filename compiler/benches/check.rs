@@ -69,9 +69,22 @@ fn cold_check_2000_lines(bencher: divan::Bencher) {
     });
 }
 
+/// The same edits, re-checked the way `nilc check` does it: the whole file
+/// parsed again, then salsa re-runs what changed.
 #[divan::bench]
 fn recheck_after_one_line_edit(bencher: divan::Bencher) {
-    let mut db = RootDatabase::default();
+    recheck(bencher, RootDatabase::default());
+}
+
+/// The same edits with incremental parsing, as the language server does:
+/// tree-sitter reuses the previous tree and only the edited function is
+/// lowered again.
+#[divan::bench]
+fn recheck_after_one_line_edit_reparsing(bencher: divan::Bencher) {
+    recheck(bencher, RootDatabase::default().with_reparsing());
+}
+
+fn recheck(bencher: divan::Bencher, mut db: RootDatabase) {
     let file = SourceFile::new(&db, "bench.nil".into(), generate(2000, 0));
     let project = Project::new(&db, vec![file]);
     db::file_diagnostics(&db, project, file);
@@ -133,4 +146,11 @@ fn analysis_one_function(bencher: divan::Bencher, statements: usize) {
         assert_eq!(n, 0);
         n
     });
+}
+
+/// The tree-sitter parse alone (`parse_only` minus this is the lowering).
+#[divan::bench]
+fn tree_sitter_only_2000_lines(bencher: divan::Bencher) {
+    let text = generate(2000, 0);
+    bencher.bench(|| nilang_compiler::syntax::parse_tree(&text).is_some());
 }

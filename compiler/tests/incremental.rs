@@ -113,3 +113,47 @@ fn changing_what_a_callee_mutates_rechecks_its_callers() {
         .to("function bump(x::f64, y::f64)\n    SWAP(x, y)\nend\n".into());
     assert_eq!(codes(&db), vec!["E0202"]);
 }
+
+/// In a file of many functions, an edit re-runs `function_ast` for the
+/// functions of one chunk only, not for every function of the file, and the
+/// incrementally parsed database reports what a fresh one reports.
+#[test]
+fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
+    let text = |scale: &str| -> String {
+        (0..300)
+            .map(|i| {
+                let k = if i == 150 { scale } else { "2.0" };
+                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
+            })
+            .collect()
+    };
+    let mut db = RootDatabase::with_query_log().with_reparsing();
+    let file = SourceFile::new(&db, "many.nil".into(), text("2.0"));
+    let project = Project::new(&db, vec![file]);
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    // One more character in `f150`: every later function moves by a byte.
+    file.set_text(&mut db).to(text("2.05"));
+    db.start_logging();
+    let diagnostics = db::file_diagnostics(&db, project, file).clone();
+    let functions = db::file_functions(&db, project, file).clone();
+    let trees = executed(&db, "function_ast", &functions);
+    assert!(
+        !trees.is_empty() && trees.len() <= 64,
+        "{} trees re-derived",
+        trees.len()
+    );
+    assert!(trees.contains(&"f150".to_string()));
+    // An error introduced and fixed again: both states agree with a fresh
+    // database.
+    for version in [text("2.0 +"), text("2.0")] {
+        file.set_text(&mut db).to(version.clone());
+        let fresh = RootDatabase::default();
+        let fresh_file = SourceFile::new(&fresh, "many.nil".into(), version);
+        let fresh_project = Project::new(&fresh, vec![fresh_file]);
+        assert_eq!(
+            db::file_diagnostics(&db, project, file),
+            db::file_diagnostics(&fresh, fresh_project, fresh_file)
+        );
+    }
+    assert!(diagnostics.is_empty());
+}

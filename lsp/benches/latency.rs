@@ -21,6 +21,9 @@ struct Session {
     version: i64,
     line: u32,
     column: u32,
+    /// Insert a character and delete it again (every later byte of the
+    /// file moves), instead of replacing one.
+    insert: bool,
 }
 
 impl Session {
@@ -66,20 +69,35 @@ impl Session {
             version: 0,
             line,
             column,
+            insert: false,
         }
     }
 
     /// One edit (the `2` becomes `3`, or back) and its diagnostics.
     fn edit(&mut self) -> Duration {
         self.version += 1;
-        let (version, line, column) = (self.version, self.line, self.column);
+        let (version, line, column, insert) = (self.version, self.line, self.column, self.insert);
         let client = &mut self.client;
         self.runtime.block_on(async {
             let started = Instant::now();
-            let digit = if version % 2 == 1 { "3" } else { "2" };
-            client
-                .change(URI, version, [(line, column), (line, column + 1)], digit)
-                .await;
+            if insert {
+                // `2.0` becomes `2.00`, then `2.0` again.
+                let at = column + 3;
+                if version % 2 == 1 {
+                    client
+                        .change(URI, version, [(line, at), (line, at)], "0")
+                        .await;
+                } else {
+                    client
+                        .change(URI, version, [(line, at), (line, at + 1)], "")
+                        .await;
+                }
+            } else {
+                let digit = if version % 2 == 1 { "3" } else { "2" };
+                client
+                    .change(URI, version, [(line, column), (line, column + 1)], digit)
+                    .await;
+            }
             let published = client.diagnostics_at(URI, version).await;
             let elapsed = started.elapsed();
             assert_eq!(published["diagnostics"], serde_json::json!([]));
@@ -100,7 +118,42 @@ fn change_to_diagnostics_one_function(bencher: divan::Bencher, statements: usize
     bencher.bench_local(|| session.edit());
 }
 
+/// The peak memory of this process (server and client together), from
+/// `/proc/self/status` (Linux only; `None` elsewhere).
+fn peak_memory_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// `NILANG_BENCH_LARGE=1`: a keystroke in the middle of a 10 MB file
+/// (about 44,000 functions), 20 edits after the first check.
+fn large_file() {
+    let text = support::generate_bytes(10 << 20);
+    let functions = text.matches("function ").count();
+    let edited = text.matches("2.0\n").count() / 2;
+    let (line, column) = support::find(&text, "2.0\n", edited);
+    let started = Instant::now();
+    let mut session = Session::with(text, line, column);
+    session.insert = true;
+    let opened = started.elapsed();
+    let mut times: Vec<Duration> = (0..20).map(|_| session.edit()).collect();
+    times.sort();
+    println!(
+        "\n10 MB file ({functions} functions): open to diagnostics {opened:.2?}; a character typed and deleted, change → publishDiagnostics over 20 edits: fastest {:.2?}, median {:.2?}, slowest {:.2?}; peak memory of the process {} MiB",
+        times[0],
+        times[10],
+        times[19],
+        peak_memory_mib().map_or("unknown".to_string(), |m| m.to_string())
+    );
+}
+
 fn main() {
+    if std::env::var_os("NILANG_BENCH_LARGE").is_some() {
+        large_file();
+        return;
+    }
     divan::main();
     if std::env::args().any(|a| a == "--test" || a == "--list") {
         return;

@@ -62,7 +62,7 @@ impl Backend {
         Backend {
             client,
             shared: Arc::new(Shared {
-                workspace: Mutex::new(Workspace::default()),
+                workspace: Mutex::new(Workspace::new()),
                 changed: Notify::new(),
             }),
         }

@@ -149,6 +149,14 @@ fn read_folder(dir: &Path) -> Vec<(Uri, String, String)> {
 }
 
 impl Workspace {
+    /// An empty workspace whose files are parsed incrementally.
+    pub fn new() -> Workspace {
+        Workspace {
+            db: RootDatabase::default().with_reparsing(),
+            ..Workspace::default()
+        }
+    }
+
     fn add_file(&mut self, uri: &Uri, text: String) -> SourceFile {
         if let Some(&file) = self.files.get(uri) {
             if file.text(&self.db) != &text {
@@ -277,6 +285,7 @@ impl Workspace {
             return;
         };
         self.dirty.remove(uri);
+        self.db.forget_parse(file);
         Arc::make_mut(&mut self.uris).remove(&file);
         if let Some(project) = self.project_of.remove(&file) {
             let files: Vec<SourceFile> = project

@@ -16,7 +16,7 @@ use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 #[test]
 fn an_edit_cancels_a_reader_and_the_writer_proceeds() {
     let uri: Uri = "file:///nilang-test/cancel/a.nil".parse().expect("a URI");
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     workspace.open(uri.clone(), support::generate(2000), 0);
     let snapshot = workspace.snapshot(&uri).expect("open");
     let reader = std::thread::spawn(move || {

@@ -34,7 +34,7 @@ fn within(text: &str, position: Position) -> bool {
 fn requests_everywhere_in_the_examples() {
     let files = examples();
     assert!(files.len() >= 5);
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     let uris: Vec<Uri> = files
         .iter()
         .map(|(name, _)| {
@@ -92,7 +92,7 @@ fn requests_everywhere_in_the_examples() {
 
 #[test]
 fn broken_prefixes_of_the_examples() {
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     let uri: Uri = "file:///nilang-test/prefixes/broken.nil"
         .parse()
         .expect("uri");

@@ -27,7 +27,7 @@ fn offset(needle: &str) -> u32 {
 
 #[test]
 fn hover_and_definition_of_structs_and_fields() {
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     let uri: Uri = "file:///nilang-test/structs/s.nil".parse().expect("uri");
     workspace.open(uri.clone(), TEXT.to_string(), 0);
     let snap = workspace.snapshot(&uri).expect("open");
@@ -59,7 +59,7 @@ fn hover_and_definition_of_structs_and_fields() {
 #[test]
 fn semantic_tokens_of_structs_and_fields() {
     use nilang_compiler::ide::{self, NameClass};
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     let uri: Uri = "file:///nilang-test/structs/t.nil".parse().expect("uri");
     workspace.open(uri.clone(), TEXT.to_string(), 0);
     let snap = workspace.snapshot(&uri).expect("open");
@@ -93,7 +93,7 @@ fn semantic_tokens_of_structs_and_fields() {
 
 #[test]
 fn every_request_everywhere_in_a_file_with_structs() {
-    let mut workspace = Workspace::default();
+    let mut workspace = Workspace::new();
     let uri: Uri = "file:///nilang-test/structs/all.nil".parse().expect("uri");
     for cut in [TEXT.len(), TEXT.len() / 2, TEXT.len() / 3] {
         let text = &TEXT[..cut];

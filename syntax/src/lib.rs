@@ -13,5 +13,6 @@ pub mod format;
 pub mod parser;
 pub mod printer;
 pub mod render;
+pub mod reparse;
 
 pub use diagnostics::{Diagnostic, Severity};

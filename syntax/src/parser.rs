@@ -51,43 +51,88 @@ pub fn parse_tree(text: &str) -> Option<Tree> {
     PARSER.with(|parser| parser.borrow_mut().parse(text, None))
 }
 
+/// Parses `text` reusing `old`, a tree of the previous text already told of
+/// the edit (`Tree::edit`).
+pub(crate) fn reparse_tree(text: &str, old: &Tree) -> Option<Tree> {
+    PARSER.with(|parser| parser.borrow_mut().parse(text, Some(old)))
+}
+
 /// Parses `text` and lowers it. Never fails.
 pub fn parse(text: &str) -> ParsedFile {
-    let mut out = ParsedFile::default();
-    if text.len() > u32::MAX as usize / 2 {
-        out.diagnostics.push(
+    if let Some(refused) = refuse(text) {
+        return refused;
+    }
+    match parse_tree(text) {
+        Some(tree) => lower_file(text, &tree, |node| lower_function(text, node)),
+        None => gave_up(),
+    }
+}
+
+/// The result for a file too large to parse, if `text` is one.
+pub(crate) fn refuse(text: &str) -> Option<ParsedFile> {
+    (text.len() > u32::MAX as usize / 2).then(|| ParsedFile {
+        diagnostics: vec![
             Diagnostic::error("E0001", Span::new(0, 0), "file is too large to parse")
                 .with_help("split the file; files up to 2 GiB are supported"),
-        );
-        return out;
-    }
-    let Some(tree) = parse_tree(text) else {
-        out.diagnostics.push(Diagnostic::error(
+        ],
+        ..ParsedFile::default()
+    })
+}
+
+/// The result when tree-sitter returns no tree.
+pub(crate) fn gave_up() -> ParsedFile {
+    ParsedFile {
+        diagnostics: vec![Diagnostic::error(
             "E0001",
             Span::new(0, 0),
             "the parser gave up on this file",
-        ));
-        return out;
+        )],
+        ..ParsedFile::default()
+    }
+}
+
+/// One `function_definition` node lowered: its tree and the diagnostics of
+/// lowering, both with spans relative to the node's first byte, so the same
+/// text lowers to the same value wherever it sits in a file.
+#[derive(Clone, Debug)]
+pub(crate) struct LoweredFunction {
+    pub function: Option<Arc<Function>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Lowers one `function_definition` node of `text`'s tree.
+pub(crate) fn lower_function(text: &str, node: Node<'_>) -> LoweredFunction {
+    let mut lower = Lower {
+        text,
+        offset: node.start_byte() as u32,
+        diagnostics: Vec::new(),
     };
+    let function = lower.function(node).map(Arc::new);
+    LoweredFunction {
+        function,
+        diagnostics: lower.diagnostics,
+    }
+}
+
+/// Lowers a whole tree; `function` lowers (or recalls) each function node.
+pub(crate) fn lower_file(
+    text: &str,
+    tree: &Tree,
+    mut function: impl FnMut(Node<'_>) -> LoweredFunction,
+) -> ParsedFile {
+    let mut out = ParsedFile::default();
     let root = tree.root_node();
     collect_syntax_errors(root, text, &mut out.diagnostics);
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
         if child.kind() == "function_definition" {
             let offset = child.start_byte() as u32;
-            let mut lower = Lower {
-                text,
-                offset,
-                diagnostics: Vec::new(),
-            };
-            if let Some(function) = lower.function(child) {
-                out.items.push(Item {
-                    function: Arc::new(function),
-                    offset,
-                });
+            let lowered = function(child);
+            if let Some(function) = lowered.function {
+                out.items.push(Item { function, offset });
             }
             out.diagnostics
-                .extend(lower.diagnostics.into_iter().map(|d| d.shifted(offset)));
+                .extend(lowered.diagnostics.into_iter().map(|d| d.shifted(offset)));
         } else if child.kind() == "struct_definition" {
             let mut lower = Lower {
                 text,

@@ -270,9 +270,21 @@ pub fn find(text: &str, needle: &str, nth: usize) -> (u32, u32) {
 /// loops, branches, calls and instructions (for the stress test and the
 /// benchmark).
 pub fn generate(lines: usize) -> String {
+    generate_while(|_, newlines| newlines < lines)
+}
+
+/// The same functions, about `bytes` bytes of them.
+#[allow(dead_code)]
+pub fn generate_bytes(bytes: usize) -> String {
+    generate_while(|text, _| text.len() < bytes)
+}
+
+fn generate_while(more: impl Fn(&str, usize) -> bool) -> String {
     let mut out = String::new();
+    let mut newlines = 0;
     let mut i = 0;
-    while out.lines().count() < lines {
+    while more(&out, newlines) {
+        let before = out.len();
         out.push_str(&format!(
             "\"\"\"Function number {i}.\"\"\"\n\
              function f{i}(y::f64, x::f64, v::[f64], n::i64)\n\
@@ -300,6 +312,7 @@ pub fn generate(lines: usize) -> String {
                 i - 1
             ));
         }
+        newlines += out[before..].matches('\n').count();
         i += 1;
     }
     out
