@@ -16,6 +16,7 @@ pub mod check;
 pub mod db;
 pub mod effects;
 pub mod invert;
+pub mod julia;
 pub mod kernel;
 pub mod limits;
 pub mod primitive;

@@ -265,7 +265,7 @@ impl Resolver<'_> {
                 self.read_expr(value);
                 self.place(target);
             }
-            StmtKind::Call(call) => self.call(call),
+            StmtKind::Call(call) => self.call(call, stmt.span),
             StmtKind::Alloc { name, value } => {
                 self.read_expr(value);
                 if let Some(existing) = self.lookup(&name.name).filter(|&d| self.is_live(d)) {
@@ -388,7 +388,8 @@ impl Resolver<'_> {
         }
     }
 
-    fn call(&mut self, call: &Call) {
+    /// A call statement (`span`: the whole statement).
+    fn call(&mut self, call: &Call, span: Span) {
         let name = &call.callee.name;
         let arity;
         let mut kwnames: Vec<String> = Vec::new();
@@ -422,19 +423,28 @@ impl Resolver<'_> {
             let mut candidates = self.items.function_names();
             candidates.extend(builtins::INSTRUCTIONS.iter().map(|i| i.name.to_string()));
             let suggestion = builtins::closest(name, candidates.iter().map(String::as_str));
-            let help = match suggestion {
-                Some(s) => format!("a function with a similar name exists: `{s}`"),
-                None => "define it with `function ... end` in a `.nil` file of this project, or check the spelling".to_string(),
+            let julia = crate::julia::instruction_call(name, &call.args);
+            let help = match (&julia, suggestion) {
+                (Some(rewrite), _) => {
+                    format!("`{name}` is NiLang.jl's spelling of an instruction: write `{rewrite}`")
+                }
+                (None, Some(s)) => format!("a function with a similar name exists: `{s}`"),
+                (None, None) => "define it with `function ... end` in a `.nil` file of this project, or check the spelling".to_string(),
             };
-            self.out.diagnostics.push(
-                Diagnostic::error(
-                    "E0102",
-                    call.callee.span,
-                    format!("unknown function `{name}`"),
-                )
-                .with_label("not defined in this project")
-                .with_help(help),
-            );
+            let mut d = Diagnostic::error(
+                "E0102",
+                call.callee.span,
+                format!("unknown function `{name}`"),
+            )
+            .with_label("not defined in this project")
+            .with_help(help);
+            if let Some(rewrite) = julia
+                && !call.inverted
+                && call.kwargs.is_empty()
+            {
+                d = d.with_suggestion(span, rewrite);
+            }
+            self.out.diagnostics.push(d);
             arity = None;
         }
         if let Some(arity) = arity
@@ -581,7 +591,12 @@ impl Resolver<'_> {
             .flat_map(|s| s.keys().map(String::as_str))
             .collect();
         candidates.sort_unstable();
-        let help = match builtins::closest(&ident.name, candidates) {
+        let base = ident.name.trim_end_matches('!');
+        let help = match builtins::closest(&ident.name, candidates.iter().copied()) {
+            _ if base != ident.name && candidates.contains(&base) => format!(
+                "`{}` is not `{base}`: a name may end in `!`, so `{base}!=` reads as `{base}! =`; for \"not equal\" write `{base} != ...`",
+                ident.name
+            ),
             Some(s) => format!("a variable with a similar name is in scope: `{s}`"),
             None => format!(
                 "declare it as a parameter, or allocate it first with `{} ← zero(T)`",

@@ -134,7 +134,7 @@ pub fn function_types_in(
                 )
                 .with_label("type needed for code generation")
                 .with_help(format!(
-                    "write `{}::T` with `T` a scalar (f64, i64, ...), an array type or a type parameter",
+                    "unlike NiLang.jl, which leaves types to Julia's dispatch, a parameter here needs one: `{0}::f64`, `{0}::[f64]`, or a type parameter (`{0}::T` with `where T: Real`)",
                     name.name
                 )),
             );
@@ -231,19 +231,24 @@ fn lower_type(
                 .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
                 .chain(function.generics.iter().map(|g| g.name.name.as_str()))
                 .chain(structs.names());
-            let help = match builtins::closest(name, known) {
-                Some(s) => {
+            let julia = crate::julia::type_help(ty);
+            let replacement = julia.as_ref().and_then(|(_, r)| r.clone());
+            let help = match (julia.map(|(help, _)| help), builtins::closest(name, known)) {
+                (Some(help), _) => help,
+                (None, Some(s)) => {
                     format!("did you mean `{s}`? Type parameters must be declared in `where`")
                 }
-                None => format!(
+                (None, None) => format!(
                     "declare it as a type parameter (`where {name}: Real`) or use f64, i64, [T], Vec<T>, Matrix<T>, Complex<T>"
                 ),
             };
-            diagnostics.push(
-                Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
-                    .with_label("not a known type")
-                    .with_help(help),
-            );
+            let mut d = Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
+                .with_label("not a known type")
+                .with_help(help);
+            if let Some(replacement) = replacement {
+                d = d.with_suggestion(ty.span, replacement);
+            }
+            diagnostics.push(d);
             Ty::Unknown
         }
         TypeKind::Slice(inner) => {

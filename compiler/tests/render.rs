@@ -98,3 +98,53 @@ fn indexed_line_and_column_agree_with_the_scan() {
         }
     }
 }
+
+/// NiLang.jl habits (`tests/ui/julia_habits.nil`): each diagnostic's message
+/// and the rewrite in its help line.
+#[test]
+fn julia_habits_get_the_rewrite_as_help() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ui/julia_habits.nil");
+    let text = std::fs::read_to_string(path).expect("the ui file");
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "julia_habits.nil".into(), text.clone());
+    let project = Project::new(&db, vec![file]);
+    let mut out = String::new();
+    for d in db::file_diagnostics(&db, project, file).iter() {
+        let (line, column) = render::line_col(&text, d.primary.span.start);
+        let shown = &text[d.primary.span.range()];
+        out.push_str(&format!(
+            "{line}:{column} {} `{shown}`: {}\n    help: {}\n",
+            d.code,
+            d.message,
+            d.help.as_deref().unwrap_or("-")
+        ));
+    }
+    expect![[r#"
+        4:1 E0006 `@i`: `@i` is NiLang.jl's macro; a `.nil` function is reversible without it
+            help: remove `@i`: write `function name(...) ... end`
+        9:5 E0102 `add`: unknown function `add`
+            help: `add` is NiLang.jl's spelling of an instruction: write `y += x`
+        10:5 E0102 `neg`: unknown function `neg`
+            help: `neg` is NiLang.jl's spelling of an instruction: write `NEG(y)`
+        11:5 E0102 `swap`: unknown function `swap`
+            help: `swap` is NiLang.jl's spelling of an instruction: write `SWAP(x, y)`
+        15:5 E0006 `x ↔ y`: `↔` is NiLang.jl's swap; here a swap is the instruction `SWAP`
+            help: write `SWAP(x, y)`
+        19:9 E0006 `k!=`: `k!=` reads as the name `k!` followed by `=`
+            help: for "not equal", put a space before `!=`: `k != 0`
+        19:9 E0101 `k!`: undefined variable `k!`
+            help: `k!` is not `k`: a name may end in `!`, so `k!=` reads as `k! =`; for "not equal" write `k != ...`
+        24:25 E0602 `Float64`: unknown type `Float64`
+            help: this is Julia's spelling: write `f64`
+        24:37 E0602 `AbstractVector{Float64}`: unknown type `AbstractVector`
+            help: this is Julia's spelling: write `[f64]`
+        24:65 E0602 `AbstractMatrix{Float32}`: unknown type `AbstractMatrix`
+            help: this is Julia's spelling: write `Matrix<f32>`
+        28:18 E0601 `y`: parameter `y` has no type
+            help: unlike NiLang.jl, which leaves types to Julia's dispatch, a parameter here needs one: `y::f64`, `y::[f64]`, or a type parameter (`y::T` with `where T: Real`)
+        28:21 E0601 `x`: parameter `x` has no type
+            help: unlike NiLang.jl, which leaves types to Julia's dispatch, a parameter here needs one: `x::f64`, `x::[f64]`, or a type parameter (`x::T` with `where T: Real`)
+        34:5 E0006 `@from k == 0 while k < n`: `@from c while d` is NiLang.jl's loop; here it is `while (d, !c)`
+            help: write `while (k < n, k != 0)`: the first condition decides whether to iterate, the second must be false on entry and true after every iteration
+    "#]].assert_eq(&out);
+}

@@ -6,7 +6,8 @@
 //! ancilla), E0210 and W0203 (a name read twice: `abs2(x)` for `x * x`, or a
 //! copy through an ancilla), E0406 (the missing `~@routine` at the end of
 //! the block), E0101 (allocate the undefined name) and E0102 (the function
-//! with the closest name).
+//! with the closest name). A diagnostic that carries its own suggestion (the
+//! NiLang.jl spellings, E0006 and some E0102 and E0602) offers that edit.
 
 use nilang_analysis::ast::{Span, StmtKind};
 use nilang_analysis::builtins;
@@ -47,6 +48,8 @@ pub fn fixes(db: &dyn Db, project: Project, file: SourceFile, range: Span) -> Ve
             d,
         };
         let found: Vec<(String, Vec<(Span, String)>)> = match d.code {
+            // The diagnostic carries its own edit (NiLang.jl spellings).
+            _ if d.suggestion.is_some() => cx.suggested().into_iter().collect(),
             "E0204" => cx.accumulate().into_iter().collect(),
             "E0205" => cx.product_into_ancilla().into_iter().collect(),
             "E0210" | "W0203" => cx.shared_read(),
@@ -73,6 +76,17 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The diagnostic's own suggestion as a fix.
+    fn suggested(&self) -> Option<(String, Vec<(Span, String)>)> {
+        let s = self.d.suggestion.as_ref()?;
+        let title = if s.replacement.is_empty() {
+            format!("Remove `{}`", self.slice(s.span).trim())
+        } else {
+            format!("Write `{}`", s.replacement)
+        };
+        Some((title, vec![(s.span, s.replacement.clone())]))
+    }
+
     fn slice(&self, span: Span) -> &str {
         self.text
             .get(span.start as usize..span.end as usize)
@@ -232,6 +246,15 @@ impl Cx<'_> {
     /// E0101: allocate the name as an ancilla before the statement.
     fn allocate(&self) -> Option<(String, Vec<(Span, String)>)> {
         let name = self.slice(self.d.primary.span).to_string();
+        // `k!=0`: the name is a misread `!=` (E0006 there), not a variable
+        // to allocate.
+        let at = self.d.primary.span.start;
+        if crate::file_diagnostics(self.db, self.project, self.file)
+            .iter()
+            .any(|d| d.code == "E0006" && d.primary.span.start == at)
+        {
+            return None;
+        }
         let (_, span, _, _) = self.statement()?;
         let (line_start, _, indent) = self.line(span.start);
         let f = function_at(self.db, self.project, self.file, span.start)?;

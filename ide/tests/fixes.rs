@@ -177,3 +177,73 @@ fn nothing_to_fix_where_no_diagnostic_is() {
         "#]],
     );
 }
+
+#[test]
+fn nilang_jl_spellings_are_rewritten() {
+    check(
+        "$0@i function f(y::f64, x::f64)\n    y += x\nend\n",
+        expect![[r#"
+            E0006: Remove `@i`
+            function f(y::f64, x::f64)
+                y += x
+            end
+
+        "#]],
+    );
+    check(
+        "function f(y::f64, x::f64)\n    $0x ↔ y  # swap\nend\n",
+        expect![[r#"
+            E0006: Write `SWAP(x, y)`
+            function f(y::f64, x::f64)
+                SWAP(x, y)  # swap
+            end
+
+        "#]],
+    );
+    check(
+        "function f(y::f64, k::i64)\n    if ($0k!=0, ~)\n        y += 1.0\n    end\nend\n",
+        expect![[r#"
+            E0006: Write `k != 0`
+            function f(y::f64, k::i64)
+                if (k != 0, ~)
+                    y += 1.0
+                end
+            end
+
+        "#]],
+    );
+    check(
+        "function f(y::f64, n::i64)\n    k ← 0\n    $0@from k == 0 while k < n\n        k += 1\n    end\n    k → n\nend\n",
+        expect![[r#"
+            E0006: Write `while (k < n, k != 0)`
+            function f(y::f64, n::i64)
+                k ← 0
+                while (k < n, k != 0)
+                    k += 1
+                end
+                k → n
+            end
+
+        "#]],
+    );
+    check(
+        "function f(y::f64, x::f64)\n    $0add(y, x)\nend\n",
+        expect![[r#"
+            E0102: Write `y += x`
+            function f(y::f64, x::f64)
+                y += x
+            end
+
+        "#]],
+    );
+    check(
+        "function f(y::f64, v::$0AbstractVector{Float64})\n    y += v[1]\nend\n",
+        expect![[r#"
+            E0602: Write `[f64]`
+            function f(y::f64, v::[f64])
+                y += v[1]
+            end
+
+        "#]],
+    );
+}

@@ -40,6 +40,16 @@ pub struct Diagnostic {
     pub primary: Label,
     pub secondary: Vec<Label>,
     pub help: Option<String>,
+    /// An edit that does what the help line says, for tools to apply (the
+    /// editor's quick fix): replace `span` by `replacement`.
+    pub suggestion: Option<Suggestion>,
+}
+
+/// A machine-applicable edit attached to a diagnostic.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Suggestion {
+    pub span: Span,
+    pub replacement: String,
 }
 
 impl Diagnostic {
@@ -54,6 +64,7 @@ impl Diagnostic {
             },
             secondary: Vec::new(),
             help: None,
+            suggestion: None,
         }
     }
 
@@ -82,9 +93,21 @@ impl Diagnostic {
         self
     }
 
+    /// Attaches the edit the help line describes.
+    pub fn with_suggestion(mut self, span: Span, replacement: impl Into<String>) -> Diagnostic {
+        self.suggestion = Some(Suggestion {
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+
     /// Moves every span by `offset` bytes (function-relative to absolute).
     pub fn shifted(mut self, offset: u32) -> Diagnostic {
         self.primary.span = self.primary.span.shift(offset);
+        if let Some(s) = &mut self.suggestion {
+            s.span = s.span.shift(offset);
+        }
         for label in &mut self.secondary {
             label.span = label.span.shift(offset);
         }
@@ -99,6 +122,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0003", "nesting too deep"),
     ("E0004", "construct not allowed here"),
     ("E0005", "file is not valid UTF-8"),
+    ("E0006", "NiLang.jl syntax that is spelt differently here"),
     ("E0101", "undefined variable"),
     ("E0102", "unknown function"),
     ("E0103", "variable allocated while it already exists"),

@@ -10,6 +10,7 @@ pub mod ast;
 pub mod diagnostics;
 pub mod files;
 pub mod format;
+mod julia;
 pub mod parser;
 pub mod printer;
 pub mod render;

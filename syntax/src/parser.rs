@@ -156,10 +156,19 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
         return;
     }
     let mut cursor = root.walk();
+    let mut saw_from = false;
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
-        if node.is_missing() {
+        if !node.is_error() && text[node.start_byte()..].starts_with("@from") {
+            // A NiLang.jl `@from` loop: the lowering reports it (E0006)
+            // and leaves it out; what it contains is not reported again,
+            // nor the `end` it leaves over.
+            descend = false;
+            saw_from = true;
+        } else if saw_from && node.is_error() && text[node.byte_range()].trim() == "end" {
+            descend = false;
+        } else if node.is_missing() {
             let what = missing_description(node.kind());
             // Tree-sitter puts a missing token where the next one starts,
             // often lines later; report it right after the previous token.
@@ -169,6 +178,11 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
                     .with_label(format!("expected {what} here"))
                     .with_help(format!("insert {what}")),
             );
+            descend = false;
+        } else if node.is_error()
+            && let Some(habit) = crate::julia::error_node(node, text)
+        {
+            out.push(habit);
             descend = false;
         } else if node.is_error() {
             let span = Span::new(node.start_byte() as u32, node.end_byte() as u32);
@@ -462,6 +476,12 @@ impl<'a> Lower<'a> {
         if self.too_deep(node, depth) {
             return None;
         }
+        if self.text[node.start_byte()..].starts_with("@from")
+            && let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize)
+        {
+            self.diagnostics.push(habit);
+            return None;
+        }
         let span = self.span(node);
         let kind = match node.kind() {
             "type_identifier" => TypeKind::Named {
@@ -520,6 +540,12 @@ impl<'a> Lower<'a> {
             return None;
         }
         if self.too_deep(node, depth) {
+            return None;
+        }
+        if self.text[node.start_byte()..].starts_with("@from")
+            && let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize)
+        {
+            self.diagnostics.push(habit);
             return None;
         }
         let span = self.span(node);

@@ -97,6 +97,15 @@ pub struct JsonDiagnostic {
     pub label: String,
     pub secondary: Vec<JsonLabel>,
     pub help: Option<String>,
+    /// The edit the help line describes, where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<JsonSuggestion>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct JsonSuggestion {
+    pub range: JsonRange,
+    pub replacement: String,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -145,6 +154,10 @@ pub fn to_json(path: &str, text: &str, d: &Diagnostic) -> JsonDiagnostic {
             })
             .collect(),
         help: d.help.clone(),
+        suggestion: d.suggestion.as_ref().map(|s| JsonSuggestion {
+            range: json_range(text, s.span),
+            replacement: s.replacement.clone(),
+        }),
     }
 }
 

@@ -171,6 +171,8 @@ pub fn kernel_shader(
                         span: f.name.span,
                         message: format!("in `{name}`"),
                     },
+                    // Its spans are the callee's, not the kernel's.
+                    suggestion: None,
                     ..d
                 });
             }
