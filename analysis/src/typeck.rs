@@ -1216,6 +1216,8 @@ impl Cx<'_> {
         match (name, vals) {
             ("length" | "size", [v, ..]) => match class(&v.ty) {
                 Class::Array | Class::Unknown => {}
+                // How many values a stack holds (NiLang.jl's `length(s)`).
+                Class::Stack if name == "length" => {}
                 Class::Stack => self.stack_as_value(&args[0]),
                 _ => self.error(
                     Diagnostic::error(

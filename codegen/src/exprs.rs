@@ -8,6 +8,11 @@ impl Gen<'_> {
         if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
             self.stack_as_value(name, span);
         }
+        self.var_code(name, span)
+    }
+
+    /// A variable's code, stacks included (`length(s)` reads one whole).
+    fn var_code(&mut self, name: &str, span: Span) -> (String, Kind) {
         if let Some((id, kind)) = self.def_kind(span) {
             let code = match self.access(id) {
                 Access::MutRef => format!("(*{})", rust_name(name)),
@@ -503,7 +508,14 @@ impl Gen<'_> {
                 }
             }
             ("length", [x]) => {
-                let (code, kind) = self.whole(|g| g.expr(x));
+                let (code, kind) = match &x.kind {
+                    ExprKind::Var(name)
+                        if matches!(self.def_kind(x.span), Some((_, Kind::Stack(_)))) =>
+                    {
+                        self.var_code(name, x.span)
+                    }
+                    _ => self.whole(|g| g.expr(x)),
+                };
                 let code = match kind {
                     Kind::Csc(_) => format!("(({code}.rows() * {code}.cols()) as i64)"),
                     _ => format!("({code}.len() as i64)"),

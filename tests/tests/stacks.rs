@@ -306,3 +306,19 @@ fn a_cast_in_a_routine_that_allocates_the_ancilla() {
         nilang::check_gradient(loss, &[x, y0], &[x_bar, y_bar], RTOL, ATOL).unwrap();
     }
 }
+
+#[test]
+fn length_of_a_stack() {
+    let s = Stack::from_vec(vec![1.0, 2.0, 3.0]);
+    let mut n = 10;
+    stacks::stack_size(&mut n, &s).unwrap();
+    assert_eq!(n, 13);
+    stacks::uncall_stack_size(&mut n, &s).unwrap();
+    assert_eq!(n, 10);
+    // The length is a read-only factor: d(x length(s))/dx = length(s).
+    let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+    let mut s_bar = Stack::from_vec(vec![0.0; 3]);
+    stacks::scaled_by_count_grad(&mut y, &mut y_bar, 0.5, &mut x_bar, &s, &mut s_bar).unwrap();
+    assert_eq!(x_bar, 3.0);
+    assert_eq!(s_bar.as_slice(), &[0.0; 3]);
+}
