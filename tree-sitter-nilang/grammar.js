@@ -187,6 +187,7 @@ module.exports = grammar({
       $.invcheckoff_statement,
       $.inbounds_statement,
       $.typecast_statement,
+      $.swap_statement,
     ),
 
     instruction: $ => seq(
@@ -198,6 +199,13 @@ module.exports = grammar({
     instruction_operator: _ => choice(
       '+=', '-=', '⊻=', '^=', '*=', '/=', '=',
       '.+=', '.-=', '.⊻=', '.^=', '.*=', './=', '.=',
+    ),
+
+    // `x ↔ y`: NiLang.jl's spelling of `SWAP(x, y)`.
+    swap_statement: $ => seq(
+      field('left', $._expression),
+      '↔',
+      field('right', $._expression),
     ),
 
     call_statement: $ => prec(1, seq(
@@ -317,6 +325,7 @@ module.exports = grammar({
       $.identifier,
       $.integer,
       $.float,
+      $.imaginary,
       $.boolean,
       $.string,
       $.call,
@@ -354,9 +363,29 @@ module.exports = grammar({
     index: $ => prec(PREC.postfix, seq(
       field('value', $._expression),
       '[',
-      commaSep1(field('index', choice($._expression, $.range, $.colon))),
+      commaSep1(field('index', choice($._index_value, alias($.index_range, $.range), $.colon))),
       ']',
     )),
+
+    _index_value: $ => choice($._expression, $.end_index),
+
+    // `end`, `end - k`, `end + k` inside an index: the last position of
+    // that dimension (the lowering writes `length(x)` or `size(x, d)`).
+    end_index: $ => seq(
+      'end',
+      optional(seq(
+        field('operator', choice('-', '+')),
+        field('offset', choice($.integer, $.identifier, $.parenthesized)),
+      )),
+    ),
+
+    // A range inside an index, where its bounds may use `end` (`x[2:end]`).
+    index_range: $ => seq(
+      field('start', $._index_value),
+      ':',
+      field('step_or_stop', $._index_value),
+      optional(seq(':', field('stop', $._index_value))),
+    ),
 
     colon: _ => ':',
 
@@ -418,6 +447,17 @@ module.exports = grammar({
       /[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9]+)?/,
       /\.[0-9][0-9_]*([eE][+-]?[0-9]+)?/,
       /[0-9][0-9_]*[eE][+-]?[0-9]+/,
+    )),
+
+    // `3.0im`, `2im`: an imaginary literal (the number times `im`).
+    imaginary: _ => token(seq(
+      choice(
+        /[0-9][0-9_]*/,
+        /[0-9][0-9_]*\.[0-9_]*([eE][+-]?[0-9]+)?/,
+        /\.[0-9][0-9_]*([eE][+-]?[0-9]+)?/,
+        /[0-9][0-9_]*[eE][+-]?[0-9]+/,
+      ),
+      'im',
     )),
 
     boolean: _ => choice('true', 'false'),

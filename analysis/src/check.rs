@@ -369,6 +369,14 @@ impl Checker<'_> {
             .map(|d| &self.resolution.defs[d].kind)
     }
 
+    /// A built-in constant (`im`, `π`, ...) not shadowed by a variable: it
+    /// has no adjoint, so reading it twice shares nothing.
+    fn is_constant(&self, place: &Place) -> bool {
+        place.path.is_empty()
+            && crate::builtins::CONSTANTS.contains(&place.root.as_str())
+            && self.resolution.def_at(place.root_span).is_none()
+    }
+
     fn is_integer(&self, place: &Place) -> bool {
         let Some(id) = self.resolution.def_at(place.root_span) else {
             return false;
@@ -750,7 +758,7 @@ impl Checker<'_> {
         let reads: Vec<&Place> = reads.iter().filter(|p| !p.index_only).collect();
         for (j, b) in reads.iter().enumerate() {
             if let Some(a) = reads[..j].iter().find(|a| a.text() == b.text()) {
-                if self.is_integer(b) {
+                if self.is_integer(b) || self.is_constant(b) {
                     continue;
                 }
                 let text = b.text();

@@ -128,8 +128,6 @@ fn julia_habits_get_the_rewrite_as_help() {
             help: `neg` is NiLang.jl's spelling of an instruction: write `NEG(y)`
         11:5 E0102 `swap`: unknown function `swap`
             help: `swap` is NiLang.jl's spelling of an instruction: write `SWAP(x, y)`
-        15:5 E0006 `x ↔ y`: `↔` is NiLang.jl's swap; here a swap is the instruction `SWAP`
-            help: write `SWAP(x, y)`
         19:9 E0006 `k!=`: `k!=` reads as the name `k!` followed by `=`
             help: for "not equal", put a space before `!=`: `k != 0`
         19:9 E0101 `k!`: undefined variable `k!`

@@ -191,16 +191,6 @@ fn nilang_jl_spellings_are_rewritten() {
         "#]],
     );
     check(
-        "function f(y::f64, x::f64)\n    $0x ↔ y  # swap\nend\n",
-        expect![[r#"
-            E0006: Write `SWAP(x, y)`
-            function f(y::f64, x::f64)
-                SWAP(x, y)  # swap
-            end
-
-        "#]],
-    );
-    check(
         "function f(y::f64, k::i64)\n    if ($0k!=0, ~)\n        y += 1.0\n    end\nend\n",
         expect![[r#"
             E0006: Write `k != 0`

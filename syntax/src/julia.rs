@@ -1,5 +1,5 @@
 //! NiLang.jl habits the grammar cannot read: `@i function`, `@from c while
-//! d`, `x ↔ y`, and `k!=0` (a name may end in `!`). Each gets E0006, with
+//! d`, and `k!=0` (a name may end in `!`). Each gets E0006, with
 //! the spelling this language uses as the help line, instead of a generic
 //! syntax error. The habits the grammar does read (`add(a, b)`, Julia's
 //! type names) are diagnosed by the analysis, which knows the names.
@@ -32,25 +32,6 @@ pub(crate) fn error_node(node: Node<'_>, text: &str) -> Option<Diagnostic> {
             .with_label("not needed here")
             .with_help("remove `@i`: write `function name(...) ... end`")
             .with_suggestion(span(start, end_of_blanks(text, start + 2)), ""),
-        );
-    }
-    if let Some(at) = source.find('↔') {
-        let line_start = text[..start + at].rfind('\n').map_or(0, |i| i + 1);
-        let after = &text[start + at..];
-        let line_end = start + at + code_end(after.split('\n').next().unwrap_or(after));
-        let left = text[line_start..start + at].trim();
-        let right = text[start + at + '↔'.len_utf8()..line_end].trim();
-        let (left, right) = (operand(left, "x"), operand(right, "y"));
-        let first = line_start + (text[line_start..].len() - text[line_start..].trim_start().len());
-        return Some(
-            Diagnostic::error(
-                CODE,
-                span(first, line_end),
-                "`↔` is NiLang.jl's swap; here a swap is the instruction `SWAP`",
-            )
-            .with_label("NiLang.jl spelling")
-            .with_help(format!("write `SWAP({left}, {right})`"))
-            .with_suggestion(span(first, line_end), format!("SWAP({left}, {right})")),
         );
     }
     if source.starts_with('=') && text[..start].ends_with('!') {
@@ -120,11 +101,6 @@ pub(crate) fn statement(node: Node<'_>, text: &str, base: usize) -> Option<Diagn
 /// The length of a line's code: up to a `#` comment, trailing blanks left out.
 fn code_end(line: &str) -> usize {
     line.split('#').next().unwrap_or(line).trim_end().len()
-}
-
-fn operand<'a>(text: &'a str, fallback: &'a str) -> &'a str {
-    let text = text.split('#').next().unwrap_or(text).trim();
-    if text.is_empty() { fallback } else { text }
 }
 
 /// The offset after the spaces and tabs at `at`.

@@ -106,6 +106,7 @@ pub(crate) fn lower_function(text: &str, node: Node<'_>) -> LoweredFunction {
         text,
         offset: node.start_byte() as u32,
         diagnostics: Vec::new(),
+        end: None,
     };
     let function = lower.function(node).map(Arc::new);
     LoweredFunction {
@@ -138,6 +139,7 @@ pub(crate) fn lower_file(
                 text,
                 offset: 0,
                 diagnostics: Vec::new(),
+                end: None,
             };
             if let Some(def) = lower.struct_def(child) {
                 out.structs.push(Arc::new(def));
@@ -255,6 +257,33 @@ struct Lower<'a> {
     /// Absolute offset of the current function; spans are relative to it.
     offset: u32,
     diagnostics: Vec<Diagnostic>,
+    /// Inside an index: what `end` stands for there.
+    end: Option<Expr>,
+}
+
+/// The last position of dimension `position` (of `count`) of `base`, as
+/// `end` in an index means it: `length(base)`, or `size(base, d)`.
+fn last_position(base: &Expr, position: usize, count: usize) -> Expr {
+    let span = base.span;
+    let mut args = vec![base.clone()];
+    let name = if count == 1 {
+        "length"
+    } else {
+        args.push(Expr::new(ExprKind::Int((position + 1).to_string()), span));
+        "size"
+    };
+    Expr::new(
+        ExprKind::Call {
+            callee: Ident {
+                name: name.to_string(),
+                span,
+            },
+            args,
+            kwargs: Vec::new(),
+            broadcast: false,
+        },
+        span,
+    )
 }
 
 impl<'a> Lower<'a> {
@@ -572,6 +601,22 @@ impl<'a> Lower<'a> {
                 }
             }
             "call_statement" => StmtKind::Call(self.call(node, depth)?),
+            // `x ↔ y` is `SWAP(x, y)`.
+            "swap_statement" => {
+                let arrow = node.child(1).map_or(span, |a| self.span(a));
+                StmtKind::Call(Call {
+                    callee: Ident {
+                        name: "SWAP".to_string(),
+                        span: arrow,
+                    },
+                    inverted: false,
+                    args: vec![
+                        self.expr(field("left")?, depth + 1),
+                        self.expr(field("right")?, depth + 1),
+                    ],
+                    kwargs: Vec::new(),
+                })
+            }
             "ancilla_statement" => {
                 let target = field("name")?;
                 let value = self.expr(field("value")?, depth);
@@ -794,6 +839,49 @@ impl<'a> Lower<'a> {
             "identifier" => ExprKind::Var(self.text(node).to_string()),
             "integer" => ExprKind::Int(self.text(node).to_string()),
             "float" => ExprKind::Float(self.text(node).to_string()),
+            // `3.0im` is `3.0 * im`.
+            "imaginary" => {
+                let text = self.text(node);
+                let number = &text[..text.len() - 2];
+                let digits = Span::new(span.start, span.end - 2);
+                let unit = Span::new(span.end - 2, span.end);
+                let literal = if number.contains(['.', 'e', 'E']) && !number.starts_with("0x") {
+                    ExprKind::Float(number.to_string())
+                } else {
+                    ExprKind::Int(number.to_string())
+                };
+                ExprKind::Binary {
+                    op: BinaryOp::Mul,
+                    lhs: Box::new(Expr::new(literal, digits)),
+                    rhs: Box::new(Expr::new(ExprKind::Var("im".to_string()), unit)),
+                }
+            }
+            // `end` in an index: the last position of that dimension.
+            "end_index" => match self.end.clone() {
+                Some(last) => {
+                    let last = Expr::new(last.kind, span);
+                    match (field("operator"), field("offset")) {
+                        (Some(op), Some(offset)) => ExprKind::Binary {
+                            op: if self.text(op) == "+" {
+                                BinaryOp::Add
+                            } else {
+                                BinaryOp::Sub
+                            },
+                            lhs: Box::new(last),
+                            rhs: Box::new(self.expr(offset, d)),
+                        },
+                        _ => last.kind,
+                    }
+                }
+                None => {
+                    self.not_allowed(
+                        node,
+                        "`end` as a value is only meaningful inside an index",
+                        "write `x[end]` for the last element of `x`, or `length(x)`",
+                    );
+                    ExprKind::Error
+                }
+            },
             "boolean" => ExprKind::Bool(self.text(node) == "true"),
             "string" => ExprKind::Str(self.text(node).to_string()),
             "call" => match self.call(node, depth) {
@@ -845,7 +933,12 @@ impl<'a> Lower<'a> {
                 let mut cursor = node.walk();
                 let children: Vec<_> = node.children_by_field_name("index", &mut cursor).collect();
                 let mut indices = Vec::new();
-                for index in children {
+                let count = children.len();
+                let outer = self.end.take();
+                for (position, index) in children.into_iter().enumerate() {
+                    // What `end` means in this index: `length(x)` for a
+                    // vector, `size(x, d)` in the d-th of several.
+                    self.end = Some(last_position(&base, position, count));
                     match index.kind() {
                         "colon" => indices.push(IndexArg::Colon(self.span(index))),
                         "range" => {
@@ -856,6 +949,7 @@ impl<'a> Lower<'a> {
                         _ => indices.push(IndexArg::Expr(self.expr(index, d))),
                     }
                 }
+                self.end = outer;
                 ExprKind::Index { base, indices }
             }
             "field_access" => match (field("value"), field("field")) {

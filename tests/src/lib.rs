@@ -15,6 +15,7 @@ nilang::include_nil!(pub mod conversions);
 nilang::include_nil!(pub mod aliasing);
 nilang::include_nil!(pub mod rollback);
 nilang::include_nil!(pub mod generic_literal);
+nilang::include_nil!(pub mod julia_forms);
 
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;

@@ -22,6 +22,8 @@
 
 (float) @number.float
 
+(imaginary) @number
+
 (boolean) @constant.builtin.boolean
 
 ((identifier) @constant.builtin
@@ -211,6 +213,15 @@
   "~" @operator)
 
 (same_as_pre) @operator
+
+(swap_statement
+  "↔" @operator)
+
+(end_index
+  "end" @variable.builtin)
+
+(end_index
+  operator: _ @operator)
 
 (adjoint
   "'" @operator)
