@@ -218,10 +218,16 @@ module.exports = grammar({
     parenthesized_inverse: $ => seq('(', '~', field('function', $.identifier), ')'),
 
     ancilla_statement: $ => seq(
-      field('name', $._expression),
+      field('name', choice($._expression, $.destructuring)),
       field('direction', choice($.allocate, $.deallocate)),
       field('value', $._expression),
     ),
+
+    // `m, n ← size(A)`: several names allocated at once.
+    destructuring: $ => prec.right(seq(
+      field('element', $._expression),
+      repeat1(prec.right(seq(',', field('element', $._expression)))),
+    )),
 
     allocate: _ => choice('←', '<-'),
     deallocate: _ => choice('→', '->'),
@@ -260,11 +266,12 @@ module.exports = grammar({
       'end',
     ),
 
+    // `for i = a:b`, or `for x in xs` over the elements of an array.
     for_statement: $ => seq(
       'for',
       field('variable', $.identifier),
       choice('=', 'in', '∈'),
-      field('range', choice($.range, $.reversed_range)),
+      field('range', choice($.range, $.reversed_range, $._expression)),
       field('body', optional($.block)),
       'end',
     ),

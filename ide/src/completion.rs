@@ -23,6 +23,13 @@ pub struct ScopeName {
 /// the loop variables of enclosing loops, and ancillas allocated earlier in
 /// an enclosing block and not yet deallocated there.
 pub fn names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
+    let mut out = all_names_in_scope(function, rel);
+    // The compiler's own names (`__x_k`, the position of `for x in xs`).
+    out.retain(|n| !n.name.starts_with("__"));
+    out
+}
+
+fn all_names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
     let mut out: Vec<ScopeName> = Vec::new();
     for (i, p) in function.params.iter().enumerate() {
         out.push(ScopeName {

@@ -54,6 +54,9 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
             let Some(d) = resolution.defs.get(*def) else {
                 continue;
             };
+            if span.start == span.end {
+                continue; // a name the compiler wrote (`for x in xs`)
+            }
             let class = match d.kind {
                 DefKind::Param(i) => NameClass::Parameter {
                     mutated: mutated.get(i).copied().unwrap_or(false),

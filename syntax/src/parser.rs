@@ -619,6 +619,15 @@ impl<'a> Lower<'a> {
             }
             "ancilla_statement" => {
                 let target = field("name")?;
+                if matches!(target.kind(), "destructuring" | "tuple") {
+                    let allocate = field("direction")?.kind() == "allocate";
+                    return self
+                        .destructure(target, field("value")?, allocate, depth)
+                        .map(|block| Stmt {
+                            kind: StmtKind::Begin(block),
+                            span,
+                        });
+                }
                 let value = self.expr(field("value")?, depth);
                 if target.kind() != "identifier" {
                     self.not_allowed(
@@ -666,11 +675,20 @@ impl<'a> Lower<'a> {
                 cond: self.cond(field("condition")?, depth),
                 body: self.opt_block(field("body"), depth),
             },
-            "for_statement" => StmtKind::For {
-                var: self.ident(field("variable")?),
-                range: self.for_range(field("range")?, depth)?,
-                body: self.opt_block(field("body"), depth),
-            },
+            "for_statement" => {
+                let var = self.ident(field("variable")?);
+                let range = field("range")?;
+                if matches!(range.kind(), "range" | "reversed_range") {
+                    StmtKind::For {
+                        var,
+                        range: self.for_range(range, depth)?,
+                        body: self.opt_block(field("body"), depth),
+                    }
+                } else {
+                    let body = self.opt_block(field("body"), depth);
+                    self.for_each(var, range, body, span.end, depth)
+                }
+            }
             "begin_block" => StmtKind::Begin(self.opt_block(field("body"), depth)),
             "inverse_statement" => {
                 let mut cursor = node.walk();
@@ -800,6 +818,176 @@ impl<'a> Lower<'a> {
             None => Post::Missing,
         };
         Cond { pre, post, span }
+    }
+
+    /// `for x in xs body end`: a loop over the positions of `xs` in which
+    /// `x` is a copy of the element, allocated before the body and checked
+    /// equal to it (and freed) after: `for k = 1:length(xs); x ← xs[k];
+    /// body; x → xs[k]; end`. The position variable has an empty span at the
+    /// start of `x`, so it is never taken for `x`; the deallocation has an
+    /// empty span at `end_at` (the loop's end), after the body.
+    fn for_each(
+        &mut self,
+        var: Ident,
+        xs: Node<'_>,
+        body: Block,
+        end_at: u32,
+        depth: u32,
+    ) -> StmtKind {
+        let whole = self.span(xs);
+        let xs = self.expr(xs, depth + 1);
+        let at = Span::new(var.span.start, var.span.start);
+        let position = Ident {
+            name: format!("__{}_k", var.name),
+            span: at,
+        };
+        let element = Expr::new(
+            ExprKind::Index {
+                base: Box::new(xs.clone()),
+                indices: vec![IndexArg::Expr(Expr::new(
+                    ExprKind::Var(position.name.clone()),
+                    at,
+                ))],
+            },
+            whole,
+        );
+        let mut stmts = Vec::with_capacity(body.stmts.len() + 2);
+        stmts.push(Stmt {
+            kind: StmtKind::Alloc {
+                name: var.clone(),
+                value: element.clone(),
+            },
+            span: whole,
+        });
+        stmts.extend(body.stmts);
+        stmts.push(Stmt {
+            kind: StmtKind::Dealloc {
+                name: var,
+                value: element,
+            },
+            span: Span::new(end_at, end_at),
+        });
+        let length = Expr::new(
+            ExprKind::Call {
+                callee: Ident {
+                    name: "length".to_string(),
+                    span: whole,
+                },
+                args: vec![xs],
+                kwargs: Vec::new(),
+                broadcast: false,
+            },
+            whole,
+        );
+        StmtKind::For {
+            var: position,
+            range: Range {
+                start: Expr::new(ExprKind::Int("1".to_string()), whole),
+                step: None,
+                stop: length,
+                reversed: false,
+                span: whole,
+            },
+            body: Block::new(stmts),
+        }
+    }
+
+    /// `m, n ← size(A)` or `(a, b) ← (x, y)`: one allocation (or
+    /// deallocation) per name, in a `begin` block.
+    fn destructure(
+        &mut self,
+        names: Node<'_>,
+        value: Node<'_>,
+        allocate: bool,
+        depth: u32,
+    ) -> Option<Block> {
+        let mut cursor = names.walk();
+        let elements: Vec<Node<'_>> = names
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        if let Some(bad) = elements.iter().find(|e| e.kind() != "identifier") {
+            self.not_allowed(
+                *bad,
+                "only plain names can be destructured",
+                "write `a, b ← (x, y)` or `m, n ← size(A)` with fresh variable names",
+            );
+            return None;
+        }
+        let names: Vec<Ident> = elements.iter().map(|e| self.ident(*e)).collect();
+        let values: Vec<Expr> = match value.kind() {
+            "tuple" => {
+                let mut cursor = value.walk();
+                let parts: Vec<Node<'_>> = value
+                    .children_by_field_name("element", &mut cursor)
+                    .collect();
+                if parts.len() != names.len() {
+                    self.not_allowed(
+                        value,
+                        format!("{} names but {} values", names.len(), parts.len()),
+                        "give as many values as names",
+                    );
+                    return None;
+                }
+                parts.into_iter().map(|p| self.expr(p, depth + 1)).collect()
+            }
+            "call"
+                if value
+                    .child_by_field_name("function")
+                    .is_some_and(|f| self.text(f) == "size") =>
+            {
+                let call = self.expr(value, depth + 1);
+                let ExprKind::Call { callee, args, .. } = call.kind else {
+                    return None;
+                };
+                let [array] = args.as_slice() else {
+                    self.not_allowed(
+                        value,
+                        "destructuring takes `size(A)` of one array",
+                        "write `m, n ← size(A)`",
+                    );
+                    return None;
+                };
+                (1..=names.len())
+                    .map(|d| {
+                        Expr::new(
+                            ExprKind::Call {
+                                callee: callee.clone(),
+                                args: vec![
+                                    array.clone(),
+                                    Expr::new(ExprKind::Int(d.to_string()), callee.span),
+                                ],
+                                kwargs: Vec::new(),
+                                broadcast: false,
+                            },
+                            call.span,
+                        )
+                    })
+                    .collect()
+            }
+            _ => {
+                self.not_allowed(
+                    value,
+                    "destructuring takes a tuple of values or `size(A)`",
+                    "write `a, b ← (x, y)` or `m, n ← size(A)`",
+                );
+                return None;
+            }
+        };
+        let stmts = names
+            .into_iter()
+            .zip(values)
+            .map(|(name, value)| {
+                let span = Span::new(name.span.start, value.span.end);
+                let kind = if allocate {
+                    StmtKind::Alloc { name, value }
+                } else {
+                    StmtKind::Dealloc { name, value }
+                };
+                Stmt { kind, span }
+            })
+            .collect();
+        Some(Block::new(stmts))
     }
 
     fn for_range(&mut self, node: Node<'_>, depth: u32) -> Option<Range> {

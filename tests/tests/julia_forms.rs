@@ -67,3 +67,59 @@ fn imaginary_literals() {
     j::imaginary_literal_grad(&mut z, &mut z_bar, 0.25, &mut x_bar).unwrap();
     assert_eq!(x_bar, 2.0);
 }
+
+#[test]
+fn destructuring_allocations() {
+    let a: Array2<f64> = array![[1.0, 2.0, 5.0], [3.0, 4.0, 6.0]];
+    let mut y = 0.0;
+    j::destructured(&mut y, a.view(), 1.5).unwrap();
+    // m n p q = 2 * 3 * 1.5 * 3.0
+    assert_eq!(y, 27.0);
+    j::uncall_destructured(&mut y, a.view(), 1.5).unwrap();
+    assert_eq!(y, 0.0);
+    // d/dx (6 * x * 2x) = 24x
+    let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+    let mut a_bar = Array2::<f64>::zeros((2, 3));
+    j::destructured_grad(
+        &mut y,
+        &mut y_bar,
+        a.view(),
+        a_bar.view_mut(),
+        1.5,
+        &mut x_bar,
+    )
+    .unwrap();
+    assert_eq!(x_bar, 36.0);
+}
+
+#[test]
+fn for_each_element() {
+    let xs = [1.0, -2.0, 3.0];
+    let mut y = 1.0;
+    j::sum_of_squares(&mut y, &xs).unwrap();
+    assert_eq!(y, 15.0);
+    j::uncall_sum_of_squares(&mut y, &xs).unwrap();
+    assert_eq!(y, 1.0);
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let mut xs_bar = [0.0; 3];
+    j::sum_of_squares_grad(&mut y, &mut y_bar, &xs, &mut xs_bar).unwrap();
+    assert_eq!(xs_bar, [2.0, -4.0, 6.0]);
+    // A body that changes its copy and restores it; its gradient against
+    // central differences.
+    let c = 0.5;
+    let mut y = 0.0;
+    j::shifted_products(&mut y, &xs, c).unwrap();
+    assert_eq!(y, xs.iter().map(|v| (v + c) * c).sum::<f64>());
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let (mut xs_bar, mut c_bar) = ([0.0; 3], 0.0);
+    j::shifted_products_grad(&mut y, &mut y_bar, &xs, &mut xs_bar, c, &mut c_bar).unwrap();
+    assert_eq!(xs_bar, [c; 3]);
+    let loss = |p: &[f64]| {
+        let mut y = 0.0;
+        j::shifted_products(&mut y, &p[..3], p[3]).unwrap();
+        y
+    };
+    let point = [xs[0], xs[1], xs[2], c];
+    let gradient = [xs_bar[0], xs_bar[1], xs_bar[2], c_bar];
+    nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
+}
