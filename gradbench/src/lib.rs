@@ -1,0 +1,10 @@
+//! A GradBench tool (github.com/gradbench/gradbench): the protocol in
+//! [`protocol`], the evals in [`evals`], each written in `.nil` under
+//! `evals/` and differentiated by NiLang's own gradient programs.
+
+pub mod evals;
+pub mod protocol;
+
+nilang_runtime::include_nil!(pub mod hello);
+nilang_runtime::include_nil!(pub mod lse);
+nilang_runtime::include_nil!(pub mod llsq);

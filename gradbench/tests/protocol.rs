@@ -1,0 +1,238 @@
+//! The tool driven over pipes as GradBench's intermediary drives it: every
+//! message kind, repetition by `min_runs`/`min_seconds`, an undefined module,
+//! a malformed line; and each eval's outputs against independent values (a
+//! plain-Rust reference, central differences of it).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// Sends `messages` (one a line) and returns the responses and the exit.
+fn session(messages: &[String]) -> (Vec<Value>, bool, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
+        .arg("--multithreaded")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tool starts");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for m in messages {
+            writeln!(stdin, "{m}").expect("the tool reads");
+        }
+    }
+    let out = child.wait_with_output().expect("the tool ends");
+    let responses = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each response is one JSON object"))
+        .collect();
+    (
+        responses,
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn evaluate(id: u64, module: &str, function: &str, input: Value) -> String {
+    json!({ "id": id, "kind": "evaluate", "module": module, "function": function, "input": input })
+        .to_string()
+}
+
+fn define(id: u64, module: &str) -> String {
+    json!({ "id": id, "kind": "define", "module": module }).to_string()
+}
+
+/// One module's function at one input, in a fresh session.
+fn output(module: &str, function: &str, input: Value) -> Value {
+    let (responses, ok, stderr) =
+        session(&[define(0, module), evaluate(1, module, function, input)]);
+    assert!(ok, "{stderr}");
+    assert_eq!(responses[1]["success"], true, "{}", responses[1]);
+    responses[1]["output"].clone()
+}
+
+#[test]
+fn every_message_kind_is_answered_with_its_id() {
+    let messages = [
+        json!({ "id": 0, "kind": "start", "eval": "hello" }).to_string(),
+        define(1, "hello"),
+        evaluate(2, "hello", "square", json!(3.0)),
+        json!({ "id": 3, "kind": "analysis", "of": 2, "valid": true }).to_string(),
+        evaluate(4, "hello", "double", json!(-1.5)),
+        json!({ "id": 5, "kind": "analysis", "of": 4, "valid": false, "error": "wrong" })
+            .to_string(),
+        json!({ "id": 6, "kind": "something-new" }).to_string(),
+    ];
+    let (responses, ok, stderr) = session(&messages);
+    assert!(ok, "{stderr}");
+    let ids: Vec<u64> = responses
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [0, 1, 2, 3, 4, 5, 6]);
+    assert_eq!(responses[0]["tool"], "nilang");
+    assert_eq!(responses[1], json!({ "id": 1, "success": true }));
+    assert_eq!(responses[2]["output"], 9.0);
+    assert_eq!(responses[4]["output"], -3.0);
+    assert_eq!(responses[3], json!({ "id": 3 }));
+    assert_eq!(responses[6], json!({ "id": 6 }));
+    // One `evaluate` timing per run (one: hello has no `min_runs`), after
+    // the `prepare` of the input.
+    let names: Vec<&str> = responses[2]["timings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["prepare", "evaluate"]);
+}
+
+#[test]
+fn runs_repeat_until_both_minimums_are_reached() {
+    let count = |input: Value| -> usize {
+        let (responses, ok, _) = session(&[define(0, "lse"), evaluate(1, "lse", "primal", input)]);
+        assert!(ok);
+        responses[1]["timings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"] == "evaluate")
+            .count()
+    };
+    assert_eq!(
+        count(json!({ "x": [1.0, 2.0], "min_runs": 7, "min_seconds": 0.0 })),
+        7
+    );
+    // 0.05 s of runs of a few microseconds each: far more than one run.
+    assert!(count(json!({ "x": [1.0, 2.0], "min_runs": 1, "min_seconds": 0.05 })) > 100);
+}
+
+#[test]
+fn what_is_not_implemented_fails_with_an_error() {
+    let (responses, ok, _) = session(&[
+        define(0, "ode"),
+        define(1, "lse"),
+        evaluate(2, "lse", "hessian", json!({ "x": [1.0] })),
+        evaluate(3, "llsq", "primal", json!({ "x": [1.0], "n": 3 })),
+        evaluate(4, "lse", "primal", json!({ "x": "three" })),
+    ]);
+    assert!(ok);
+    assert_eq!(responses[0]["success"], false);
+    assert!(
+        responses[0]["error"].as_str().unwrap().contains("`ode`"),
+        "{}",
+        responses[0]
+    );
+    assert_eq!(responses[1]["success"], true);
+    for (i, says) in [
+        (2, "no function `hessian`"),
+        (3, "not defined first"),
+        (4, "array of numbers"),
+    ] {
+        assert_eq!(responses[i]["success"], false, "{}", responses[i]);
+        let error = responses[i]["error"].as_str().unwrap();
+        assert!(error.contains(says), "{error}");
+    }
+}
+
+#[test]
+fn a_malformed_line_stops_the_tool_with_a_message() {
+    let (responses, ok, stderr) = session(&[
+        define(0, "hello"),
+        "{\"kind\": \"define\"".to_string(),
+        define(2, "hello"),
+    ]);
+    assert!(!ok);
+    assert_eq!(responses.len(), 1);
+    assert!(stderr.contains("malformed message"), "{stderr}");
+    let (_, ok, stderr) = session(&[json!({ "kind": "start" }).to_string()]);
+    assert!(!ok);
+    assert!(stderr.contains("numeric \"id\""), "{stderr}");
+}
+
+fn lse_reference(x: &[f64]) -> f64 {
+    let a = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    a + x.iter().map(|v| (v - a).exp()).sum::<f64>().ln()
+}
+
+fn llsq_reference(x: &[f64], n: usize) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..n {
+        let t = -1.0 + i as f64 * 2.0 / (n as f64 - 1.0);
+        let mut r = if t > 0.0 {
+            1.0
+        } else if t < 0.0 {
+            -1.0
+        } else {
+            0.0
+        };
+        for (j, xj) in x.iter().enumerate() {
+            r -= xj * t.powi(j as i32);
+        }
+        sum += r * r;
+    }
+    sum / 2.0
+}
+
+/// Central differences of `f` at `x`.
+fn differences(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_close(got: &Value, want: &[f64], rtol: f64) {
+    let got: Vec<f64> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= rtol * w.abs().max(1.0),
+            "{got:?} vs {want:?}"
+        );
+    }
+}
+
+#[test]
+fn lse_against_a_reference_and_differences() {
+    // Large values: the maximum taken out keeps exp finite.
+    let x = [0.5, -1.25, 3.0, 700.0, 699.5, 2.0];
+    let input = json!({ "x": x, "min_runs": 1, "min_seconds": 0.0 });
+    let primal = output("lse", "primal", input.clone()).as_f64().unwrap();
+    assert!((primal - lse_reference(&x)).abs() <= 1e-12 * primal.abs());
+    assert_close(
+        &output("lse", "gradient", input),
+        &differences(lse_reference, &x),
+        1e-6,
+    );
+}
+
+#[test]
+fn llsq_against_a_reference_and_differences() {
+    let x = [0.3, -0.2, 0.15, 0.05, -0.4];
+    let n = 17;
+    let input = json!({ "x": x, "n": n, "min_runs": 1, "min_seconds": 0.0 });
+    let primal = output("llsq", "primal", input.clone()).as_f64().unwrap();
+    let want = llsq_reference(&x, n);
+    assert!(
+        (primal - want).abs() <= 1e-12 * want.abs(),
+        "{primal} vs {want}"
+    );
+    assert_close(
+        &output("llsq", "gradient", input),
+        &differences(|x| llsq_reference(x, n), &x),
+        1e-6,
+    );
+}
