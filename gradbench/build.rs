@@ -1,4 +1,11 @@
 // Compiles the evals' `.nil` programs into OUT_DIR.
 fn main() {
-    nilang_build::compile_files(&["evals/hello.nil", "evals/lse.nil", "evals/llsq.nil"]);
+    // ADBench's GMM file comes along for the helpers `gmm_posterior` calls.
+    nilang_build::compile_files(&[
+        "evals/hello.nil",
+        "evals/lse.nil",
+        "evals/llsq.nil",
+        "evals/gmm_posterior.nil",
+        "../adbench/gmm.nil",
+    ]);
 }

@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::{llsq, lse};
+use nilang_gradbench::{gmm_posterior, llsq, lse};
 
 fn main() {
     divan::main();
@@ -76,5 +76,91 @@ fn llsq_gradient(bencher: divan::Bencher, n: i64) {
         x_bar.fill(0.0);
         llsq::llsq_grad(&mut y, &mut y_bar, &x, &mut x_bar, n).unwrap();
         x_bar[0]
+    });
+}
+
+/// GMM at n = 1000 (GradBench's), for some of its (d, k): inputs as its
+/// generator draws them (x, alpha, q, l normal, mu uniform), m = 0, γ = 1.
+const GMM: [(usize, usize); 4] = [(2, 5), (10, 25), (20, 50), (64, 100)];
+
+struct GmmInput {
+    d: i64,
+    k: i64,
+    alpha: Vec<f64>,
+    mu: Vec<f64>,
+    icf: Vec<f64>,
+    x: Vec<f64>,
+}
+
+fn gmm_input(case: usize) -> GmmInput {
+    let (d, k) = GMM[case];
+    let normal = |n: usize, seed: u64| -> Vec<f64> {
+        let u = uniform(2 * n, seed);
+        (0..n)
+            .map(|i| {
+                (-2.0 * (1.0 - u[2 * i]).ln()).sqrt() * (std::f64::consts::TAU * u[2 * i + 1]).cos()
+            })
+            .collect()
+    };
+    let l_sz = d * (d - 1) / 2;
+    let (q, l) = (normal(k * d, 3), normal(k * l_sz, 4));
+    let mut icf = Vec::new();
+    for kk in 0..k {
+        icf.extend_from_slice(&q[kk * d..(kk + 1) * d]);
+        icf.extend_from_slice(&l[kk * l_sz..(kk + 1) * l_sz]);
+    }
+    GmmInput {
+        d: d as i64,
+        k: k as i64,
+        alpha: normal(k, 1),
+        mu: uniform(k * d, 2),
+        icf,
+        x: normal(1000 * d, 5),
+    }
+}
+
+#[divan::bench(args = [0, 1, 2, 3], sample_count = 10, sample_size = 1)]
+fn gmm_objective(bencher: divan::Bencher, case: usize) {
+    let g = gmm_input(case);
+    bencher.bench_local(|| {
+        let mut out = 0.0;
+        gmm_posterior::gmm_posterior(
+            &mut out, &g.alpha, &g.mu, &g.icf, &g.x, g.d, g.k, 1000, 1.0, 0, 0.0,
+        )
+        .unwrap();
+        out
+    });
+}
+
+#[divan::bench(args = [0, 1, 2, 3], sample_count = 10, sample_size = 1)]
+fn gmm_jacobian(bencher: divan::Bencher, case: usize) {
+    let g = gmm_input(case);
+    let mut bars = [g.alpha.len(), g.mu.len(), g.icf.len(), g.x.len()].map(|len| vec![0.0; len]);
+    bencher.bench_local(|| {
+        let (mut out, mut out_bar, mut gamma_bar, mut c_bar) = (0.0, 1.0, 0.0, 0.0);
+        bars.iter_mut().for_each(|b| b.fill(0.0));
+        let [a, m, i, x] = &mut bars;
+        gmm_posterior::gmm_posterior_grad(
+            &mut out,
+            &mut out_bar,
+            &g.alpha,
+            a,
+            &g.mu,
+            m,
+            &g.icf,
+            i,
+            &g.x,
+            x,
+            g.d,
+            g.k,
+            1000,
+            1.0,
+            &mut gamma_bar,
+            0,
+            0.0,
+            &mut c_bar,
+        )
+        .unwrap();
+        out
     });
 }

@@ -10,10 +10,10 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::protocol::{Runs, Timing};
-use crate::{hello, llsq, lse};
+use crate::{gmm_posterior, hello, llsq, lse};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["hello", "llsq", "lse"];
+pub const MODULES: &[&str] = &["gmm", "hello", "llsq", "lse"];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -99,6 +99,52 @@ pub fn evaluate(
                 Ok(json!(x_bar))
             }
         }
+        ("gmm", "objective" | "jacobian") => {
+            let g = prepare(timings, || Gmm::of(input))?;
+            let (d, k, n) = (g.d as i64, g.k as i64, g.n as i64);
+            if function == "objective" {
+                let out = runs.repeat(timings, || {
+                    let mut out = 0.0;
+                    gmm_posterior::gmm_posterior(
+                        &mut out, &g.alpha, &g.mu, &g.icf, &g.x, d, k, n, g.gamma, g.m, g.constant,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Ok(out)
+                })?;
+                Ok(json!(out))
+            } else {
+                let mut bars =
+                    [g.alpha.len(), g.mu.len(), g.icf.len(), g.x.len()].map(|len| vec![0.0; len]);
+                runs.repeat(timings, || {
+                    let (mut out, mut out_bar, mut gamma_bar, mut constant_bar) =
+                        (0.0, 1.0, 0.0, 0.0);
+                    bars.iter_mut().for_each(|b| b.fill(0.0));
+                    let [alpha_bar, mu_bar, icf_bar, x_bar] = &mut bars;
+                    gmm_posterior::gmm_posterior_grad(
+                        &mut out,
+                        &mut out_bar,
+                        &g.alpha,
+                        alpha_bar,
+                        &g.mu,
+                        mu_bar,
+                        &g.icf,
+                        icf_bar,
+                        &g.x,
+                        x_bar,
+                        d,
+                        k,
+                        n,
+                        g.gamma,
+                        &mut gamma_bar,
+                        g.m,
+                        g.constant,
+                        &mut constant_bar,
+                    )
+                    .map_err(|e| e.to_string())
+                })?;
+                Ok(g.jacobian(&bars[0], &bars[1], &bars[2]))
+            }
+        }
         _ if MODULES.contains(&module) => Err(format!(
             "the module `{module}` has no function `{function}`"
         )),
@@ -106,6 +152,114 @@ pub fn evaluate(
             "nilang has no implementation of the module `{module}`"
         )),
     }
+}
+
+/// GradBench's `gmm` input in ADBench's flat layout: `mu` and `x` row after
+/// row, each component's `q` then `l` as its block of `icf`.
+struct Gmm {
+    d: usize,
+    k: usize,
+    n: usize,
+    alpha: Vec<f64>,
+    mu: Vec<f64>,
+    icf: Vec<f64>,
+    x: Vec<f64>,
+    gamma: f64,
+    m: i64,
+    /// -N d/2 ln(2π) + K C, C the Wishart normaliser.
+    constant: f64,
+}
+
+impl Gmm {
+    fn of(input: &Value) -> Result<Gmm, String> {
+        let size = |name: &str| -> Result<usize, String> {
+            input
+                .get(name)
+                .and_then(Value::as_u64)
+                .map(|v| v as usize)
+                .ok_or_else(|| format!("`{name}` must be a whole number"))
+        };
+        let (d, k, n) = (size("d")?, size("k")?, size("n")?);
+        let m = input
+            .get("m")
+            .and_then(Value::as_i64)
+            .ok_or("`m` must be a whole number")?;
+        let gamma = number(input.get("gamma").unwrap_or(&Value::Null), "`gamma`")?;
+        let l_sz = d * d.saturating_sub(1) / 2;
+        let alpha = numbers(input, "alpha")?;
+        let mu = rows(input, "mu", k, d)?;
+        let q = rows(input, "q", k, d)?;
+        let l = rows(input, "l", k, l_sz)?;
+        let x = rows(input, "x", n, d)?;
+        if alpha.len() != k {
+            return Err(format!("`alpha` has {} values, not k = {k}", alpha.len()));
+        }
+        let mut icf = Vec::with_capacity(k * (d + l_sz));
+        for kk in 0..k {
+            icf.extend_from_slice(&q[kk * d..(kk + 1) * d]);
+            icf.extend_from_slice(&l[kk * l_sz..(kk + 1) * l_sz]);
+        }
+        let (df, nw) = (d as f64, (d as i64 + m + 1) as f64);
+        let mut log_gamma_d = 0.25 * df * (df - 1.0) * std::f64::consts::PI.ln();
+        for j in 1..=d {
+            log_gamma_d += nilang_adbench::gmm::lgamma(0.5 * nw + 0.5 * (1.0 - j as f64));
+        }
+        let c = nw * df * (gamma.ln() - 0.5 * 2f64.ln()) - log_gamma_d;
+        let constant = -(n as f64) * df * 0.5 * (2.0 * std::f64::consts::PI).ln() + k as f64 * c;
+        Ok(Gmm {
+            d,
+            k,
+            n,
+            alpha,
+            mu,
+            icf,
+            x,
+            gamma,
+            m,
+            constant,
+        })
+    }
+
+    /// GradBench's `Independent` from the adjoints: `alpha`, and `mu`, `q`,
+    /// `l` a row per component.
+    fn jacobian(&self, alpha: &[f64], mu: &[f64], icf: &[f64]) -> Value {
+        let (d, k) = (self.d, self.k);
+        let icf_sz = icf.len() / k.max(1);
+        let mu: Vec<&[f64]> = mu.chunks(d.max(1)).collect();
+        let q: Vec<&[f64]> = (0..k)
+            .map(|kk| &icf[kk * icf_sz..kk * icf_sz + d])
+            .collect();
+        let l: Vec<&[f64]> = (0..k)
+            .map(|kk| &icf[kk * icf_sz + d..(kk + 1) * icf_sz])
+            .collect();
+        json!({ "alpha": alpha, "mu": mu, "q": q, "l": l })
+    }
+}
+
+/// A `rows` × `width` array of arrays, flattened row after row.
+fn rows(input: &Value, field: &str, rows: usize, width: usize) -> Result<Vec<f64>, String> {
+    let Some(Value::Array(items)) = input.get(field) else {
+        return Err(format!("the input needs an array of arrays `{field}`"));
+    };
+    if items.len() != rows {
+        return Err(format!("`{field}` has {} rows, not {rows}", items.len()));
+    }
+    let mut out = Vec::with_capacity(rows * width);
+    for (i, row) in items.iter().enumerate() {
+        let Value::Array(row) = row else {
+            return Err(format!("row {i} of `{field}` is not an array"));
+        };
+        if row.len() != width {
+            return Err(format!(
+                "row {i} of `{field}` has {} values, not {width}",
+                row.len()
+            ));
+        }
+        for v in row {
+            out.push(number(v, &format!("each element of `{field}`"))?);
+        }
+    }
+    Ok(out)
 }
 
 /// Runs `f`, the conversion of the input, and times it as `prepare`.

@@ -236,3 +236,159 @@ fn llsq_against_a_reference_and_differences() {
         1e-6,
     );
 }
+
+/// GradBench's `gmm` objective written out from its README (plain loops,
+/// no shared code with the tool): the parameters in GradBench's nesting.
+#[allow(clippy::needless_range_loop)] // indices as the formula writes them
+fn gmm_reference(
+    p: &GmmCase,
+    alpha: &[f64],
+    mu: &[Vec<f64>],
+    q: &[Vec<f64>],
+    l: &[Vec<f64>],
+) -> f64 {
+    let (d, k) = (p.d, alpha.len());
+    let lse = |v: &[f64]| {
+        let a = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        a + v.iter().map(|x| (x - a).exp()).sum::<f64>().ln()
+    };
+    let pi = std::f64::consts::PI;
+    let mut total = -(p.x.len() as f64) * d as f64 * 0.5 * (2.0 * pi).ln();
+    for x in &p.x {
+        let mut terms = Vec::new();
+        for kk in 0..k {
+            // Q: exp(q) on the diagonal, l below it column after column.
+            let xc: Vec<f64> = (0..d).map(|j| x[j] - mu[kk][j]).collect();
+            let mut y: Vec<f64> = (0..d).map(|j| q[kk][j].exp() * xc[j]).collect();
+            let mut at = 0;
+            for c in 0..d {
+                for r in c + 1..d {
+                    y[r] += l[kk][at] * xc[c];
+                    at += 1;
+                }
+            }
+            let sum_q: f64 = q[kk].iter().sum();
+            terms.push(alpha[kk] + sum_q - 0.5 * y.iter().map(|v| v * v).sum::<f64>());
+        }
+        total += lse(&terms);
+    }
+    total -= p.x.len() as f64 * lse(alpha);
+    let nw = (d as i64 + p.m + 1) as f64;
+    // ln Γ_d(nw / 2), with ln Γ from the standard library's gamma through
+    // a product: nw / 2 - (j - 1) / 2 is a half-integer or an integer here.
+    let ln_gamma = |z: f64| -> f64 {
+        // Γ(z) for z a positive multiple of 1/2, exactly by recursion.
+        let mut g = if (z - z.floor()).abs() < 1e-12 {
+            1.0
+        } else {
+            pi.sqrt()
+        };
+        let mut t = if (z - z.floor()).abs() < 1e-12 {
+            1.0
+        } else {
+            0.5
+        };
+        while t < z - 1e-12 {
+            g *= t;
+            t += 1.0;
+        }
+        g.ln()
+    };
+    let mut log_gamma_d = 0.25 * d as f64 * (d as f64 - 1.0) * pi.ln();
+    for j in 1..=d {
+        log_gamma_d += ln_gamma(0.5 * nw + 0.5 * (1.0 - j as f64));
+    }
+    let c = nw * d as f64 * (p.gamma.ln() - 0.5 * 2f64.ln()) - log_gamma_d;
+    for kk in 0..k {
+        let frobenius: f64 = q[kk].iter().map(|v| (2.0 * v).exp()).sum::<f64>()
+            + l[kk].iter().map(|v| v * v).sum::<f64>();
+        total += p.m as f64 * q[kk].iter().sum::<f64>() - 0.5 * p.gamma * p.gamma * frobenius;
+        total += c;
+    }
+    total
+}
+
+struct GmmCase {
+    d: usize,
+    m: i64,
+    gamma: f64,
+    x: Vec<Vec<f64>>,
+}
+
+#[test]
+fn gmm_against_a_reference_and_differences() {
+    let (d, k, n) = (3usize, 4usize, 5usize);
+    let l_sz = d * (d - 1) / 2;
+    // Deterministic values in [-1, 1).
+    let mut state = 7u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let mut matrix = |rows: usize, cols: usize| -> Vec<Vec<f64>> {
+        (0..rows)
+            .map(|_| (0..cols).map(|_| next()).collect())
+            .collect()
+    };
+    let (mu, q, l, x) = (matrix(k, d), matrix(k, d), matrix(k, l_sz), matrix(n, d));
+    let alpha: Vec<f64> = matrix(1, k).remove(0);
+    let case = GmmCase {
+        d,
+        m: 2,
+        gamma: 1.5,
+        x: x.clone(),
+    };
+    let input = json!({
+        "d": d, "k": k, "n": n, "alpha": alpha, "mu": mu, "q": q, "l": l, "x": x,
+        "m": case.m, "gamma": case.gamma, "min_runs": 1, "min_seconds": 0.0,
+    });
+    let objective = output("gmm", "objective", input.clone()).as_f64().unwrap();
+    let want = gmm_reference(&case, &alpha, &mu, &q, &l);
+    assert!(
+        (objective - want).abs() <= 1e-10 * want.abs(),
+        "{objective} vs {want}"
+    );
+
+    // The jacobian, flattened in GradBench's order, against differences of
+    // the reference in the same order.
+    let jacobian = output("gmm", "jacobian", input);
+    fn flat(v: &Value) -> Vec<f64> {
+        match v {
+            Value::Array(items) => items.iter().flat_map(flat).collect(),
+            _ => vec![v.as_f64().unwrap()],
+        }
+    }
+    let got: Vec<f64> = ["alpha", "mu", "q", "l"]
+        .iter()
+        .flat_map(|f| flat(&jacobian[f]))
+        .collect();
+    let point: Vec<f64> = alpha
+        .iter()
+        .chain(mu.iter().flatten())
+        .chain(q.iter().flatten())
+        .chain(l.iter().flatten())
+        .copied()
+        .collect();
+    let unflatten = |p: &[f64]| {
+        let rows = |at: usize, r: usize, c: usize| -> Vec<Vec<f64>> {
+            (0..r)
+                .map(|i| p[at + i * c..at + (i + 1) * c].to_vec())
+                .collect()
+        };
+        let a = p[..k].to_vec();
+        let m = rows(k, k, d);
+        let qq = rows(k + k * d, k, d);
+        let ll = rows(k + 2 * k * d, k, l_sz);
+        gmm_reference(&case, &a, &m, &qq, &ll)
+    };
+    let want = differences(unflatten, &point);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-6 * w.abs().max(1.0),
+            "{got:?}\nvs\n{want:?}"
+        );
+    }
+}
