@@ -164,3 +164,54 @@ fn gmm_jacobian(bencher: divan::Bencher, case: usize) {
         out
     });
 }
+
+/// BA instances as GradBench sends them: the header and the one camera,
+/// point, weight and feature of ADBench's file, expanded by the tool's
+/// rule (`adbench/data/ba`).
+const BA: [&str; 3] = [
+    "ba1_n49_m7776_p31843",
+    "ba4_n372_m47423_p204472",
+    "ba8_n88_m64298_p383937",
+];
+
+fn ba_input(name: &str) -> nilang_adbench::ba::BaInput {
+    let path = format!(
+        "{}/../adbench/data/ba/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("an ADBench BA file");
+    let mut lines = text.lines().map(|l| {
+        l.split_whitespace()
+            .map(|t| t.parse::<f64>().expect("a number"))
+            .collect::<Vec<f64>>()
+    });
+    let mut next = || lines.next().expect("the header lines");
+    let header = next();
+    let (n, m, p) = (header[0] as usize, header[1] as usize, header[2] as usize);
+    let (cam, x, w, feat) = (next(), next(), next()[0], next());
+    nilang_adbench::ba::BaInput {
+        n,
+        m,
+        p,
+        cams: cam.repeat(n),
+        points: x.repeat(m),
+        weights: vec![w; p],
+        feats: feat.repeat(p),
+        obs: (0..p).map(|i| (i % n, i % m)).collect(),
+    }
+}
+
+#[divan::bench(args = BA, sample_count = 10, sample_size = 1)]
+fn ba_objective(bencher: divan::Bencher, name: &str) {
+    let ba = ba_input(name);
+    let (mut reproj, mut w_err) = (vec![0.0; 2 * ba.p], vec![0.0; ba.p]);
+    bencher
+        .bench_local(|| nilang_adbench::ba::nil_residuals(&ba, &mut reproj, &mut w_err).unwrap());
+}
+
+#[divan::bench(args = BA, sample_count = 10, sample_size = 1)]
+fn ba_jacobian(bencher: divan::Bencher, name: &str) {
+    let ba = ba_input(name);
+    let mut jac = nilang_adbench::ba::BaJacobian::new(&ba);
+    bencher.bench_local(|| nilang_adbench::ba::nil_jacobian(&ba, &mut jac).unwrap());
+}

@@ -13,7 +13,7 @@ use crate::protocol::{Runs, Timing};
 use crate::{gmm_posterior, hello, llsq, lse};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["gmm", "hello", "llsq", "lse"];
+pub const MODULES: &[&str] = &["ba", "gmm", "hello", "llsq", "lse"];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -145,6 +145,33 @@ pub fn evaluate(
                 Ok(g.jacobian(&bars[0], &bars[1], &bars[2]))
             }
         }
+        ("ba", "objective" | "jacobian") => {
+            let ba = prepare(timings, || ba_input(input))?;
+            if function == "objective" {
+                let (mut reproj, mut w_err) = (vec![0.0; 2 * ba.p], vec![0.0; ba.p]);
+                runs.repeat(timings, || {
+                    nilang_adbench::ba::nil_residuals(&ba, &mut reproj, &mut w_err)
+                        .map_err(|e| e.to_string())
+                })?;
+                // GradBench sends one camera, point and feature repeated, and
+                // takes back one residual of each kind with its count.
+                Ok(json!({
+                    "reproj_error": { "elements": &reproj[..2], "repeated": ba.p },
+                    "w_err": { "element": w_err[0], "repeated": ba.p },
+                }))
+            } else {
+                // The sparsity structure depends on the input only.
+                let mut jac = nilang_adbench::ba::BaJacobian::new(&ba);
+                runs.repeat(timings, || {
+                    nilang_adbench::ba::nil_jacobian(&ba, &mut jac).map_err(|e| e.to_string())
+                })?;
+                Ok(json!({
+                    "rows": first_and_last(&jac.rows),
+                    "cols": first_and_last(&jac.cols),
+                    "vals": first_and_last(&jac.vals),
+                }))
+            }
+        }
         _ if MODULES.contains(&module) => Err(format!(
             "the module `{module}` has no function `{function}`"
         )),
@@ -234,6 +261,50 @@ impl Gmm {
             .collect();
         json!({ "alpha": alpha, "mu": mu, "q": q, "l": l })
     }
+}
+
+/// What GradBench takes back of a long list: its first 30 entries (for
+/// `vals`, the first observation's two rows) and its last; a list of 30 or
+/// fewer (`rows` when p < 10) whole.
+fn first_and_last<T: Copy>(v: &[T]) -> Vec<T> {
+    if v.len() <= 31 {
+        return v.to_vec();
+    }
+    v[..30].iter().chain(v.last()).copied().collect()
+}
+
+/// GradBench's `ba` input expanded as its reference does: the one camera
+/// `n` times, the one point `m` times, the weight and the feature `p` times,
+/// observation `i` pairing camera `i mod n` with point `i mod m`.
+fn ba_input(input: &Value) -> Result<nilang_adbench::ba::BaInput, String> {
+    let size = |name: &str| -> Result<usize, String> {
+        input
+            .get(name)
+            .and_then(Value::as_u64)
+            .filter(|&v| v > 0)
+            .map(|v| v as usize)
+            .ok_or_else(|| format!("`{name}` must be a positive whole number"))
+    };
+    let (n, m, p) = (size("n")?, size("m")?, size("p")?);
+    let fixed = |name: &str, len: usize| -> Result<Vec<f64>, String> {
+        let v = numbers(input, name)?;
+        if v.len() != len {
+            return Err(format!("`{name}` has {} values, not {len}", v.len()));
+        }
+        Ok(v)
+    };
+    let (cam, x, feat) = (fixed("cam", 11)?, fixed("x", 3)?, fixed("feat", 2)?);
+    let w = number(input.get("w").unwrap_or(&Value::Null), "`w`")?;
+    Ok(nilang_adbench::ba::BaInput {
+        n,
+        m,
+        p,
+        cams: cam.repeat(n),
+        points: x.repeat(m),
+        weights: vec![w; p],
+        feats: feat.repeat(p),
+        obs: (0..p).map(|i| (i % n, i % m)).collect(),
+    })
 }
 
 /// A `rows` × `width` array of arrays, flattened row after row.

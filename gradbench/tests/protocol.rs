@@ -392,3 +392,83 @@ fn gmm_against_a_reference_and_differences() {
         );
     }
 }
+
+/// ba1's camera, point, weight and feature (ADBench's first instance), as
+/// GradBench sends them.
+fn ba_input(n: usize, m: usize, p: usize) -> Value {
+    json!({
+        "n": n, "m": m, "p": p,
+        "cam": [-0.758453, -1.109613, -0.845551, 34.556073, 39.676747, 53.881673,
+                419.194514, 5.864426, -8.51887, 0.087812, 0.002739],
+        "x": [7.203245, 0.001144, 3.023326],
+        "w": 0.417022,
+        "feat": [271.760969, 834.209256],
+        "min_runs": 1, "min_seconds": 0.0,
+    })
+}
+
+#[test]
+fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
+    use nilang_adbench::ba::{BaInput, BaJacobian, manual_jacobian, residuals};
+    let (n, m, p) = (3, 5, 12);
+    let g = ba_input(n, m, p);
+    let reference = BaInput {
+        n,
+        m,
+        p,
+        cams: serde_json::from_value::<Vec<f64>>(g["cam"].clone())
+            .unwrap()
+            .repeat(n),
+        points: serde_json::from_value::<Vec<f64>>(g["x"].clone())
+            .unwrap()
+            .repeat(m),
+        weights: vec![0.417022; p],
+        feats: serde_json::from_value::<Vec<f64>>(g["feat"].clone())
+            .unwrap()
+            .repeat(p),
+        obs: (0..p).map(|i| (i % n, i % m)).collect(),
+    };
+    let (mut reproj, mut w_err) = (vec![0.0; 2 * p], vec![0.0; p]);
+    residuals(&reference, &mut reproj, &mut w_err);
+    let objective = output("ba", "objective", g.clone());
+    assert_eq!(objective["reproj_error"]["repeated"], p);
+    assert_eq!(objective["w_err"]["repeated"], p);
+    assert_close(&objective["reproj_error"]["elements"], &reproj[..2], 1e-12);
+    assert!((objective["w_err"]["element"].as_f64().unwrap() - w_err[0]).abs() < 1e-15);
+
+    let mut jac = BaJacobian::new(&reference);
+    manual_jacobian(&reference, &mut jac);
+    let jacobian = output("ba", "jacobian", g);
+    let want_vals: Vec<f64> = jac.vals[..30]
+        .iter()
+        .chain(jac.vals.last())
+        .copied()
+        .collect();
+    assert_close(&jacobian["vals"], &want_vals, 1e-9);
+    let ints = |v: &Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    let want_rows: Vec<u64> = jac.rows[..30]
+        .iter()
+        .chain(jac.rows.last())
+        .map(|&r| r as u64)
+        .collect();
+    let want_cols: Vec<u64> = jac.cols[..30]
+        .iter()
+        .chain(jac.cols.last())
+        .map(|&c| c as u64)
+        .collect();
+    assert_eq!(ints(&jacobian["rows"]), want_rows);
+    assert_eq!(ints(&jacobian["cols"]), want_cols);
+    // Row 0 starts at 0, each reprojection row holds 15 entries, and the
+    // last entry is the last weight's column.
+    assert_eq!(&want_rows[..3], &[0, 15, 30]);
+    assert_eq!(*want_cols.last().unwrap() as usize, 11 * n + 3 * m + p - 1);
+    // Fewer than ten observations: every row pointer comes back.
+    let small = output("ba", "jacobian", ba_input(1, 1, 2));
+    assert_eq!(ints(&small["rows"]), [0, 15, 30, 45, 60, 61, 62]);
+}
