@@ -5,6 +5,7 @@ fn main() {
         "evals/hello.nil",
         "evals/lse.nil",
         "evals/llsq.nil",
+        "evals/det.nil",
         "evals/gmm_posterior.nil",
         "../adbench/gmm.nil",
     ]);

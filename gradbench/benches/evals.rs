@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::{gmm_posterior, llsq, lse};
+use nilang_gradbench::{det, gmm_posterior, llsq, lse};
 
 fn main() {
     divan::main();
@@ -214,4 +214,27 @@ fn ba_jacobian(bencher: divan::Bencher, name: &str) {
     let ba = ba_input(name);
     let mut jac = nilang_adbench::ba::BaJacobian::new(&ba);
     bencher.bench_local(|| nilang_adbench::ba::nil_jacobian(&ba, &mut jac).unwrap());
+}
+
+/// The determinant by minors of an ell × ell matrix (GradBench: ell 5-11).
+#[divan::bench(args = [5, 7, 9], sample_count = 10, sample_size = 1)]
+fn det_primal(bencher: divan::Bencher, ell: i64) {
+    let a = uniform((ell * ell) as usize, 31337);
+    bencher.bench_local(|| {
+        let mut out = 0.0;
+        det::det(&mut out, &a, ell).unwrap();
+        out
+    });
+}
+
+#[divan::bench(args = [5, 7, 9], sample_count = 10, sample_size = 1)]
+fn det_gradient(bencher: divan::Bencher, ell: i64) {
+    let a = uniform((ell * ell) as usize, 31337);
+    let mut a_bar = vec![0.0; a.len()];
+    bencher.bench_local(|| {
+        let (mut out, mut out_bar) = (0.0, 1.0);
+        a_bar.fill(0.0);
+        det::det_grad(&mut out, &mut out_bar, &a, &mut a_bar, ell).unwrap();
+        out
+    });
 }

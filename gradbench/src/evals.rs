@@ -10,10 +10,10 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::protocol::{Runs, Timing};
-use crate::{gmm_posterior, hello, llsq, lse};
+use crate::{det, gmm_posterior, hello, llsq, lse};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["ba", "gmm", "hello", "llsq", "lse"];
+pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "llsq", "lse"];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -97,6 +97,34 @@ pub fn evaluate(
                         .map_err(|e| e.to_string())
                 })?;
                 Ok(json!(x_bar))
+            }
+        }
+        ("det", "primal" | "gradient") => {
+            let (a, ell) = prepare(timings, || {
+                let a = numbers(input, "A")?;
+                let ell = input
+                    .get("ell")
+                    .and_then(Value::as_i64)
+                    .filter(|&l| l > 0 && (l * l) as usize == a.len())
+                    .ok_or("`ell` must be the edge of the square matrix `A`")?;
+                Ok((a, ell))
+            })?;
+            if function == "primal" {
+                let out = runs.repeat(timings, || {
+                    let mut out = 0.0;
+                    det::det(&mut out, &a, ell).map_err(|e| e.to_string())?;
+                    Ok(out)
+                })?;
+                Ok(json!(out))
+            } else {
+                let mut a_bar = vec![0.0; a.len()];
+                runs.repeat(timings, || {
+                    let (mut out, mut out_bar) = (0.0, 1.0);
+                    a_bar.fill(0.0);
+                    det::det_grad(&mut out, &mut out_bar, &a, &mut a_bar, ell)
+                        .map_err(|e| e.to_string())
+                })?;
+                Ok(json!(a_bar))
             }
         }
         ("gmm", "objective" | "jacobian") => {

@@ -472,3 +472,51 @@ fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
     let small = output("ba", "jacobian", ba_input(1, 1, 2));
     assert_eq!(ints(&small["rows"]), [0, 15, 30, 45, 60, 61, 62]);
 }
+
+/// The determinant by Gaussian elimination with partial pivoting: another
+/// algorithm than the tool's expansion by minors.
+fn det_reference(a: &[f64], ell: usize) -> f64 {
+    let mut m = a.to_vec();
+    let mut det = 1.0;
+    for col in 0..ell {
+        let pivot = (col..ell)
+            .max_by(|&i, &j| m[i * ell + col].abs().total_cmp(&m[j * ell + col].abs()))
+            .unwrap();
+        if pivot != col {
+            for k in 0..ell {
+                m.swap(col * ell + k, pivot * ell + k);
+            }
+            det = -det;
+        }
+        let p = m[col * ell + col];
+        det *= p;
+        for row in col + 1..ell {
+            let f = m[row * ell + col] / p;
+            for k in col..ell {
+                m[row * ell + k] -= f * m[col * ell + k];
+            }
+        }
+    }
+    det
+}
+
+#[test]
+fn det_against_elimination_and_differences() {
+    for ell in [1usize, 2, 3, 5] {
+        let a: Vec<f64> = (0..ell * ell)
+            .map(|i| ((i * 7919 % 97) as f64) / 97.0 - 0.4)
+            .collect();
+        let input = json!({ "A": a, "ell": ell, "min_runs": 1, "min_seconds": 0.0 });
+        let primal = output("det", "primal", input.clone()).as_f64().unwrap();
+        let want = det_reference(&a, ell);
+        assert!(
+            (primal - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{ell}: {primal} vs {want}"
+        );
+        assert_close(
+            &output("det", "gradient", input),
+            &differences(|a| det_reference(a, ell), &a),
+            1e-6,
+        );
+    }
+}
