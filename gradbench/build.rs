@@ -6,6 +6,7 @@ fn main() {
         "evals/lse.nil",
         "evals/llsq.nil",
         "evals/det.nil",
+        "evals/kmeans.nil",
         "evals/gmm_posterior.nil",
         "../adbench/gmm.nil",
     ]);

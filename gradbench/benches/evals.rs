@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::{det, gmm_posterior, llsq, lse};
+use nilang_gradbench::{det, gmm_posterior, kmeans, llsq, lse};
+use nilang_runtime::num_dual::Dual64;
 
 fn main() {
     divan::main();
@@ -236,5 +237,75 @@ fn det_gradient(bencher: divan::Bencher, ell: i64) {
         a_bar.fill(0.0);
         det::det_grad(&mut out, &mut out_bar, &a, &mut a_bar, ell).unwrap();
         out
+    });
+}
+
+/// k-means at (n, k, d) of GradBench's: points uniform, the centroids the
+/// last k points.
+const KMEANS: [(usize, usize, usize); 2] = [(1000, 10, 8), (10_000, 100, 16)];
+
+#[divan::bench(args = [0, 1], sample_count = 10, sample_size = 1)]
+fn kmeans_cost(bencher: divan::Bencher, case: usize) {
+    let (n, k, d) = KMEANS[case];
+    let p = uniform(n * d, 31337);
+    let c = p[(n - k) * d..].to_vec();
+    let (mut dist, mut runmin) = (vec![0.0; k], vec![0.0; k]);
+    bencher.bench_local(|| {
+        let mut cost = 0.0;
+        kmeans::kmeans_cost(
+            &mut cost,
+            &p,
+            &c,
+            n as i64,
+            k as i64,
+            d as i64,
+            &mut dist,
+            &mut runmin,
+        )
+        .unwrap();
+        cost
+    });
+}
+
+/// Newton's direction: the gradient program on dual numbers (J and the
+/// Hessian's diagonal in one sweep), then J / H.
+#[divan::bench(args = [0, 1], sample_count = 10, sample_size = 1)]
+fn kmeans_dir(bencher: divan::Bencher, case: usize) {
+    let (n, k, d) = KMEANS[case];
+    let p = uniform(n * d, 31337);
+    let zero = Dual64::from(0.0);
+    let pd: Vec<Dual64> = p.iter().map(|&v| Dual64::from(v)).collect();
+    let cd: Vec<Dual64> = p[(n - k) * d..]
+        .iter()
+        .map(|&v| Dual64::new(v, 1.0))
+        .collect();
+    let (mut pd_bar, mut cd_bar) = (vec![zero; pd.len()], vec![zero; cd.len()]);
+    let (mut dist, mut dist_bar, mut runmin, mut runmin_bar) =
+        (vec![zero; k], vec![zero; k], vec![zero; k], vec![zero; k]);
+    let mut dir = vec![0.0; cd.len()];
+    bencher.bench_local(|| {
+        let (mut cost, mut cost_bar) = (zero, Dual64::from(1.0));
+        pd_bar.fill(zero);
+        cd_bar.fill(zero);
+        kmeans::kmeans_cost_grad(
+            &mut cost,
+            &mut cost_bar,
+            &pd,
+            &mut pd_bar,
+            &cd,
+            &mut cd_bar,
+            n as i64,
+            k as i64,
+            d as i64,
+            &mut dist,
+            &mut dist_bar,
+            &mut runmin,
+            &mut runmin_bar,
+        )
+        .unwrap();
+        for (out, g) in dir.iter_mut().zip(&cd_bar) {
+            *out = g.re / g.eps;
+        }
+        dir[0]
     });
 }

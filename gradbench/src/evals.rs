@@ -10,10 +10,12 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::protocol::{Runs, Timing};
-use crate::{det, gmm_posterior, hello, llsq, lse};
+use nilang_runtime::num_dual::Dual64;
+
+use crate::{det, gmm_posterior, hello, kmeans, llsq, lse};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "llsq", "lse"];
+pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "kmeans", "llsq", "lse"];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -125,6 +127,77 @@ pub fn evaluate(
                         .map_err(|e| e.to_string())
                 })?;
                 Ok(json!(a_bar))
+            }
+        }
+        ("kmeans", "cost" | "dir") => {
+            let (p, c, n, k, d) = prepare(timings, || {
+                let rows_of = |field: &str| -> Result<(Vec<f64>, usize, usize), String> {
+                    let count = input
+                        .get(field)
+                        .and_then(Value::as_array)
+                        .map(Vec::len)
+                        .ok_or_else(|| format!("the input needs an array of points `{field}`"))?;
+                    let width = input[field]
+                        .get(0)
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    Ok((rows(input, field, count, width)?, count, width))
+                };
+                let (p, n, d) = rows_of("points")?;
+                let (c, k, dc) = rows_of("centroids")?;
+                if dc != d || k == 0 || d == 0 {
+                    return Err("`points` and `centroids` need the same positive dimension and at least one centroid".to_string());
+                }
+                Ok((p, c, n, k, d))
+            })?;
+            let (ni, ki, di) = (n as i64, k as i64, d as i64);
+            if function == "cost" {
+                let (mut dist, mut runmin) = (vec![0.0; k], vec![0.0; k]);
+                let cost = runs.repeat(timings, || {
+                    let mut cost = 0.0;
+                    kmeans::kmeans_cost(&mut cost, &p, &c, ni, ki, di, &mut dist, &mut runmin)
+                        .map_err(|e| e.to_string())?;
+                    Ok(cost)
+                })?;
+                Ok(json!(cost))
+            } else {
+                // Forward over reverse: the gradient program on dual numbers
+                // with every centroid coordinate seeded 1 gives J (values)
+                // and H·1, the diagonal of the diagonal Hessian (tangents).
+                let pd: Vec<Dual64> = p.iter().map(|&v| Dual64::from(v)).collect();
+                let cd: Vec<Dual64> = c.iter().map(|&v| Dual64::new(v, 1.0)).collect();
+                let zero = Dual64::from(0.0);
+                let (mut pd_bar, mut cd_bar) = (vec![zero; p.len()], vec![zero; c.len()]);
+                let (mut dist, mut dist_bar) = (vec![zero; k], vec![zero; k]);
+                let (mut runmin, mut runmin_bar) = (vec![zero; k], vec![zero; k]);
+                let mut dir = vec![0.0; c.len()];
+                runs.repeat(timings, || {
+                    let (mut cost, mut cost_bar) = (zero, Dual64::from(1.0));
+                    pd_bar.fill(zero);
+                    cd_bar.fill(zero);
+                    kmeans::kmeans_cost_grad(
+                        &mut cost,
+                        &mut cost_bar,
+                        &pd,
+                        &mut pd_bar,
+                        &cd,
+                        &mut cd_bar,
+                        ni,
+                        ki,
+                        di,
+                        &mut dist,
+                        &mut dist_bar,
+                        &mut runmin,
+                        &mut runmin_bar,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    for (out, g) in dir.iter_mut().zip(&cd_bar) {
+                        *out = g.re / g.eps;
+                    }
+                    Ok(())
+                })?;
+                let rows: Vec<&[f64]> = dir.chunks(d).collect();
+                Ok(json!(rows))
             }
         }
         ("gmm", "objective" | "jacobian") => {

@@ -520,3 +520,50 @@ fn det_against_elimination_and_differences() {
         );
     }
 }
+
+#[test]
+fn kmeans_cost_and_newton_direction_against_a_reference() {
+    let (n, k, d) = (40usize, 4usize, 3usize);
+    let points: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..d)
+                .map(|c| ((i * 31 + c * 17) % 53) as f64 / 53.0)
+                .collect()
+        })
+        .collect();
+    // As GradBench does: the centroids are the last k points, so each has
+    // at least one point (itself).
+    let centroids: Vec<Vec<f64>> = points[n - k..].to_vec();
+    let input =
+        json!({ "points": points, "centroids": centroids, "min_runs": 1, "min_seconds": 0.0 });
+    let sq = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
+    let nearest = |p: &[f64]| {
+        (0..k)
+            .min_by(|&a, &b| sq(&centroids[a], p).total_cmp(&sq(&centroids[b], p)))
+            .unwrap()
+    };
+    let cost: f64 = points.iter().map(|p| sq(&centroids[nearest(p)], p)).sum();
+    let got = output("kmeans", "cost", input.clone()).as_f64().unwrap();
+    assert!((got - cost).abs() <= 1e-12 * cost, "{got} vs {cost}");
+    // J / H: J_j = Σ 2 (C_j - P_i) over the points nearest to C_j, H_j = 2
+    // times their count, so J / H is C_j minus the mean of its points.
+    let mut want = Vec::new();
+    for j in 0..k {
+        let mine: Vec<&Vec<f64>> = points.iter().filter(|p| nearest(p) == j).collect();
+        for c in 0..d {
+            let mean = mine.iter().map(|p| p[c]).sum::<f64>() / mine.len() as f64;
+            want.push(centroids[j][c] - mean);
+        }
+    }
+    let dir = output("kmeans", "dir", input);
+    let got: Vec<f64> = dir
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|row| row.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-12, "{got:?}\nvs\n{want:?}");
+    }
+}
