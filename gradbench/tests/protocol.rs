@@ -548,11 +548,11 @@ fn kmeans_cost_and_newton_direction_against_a_reference() {
     // J / H: J_j = Σ 2 (C_j - P_i) over the points nearest to C_j, H_j = 2
     // times their count, so J / H is C_j minus the mean of its points.
     let mut want = Vec::new();
-    for j in 0..k {
+    for (j, centroid) in centroids.iter().enumerate() {
         let mine: Vec<&Vec<f64>> = points.iter().filter(|p| nearest(p) == j).collect();
-        for c in 0..d {
+        for (c, value) in centroid.iter().enumerate() {
             let mean = mine.iter().map(|p| p[c]).sum::<f64>() / mine.len() as f64;
-            want.push(centroids[j][c] - mean);
+            want.push(value - mean);
         }
     }
     let dir = output("kmeans", "dir", input);
