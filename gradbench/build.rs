@@ -7,6 +7,7 @@ fn main() {
         "evals/llsq.nil",
         "evals/det.nil",
         "evals/kmeans.nil",
+        "evals/ode.nil",
         "evals/gmm_posterior.nil",
         "../adbench/gmm.nil",
     ]);

@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::{det, gmm_posterior, kmeans, llsq, lse};
+use nilang_gradbench::{det, gmm_posterior, kmeans, llsq, lse, ode};
 use nilang_runtime::num_dual::Dual64;
 
 fn main() {
@@ -307,5 +307,62 @@ fn kmeans_dir(bencher: divan::Bencher, case: usize) {
             *out = g.re / g.eps;
         }
         dir[0]
+    });
+}
+
+/// The ODE at (n, s) of GradBench's.
+const ODE: [(usize, i64); 3] = [(1000, 10), (10_000, 100), (100_000, 10)];
+
+#[divan::bench(args = [0, 1, 2], sample_count = 10, sample_size = 1)]
+fn ode_primal(bencher: divan::Bencher, case: usize) {
+    let (n, s) = ODE[case];
+    let x = uniform(n, 31337);
+    let mut ys = vec![0.0; (s as usize + 1) * n];
+    let mut ks = [0; 4].map(|_| vec![0.0; n]);
+    let mut yf = vec![0.0; n];
+    bencher.bench_local(|| {
+        yf.fill(0.0);
+        let [k1, k2, k3, k4] = &mut ks;
+        ode::ode(&mut yf, &x, s, &mut ys, k1, k2, k3, k4).unwrap();
+        yf[n - 1]
+    });
+}
+
+#[divan::bench(args = [0, 1, 2], sample_count = 10, sample_size = 1)]
+fn ode_gradient(bencher: divan::Bencher, case: usize) {
+    let (n, s) = ODE[case];
+    let x = uniform(n, 31337);
+    let (mut ys, mut ys_bar) = (
+        vec![0.0; (s as usize + 1) * n],
+        vec![0.0; (s as usize + 1) * n],
+    );
+    let (mut ks, mut ks_bar) = ([0; 4].map(|_| vec![0.0; n]), [0; 4].map(|_| vec![0.0; n]));
+    let (mut yf, mut yf_bar, mut x_bar) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    bencher.bench_local(|| {
+        yf.fill(0.0);
+        yf_bar.fill(0.0);
+        yf_bar[n - 1] = 1.0;
+        x_bar.fill(0.0);
+        let [k1, k2, k3, k4] = &mut ks;
+        let [k1b, k2b, k3b, k4b] = &mut ks_bar;
+        ode::ode_grad(
+            &mut yf,
+            &mut yf_bar,
+            &x,
+            &mut x_bar,
+            s,
+            &mut ys,
+            &mut ys_bar,
+            k1,
+            k1b,
+            k2,
+            k2b,
+            k3,
+            k3b,
+            k4,
+            k4b,
+        )
+        .unwrap();
+        x_bar[0]
     });
 }

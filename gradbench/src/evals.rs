@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 use crate::protocol::{Runs, Timing};
 use nilang_runtime::num_dual::Dual64;
 
-use crate::{det, gmm_posterior, hello, kmeans, llsq, lse};
+use crate::{det, gmm_posterior, hello, kmeans, llsq, lse, ode};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "kmeans", "llsq", "lse"];
+pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "kmeans", "llsq", "lse", "ode"];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -198,6 +198,64 @@ pub fn evaluate(
                 })?;
                 let rows: Vec<&[f64]> = dir.chunks(d).collect();
                 Ok(json!(rows))
+            }
+        }
+        ("ode", "primal" | "gradient") => {
+            let (x, s) = prepare(timings, || {
+                let s = input
+                    .get("s")
+                    .and_then(Value::as_i64)
+                    .filter(|&s| s > 0)
+                    .ok_or("`s` must be a positive number of steps")?;
+                let x = numbers(input, "x")?;
+                if x.is_empty() {
+                    return Err("`x` is empty".to_string());
+                }
+                Ok((x, s))
+            })?;
+            let n = x.len();
+            let mut ys = vec![0.0; (s as usize + 1) * n];
+            let mut ks = [0; 4].map(|_| vec![0.0; n]);
+            if function == "primal" {
+                let mut yf = vec![0.0; n];
+                runs.repeat(timings, || {
+                    yf.fill(0.0);
+                    let [k1, k2, k3, k4] = &mut ks;
+                    ode::ode(&mut yf, &x, s, &mut ys, k1, k2, k3, k4).map_err(|e| e.to_string())
+                })?;
+                Ok(json!(yf))
+            } else {
+                // The gradient of the last component: its adjoint seeded 1.
+                let (mut yf, mut yf_bar, mut x_bar) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                let mut ys_bar = vec![0.0; ys.len()];
+                let mut ks_bar = [0; 4].map(|_| vec![0.0; n]);
+                runs.repeat(timings, || {
+                    yf.fill(0.0);
+                    yf_bar.fill(0.0);
+                    yf_bar[n - 1] = 1.0;
+                    x_bar.fill(0.0);
+                    let [k1, k2, k3, k4] = &mut ks;
+                    let [k1b, k2b, k3b, k4b] = &mut ks_bar;
+                    ode::ode_grad(
+                        &mut yf,
+                        &mut yf_bar,
+                        &x,
+                        &mut x_bar,
+                        s,
+                        &mut ys,
+                        &mut ys_bar,
+                        k1,
+                        k1b,
+                        k2,
+                        k2b,
+                        k3,
+                        k3b,
+                        k4,
+                        k4b,
+                    )
+                    .map_err(|e| e.to_string())
+                })?;
+                Ok(json!(x_bar))
             }
         }
         ("gmm", "objective" | "jacobian") => {

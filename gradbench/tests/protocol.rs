@@ -112,7 +112,7 @@ fn runs_repeat_until_both_minimums_are_reached() {
 #[test]
 fn what_is_not_implemented_fails_with_an_error() {
     let (responses, ok, _) = session(&[
-        define(0, "ode"),
+        define(0, "no_such_eval"),
         define(1, "lse"),
         evaluate(2, "lse", "hessian", json!({ "x": [1.0] })),
         evaluate(3, "llsq", "primal", json!({ "x": [1.0], "n": 3 })),
@@ -121,7 +121,10 @@ fn what_is_not_implemented_fails_with_an_error() {
     assert!(ok);
     assert_eq!(responses[0]["success"], false);
     assert!(
-        responses[0]["error"].as_str().unwrap().contains("`ode`"),
+        responses[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("`no_such_eval`"),
         "{}",
         responses[0]
     );
@@ -565,5 +568,43 @@ fn kmeans_cost_and_newton_direction_against_a_reference() {
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
         assert!((g - w).abs() <= 1e-12, "{got:?}\nvs\n{want:?}");
+    }
+}
+
+/// cmpad's Runge-Kutta solution, as GradBench's C++ reference writes it.
+fn ode_reference(x: &[f64], s: usize) -> Vec<f64> {
+    let n = x.len();
+    let f = |y: &[f64]| -> Vec<f64> {
+        (0..n)
+            .map(|i| if i == 0 { x[0] } else { x[i] * y[i - 1] })
+            .collect()
+    };
+    let h = 2.0 / s as f64;
+    let mut y = vec![0.0; n];
+    for _ in 0..s {
+        let k1 = f(&y);
+        let k2 = f(&(0..n).map(|i| y[i] + h * k1[i] / 2.0).collect::<Vec<_>>());
+        let k3 = f(&(0..n).map(|i| y[i] + h * k2[i] / 2.0).collect::<Vec<_>>());
+        let k4 = f(&(0..n).map(|i| y[i] + h * k3[i]).collect::<Vec<_>>());
+        for i in 0..n {
+            y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
+        }
+    }
+    y
+}
+
+#[test]
+fn ode_against_a_reference_and_differences() {
+    let x: Vec<f64> = (0..6).map(|i| 0.3 + 0.1 * i as f64).collect();
+    for s in [1usize, 10] {
+        let input = json!({ "x": x, "s": s, "min_runs": 1, "min_seconds": 0.0 });
+        let want = ode_reference(&x, s);
+        assert_close(&output("ode", "primal", input.clone()), &want, 1e-12);
+        let last = |x: &[f64]| *ode_reference(x, s).last().unwrap();
+        assert_close(
+            &output("ode", "gradient", input),
+            &differences(last, &x),
+            1e-6,
+        );
     }
 }
