@@ -8,6 +8,7 @@ fn main() {
         "evals/det.nil",
         "evals/kmeans.nil",
         "evals/ode.nil",
+        "evals/lstm.nil",
         "evals/gmm_posterior.nil",
         "../adbench/gmm.nil",
     ]);

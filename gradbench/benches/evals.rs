@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::{det, gmm_posterior, kmeans, llsq, lse, ode};
+use nilang_gradbench::{det, gmm_posterior, kmeans, llsq, lse, lstm, ode};
 use nilang_runtime::num_dual::Dual64;
 
 fn main() {
@@ -364,5 +364,107 @@ fn ode_gradient(bencher: divan::Bencher, case: usize) {
         )
         .unwrap();
         x_bar[0]
+    });
+}
+
+/// The LSTM at (l, c) of GradBench's, b = 14 bits a character (its text's
+/// characters take 7 bits; ADBench's b is 14), inputs uniform.
+const LSTM: [(usize, usize); 3] = [(2, 1024), (4, 4096), (6, 8192)];
+const LSTM_B: usize = 14;
+
+struct LstmInput {
+    l: i64,
+    c: i64,
+    main: Vec<f64>,
+    extra: Vec<f64>,
+    state: Vec<f64>,
+    seq: Vec<f64>,
+    work: [Vec<f64>; 5],
+}
+
+fn lstm_input(case: usize) -> LstmInput {
+    let (l, c) = LSTM[case];
+    let b = LSTM_B;
+    LstmInput {
+        l: l as i64,
+        c: c as i64,
+        main: uniform(8 * b * l, 1),
+        extra: uniform(3 * b, 2),
+        state: uniform(2 * b * l, 3),
+        seq: uniform(c * b, 4),
+        work: [
+            vec![0.0; c * l * b],
+            vec![0.0; c * l * b],
+            vec![0.0; (c - 1) * l * b],
+            vec![0.0; c - 1],
+            vec![0.0; c - 1],
+        ],
+    }
+}
+
+#[divan::bench(args = [0, 1, 2], sample_count = 10, sample_size = 1)]
+fn lstm_objective(bencher: divan::Bencher, case: usize) {
+    let mut x = lstm_input(case);
+    bencher.bench_local(|| {
+        let mut loss = 0.0;
+        let [h, c, i, s, g] = &mut x.work;
+        lstm::lstm_objective(
+            &mut loss,
+            &x.main,
+            &x.extra,
+            &x.state,
+            &x.seq,
+            x.l,
+            x.c,
+            LSTM_B as i64,
+            h,
+            c,
+            i,
+            s,
+            g,
+        )
+        .unwrap();
+        loss
+    });
+}
+
+#[divan::bench(args = [0, 1, 2], sample_count = 10, sample_size = 1)]
+fn lstm_jacobian(bencher: divan::Bencher, case: usize) {
+    let mut x = lstm_input(case);
+    let mut bars = [&x.main, &x.extra, &x.state, &x.seq].map(|v| vec![0.0; v.len()]);
+    let mut work_bars = x.work.clone();
+    bencher.bench_local(|| {
+        let (mut loss, mut loss_bar) = (0.0, 1.0);
+        bars.iter_mut().for_each(|v| v.fill(0.0));
+        let [mb, eb, sb, qb] = &mut bars;
+        let [h, c, i, s, g] = &mut x.work;
+        let [hb, cb, ib, s_b, gb] = &mut work_bars;
+        lstm::lstm_objective_grad(
+            &mut loss,
+            &mut loss_bar,
+            &x.main,
+            mb,
+            &x.extra,
+            eb,
+            &x.state,
+            sb,
+            &x.seq,
+            qb,
+            x.l,
+            x.c,
+            LSTM_B as i64,
+            h,
+            hb,
+            c,
+            cb,
+            i,
+            ib,
+            s,
+            s_b,
+            g,
+            gb,
+        )
+        .unwrap();
+        loss
     });
 }

@@ -12,10 +12,12 @@ use serde_json::{Value, json};
 use crate::protocol::{Runs, Timing};
 use nilang_runtime::num_dual::Dual64;
 
-use crate::{det, gmm_posterior, hello, kmeans, llsq, lse, ode};
+use crate::{det, gmm_posterior, hello, kmeans, llsq, lse, lstm, ode};
 
 /// The modules this tool implements.
-pub const MODULES: &[&str] = &["ba", "det", "gmm", "hello", "kmeans", "llsq", "lse", "ode"];
+pub const MODULES: &[&str] = &[
+    "ba", "det", "gmm", "hello", "kmeans", "llsq", "lse", "lstm", "ode",
+];
 
 /// Evaluates `module`'s `function` at `input`.
 pub fn evaluate(
@@ -258,6 +260,62 @@ pub fn evaluate(
                 Ok(json!(x_bar))
             }
         }
+        ("lstm", "objective" | "jacobian") => {
+            let x = prepare(timings, || Lstm::of(input))?;
+            let (l, c, b) = (x.l as i64, x.c as i64, x.b as i64);
+            let mut work = x.work();
+            if function == "objective" {
+                let loss = runs.repeat(timings, || {
+                    let mut loss = 0.0;
+                    let [hiddens, cells, inputs, sumexp, golds] = &mut work;
+                    lstm::lstm_objective(
+                        &mut loss, &x.main, &x.extra, &x.state, &x.seq, l, c, b, hiddens, cells,
+                        inputs, sumexp, golds,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Ok(loss)
+                })?;
+                Ok(json!(loss))
+            } else {
+                let mut bars = [&x.main, &x.extra, &x.state, &x.seq].map(|v| vec![0.0; v.len()]);
+                let mut work_bars = x.work();
+                runs.repeat(timings, || {
+                    let (mut loss, mut loss_bar) = (0.0, 1.0);
+                    bars.iter_mut().for_each(|v| v.fill(0.0));
+                    let [main_bar, extra_bar, state_bar, seq_bar] = &mut bars;
+                    let [hiddens, cells, inputs, sumexp, golds] = &mut work;
+                    let [hb, cb, ib, sb, gb] = &mut work_bars;
+                    lstm::lstm_objective_grad(
+                        &mut loss,
+                        &mut loss_bar,
+                        &x.main,
+                        main_bar,
+                        &x.extra,
+                        extra_bar,
+                        &x.state,
+                        state_bar,
+                        &x.seq,
+                        seq_bar,
+                        l,
+                        c,
+                        b,
+                        hiddens,
+                        hb,
+                        cells,
+                        cb,
+                        inputs,
+                        ib,
+                        sumexp,
+                        sb,
+                        golds,
+                        gb,
+                    )
+                    .map_err(|e| e.to_string())
+                })?;
+                let jacobian: Vec<f64> = bars[0].iter().chain(&bars[1]).copied().collect();
+                Ok(json!(jacobian))
+            }
+        }
         ("gmm", "objective" | "jacobian") => {
             let g = prepare(timings, || Gmm::of(input))?;
             let (d, k, n) = (g.d as i64, g.k as i64, g.n as i64);
@@ -419,6 +477,74 @@ impl Gmm {
             .map(|kk| &icf[kk * icf_sz + d..(kk + 1) * icf_sz])
             .collect();
         json!({ "alpha": alpha, "mu": mu, "q": q, "l": l })
+    }
+}
+
+/// GradBench's `lstm` input: its rows concatenated, with l layers (two
+/// rows of `main_params` each), width b and c characters.
+struct Lstm {
+    l: usize,
+    c: usize,
+    b: usize,
+    main: Vec<f64>,
+    extra: Vec<f64>,
+    state: Vec<f64>,
+    seq: Vec<f64>,
+}
+
+impl Lstm {
+    fn of(input: &Value) -> Result<Lstm, String> {
+        let rows_of = |field: &str| -> Result<(Vec<f64>, usize, usize), String> {
+            let count = input
+                .get(field)
+                .and_then(Value::as_array)
+                .map(Vec::len)
+                .ok_or_else(|| format!("the input needs an array of arrays `{field}`"))?;
+            let width = input[field]
+                .get(0)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            Ok((rows(input, field, count, width)?, count, width))
+        };
+        let (main, main_rows, main_width) = rows_of("main_params")?;
+        let (l, b) = (main_rows / 2, main_width / 4);
+        if l == 0 || b == 0 || main_rows % 2 != 0 || main_width % 4 != 0 {
+            return Err("`main_params` must have two rows of 4b numbers per layer".into());
+        }
+        let (extra, extra_rows, extra_width) = rows_of("extra_params")?;
+        let (state, state_rows, state_width) = rows_of("state")?;
+        let (seq, c, seq_width) = rows_of("sequence")?;
+        if (extra_rows, extra_width) != (3, b)
+            || (state_rows, state_width) != (2 * l, b)
+            || seq_width != b
+            || c < 2
+        {
+            return Err(format!(
+                "for {l} layers of width {b}: `extra_params` must be 3 rows, `state` {} rows and `sequence` at least 2 rows, each of {b} numbers",
+                2 * l
+            ));
+        }
+        Ok(Lstm {
+            l,
+            c,
+            b,
+            main,
+            extra,
+            state,
+            seq,
+        })
+    }
+
+    /// Zeroed work arrays: hiddens, cells, inputs, sumexp, golds.
+    fn work(&self) -> [Vec<f64>; 5] {
+        let (l, c, b) = (self.l, self.c, self.b);
+        [
+            vec![0.0; c * l * b],
+            vec![0.0; c * l * b],
+            vec![0.0; (c - 1) * l * b],
+            vec![0.0; c - 1],
+            vec![0.0; c - 1],
+        ]
     }
 }
 

@@ -11,6 +11,7 @@ nilang_runtime::include_nil!(pub mod llsq);
 nilang_runtime::include_nil!(pub mod det);
 nilang_runtime::include_nil!(pub mod kmeans);
 nilang_runtime::include_nil!(pub mod ode);
+nilang_runtime::include_nil!(pub mod lstm);
 nilang_runtime::include_nil!(pub mod gmm_posterior);
 // ADBench's GMM program, compiled here for the pieces `gmm_posterior` uses.
 nilang_runtime::include_nil!(pub mod gmm);

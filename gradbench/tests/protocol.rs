@@ -608,3 +608,81 @@ fn ode_against_a_reference_and_differences() {
         );
     }
 }
+
+/// ADBench's LSTM loss as GradBench's C++ reference computes it (state
+/// overwritten in place), on flat row-major parameters.
+fn lstm_reference(
+    main: &[f64],
+    extra: &[f64],
+    state: &[f64],
+    seq: &[f64],
+    l: usize,
+    c: usize,
+    b: usize,
+) -> f64 {
+    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let mut state = state.to_vec();
+    let mut total = 0.0;
+    for t in 0..c - 1 {
+        let mut input: Vec<f64> = (0..b).map(|i| seq[t * b + i] * extra[i]).collect();
+        for li in 0..l {
+            let w = &main[8 * b * li..8 * b * (li + 1)];
+            for i in 0..b {
+                let hidden = state[2 * b * li + i];
+                let forget = sigmoid(input[i] * w[i] + w[4 * b + i]);
+                let ingate = sigmoid(hidden * w[b + i] + w[5 * b + i]);
+                let outgate = sigmoid(input[i] * w[2 * b + i] + w[6 * b + i]);
+                let change = (hidden * w[3 * b + i] + w[7 * b + i]).tanh();
+                let cell = &mut state[2 * b * li + b + i];
+                *cell = *cell * forget + ingate * change;
+                let cell = *cell;
+                state[2 * b * li + i] = outgate * cell.tanh();
+            }
+            input = state[2 * b * li..2 * b * li + b].to_vec();
+        }
+        let pred: Vec<f64> = (0..b)
+            .map(|i| input[i] * extra[b + i] + extra[2 * b + i])
+            .collect();
+        let lse = (pred.iter().map(|p| p.exp()).sum::<f64>() + 2.0).ln();
+        for i in 0..b {
+            total += seq[(t + 1) * b + i] * (pred[i] - lse);
+        }
+    }
+    -total / ((c - 1) * b) as f64
+}
+
+#[test]
+fn lstm_against_a_reference_and_differences() {
+    let (l, c, b) = (2usize, 5usize, 3usize);
+    let value = |i: usize| ((i * 7919 % 101) as f64) / 101.0 - 0.45;
+    let rows = |count: usize, width: usize, from: usize| -> Vec<Vec<f64>> {
+        (0..count)
+            .map(|r| (0..width).map(|i| value(from + r * width + i)).collect())
+            .collect()
+    };
+    let (main, extra, state, seq) = (
+        rows(2 * l, 4 * b, 0),
+        rows(3, b, 500),
+        rows(2 * l, b, 700),
+        rows(c, b, 900),
+    );
+    let input = json!({
+        "main_params": main, "extra_params": extra, "state": state, "sequence": seq,
+        "min_runs": 1, "min_seconds": 0.0,
+    });
+    let flat = |v: &[Vec<f64>]| v.concat();
+    let (m, e, s0, q) = (flat(&main), flat(&extra), flat(&state), flat(&seq));
+    let loss = output("lstm", "objective", input.clone()).as_f64().unwrap();
+    let want = lstm_reference(&m, &e, &s0, &q, l, c, b);
+    assert!(
+        (loss - want).abs() <= 1e-12 * want.abs(),
+        "{loss} vs {want}"
+    );
+    let point: Vec<f64> = m.iter().chain(&e).copied().collect();
+    let f = |p: &[f64]| lstm_reference(&p[..m.len()], &p[m.len()..], &s0, &q, l, c, b);
+    assert_close(
+        &output("lstm", "jacobian", input),
+        &differences(f, &point),
+        1e-6,
+    );
+}
