@@ -52,18 +52,17 @@ impl Runs {
         })
     }
 
-    /// Runs `f` as often as asked, timing each run alone; the result of the
-    /// last run.
-    pub fn repeat<T>(
+    /// Runs `f` as often as asked, timing each run alone.
+    pub fn repeat(
         self,
         timings: &mut Vec<Timing>,
-        mut f: impl FnMut() -> Result<T, String>,
-    ) -> Result<T, String> {
+        mut f: impl FnMut() -> nilang_runtime::Result,
+    ) -> nilang_runtime::Result {
         let mut total = Duration::ZERO;
         let mut runs = 0;
         loop {
             let start = Instant::now();
-            let result = f()?;
+            f()?;
             let duration = start.elapsed();
             timings.push(Timing {
                 name: "evaluate",
@@ -72,7 +71,7 @@ impl Runs {
             total += duration;
             runs += 1;
             if runs >= self.min_runs && total.as_secs_f64() >= self.min_seconds {
-                return Ok(result);
+                return Ok(());
             }
         }
     }
@@ -118,12 +117,12 @@ impl Tool {
         let Some(module) = message.get("module").and_then(Value::as_str) else {
             return failure(id, "a `define` message needs a \"module\" name");
         };
-        if !evals::MODULES.contains(&module) {
+        if !evals::implements(module) {
             return failure(
                 id,
                 &format!(
                     "nilang has no implementation of the module `{module}` (it has {})",
-                    evals::MODULES.join(", ")
+                    evals::module_names()
                 ),
             );
         }
@@ -144,9 +143,9 @@ impl Tool {
         if !self.defined.iter().any(|m| m == module) {
             return failure(id, &format!("the module `{module}` was not defined first"));
         }
-        let input = message.get("input").cloned().unwrap_or(Value::Null);
+        let input = message.get("input").unwrap_or(&Value::Null);
         let mut timings = Vec::new();
-        match evals::evaluate(module, function, &input, &mut timings) {
+        match evaluate(module, function, input, &mut timings) {
             Ok(output) => json!({
                 "id": id,
                 "success": true,
@@ -159,6 +158,27 @@ impl Tool {
             Err(error) => failure(id, &error),
         }
     }
+}
+
+/// Prepares the input (timed as `prepare`), runs the function as often as
+/// asked (each run timed as `evaluate`) and returns its output.
+fn evaluate(
+    module: &str,
+    function: &str,
+    input: &Value,
+    timings: &mut Vec<Timing>,
+) -> Result<Value, String> {
+    let which = evals::which(module, function)?;
+    let runs = Runs::of(input)?;
+    let start = Instant::now();
+    let mut eval = evals::prepare(module, input)?;
+    timings.push(Timing {
+        name: "prepare",
+        duration: start.elapsed(),
+    });
+    runs.repeat(timings, || eval.run(which))
+        .map_err(|e| e.to_string())?;
+    Ok(eval.output(which))
 }
 
 fn failure(id: Value, error: &str) -> Value {

@@ -1,0 +1,128 @@
+//! `kmeans`: the cost, and Newton's direction J / H from one sweep of the
+//! cost's gradient program on dual numbers (forward over reverse): every
+//! centroid coordinate seeded 1, the adjoints' values are J and, since H is
+//! diagonal, their tangents H·1 = diag H.
+
+use nilang_runtime::num_dual::Dual64;
+use serde_json::{Value, json};
+
+use super::{Eval, Which, rows};
+use crate::nil::kmeans;
+
+pub struct Kmeans {
+    n: usize,
+    k: usize,
+    d: usize,
+    points: Vec<f64>,
+    centroids: Vec<f64>,
+    cost: f64,
+    /// Each point's squared distances and their running minimum (zeros
+    /// between runs).
+    dist: Vec<f64>,
+    runmin: Vec<f64>,
+    dual: Duals,
+    dir: Vec<f64>,
+}
+
+/// The derivative's values: the inputs as dual numbers and every buffer's
+/// adjoint.
+struct Duals {
+    points: Vec<Dual64>,
+    centroids: Vec<Dual64>,
+    points_bar: Vec<Dual64>,
+    centroids_bar: Vec<Dual64>,
+    dist: Vec<Dual64>,
+    dist_bar: Vec<Dual64>,
+    runmin: Vec<Dual64>,
+    runmin_bar: Vec<Dual64>,
+}
+
+impl Kmeans {
+    pub fn of(input: &Value) -> Result<Kmeans, String> {
+        let (points, n, d) = rows(input, "points")?;
+        let (centroids, k, dc) = rows(input, "centroids")?;
+        if dc != d || k == 0 || d == 0 {
+            return Err(
+                "`points` and `centroids` need the same positive dimension and at least one centroid"
+                    .into(),
+            );
+        }
+        let zero = Dual64::from(0.0);
+        let dual = Duals {
+            points: points.iter().map(|&v| Dual64::from(v)).collect(),
+            centroids: centroids.iter().map(|&v| Dual64::new(v, 1.0)).collect(),
+            points_bar: vec![zero; points.len()],
+            centroids_bar: vec![zero; centroids.len()],
+            dist: vec![zero; k],
+            dist_bar: vec![zero; k],
+            runmin: vec![zero; k],
+            runmin_bar: vec![zero; k],
+        };
+        Ok(Kmeans {
+            n,
+            k,
+            d,
+            dir: vec![0.0; centroids.len()],
+            points,
+            centroids,
+            cost: 0.0,
+            dist: vec![0.0; k],
+            runmin: vec![0.0; k],
+            dual,
+        })
+    }
+}
+
+impl Eval for Kmeans {
+    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+        let (n, k, d) = (self.n as i64, self.k as i64, self.d as i64);
+        match which {
+            Which::Primal => {
+                self.cost = 0.0;
+                kmeans::kmeans_cost(
+                    &mut self.cost,
+                    &self.points,
+                    &self.centroids,
+                    n,
+                    k,
+                    d,
+                    &mut self.dist,
+                    &mut self.runmin,
+                )
+            }
+            Which::Derivative => {
+                let zero = Dual64::from(0.0);
+                let (mut cost, mut cost_bar) = (zero, Dual64::from(1.0));
+                let v = &mut self.dual;
+                v.points_bar.fill(zero);
+                v.centroids_bar.fill(zero);
+                kmeans::kmeans_cost_grad(
+                    &mut cost,
+                    &mut cost_bar,
+                    &v.points,
+                    &mut v.points_bar,
+                    &v.centroids,
+                    &mut v.centroids_bar,
+                    n,
+                    k,
+                    d,
+                    &mut v.dist,
+                    &mut v.dist_bar,
+                    &mut v.runmin,
+                    &mut v.runmin_bar,
+                )?;
+                for (out, g) in self.dir.iter_mut().zip(&v.centroids_bar) {
+                    *out = g.re / g.eps;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn output(&self, which: Which) -> Value {
+        match which {
+            Which::Primal => json!(self.cost),
+            Which::Derivative => json!(self.dir.chunks(self.d).collect::<Vec<_>>()),
+        }
+    }
+}

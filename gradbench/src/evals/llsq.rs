@@ -1,0 +1,51 @@
+//! `llsq`: the linear least squares objective and its gradient program.
+
+use serde_json::{Value, json};
+
+use super::{Eval, Which, numbers, whole};
+use crate::nil::llsq;
+
+pub struct Llsq {
+    x: Vec<f64>,
+    n: i64,
+    y: f64,
+    x_bar: Vec<f64>,
+}
+
+impl Llsq {
+    pub fn of(input: &Value) -> Result<Llsq, String> {
+        let n = whole(input, "n")?;
+        if n < 0 {
+            return Err("`n` must be a whole number of points".into());
+        }
+        let x = numbers(input, "x")?;
+        let m = x.len();
+        Ok(Llsq {
+            x,
+            n,
+            y: 0.0,
+            x_bar: vec![0.0; m],
+        })
+    }
+}
+
+impl Eval for Llsq {
+    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+        self.y = 0.0;
+        match which {
+            Which::Primal => llsq::llsq(&mut self.y, &self.x, self.n),
+            Which::Derivative => {
+                let mut y_bar = 1.0;
+                self.x_bar.fill(0.0);
+                llsq::llsq_grad(&mut self.y, &mut y_bar, &self.x, &mut self.x_bar, self.n)
+            }
+        }
+    }
+
+    fn output(&self, which: Which) -> Value {
+        match which {
+            Which::Primal => json!(self.y),
+            Which::Derivative => json!(self.x_bar),
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! `lstm`: the LSTM loss and its gradient in the parameters, from the
+//! gradient program.
+
+use serde_json::{Value, json};
+
+use super::{Eval, Which, rows};
+use crate::nil::lstm;
+
+/// GradBench's input, its rows concatenated: l layers (two rows of
+/// `main_params` each), width b, c characters; and the program's work
+/// arrays with their adjoints.
+pub struct Lstm {
+    l: i64,
+    c: i64,
+    b: i64,
+    /// main, extra, state, sequence.
+    inputs: [Vec<f64>; 4],
+    input_bars: [Vec<f64>; 4],
+    /// hiddens, cells, inputs, sumexp, golds (zeros between runs).
+    work: [Vec<f64>; 5],
+    work_bars: [Vec<f64>; 5],
+    loss: f64,
+}
+
+impl Lstm {
+    pub fn of(input: &Value) -> Result<Lstm, String> {
+        let (main, main_rows, main_width) = rows(input, "main_params")?;
+        let (l, b) = (main_rows / 2, main_width / 4);
+        if l == 0 || b == 0 || main_rows % 2 != 0 || main_width % 4 != 0 {
+            return Err("`main_params` must have two rows of 4b numbers per layer".into());
+        }
+        let (extra, extra_rows, extra_width) = rows(input, "extra_params")?;
+        let (state, state_rows, state_width) = rows(input, "state")?;
+        let (seq, c, seq_width) = rows(input, "sequence")?;
+        if (extra_rows, extra_width) != (3, b)
+            || (state_rows, state_width) != (2 * l, b)
+            || seq_width != b
+            || c < 2
+        {
+            return Err(format!(
+                "for {l} layers of width {b}: `extra_params` must be 3 rows, `state` {} rows and `sequence` at least 2 rows, each of {b} numbers",
+                2 * l
+            ));
+        }
+        let work = [c * l * b, c * l * b, (c - 1) * l * b, c - 1, c - 1].map(|len| vec![0.0; len]);
+        let inputs = [main, extra, state, seq];
+        Ok(Lstm {
+            l: l as i64,
+            c: c as i64,
+            b: b as i64,
+            input_bars: inputs.clone().map(|v| vec![0.0; v.len()]),
+            inputs,
+            work_bars: work.clone(),
+            work,
+            loss: 0.0,
+        })
+    }
+}
+
+impl Eval for Lstm {
+    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+        self.loss = 0.0;
+        let [main, extra, state, seq] = &self.inputs;
+        let [hiddens, cells, inputs, sumexp, golds] = &mut self.work;
+        let (l, c, b) = (self.l, self.c, self.b);
+        match which {
+            Which::Primal => lstm::lstm_objective(
+                &mut self.loss,
+                main,
+                extra,
+                state,
+                seq,
+                l,
+                c,
+                b,
+                hiddens,
+                cells,
+                inputs,
+                sumexp,
+                golds,
+            ),
+            Which::Derivative => {
+                let mut loss_bar = 1.0;
+                self.input_bars.iter_mut().for_each(|v| v.fill(0.0));
+                let [main_bar, extra_bar, state_bar, seq_bar] = &mut self.input_bars;
+                let [hb, cb, ib, sb, gb] = &mut self.work_bars;
+                lstm::lstm_objective_grad(
+                    &mut self.loss,
+                    &mut loss_bar,
+                    main,
+                    main_bar,
+                    extra,
+                    extra_bar,
+                    state,
+                    state_bar,
+                    seq,
+                    seq_bar,
+                    l,
+                    c,
+                    b,
+                    hiddens,
+                    hb,
+                    cells,
+                    cb,
+                    inputs,
+                    ib,
+                    sumexp,
+                    sb,
+                    golds,
+                    gb,
+                )
+            }
+        }
+    }
+
+    fn output(&self, which: Which) -> Value {
+        match which {
+            Which::Primal => json!(self.loss),
+            // The gradient in `main_params` then in `extra_params`.
+            Which::Derivative => json!(
+                self.input_bars[0]
+                    .iter()
+                    .chain(&self.input_bars[1])
+                    .collect::<Vec<_>>()
+            ),
+        }
+    }
+}
