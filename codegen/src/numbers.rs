@@ -19,18 +19,7 @@ fn synth(kind: ExprKind, span: Span) -> Expr {
 }
 
 fn call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
-    synth(
-        ExprKind::Call {
-            callee: Ident {
-                name: name.to_string(),
-                span,
-            },
-            args,
-            kwargs: Vec::new(),
-            broadcast: false,
-        },
-        span,
-    )
+    Expr::call(name, args, span)
 }
 
 fn binary(op: BinaryOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {

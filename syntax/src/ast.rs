@@ -459,6 +459,22 @@ impl Expr {
         Expr { kind, span }
     }
 
+    /// A call `name(args...)` written by the compiler, all of it at `span`.
+    pub fn call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
+        Expr::new(
+            ExprKind::Call {
+                callee: Ident {
+                    name: name.to_string(),
+                    span,
+                },
+                args,
+                kwargs: Vec::new(),
+                broadcast: false,
+            },
+            span,
+        )
+    }
+
     /// The variable at the root of a place expression: `x` for `x[i].re'`.
     pub fn root_var(&self) -> Option<(&str, Span)> {
         match &self.kind {

@@ -272,18 +272,7 @@ fn last_position(base: &Expr, position: usize, count: usize) -> Expr {
         args.push(Expr::new(ExprKind::Int((position + 1).to_string()), span));
         "size"
     };
-    Expr::new(
-        ExprKind::Call {
-            callee: Ident {
-                name: name.to_string(),
-                span,
-            },
-            args,
-            kwargs: Vec::new(),
-            broadcast: false,
-        },
-        span,
-    )
+    Expr::call(name, args, span)
 }
 
 impl<'a> Lower<'a> {
@@ -867,18 +856,7 @@ impl<'a> Lower<'a> {
             },
             span: Span::new(end_at, end_at),
         });
-        let length = Expr::new(
-            ExprKind::Call {
-                callee: Ident {
-                    name: "length".to_string(),
-                    span: whole,
-                },
-                args: vec![xs],
-                kwargs: Vec::new(),
-                broadcast: false,
-            },
-            whole,
-        );
+        let length = Expr::call("length", vec![xs], whole);
         StmtKind::For {
             var: position,
             range: Range {
@@ -950,18 +928,8 @@ impl<'a> Lower<'a> {
                 };
                 (1..=names.len())
                     .map(|d| {
-                        Expr::new(
-                            ExprKind::Call {
-                                callee: callee.clone(),
-                                args: vec![
-                                    array.clone(),
-                                    Expr::new(ExprKind::Int(d.to_string()), callee.span),
-                                ],
-                                kwargs: Vec::new(),
-                                broadcast: false,
-                            },
-                            call.span,
-                        )
+                        let dimension = Expr::new(ExprKind::Int(d.to_string()), callee.span);
+                        Expr::call("size", vec![array.clone(), dimension], call.span)
                     })
                     .collect()
             }
