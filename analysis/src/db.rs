@@ -213,10 +213,15 @@ fn file_item_index(db: &dyn Db, file: SourceFile) -> FxHashMap<(String, u32), us
     index
 }
 
+/// Where `f` is in its file's item list.
+fn item_index(db: &dyn Db, f: FnId<'_>) -> Option<usize> {
+    file_item_index(db, f.file(db))
+        .get(&(f.name(db).clone(), f.ordinal(db)))
+        .copied()
+}
+
 fn item<'a>(db: &'a dyn Db, f: FnId<'_>) -> Option<&'a syntax::Item> {
-    let file = f.file(db);
-    let i = *file_item_index(db, file).get(&(f.name(db).clone(), f.ordinal(db)))?;
-    parse_file(db, file).items.get(i)
+    parse_file(db, f.file(db)).items.get(item_index(db, f)?)
 }
 
 /// How many functions a [`function_chunk`] holds.
@@ -241,9 +246,8 @@ fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
 /// The function's tree. Equal across edits of other functions.
 #[salsa::tracked(returns(clone))]
 pub fn function_ast<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Arc<Function>> {
-    let file = f.file(db);
-    let i = *file_item_index(db, file).get(&(f.name(db).clone(), f.ordinal(db)))?;
-    function_chunk(db, file, (i / CHUNK) as u32)
+    let i = item_index(db, f)?;
+    function_chunk(db, f.file(db), (i / CHUNK) as u32)
         .get(i % CHUNK)
         .cloned()
 }
@@ -791,9 +795,6 @@ pub fn inverse_source<'db>(db: &'db dyn Db, f: FnId<'db>) -> String {
 
 // ------------------------------------------------------------------ taping
 
-/// The functions of a project that record a tape on their own line (see
-/// [`crate::taping`]): a `@tape` loop there (any loop, with `tape_loops`), or
-/// a call of such a function, found as a fixpoint over the call graph.
 /// What one function contributes to [`project_taped`]: whether it records
 /// on its own (a tropical `+=` in a tape loop, a tape `while`, an overwrite
 /// in a tape loop, ...) and which functions it calls where a recording
@@ -843,9 +844,11 @@ pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> TapeF
     TapeFacts { records, callees }
 }
 
-/// The functions of the project that record on the tape, sorted: those that
-/// record on their own and, transitively, those that call them where a call
-/// records. Re-runs only when some function's [`TapeFacts`] change.
+/// The functions of the project that record a tape on their own line (see
+/// [`crate::taping`]), sorted: those that record on their own (a `@tape`
+/// loop there, any loop with `tape_loops`) and, transitively, those that
+/// call them where a call records. Re-runs only when some function's
+/// [`TapeFacts`] change.
 #[salsa::tracked(returns(ref))]
 pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec<String>> {
     let table = item_table(db, project);
