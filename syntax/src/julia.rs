@@ -63,14 +63,15 @@ pub(crate) fn error_node(node: Node<'_>, text: &str) -> Option<Diagnostic> {
     None
 }
 
-/// A targeted diagnostic for a statement written as NiLang.jl's
-/// `@from c while d`, with spans relative to `base`. The lowering leaves
-/// such a statement out.
+/// A targeted diagnostic for a statement of a block written as NiLang.jl's
+/// `@from c while d`, with spans relative to `base`. The one test of what
+/// such a statement is: the lowering leaves it out, and the syntax errors
+/// inside it are not reported again.
 pub(crate) fn statement(node: Node<'_>, text: &str, base: usize) -> Option<Diagnostic> {
     let start = node.start_byte();
     let line = text[start..].lines().next().unwrap_or("");
     let rest = line.strip_prefix("@from")?;
-    if !rest.starts_with(char::is_whitespace) {
+    if !rest.starts_with(char::is_whitespace) || node.parent().is_none_or(|p| p.kind() != "block") {
         return None;
     }
     let rest = rest.split('#').next().unwrap_or(rest);

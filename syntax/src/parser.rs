@@ -162,7 +162,7 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
-        if !node.is_error() && text[node.start_byte()..].starts_with("@from") {
+        if !node.is_error() && crate::julia::statement(node, text, 0).is_some() {
             // A NiLang.jl `@from` loop: the lowering reports it (E0006)
             // and leaves it out; what it contains is not reported again,
             // nor the `end` it leaves over.
@@ -494,12 +494,6 @@ impl<'a> Lower<'a> {
         if self.too_deep(node, depth) {
             return None;
         }
-        if self.text[node.start_byte()..].starts_with("@from")
-            && let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize)
-        {
-            self.diagnostics.push(habit);
-            return None;
-        }
         let span = self.span(node);
         let kind = match node.kind() {
             "type_identifier" => TypeKind::Named {
@@ -560,9 +554,7 @@ impl<'a> Lower<'a> {
         if self.too_deep(node, depth) {
             return None;
         }
-        if self.text[node.start_byte()..].starts_with("@from")
-            && let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize)
-        {
+        if let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize) {
             self.diagnostics.push(habit);
             return None;
         }
@@ -1001,7 +993,7 @@ impl<'a> Lower<'a> {
                 let number = &text[..text.len() - 2];
                 let digits = Span::new(span.start, span.end - 2);
                 let unit = Span::new(span.end - 2, span.end);
-                let literal = if number.contains(['.', 'e', 'E']) && !number.starts_with("0x") {
+                let literal = if number.contains(['.', 'e', 'E']) {
                     ExprKind::Float(number.to_string())
                 } else {
                     ExprKind::Int(number.to_string())

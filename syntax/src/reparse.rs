@@ -86,11 +86,12 @@ impl Reparser {
         let parsed = parser::lower_file(text, &tree, |node| {
             let range = node.byte_range();
             let source = &text[range.clone()];
-            let remember = !node.has_error();
-            let key = hash(source);
-            let recalled = last.as_ref().and_then(|last| {
+            // Only functions without a syntax error are recalled or kept.
+            let key = (!node.has_error()).then(|| hash(source));
+            let recalled = key.and_then(|key| {
+                let last = last.as_ref()?;
                 let r = last.functions.get(&key)?;
-                (remember && last.text[r.start..r.end] == *source).then(|| r.lowered.clone())
+                (last.text[r.start..r.end] == *source).then(|| r.lowered.clone())
             });
             let lowered = match recalled {
                 Some(lowered) => {
@@ -102,7 +103,7 @@ impl Reparser {
                     parser::lower_function(text, node)
                 }
             };
-            if remember {
+            if let Some(key) = key {
                 functions.insert(
                     key,
                     Remembered {
