@@ -35,67 +35,103 @@ pub trait Eval {
     fn output(&self, which: Which) -> Value;
 }
 
-/// Each module with the names of its primal and its derivative.
-pub const MODULES: &[(&str, &str, &str)] = &[
-    ("ba", "objective", "jacobian"),
-    ("det", "primal", "gradient"),
-    ("gmm", "objective", "jacobian"),
-    ("hello", "square", "double"),
-    ("kmeans", "cost", "dir"),
-    ("llsq", "primal", "gradient"),
-    ("lse", "primal", "gradient"),
-    ("lstm", "objective", "jacobian"),
-    ("ode", "primal", "gradient"),
+/// A module: the names of its two functions and how its input is prepared.
+pub struct Module {
+    pub name: &'static str,
+    pub primal: &'static str,
+    pub derivative: &'static str,
+    pub prepare: fn(&Value) -> Result<Box<dyn Eval>, String>,
+}
+
+/// The modules this tool implements.
+pub const MODULES: &[Module] = &[
+    Module {
+        name: "ba",
+        primal: "objective",
+        derivative: "jacobian",
+        prepare: |v| Ok(Box::new(ba::Ba::of(v)?)),
+    },
+    Module {
+        name: "det",
+        primal: "primal",
+        derivative: "gradient",
+        prepare: |v| Ok(Box::new(det::Det::of(v)?)),
+    },
+    Module {
+        name: "gmm",
+        primal: "objective",
+        derivative: "jacobian",
+        prepare: |v| Ok(Box::new(gmm::Gmm::of(v)?)),
+    },
+    Module {
+        name: "hello",
+        primal: "square",
+        derivative: "double",
+        prepare: |v| Ok(Box::new(hello::Hello::of(v)?)),
+    },
+    Module {
+        name: "kmeans",
+        primal: "cost",
+        derivative: "dir",
+        prepare: |v| Ok(Box::new(kmeans::Kmeans::of(v)?)),
+    },
+    Module {
+        name: "llsq",
+        primal: "primal",
+        derivative: "gradient",
+        prepare: |v| Ok(Box::new(llsq::Llsq::of(v)?)),
+    },
+    Module {
+        name: "lse",
+        primal: "primal",
+        derivative: "gradient",
+        prepare: |v| Ok(Box::new(lse::Lse::of(v)?)),
+    },
+    Module {
+        name: "lstm",
+        primal: "objective",
+        derivative: "jacobian",
+        prepare: |v| Ok(Box::new(lstm::Lstm::of(v)?)),
+    },
+    Module {
+        name: "ode",
+        primal: "primal",
+        derivative: "gradient",
+        prepare: |v| Ok(Box::new(ode::Ode::of(v)?)),
+    },
 ];
 
-/// Whether this tool implements `module`.
-pub fn implements(module: &str) -> bool {
-    MODULES.iter().any(|(m, _, _)| *m == module)
-}
-
-/// The names of the modules, for messages.
-pub fn module_names() -> String {
-    MODULES
-        .iter()
-        .map(|(m, _, _)| *m)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Which function of `module` `function` names.
-pub fn which(module: &str, function: &str) -> Result<Which, String> {
-    let Some(&(_, primal, derivative)) = MODULES.iter().find(|(m, _, _)| *m == module) else {
-        return Err(format!(
-            "nilang has no implementation of the module `{module}`"
-        ));
-    };
-    match function {
-        f if f == primal => Ok(Which::Primal),
-        f if f == derivative => Ok(Which::Derivative),
-        _ => Err(format!(
-            "the module `{module}` has no function `{function}` (it has `{primal}` and `{derivative}`)"
-        )),
+impl Module {
+    /// Which of this module's functions `function` names.
+    pub fn which(&self, function: &str) -> Result<Which, String> {
+        match function {
+            f if f == self.primal => Ok(Which::Primal),
+            f if f == self.derivative => Ok(Which::Derivative),
+            _ => Err(format!(
+                "the module `{}` has no function `{function}` (it has `{}` and `{}`)",
+                self.name, self.primal, self.derivative
+            )),
+        }
     }
 }
 
-/// Turns `module`'s JSON input into its program's values.
-pub fn prepare(module: &str, input: &Value) -> Result<Box<dyn Eval>, String> {
-    Ok(match module {
-        "ba" => Box::new(ba::Ba::of(input)?),
-        "det" => Box::new(det::Det::of(input)?),
-        "gmm" => Box::new(gmm::Gmm::of(input)?),
-        "hello" => Box::new(hello::Hello::of(input)?),
-        "kmeans" => Box::new(kmeans::Kmeans::of(input)?),
-        "llsq" => Box::new(llsq::Llsq::of(input)?),
-        "lse" => Box::new(lse::Lse::of(input)?),
-        "lstm" => Box::new(lstm::Lstm::of(input)?),
-        "ode" => Box::new(ode::Ode::of(input)?),
-        _ => {
-            return Err(format!(
-                "nilang has no implementation of the module `{module}`"
-            ));
-        }
+/// The module named `name`.
+pub fn module(name: &str) -> Result<&'static Module, String> {
+    MODULES.iter().find(|m| m.name == name).ok_or_else(|| {
+        format!(
+            "nilang has no implementation of the module `{name}` (it has {})",
+            MODULES
+                .iter()
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     })
+}
+
+/// Turns `module`'s JSON input into its program's values.
+pub fn prepare(module_name: &str, input: &Value) -> Result<Box<dyn Eval>, String> {
+    (module(module_name)?.prepare)(input)
 }
 
 // ------------------------------------------------------------ JSON input

@@ -117,14 +117,8 @@ impl Tool {
         let Some(module) = message.get("module").and_then(Value::as_str) else {
             return failure(id, "a `define` message needs a \"module\" name");
         };
-        if !evals::implements(module) {
-            return failure(
-                id,
-                &format!(
-                    "nilang has no implementation of the module `{module}` (it has {})",
-                    evals::module_names()
-                ),
-            );
+        if let Err(error) = evals::module(module) {
+            return failure(id, &error);
         }
         if !self.defined.iter().any(|m| m == module) {
             self.defined.push(module.to_string());
@@ -168,10 +162,11 @@ fn evaluate(
     input: &Value,
     timings: &mut Vec<Timing>,
 ) -> Result<Value, String> {
-    let which = evals::which(module, function)?;
+    let module = evals::module(module)?;
+    let which = module.which(function)?;
     let runs = Runs::of(input)?;
     let start = Instant::now();
-    let mut eval = evals::prepare(module, input)?;
+    let mut eval = (module.prepare)(input)?;
     timings.push(Timing {
         name: "prepare",
         duration: start.elapsed(),
