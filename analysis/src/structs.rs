@@ -208,22 +208,13 @@ fn check_field_type(
                 .chain(def.generics.iter().map(|g| g.name.name.as_str()))
                 .chain(table.names())
                 .chain(["Complex"]);
-            let julia = crate::julia::type_help(ty);
-            let replacement = julia.as_ref().and_then(|(_, r)| r.clone());
-            let help = match (julia.map(|(help, _)| help), builtins::closest(name, known)) {
-                (Some(help), _) => help,
-                (None, Some(s)) => format!("did you mean `{s}`?"),
-                (None, None) => format!(
+            let d = crate::types::unknown_type(ty, name, || match builtins::closest(name, known) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
                     "declare it as a type parameter of the struct (`struct {}{{{name}}}`), or use a scalar, `Complex<T>` or another struct",
                     def.name.name
                 ),
-            };
-            let mut d = Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
-                .with_label("not a known type")
-                .with_help(help);
-            if let Some(replacement) = replacement {
-                d = d.with_suggestion(ty.span, replacement);
-            }
+            });
             out.push((file, d));
         }
         TypeKind::Slice(_) | TypeKind::Tuple(_) => unsupported_field(ty, file, out),

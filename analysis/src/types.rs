@@ -171,6 +171,24 @@ pub fn function_types_in(
     FunctionTypes { defs, diagnostics }
 }
 
+/// E0602 for the unknown type `name` in `ty`: with Julia's spelling's
+/// rewrite as help (and as a suggestion where it is certain) if `ty` is
+/// written with Julia's names, else with the `otherwise` help.
+pub(crate) fn unknown_type(
+    ty: &Type,
+    name: &str,
+    otherwise: impl FnOnce() -> String,
+) -> Diagnostic {
+    let julia = crate::julia::type_help(ty);
+    let d = Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
+        .with_label("not a known type");
+    match julia {
+        Some((help, Some(replacement))) => d.with_help(help).with_suggestion(ty.span, replacement),
+        Some((help, None)) => d.with_help(help),
+        None => d.with_help(otherwise()),
+    }
+}
+
 fn lower_type(
     ty: &Type,
     function: &Function,
@@ -231,24 +249,14 @@ fn lower_type(
                 .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
                 .chain(function.generics.iter().map(|g| g.name.name.as_str()))
                 .chain(structs.names());
-            let julia = crate::julia::type_help(ty);
-            let replacement = julia.as_ref().and_then(|(_, r)| r.clone());
-            let help = match (julia.map(|(help, _)| help), builtins::closest(name, known)) {
-                (Some(help), _) => help,
-                (None, Some(s)) => {
+            diagnostics.push(unknown_type(ty, name, || match builtins::closest(name, known) {
+                Some(s) => {
                     format!("did you mean `{s}`? Type parameters must be declared in `where`")
                 }
-                (None, None) => format!(
+                None => format!(
                     "declare it as a type parameter (`where {name}: Real`) or use f64, i64, [T], Vec<T>, Matrix<T>, Complex<T>"
                 ),
-            };
-            let mut d = Diagnostic::error("E0602", ty.span, format!("unknown type `{name}`"))
-                .with_label("not a known type")
-                .with_help(help);
-            if let Some(replacement) = replacement {
-                d = d.with_suggestion(ty.span, replacement);
-            }
-            diagnostics.push(d);
+            }));
             Ty::Unknown
         }
         TypeKind::Slice(inner) => {
