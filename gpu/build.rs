@@ -8,6 +8,7 @@ const FILES: &[&str] = &[
     "gather.nil",
     "ba.nil",
     "math.nil",
+    "circuit.nil",
 ];
 
 fn main() {

@@ -102,6 +102,11 @@ pub struct KernelFacts {
     /// Array parameters (by position) read at an index other than the
     /// invocation's own: several invocations add to their adjoints.
     pub shared_reads: BTreeSet<usize>,
+    /// Those of [`KernelFacts::shared_reads`] read inside a loop: an
+    /// invocation may add to their adjoints any number of times, so the
+    /// reverse pass cannot give each addition a slot of its own and sums
+    /// them with atomic adds (32-bit only).
+    pub shared_in_loops: BTreeSet<usize>,
 }
 
 struct Access {
@@ -122,6 +127,9 @@ struct Analysis<'a> {
     guards: Vec<(Lin, String)>,
     writes: BTreeMap<DefId, Vec<Access>>,
     reads: BTreeMap<DefId, Vec<Access>>,
+    /// Loops around the statement being read, and the arrays read in one.
+    loop_depth: usize,
+    read_in_loops: BTreeSet<DefId>,
     out: Vec<Diagnostic>,
 }
 
@@ -146,6 +154,8 @@ pub fn analyze(
         guards: Vec::new(),
         writes: BTreeMap::new(),
         reads: BTreeMap::new(),
+        loop_depth: 0,
+        read_in_loops: BTreeSet::new(),
         out: Vec::new(),
     };
     // Roots written anywhere, so that an index ancilla that changes is not
@@ -153,7 +163,11 @@ pub fn analyze(
     a.collect_written(&f.body.stmts);
     a.block(&f.body.stmts);
     let mut facts = a.finish();
-    // Adjoints that several invocations add to need atomic adds, which
+    // The reverse pass gives each addition to a shared adjoint a slot of
+    // its own and sums the slots in a fixed order, in f32 and f64 alike:
+    // a scalar parameter's adjoint (one addition per invocation) and an
+    // array read at computed indices outside loops (a fixed number per
+    // invocation). An array read so inside a loop takes atomic adds, which
     // WGSL has for 32-bit values only: a concrete `f64` cannot have them.
     let differentiated = f.params.iter().any(|p| {
         resolution.def_at(p.name.span).is_some_and(|id| {
@@ -163,30 +177,20 @@ pub fn analyze(
             )
         })
     });
-    for (i, p) in f.params.iter().enumerate() {
+    for &i in &facts.shared_in_loops {
+        let Some(p) = f.params.get(i) else { continue };
         let Some(id) = resolution.def_at(p.name.span) else {
             continue;
         };
-        let ty = &types.defs[id];
-        let shared = if is_array(ty) {
-            facts.shared_reads.contains(&i)
-        } else {
-            !matches!(resolution.defs[id].kind, DefKind::KwParam(_))
-        };
-        if differentiated && shared && *ty.element() == Ty::Scalar("f64") {
-            let what = if is_array(ty) {
-                "is read by several invocations"
-            } else {
-                "is a scalar every invocation reads"
-            };
+        if differentiated && *types.defs[id].element() == Ty::Scalar("f64") {
             facts.diagnostics.push(
                 Diagnostic::error(
                     "E0804",
                     p.span,
-                    format!("`{}` {what}: the adjoint kernel would add to its adjoint atomically, and WGSL has no 64-bit atomic adds", p.name.name),
+                    format!("`{}` is read by several invocations inside a loop: the adjoint kernel would add to its adjoint atomically, and WGSL has no 64-bit atomic adds", p.name.name),
                 )
-                .with_label("an f64 adjoint shared by invocations")
-                .with_help("make it generic (`T`, run the reverse pass in f32) or `f32`, or read it at the invocation's own index"),
+                .with_label("an f64 adjoint shared by invocations, added to in a loop")
+                .with_help("read it outside the loop (into an ancilla), make it generic (`T`, the reverse pass then runs in f32), or read it at the invocation's own index"),
             );
         }
     }
@@ -592,7 +596,9 @@ impl Analysis<'_> {
                 if let Post::Expr(e) = &cond.post {
                     self.reads_of(e);
                 }
+                self.loop_depth += 1;
                 self.block(&body.stmts);
+                self.loop_depth -= 1;
             }
             StmtKind::For { var, range, body } => {
                 let constant = |e: &Expr| {
@@ -617,7 +623,9 @@ impl Analysis<'_> {
                 if let Some(step) = &range.step {
                     self.reads_of(step);
                 }
+                self.loop_depth += 1;
                 self.block(&body.stmts);
+                self.loop_depth -= 1;
             }
             StmtKind::Begin(b) => self.block(&b.stmts),
             StmtKind::Inverse(inner)
@@ -710,6 +718,9 @@ impl Analysis<'_> {
             if form.is_none() && shape_only.contains(&span) {
                 continue;
             }
+            if self.loop_depth > 0 {
+                self.read_in_loops.insert(id);
+            }
             self.reads.entry(id).or_default().push(Access {
                 form,
                 span,
@@ -720,6 +731,7 @@ impl Analysis<'_> {
 
     fn finish(mut self) -> KernelFacts {
         let mut shared = BTreeSet::new();
+        let mut in_loops = BTreeSet::new();
         let writes = std::mem::take(&mut self.writes);
         let mut reads = std::mem::take(&mut self.reads);
         // Drop the whole-array reads that are the base of an element read.
@@ -779,6 +791,9 @@ impl Analysis<'_> {
             });
             if !own {
                 shared.insert(i);
+                if self.read_in_loops.contains(id) {
+                    in_loops.insert(i);
+                }
             }
         }
         self.out.sort_by_key(|d| (d.primary.span.start, d.code));
@@ -786,6 +801,7 @@ impl Analysis<'_> {
         KernelFacts {
             diagnostics: self.out,
             shared_reads: shared,
+            shared_in_loops: in_loops,
         }
     }
 

@@ -224,10 +224,10 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     })?;
     Ok(shaders
         .into_iter()
-        .map(|(pass, float, atomics, wgsl)| {
+        .map(|s| {
             (
-                format!("{}: {pass:?} {float} {atomics:?}", f.name(db)),
-                wgsl,
+                format!("{}: {:?} {} {:?}", f.name(db), s.pass, s.float, s.atomics),
+                s.wgsl,
             )
         })
         .collect())

@@ -55,13 +55,20 @@ fn every_shader_of_the_gpu_crate_validates() {
     for (label, wgsl) in &shaders {
         validate(label, wgsl);
     }
-    // The reverse pass of the gather kernel adds to `x_bar` atomically: by
-    // compare-and-swap, or natively where the device can.
+    // The reverse pass of the gather kernel adds to `x_bar` through a log
+    // of its own per invocation (summed by the runtime in a fixed order),
+    // or, where asked for, atomically: by compare-and-swap, or natively
+    // where the device can.
     let gather: Vec<&(String, String)> = shaders
         .iter()
         .filter(|(l, _)| l.starts_with("gather: Adjoint f32"))
         .collect();
-    assert_eq!(gather.len(), 2);
+    assert_eq!(gather.len(), 3);
+    assert!(
+        gather
+            .iter()
+            .any(|(l, w)| l.ends_with("Deterministic") && w.contains("lk_x[s] = u32(i) + 1u;"))
+    );
     assert!(
         gather
             .iter()
@@ -72,12 +79,13 @@ fn every_shader_of_the_gpu_crate_validates() {
             .iter()
             .any(|(_, w)| w.contains("atomicAdd(&b_x[i], v)"))
     );
-    // No f64 reverse pass where it would need atomics.
-    assert!(
-        !shaders
-            .iter()
-            .any(|(l, _)| l.starts_with("gather: Adjoint f64"))
-    );
+    // In f64 only the log: WGSL has no 64-bit atomics.
+    let gather64: Vec<&String> = shaders
+        .iter()
+        .filter(|(l, _)| l.starts_with("gather: Adjoint f64"))
+        .map(|(l, _)| l)
+        .collect();
+    assert_eq!(gather64, ["gather: Adjoint f64 Deterministic"]);
     assert!(
         shaders
             .iter()
@@ -115,6 +123,28 @@ fn every_helper_wgsl_file_validates() {
         nilang_compiler::codegen::wgsl::F64_MATH,
         read("codegen/src/wgsl/f64_math.wgsl")
     );
+}
+
+/// The runtime's reduction shaders (`runtime/src/gpu/reduce.wgsl`, one
+/// section a shader), in f32 and f64.
+#[test]
+fn the_runtime_reduction_shaders_validate() {
+    let text = read("runtime/src/gpu/reduce.wgsl");
+    let sections: Vec<&str> = text.split("//- ").skip(1).collect();
+    assert_eq!(
+        sections.len(),
+        7,
+        "tree, pairs, bitonic, heads, segments, dense, rows"
+    );
+    for section in sections {
+        let (name, body) = section.split_once('\n').unwrap();
+        for float in ["f32", "f64"] {
+            validate(
+                &format!("reduce.wgsl {name} {float}"),
+                &format!("alias F = {float};\n{body}"),
+            );
+        }
+    }
 }
 
 #[test]

@@ -9,6 +9,9 @@ nilang_runtime::include_nil!(pub mod bessel);
 nilang_runtime::include_nil!(pub mod gather);
 nilang_runtime::include_nil!(pub mod ba);
 nilang_runtime::include_nil!(pub mod math);
+nilang_runtime::include_nil!(pub mod circuit);
+
+pub mod device;
 
 /// The Bessel kernel without run-time checks, as the GPU runs it.
 pub mod unchecked {

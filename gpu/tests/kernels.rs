@@ -109,7 +109,7 @@ fn rotation_gate_forward_inverse_and_f64() {
 }
 
 #[test]
-fn rotation_adjoint_accumulates_theta_atomically() {
+fn rotation_adjoint_sums_theta_in_f32_and_f64() {
     let Some(gpu) = test_gpu() else { return };
     let n = 1 << 10;
     let mask = 1 << 3;
@@ -136,16 +136,31 @@ fn rotation_adjoint_accumulates_theta_atomically() {
         c_theta.abs() > 1e-3,
         "a gradient that could be zero by accident"
     );
-    // There is no 64-bit atomic add in WGSL: the f64 reverse pass says so.
-    let mut s64 = vec![0.0f64; 4];
-    let mut b64 = vec![0.0f64; 4];
-    let e =
-        gates::rot_kernel_adjoint_gpu(&gpu, 4, &mut s64, &mut b64, 1, 0.1, &mut 0.0).unwrap_err();
-    assert!(matches!(e, GpuError::Unsupported { .. }), "{e}");
+    // θ's adjoint is summed per invocation in a fixed order, so f64 runs
+    // too, and agrees with the CPU in f64.
+    if gpu.has_f64() {
+        let start: Vec<f64> = noise(n, 3);
+        let seed: Vec<f64> = noise(n, 4);
+        let mut out = start.clone();
+        gates::rot_kernel_gpu(&gpu, n, &mut out, mask, 0.7).unwrap();
+        let (mut gs, mut gb, mut gt) = (out.clone(), seed.clone(), 0.0f64);
+        gates::rot_kernel_adjoint_gpu(&gpu, n, &mut gs, &mut gb, mask, 0.7, &mut gt).unwrap();
+        let (mut cs, mut cb, mut ct) = (out.clone(), seed.clone(), 0.0f64);
+        for i in 1..=n as i64 {
+            gates::rot_kernel_adjoint(i, &mut cs, &mut cb, mask, 0.7, &mut ct).unwrap();
+        }
+        assert!(
+            (gt - ct).abs() < 1e-12 * (1.0 + ct.abs()),
+            "f64 θ_bar: GPU {gt}, CPU {ct}"
+        );
+        for i in 0..n {
+            assert!((gs[i] - start[i]).abs() < 1e-12 && (gb[i] - cb[i]).abs() < 1e-12);
+        }
+    }
 }
 
 #[test]
-fn gather_adjoint_adds_shared_reads_atomically() {
+fn gather_adjoint_sums_shared_reads() {
     let Some(gpu) = test_gpu() else { return };
     let n = 3000;
     let m = 7;
@@ -171,7 +186,7 @@ fn gather_adjoint_adds_shared_reads_atomically() {
     }
     close(&gy, &vec![0.0; n], 1e-6, "y restored");
     close(&gwb, &cwb, 1e-6, "w_bar");
-    // Each x_bar[k] is a sum over ~430 invocations, added atomically.
+    // Each x_bar[k] is a sum over ~430 invocations.
     close(&gxb, &cxb, 1e-4, "x_bar");
 }
 
@@ -199,7 +214,10 @@ fn bessel_batch_value_and_gradient_agree_with_cpu() {
         unchecked::bessel::besselj_batch_adjoint(i, &mut back_cpu, &mut ob_cpu, &z, &mut zb_cpu, 2)
             .unwrap();
     }
-    close(&out, &out_cpu, 1e-5, "J2, GPU f32 against CPU f32");
+    // WGSL lets a driver's f32 division and `pow` be off by a few ulp (the
+    // H100's driver differs from the CPU by 4.5e-5 relative at z = 1.71, both
+    // within 1e-4 of the f64 value, which is checked below).
+    close(&out, &out_cpu, 1e-4, "J2, GPU f32 against CPU f32");
     let worst32 = z_bar
         .iter()
         .zip(&zb_cpu)
@@ -277,15 +295,28 @@ fn elementary_functions_in_f64_and_f32() {
     if gpu.has_f64() {
         let mut out = vec![0.0f64; 12 * n];
         math::elementary_gpu(&gpu, n, &mut out, &x).unwrap();
+        // The worst error per function, for |x| <= 3 and for the large
+        // arguments apart (those measure the argument reduction).
+        let mut worst = [[0.0f64; 2]; 12];
+        let mut failures = Vec::new();
         for (k, (g, c)) in out.iter().zip(&cpu).enumerate() {
             let tol = 4e-15 * c.abs().max(1.0) * if k % 12 == 2 { 1e3 } else { 1.0 };
-            assert!(
-                g == c || (g - c).abs() <= tol || g.is_nan() && c.is_nan(),
-                "{}({}): GPU {g}, CPU {c}",
-                names[k % 12],
-                x[k / 12]
-            );
+            let large = usize::from(x[k / 12].abs() > 3.0);
+            let w = &mut worst[k % 12][large];
+            *w = w.max((g - c).abs() / c.abs().max(1.0));
+            if !(g == c || (g - c).abs() <= tol || g.is_nan() && c.is_nan()) {
+                failures.push(format!(
+                    "{}({}): GPU {g}, CPU {c}",
+                    names[k % 12],
+                    x[k / 12]
+                ));
+            }
         }
+        eprintln!("f64, largest |GPU - CPU| / max(1, |CPU|), for |x| <= 3 and beyond:");
+        for (name, [small, large]) in names.iter().zip(worst) {
+            eprintln!("  {name}: {small:e} {large:e}");
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
         // The reverse pass in f64: the derivatives of all twelve.
         let mut back = out.clone();
         let mut out_bar = vec![1.0f64; 12 * n];

@@ -3,7 +3,7 @@
 //! `NILANG_REQUIRE_GPU=1`.
 #![cfg(feature = "gpu")]
 
-use nilang_runtime::gpu::{Args, Gpu, GpuError, Kernel};
+use nilang_runtime::gpu::{DeviceArray, Gpu, GpuError, Kernel, Launch};
 
 fn gpu() -> Option<Gpu> {
     match Gpu::new() {
@@ -36,6 +36,7 @@ fn axpy() -> Kernel {
         f64: false,
         float_atomics: false,
         workgroup_size: 4,
+        reduce: &[],
     }
 }
 
@@ -48,13 +49,15 @@ fn launches_in_several_dispatches() {
     let n = 1003;
     let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut y: Vec<f32> = (0..n).map(|i| 0.5 * i as f32).collect();
-    let mut args = Args::new();
+    let mut d_y = DeviceArray::from_slice(&gpu, &y).unwrap();
+    let d_x = DeviceArray::from_slice(&gpu, &x).unwrap();
+    let mut args = Launch::new();
     args.scalar(2.0f32).unwrap();
     args.scalar(7i64).unwrap();
-    args.array(&y, true).unwrap();
-    args.array(&x, false).unwrap();
-    gpu.launch(&axpy(), n, &mut args).unwrap();
-    args.read(0, &mut y);
+    args.array_mut("y", &mut d_y);
+    args.array("x", &d_x);
+    gpu.run(&axpy(), n, args).unwrap();
+    d_y.read_into(&mut y).unwrap();
     for (i, v) in y.iter().enumerate() {
         assert_eq!(*v, 2.5 * i as f32 + 7.0, "element {i}");
     }
@@ -70,7 +73,7 @@ fn missing_feature_is_named() {
         f64: true,
         ..axpy()
     };
-    let e = gpu.launch(&kernel, 1, &mut Args::new()).unwrap_err();
+    let e = gpu.run(&kernel, 1, Launch::new()).unwrap_err();
     assert!(matches!(
         e,
         GpuError::MissingFeature {
@@ -84,7 +87,7 @@ fn missing_feature_is_named() {
 
 #[test]
 fn integers_that_do_not_fit_are_errors() {
-    let mut args = Args::new();
+    let mut args = Launch::new();
     let e = args.scalar(1i64 << 40).unwrap_err();
     assert!(e.to_string().contains("does not fit"), "{e}");
 }
@@ -97,6 +100,6 @@ fn bad_shader_is_an_error_not_a_panic() {
         wgsl: "this is not wgsl",
         ..axpy()
     };
-    let e = gpu.launch(&kernel, 1, &mut Args::new()).unwrap_err();
+    let e = gpu.run(&kernel, 1, Launch::new()).unwrap_err();
     assert!(e.to_string().contains("broken"), "{e}");
 }

@@ -226,7 +226,7 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     (
         "E0804",
-        "an f64 adjoint that several kernel invocations add to (WGSL has no 64-bit atomics)",
+        "an f64 adjoint that several kernel invocations add to inside a loop (WGSL has no 64-bit atomics)",
     ),
     ("E0805", "a `@tape` loop in a GPU kernel"),
     (

@@ -121,6 +121,7 @@ impl W<'_> {
                         entry: false,
                         atomic: BTreeSet::new(),
                         atomics: self.atomics,
+                        log_sites: Default::default(),
                         needs: BTreeSet::new(),
                     };
                     let v = w.value_as(&kw.default, k);

@@ -398,14 +398,15 @@ impl W<'_> {
                     return;
                 };
                 let atomic = match self.resolution.defs[id].kind {
-                    DefKind::Param(i) => self.entry && self.atomic.contains(&i),
-                    _ => false,
+                    DefKind::Param(i) if self.entry && self.atomic.contains(&i) => Some(i),
+                    _ => None,
                 };
                 let ExprKind::Var(name) = &base.kind else {
                     return;
                 };
-                if let (true, [IndexArg::Expr(i)]) = (atomic, indices.as_slice()) {
+                if let (Some(param), [IndexArg::Expr(i)]) = (atomic, indices.as_slice()) {
                     let i = self.index(i);
+                    *self.log_sites.entry(param).or_default() += 1;
                     self.line(&format!("nil_atomic_add_b_{}({i}, {amount});", plain(name)));
                 } else if let Some(b) = self.bar_lvalue(leaf) {
                     self.line(&format!("{b} += {amount};"));

@@ -1,6 +1,9 @@
 fn nil_sincos_f64(x: f64) -> vec2<f64> {
     let k = round(x * f64(0.6366197723675814));
-    let r = (x - k * f64(1.5707963267341256)) - k * f64(6.077100506506192e-11);
+    // Cody-Waite in two `fma`s: written as `(x - k*c1) - k*c2`, NVIDIA's
+    // driver factors out k and subtracts k*(c1 + c2), rounded, which put
+    // sin(1e4) 4e-13 off on an H200.
+    let r = fma(-k, f64(6.077100506506192e-11), fma(-k, f64(1.5707963267341256), x));
     let r2 = r * r;
     var s: f64 = f64(0.0);
     var c: f64 = f64(0.0);
@@ -46,7 +49,8 @@ fn nil_exp_f64(x: f64) -> f64 {
         return f64(0.0);
     }
     let k = round(x * f64(1.4426950408889634));
-    let r = (x - k * f64(0.6931471803691238)) - k * f64(1.9082149292705877e-10);
+    // Two `fma`s, as in nil_sincos_f64, so no driver can fold c1 + c2.
+    let r = fma(-k, f64(1.9082149292705877e-10), fma(-k, f64(0.6931471803691238), x));
     var t: f64 = f64(1.0);
     var s: f64 = f64(1.0);
     for (var n: i32 = 1; n < 19; n++) {

@@ -1,173 +1,295 @@
-//! The Rust launchers of a kernel's shaders (through `nilang::gpu`).
+//! The Rust launchers of a kernel's shaders (through `nilang::gpu`): for
+//! each pass, `<name>_device`, which takes device arrays and queues the
+//! kernel, and `<name>_gpu`, which takes slices, uploads them, runs the
+//! device launcher and reads back what changed.
 
 use super::*;
+
+/// One array argument of a launcher, in binding order.
+struct ArrayArg {
+    name: String,
+    rust: String,
+    mutated: bool,
+    /// The adjoint of this array parameter (by position), if it is one.
+    bar_of: Option<usize>,
+}
 
 /// The Rust launchers of a kernel and the WGSL they run, as constants.
 pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
     let f = input.function;
     let name = plain(&f.name.name);
     let generic = !f.generics.is_empty();
-    let needs_atomics = needs_atomics(input);
     let shaders = match all_shaders(input) {
         Ok(s) => s,
         Err(d) => return (String::new(), d),
     };
+    let params = kernel_params(input, "f32");
+    let concrete = concrete_f64(&params);
     let mut out = String::new();
     let mut passes = vec![
         (Pass::Forward, name.clone()),
         (Pass::Inverse, format!("uncall_{name}")),
     ];
-    if differentiable(&kernel_params(input, "f32")) {
+    if differentiable(&params) {
         passes.push((Pass::Adjoint, format!("{name}_adjoint")));
     }
+    let t = f
+        .generics
+        .first()
+        .map(|g| g.name.name.clone())
+        .unwrap_or_default();
+    let generics = if generic {
+        let g: Vec<String> = f
+            .generics
+            .iter()
+            .map(|g| format!("{}: nilang::gpu::GpuFloat", g.name.name))
+            .collect();
+        format!("<{}>", g.join(", "))
+    } else {
+        String::new()
+    };
     for (pass, fn_base) in &passes {
-        let const_base = format!("{}_WGSL", fn_base.to_uppercase());
-        let mut variants = Vec::new();
-        for (_, fl, at, wgsl) in shaders.iter().filter(|v| v.0 == *pass) {
-            let suffix = match at {
-                Atomics::Native => format!("{}_NATIVE_ATOMICS", fl.to_uppercase()),
-                Atomics::Cas => fl.to_uppercase(),
-            };
-            let cname = format!("{const_base}_{suffix}");
-            let _ = writeln!(out, "/// WGSL of [`{fn_base}_gpu`] ({fl}).");
-            let _ = writeln!(out, "pub const {cname}: &str = {wgsl:?};");
-            variants.push((*fl, *at, cname));
-        }
-        // The launcher.
-        let params = kernel_params(input, "f32");
-        let mut sig = vec!["gpu: &nilang::gpu::Gpu".to_string(), "n: usize".to_string()];
-        let mut scalars = Vec::new();
-        let mut arrays = Vec::new();
         let ad = *pass == Pass::Adjoint;
+        // The arguments, in the order of the shader's bindings.
+        let mut scalars = Vec::new();
+        let mut arrays: Vec<ArrayArg> = Vec::new();
+        let mut scalar_bars: Vec<(String, String)> = Vec::new();
+        let mut position = 0;
         for p in &params {
-            let is_float = matches!(p.kind, K::Float(_) | K::Array("f32"));
             match p.kind {
                 K::Array(_) => {
-                    let m = if p.mutated { "&mut " } else { "&" };
-                    sig.push(format!("{}: {m}[{}]", p.name, p.rust));
-                    arrays.push((p.name.clone(), p.mutated));
-                    if ad && is_float {
-                        sig.push(format!("{}_bar: &mut [{}]", p.name, p.rust));
-                        arrays.push((format!("{}_bar", p.name), true));
+                    arrays.push(ArrayArg {
+                        name: p.name.clone(),
+                        rust: p.rust.clone(),
+                        mutated: p.mutated,
+                        bar_of: None,
+                    });
+                    if ad && p.kind.is_float() {
+                        arrays.push(ArrayArg {
+                            name: format!("{}_bar", p.name),
+                            rust: p.rust.clone(),
+                            mutated: true,
+                            bar_of: Some(position),
+                        });
                     }
                 }
-                _ => {
-                    sig.push(format!("{}: {}", p.name, p.rust));
-                    scalars.push(p.name.clone());
-                }
+                _ => scalars.push((p.name.clone(), p.rust.clone())),
+            }
+            if p.positional {
+                position += 1;
             }
         }
-        let mut scalar_bars = Vec::new();
         if ad {
             for p in params
                 .iter()
                 .filter(|p| p.positional && matches!(p.kind, K::Float(_)))
             {
-                sig.push(format!("{}_bar: &mut {}", p.name, p.rust));
-                scalar_bars.push(format!("{}_bar", p.name));
+                scalar_bars.push((format!("{}_bar", p.name), p.rust.clone()));
             }
         }
-        let generics = if generic {
-            let g: Vec<String> = f
-                .generics
+
+        // The WGSL constants, and the `Kernel` of each.
+        let const_base = format!("{}_WGSL", fn_base.to_uppercase());
+        let mut variants: Vec<(&str, Atomics, String)> = Vec::new();
+        for s in shaders.iter().filter(|s| s.pass == *pass) {
+            let suffix = match s.atomics {
+                Atomics::Deterministic => String::new(),
+                Atomics::Cas => "_CAS_ATOMICS".into(),
+                Atomics::Native => "_NATIVE_ATOMICS".into(),
+            };
+            let cname = format!("{const_base}_{}{suffix}", s.float.to_uppercase());
+            let _ = writeln!(
+                out,
+                "/// WGSL of [`{fn_base}_device`] ({}, {:?} sums of shared adjoints).",
+                s.float, s.atomics
+            );
+            let _ = writeln!(out, "pub const {cname}: &str = {:?};", s.wgsl);
+            let mut reduce = Vec::new();
+            if s.atomics == Atomics::Deterministic && ad {
+                for (k, a) in arrays.iter().enumerate() {
+                    if let Some(i) = a.bar_of
+                        && input.facts.shared_reads.contains(&i)
+                    {
+                        let per = s.log_sites.get(&i).copied().unwrap_or(0);
+                        reduce.push(format!(
+                            "nilang::gpu::Reduce::Log {{ arg: {k}, per_invocation: {per} }}"
+                        ));
+                    }
+                }
+                for k in 0..scalar_bars.len() {
+                    reduce.push(format!(
+                        "nilang::gpu::Reduce::Slots {{ arg: {} }}",
+                        arrays.len() + k
+                    ));
+                }
+            }
+            let kernel = format!(
+                "nilang::gpu::Kernel {{ name: {fn_base:?}, wgsl: {cname}, f64: {}, float_atomics: {}, workgroup_size: {WORKGROUP_SIZE}, reduce: &[{}] }}",
+                s.float == "f64" || concrete,
+                s.atomics == Atomics::Native,
+                reduce.join(", ")
+            );
+            variants.push((s.float, s.atomics, kernel));
+        }
+        let find = |fl: &str, at: Atomics| {
+            variants
                 .iter()
-                .map(|g| format!("{}: nilang::gpu::GpuFloat", g.name.name))
-                .collect();
-            format!("<{}>", g.join(", "))
-        } else {
-            String::new()
+                .find(|v| v.0 == fl && v.1 == at)
+                .map(|v| v.2.clone())
         };
+        let unsupported = format!(
+            "return Err(nilang::gpu::GpuError::Unsupported {{ kernel: {fn_base:?}, why: \"the reverse pass adds to the adjoint of an array read at computed indices inside a loop, which only atomic adds can sum, and WGSL has atomics of 32-bit values only: run it in f32\".into() }})"
+        );
+        let atomic = match (find("f32", Atomics::Native), find("f32", Atomics::Cas)) {
+            (Some(nv), Some(c)) => Some(format!(
+                "if gpu.has_float_atomics() {{ {nv} }} else {{ {c} }}"
+            )),
+            _ => None,
+        };
+        let f32_choice = match (find("f32", Atomics::Deterministic), atomic) {
+            (Some(d), Some(a)) => format!(
+                "if gpu.reduction() == nilang::gpu::Reduction::Atomic {{ {a} }} else {{ {d} }}"
+            ),
+            (Some(d), None) => d,
+            (None, Some(a)) => a,
+            (None, None) => unsupported.clone(),
+        };
+        let choice = if generic {
+            let f64_choice = find("f64", Atomics::Deterministic).unwrap_or(unsupported);
+            format!(
+                "if <{t} as nilang::gpu::GpuFloat>::F64 {{ {f64_choice} }} else {{ {f32_choice} }}"
+            )
+        } else {
+            f32_choice
+        };
+
+        // The device launcher.
+        let mut sig = vec!["gpu: &nilang::gpu::Gpu".to_string(), "n: usize".to_string()];
+        let mut slice_sig = sig.clone();
+        let mut array_iter = arrays.iter().peekable();
+        for p in &params {
+            if let K::Array(_) = p.kind {
+                for _ in 0..(if ad && p.kind.is_float() { 2 } else { 1 }) {
+                    let Some(a) = array_iter.next() else { break };
+                    let m = if a.mutated { "&mut " } else { "&" };
+                    sig.push(format!(
+                        "{}: {m}nilang::gpu::DeviceSlice<{}>",
+                        a.name, a.rust
+                    ));
+                    slice_sig.push(format!("{}: {m}[{}]", a.name, a.rust));
+                }
+            } else {
+                sig.push(format!("{}: {}", p.name, p.rust));
+                slice_sig.push(format!("{}: {}", p.name, p.rust));
+            }
+        }
+        for (b, rust) in &scalar_bars {
+            sig.push(format!("{b}: &mut nilang::gpu::DeviceSlice<{rust}>"));
+            slice_sig.push(format!("{b}: &mut {rust}"));
+        }
         let what = match pass {
             Pass::Forward => {
-                format!("Runs [`{name}`] on the GPU for every index `1..=n` (`global_index()`).")
+                format!("Runs [`{name}`] on the GPU for every index `1..=n` (`global_index()`)")
             }
             Pass::Inverse => {
-                format!("Undoes [`{name}_gpu`]: runs the inverse kernel for every index `1..=n`.")
+                format!("Undoes [`{name}_device`]: runs the inverse kernel for every index `1..=n`")
             }
             _ => format!(
-                "The adjoint kernel of [`{name}`]: for every index `1..=n`, the reverse pass (as [`{name}_adjoint`] does on the CPU): takes the outputs and their adjoints, leaves the inputs and adds the gradient to each `_bar`."
+                "The adjoint kernel of [`{name}`]: for every index `1..=n`, the reverse pass (as [`{name}_adjoint`] does on the CPU): takes the outputs and their adjoints, leaves the inputs and adds the gradient to each `_bar`"
             ),
         };
-        let _ = writeln!(out, "/// {what}");
         let _ = writeln!(
             out,
-            "pub fn {fn_base}_gpu{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
+            "/// {what}, on arrays that live on the device. The kernel is queued: the call does not wait for it (reading an array back does)."
+        );
+        let _ = writeln!(
+            out,
+            "#[allow(clippy::too_many_arguments)]\npub fn {fn_base}_device{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
             sig.join(", ")
         );
-        let concrete_f64 = params
-            .iter()
-            .any(|p| matches!(p.kind, K::Float("f64") | K::Array("f64")));
-        let kernel = |fl: &str, at: Atomics, cname: &str| {
-            format!(
-                "nilang::gpu::Kernel {{ name: {:?}, wgsl: {cname}, f64: {}, float_atomics: {}, workgroup_size: {WORKGROUP_SIZE} }}",
-                format!("{fn_base}_gpu"),
-                fl == "f64" || concrete_f64,
-                at == Atomics::Native && ad && needs_atomics
-            )
-        };
-        let pick_f32 = |variants: &[(&str, Atomics, String)]| -> String {
-            let cas = variants
-                .iter()
-                .find(|v| v.0 == "f32" && v.1 == Atomics::Cas);
-            let native = variants
-                .iter()
-                .find(|v| v.0 == "f32" && v.1 == Atomics::Native);
-            match (cas, native) {
-                (Some(c), Some(nv)) => format!(
-                    "if gpu.has_float_atomics() {{ {} }} else {{ {} }}",
-                    kernel("f32", Atomics::Native, &nv.2),
-                    kernel("f32", Atomics::Cas, &c.2)
-                ),
-                (Some(c), None) => kernel("f32", Atomics::Cas, &c.2),
-                _ => "unreachable!()".into(),
+        for a in &arrays {
+            if let Some(i) = a.bar_of {
+                let primal = &params[i].name;
+                let _ = writeln!(
+                    out,
+                    "    nilang::gpu::expect_len({fn_base:?}, {:?}, {}.len(), {primal}.len(), \"an adjoint is as long as its array\")?;",
+                    a.name, a.name
+                );
             }
-        };
-        let t = f
-            .generics
-            .first()
-            .map(|g| g.name.name.clone())
-            .unwrap_or_default();
-        if generic {
-            let f64_variant = variants.iter().find(|v| v.0 == "f64");
-            let f64_code = match f64_variant {
-                Some(v) => kernel("f64", Atomics::Cas, &v.2),
-                None => format!(
-                    "return Err(nilang::gpu::GpuError::Unsupported {{ kernel: {:?}, why: \"the reverse pass adds to adjoints from several invocations (a shared read or a scalar parameter), and WGSL has atomics of 32-bit values only: run it in f32\".into() }})",
-                    format!("{fn_base}_gpu")
-                ),
-            };
+        }
+        for (b, _) in &scalar_bars {
             let _ = writeln!(
                 out,
-                "    let kernel = if <{t} as nilang::gpu::GpuFloat>::F64 {{ {f64_code} }} else {{ {} }};",
-                pick_f32(&variants)
+                "    nilang::gpu::expect_len({fn_base:?}, {b:?}, {b}.len(), 1, \"the adjoint of a scalar is one element\")?;"
             );
-        } else {
-            let _ = writeln!(out, "    let kernel = {};", pick_f32(&variants));
         }
-        out.push_str("    let mut args = nilang::gpu::Args::new();\n");
-        for s in &scalars {
+        let _ = writeln!(out, "    let kernel = {choice};");
+        out.push_str("    let mut args = nilang::gpu::Launch::new();\n");
+        for (s, _) in &scalars {
             let _ = writeln!(out, "    args.scalar({s})?;");
         }
-        for (a, m) in &arrays {
-            let _ = writeln!(out, "    args.array(&*{a}, {m})?;");
-        }
-        for b in &scalar_bars {
-            let _ = writeln!(out, "    args.array(std::slice::from_ref(&*{b}), true)?;");
-        }
-        out.push_str("    gpu.launch(&kernel, n, &mut args)?;\n");
-        for (k, (a, m)) in arrays.iter().enumerate() {
-            if *m {
-                let _ = writeln!(out, "    args.read({k}, {a});");
+        for a in &arrays {
+            if a.mutated {
+                let _ = writeln!(out, "    args.array_mut({:?}, &mut *{});", a.name, a.name);
+            } else {
+                let _ = writeln!(out, "    args.array({:?}, {});", a.name, a.name);
             }
         }
-        for (k, b) in scalar_bars.iter().enumerate() {
+        for (b, _) in &scalar_bars {
+            let _ = writeln!(out, "    args.array_mut({b:?}, &mut *{b});");
+        }
+        out.push_str("    gpu.run(&kernel, n, args)\n}\n\n");
+
+        // The slice launcher.
+        let _ = writeln!(
+            out,
+            "/// {what}: uploads the arrays, runs [`{fn_base}_device`] and reads back what the kernel changed (one wait)."
+        );
+        let _ = writeln!(
+            out,
+            "#[allow(clippy::too_many_arguments)]\npub fn {fn_base}_gpu{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
+            slice_sig.join(", ")
+        );
+        for a in &arrays {
+            let m = if a.mutated { "mut " } else { "" };
             let _ = writeln!(
                 out,
-                "    args.read({}, std::slice::from_mut({b}));",
-                arrays.len() + k
+                "    let {m}d_{0} = nilang::gpu::DeviceArray::from_slice(gpu, {0})?;",
+                a.name
             );
         }
-        out.push_str("    Ok(())\n}\n\n");
+        for (b, _) in &scalar_bars {
+            let _ = writeln!(
+                out,
+                "    let mut d_{b} = nilang::gpu::DeviceArray::from_slice(gpu, std::slice::from_ref(&*{b}))?;"
+            );
+        }
+        let mut call = vec!["gpu".to_string(), "n".to_string()];
+        let mut array_iter = arrays.iter();
+        for p in &params {
+            if let K::Array(_) = p.kind {
+                for _ in 0..(if ad && p.kind.is_float() { 2 } else { 1 }) {
+                    if let Some(a) = array_iter.next() {
+                        let m = if a.mutated { "&mut " } else { "&" };
+                        call.push(format!("{m}d_{}", a.name));
+                    }
+                }
+            } else {
+                call.push(p.name.clone());
+            }
+        }
+        for (b, _) in &scalar_bars {
+            call.push(format!("&mut d_{b}"));
+        }
+        let _ = writeln!(out, "    {fn_base}_device({})?;", call.join(", "));
+        out.push_str("    let mut back = nilang::gpu::Readback::new();\n");
+        for a in arrays.iter().filter(|a| a.mutated) {
+            let _ = writeln!(out, "    back.add(&d_{0}, {0});", a.name);
+        }
+        for (b, _) in &scalar_bars {
+            let _ = writeln!(out, "    back.add(&d_{b}, std::slice::from_mut({b}));");
+        }
+        out.push_str("    back.finish()\n}\n\n");
     }
     (out, Vec::new())
 }

@@ -23,12 +23,19 @@
 //! - no run-time checks (a shader cannot return an error): the static
 //!   shared-write analysis ([`crate::kernel`]) is what keeps kernels right;
 //! - an adjoint that several invocations add to (an array read at an index
-//!   other than the invocation's own, a scalar parameter) is an
-//!   `atomic<u32>` buffer updated by a compare-and-swap loop on the bits of
-//!   an `f32`, or an `atomic<f32>` with `atomicAdd` where the device has
-//!   `SHADER_FLOAT32_ATOMIC` (a second shader). WGSL has no 64-bit atomics:
-//!   such an `f64` reverse pass is not generated, and its launcher returns
-//!   `GpuError::Unsupported` saying so.
+//!   other than the invocation's own, a scalar parameter) is, by default
+//!   ([`Atomics::Deterministic`]), written per invocation and summed by the
+//!   runtime in a fixed order: a scalar's adjoint as one slot per
+//!   invocation (bound in place of the adjoint), an array's as a log of
+//!   (index + 1, value) entries, a fixed number per invocation (two
+//!   bindings in place of the adjoint, keys then values). The `f32`
+//!   reverse pass also comes with atomic adds (`Gpu::set_reduction`): an
+//!   `atomic<u32>` buffer updated by a compare-and-swap loop on the bits
+//!   of an `f32`, or an `atomic<f32>` with `atomicAdd` where the device has
+//!   `SHADER_FLOAT32_ATOMIC`. An array read at computed indices inside a
+//!   loop has no fixed number of entries, so it takes atomics only: its
+//!   `f64` reverse pass is not generated (E0804 for a concrete `f64`; the
+//!   launcher of a generic one returns `GpuError::Unsupported`).
 //!
 //! Files: `kinds` (WGSL types and names), `exprs` (expressions, places and
 //! where their adjoints go), `stmts` (statements), `instructions` (built-in
@@ -62,7 +69,7 @@ mod stmts;
 use kinds::*;
 pub use launcher::launchers;
 pub use shader::{all_shaders, kernel_shader};
-use shader::{differentiable, kernel_params, needs_atomics};
+use shader::{concrete_f64, differentiable, kernel_params};
 
 /// Invocations per workgroup.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -96,6 +103,10 @@ impl Pass {
 /// How adjoints that several invocations add to are accumulated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Atomics {
+    /// Each addition goes to a slot of the invocation's own, which the
+    /// runtime sums in a fixed order after the kernel (`nilang::gpu::Reduce`):
+    /// reproducible bit for bit, in `f32` and `f64`.
+    Deterministic,
     /// Compare-and-swap on `atomic<u32>` holding `f32` bits.
     Cas,
     /// `atomic<f32>` and `atomicAdd` (needs `SHADER_FLOAT32_ATOMIC`).
@@ -113,6 +124,13 @@ enum K {
     /// An array (storage buffer) of this element type.
     Array(&'static str),
     Unknown,
+}
+
+impl K {
+    /// A float, or an array of floats: a value with an adjoint.
+    fn is_float(self) -> bool {
+        matches!(self, K::Float(_) | K::Array("f32" | "f64"))
+    }
 }
 
 /// `f64` elementary functions in WGSL, to a few units in the last place:
@@ -138,6 +156,9 @@ struct W<'a> {
     /// Array parameters (by position) whose adjoint is atomic.
     atomic: BTreeSet<usize>,
     atomics: Atomics,
+    /// Additions to each shared array adjoint (by parameter position)
+    /// written so far: the slots an invocation needs in `Deterministic`.
+    log_sites: std::collections::BTreeMap<usize, u32>,
     /// The functions called, and in which pass.
     needs: BTreeSet<(String, Pass)>,
 }
@@ -192,5 +213,15 @@ struct KParam {
     positional: bool,
 }
 
-/// Every shader generated for a kernel: `(pass, float, atomics, WGSL)`.
-pub type ShaderVariant = (Pass, &'static str, Atomics, String);
+/// One shader generated for a kernel.
+#[derive(Clone, Debug)]
+pub struct ShaderVariant {
+    pub pass: Pass,
+    pub float: &'static str,
+    pub atomics: Atomics,
+    pub wgsl: String,
+    /// Under [`Atomics::Deterministic`]: for each array parameter (by
+    /// position) whose adjoint is shared, the additions an invocation
+    /// makes to it at most (its log entries).
+    pub log_sites: std::collections::BTreeMap<usize, u32>,
+}

@@ -51,7 +51,7 @@ pub fn kernel_shader(
     float: &'static str,
     pass: Pass,
     atomics: Atomics,
-) -> Result<String, Vec<Diagnostic>> {
+) -> Result<ShaderVariant, Vec<Diagnostic>> {
     let f = input.function;
     let ad = pass.differentiating();
     let params = kernel_params(input, float);
@@ -69,6 +69,7 @@ pub fn kernel_shader(
         entry: true,
         atomic: input.facts.shared_reads.clone(),
         atomics,
+        log_sites: Default::default(),
         needs: BTreeSet::new(),
     };
     for (p, ast) in params.iter().zip(&f.params) {
@@ -96,9 +97,10 @@ pub fn kernel_shader(
     }
     head.push_str("}\n\n@group(0) @binding(0) var<uniform> params: Params;\n");
     let atomic_ty = match atomics {
-        Atomics::Cas => "atomic<u32>",
         Atomics::Native => "atomic<f32>",
+        _ => "atomic<u32>",
     };
+    let det = atomics == Atomics::Deterministic;
     let mut binding = 1;
     let mut helpers = String::new();
     for (i, p) in params.iter().enumerate() {
@@ -110,16 +112,32 @@ pub fn kernel_shader(
             p.name
         );
         binding += 1;
-        if ad && elem != "i32" {
-            let atomic = input.facts.shared_reads.contains(&i);
-            let ty = if atomic { atomic_ty } else { elem };
+        if !(ad && elem != "i32") {
+            continue;
+        }
+        let shared = input.facts.shared_reads.contains(&i);
+        if shared && det {
+            // A log of this invocation's additions: keys, then values.
+            let sites = w.log_sites.get(&i).copied().unwrap_or(0);
+            let _ = writeln!(
+                head,
+                "@group(0) @binding({binding}) var<storage, read_write> lk_{0}: array<u32>;\n\
+                 @group(0) @binding({next}) var<storage, read_write> lv_{0}: array<{elem}>;\n\
+                 var<private> nil_k_{0}: u32;",
+                p.name,
+                next = binding + 1
+            );
+            binding += 2;
+            helpers.push_str(&log_add(&p.name, elem, sites));
+        } else {
+            let ty = if shared { atomic_ty } else { elem };
             let _ = writeln!(
                 head,
                 "@group(0) @binding({binding}) var<storage, read_write> b_{}: array<{ty}>;",
                 p.name
             );
             binding += 1;
-            if atomic {
+            if shared {
                 helpers.push_str(&atomic_add(&format!("b_{}", p.name), atomics));
             }
         }
@@ -129,13 +147,20 @@ pub fn kernel_shader(
         .filter(|p| ad && p.positional && matches!(p.kind, K::Float(_)))
         .collect();
     for p in &scalar_bars {
+        // One slot per invocation, or one atomic value.
+        let ty = if det { float } else { atomic_ty };
         let _ = writeln!(
             head,
-            "@group(0) @binding({binding}) var<storage, read_write> bsb_{}: array<{atomic_ty}>;",
+            "@group(0) @binding({binding}) var<storage, read_write> bsb_{}: array<{ty}>;",
             p.name
         );
         binding += 1;
-        helpers.push_str(&atomic_add(&format!("bsb_{}", p.name), atomics));
+        if !det {
+            helpers.push_str(&atomic_add(&format!("bsb_{}", p.name), atomics));
+        }
+    }
+    if det && !w.log_sites.is_empty() {
+        head.push_str("var<private> nil_slot: u32;\n");
     }
     head.push('\n');
     head.push_str(&powi_helper("f32"));
@@ -187,6 +212,9 @@ pub fn kernel_shader(
     main.push_str("    let nil_invocation = params.first + nil_gid.x;\n");
     main.push_str("    if (nil_invocation >= params.n) {\n        return;\n    }\n");
     main.push_str("    let nil_index = i32(nil_invocation) + 1;\n");
+    if det && !w.log_sites.is_empty() {
+        main.push_str("    nil_slot = nil_invocation;\n");
+    }
     for p in params.iter().filter(|p| !matches!(p.kind, K::Array(_))) {
         if p.kind == K::Bool {
             let _ = writeln!(main, "    let v_{0} = params.v_{0} != 0u;", p.name);
@@ -199,17 +227,40 @@ pub fn kernel_shader(
     }
     main.push_str(&body);
     for p in &scalar_bars {
-        let _ = writeln!(main, "    nil_atomic_add_bsb_{0}(0, bs_{0});", p.name);
+        if det {
+            let _ = writeln!(main, "    bsb_{0}[nil_invocation] = bs_{0};", p.name);
+        } else {
+            let _ = writeln!(main, "    nil_atomic_add_bsb_{0}(0, bs_{0});", p.name);
+        }
     }
     main.push_str("}\n");
     if !w.diagnostics.is_empty() {
         return Err(w.diagnostics);
     }
-    Ok(format!("{head}{functions}\n{main}"))
+    Ok(ShaderVariant {
+        pass,
+        float,
+        atomics,
+        wgsl: format!("{head}{functions}\n{main}"),
+        log_sites: w.log_sites,
+    })
+}
+
+/// The deterministic stand-in for an atomic add to `b_<name>[i]`: the
+/// invocation's next log entry (one of `sites`, the additions written).
+fn log_add(name: &str, elem: &str, sites: u32) -> String {
+    format!(
+        "fn nil_atomic_add_b_{name}(i: i32, v: {elem}) {{\n    \
+         let s = nil_slot * {sites}u + nil_k_{name};\n    \
+         lk_{name}[s] = u32(i) + 1u;\n    \
+         lv_{name}[s] = v;\n    \
+         nil_k_{name} = nil_k_{name} + 1u;\n}}\n\n"
+    )
 }
 
 pub(super) fn atomic_add(buffer: &str, atomics: Atomics) -> String {
     match atomics {
+        Atomics::Deterministic => String::new(),
         Atomics::Native => format!(
             "fn nil_atomic_add_{buffer}(i: i32, v: f32) {{\n    atomicAdd(&{buffer}[i], v);\n}}\n\n"
         ),
@@ -260,6 +311,7 @@ pub(super) fn device_function(
         entry: false,
         atomic: BTreeSet::new(),
         atomics,
+        log_sites: Default::default(),
         needs: BTreeSet::new(),
     };
     let mut params = Vec::new();
@@ -316,9 +368,31 @@ pub(super) fn needs_atomics(input: &crate::Input<'_>) -> bool {
 }
 
 pub(super) fn differentiable(params: &[KParam]) -> bool {
+    params.iter().any(|p| p.kind.is_float())
+}
+
+/// Whether the kernel has a concrete `f64` parameter (its shaders then
+/// use `f64` whatever the float type they are generated for).
+pub(super) fn concrete_f64(params: &[KParam]) -> bool {
     params
         .iter()
-        .any(|p| matches!(p.kind, K::Float(_) | K::Array("f32")))
+        .any(|p| matches!(p.kind, K::Float("f64") | K::Array("f64")))
+}
+
+/// How each pass, in each float type, may sum shared adjoints.
+fn modes(input: &crate::Input<'_>, pass: Pass, float: &str) -> &'static [Atomics] {
+    if pass != Pass::Adjoint || !needs_atomics(input) {
+        return &[Atomics::Deterministic];
+    }
+    let det = input.facts.shared_in_loops.is_empty();
+    let f64 = float == "f64" || concrete_f64(&kernel_params(input, "f32"));
+    match (det, f64) {
+        (true, true) => &[Atomics::Deterministic],
+        (true, false) => &[Atomics::Deterministic, Atomics::Cas, Atomics::Native],
+        // No 64-bit atomics in WGSL (E0804 for a concrete f64).
+        (false, true) => &[],
+        (false, false) => &[Atomics::Cas, Atomics::Native],
+    }
 }
 
 /// All the shaders of a kernel (the launchers embed the same ones), or the
@@ -326,7 +400,6 @@ pub(super) fn differentiable(params: &[KParam]) -> bool {
 pub fn all_shaders(input: &crate::Input<'_>) -> Result<Vec<ShaderVariant>, Vec<Diagnostic>> {
     let generic = !input.function.generics.is_empty();
     let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &["f32"] };
-    let atomic = needs_atomics(input);
     let mut passes = vec![Pass::Forward, Pass::Inverse];
     if differentiable(&kernel_params(input, "f32")) {
         passes.push(Pass::Adjoint);
@@ -335,14 +408,9 @@ pub fn all_shaders(input: &crate::Input<'_>) -> Result<Vec<ShaderVariant>, Vec<D
     let mut errors = Vec::new();
     for pass in passes {
         for &fl in floats {
-            let modes: &[Atomics] = match (pass == Pass::Adjoint && atomic, fl) {
-                (true, "f64") => &[],
-                (true, _) => &[Atomics::Cas, Atomics::Native],
-                _ => &[Atomics::Cas],
-            };
-            for &at in modes {
+            for &at in modes(input, pass, fl) {
                 match kernel_shader(input, fl, pass, at) {
-                    Ok(w) => out.push((pass, fl, at, w)),
+                    Ok(w) => out.push(w),
                     Err(d) => errors.extend(d),
                 }
             }
