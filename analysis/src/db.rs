@@ -308,7 +308,67 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
             *ordinal += 1;
         }
     }
+    function_clashes(db, project, &mut table);
     Arc::new(table)
+}
+
+/// E0110 between functions: two names generated Rust spells alike, or a
+/// function named as one generated for another (`uncall_f`, `f_adjoint`,
+/// `f_grad`, a kernel's `f_gpu`, ...; `names::generated_functions`).
+fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
+    use crate::names::{generated_functions, rust_name};
+    let mut spelled: FxHashMap<String, (String, SourceFile, crate::ast::Span)> =
+        FxHashMap::default();
+    let mut generated: FxHashMap<String, String> = FxHashMap::default();
+    let mut all = Vec::new();
+    for &file in project.files(db) {
+        for item in &parse_file(db, file).items {
+            let name = &item.function.name;
+            all.push((file, name.name.clone(), name.span.shift(item.offset)));
+            for g in generated_functions(&name.name) {
+                generated.entry(g).or_insert_with(|| name.name.clone());
+            }
+        }
+    }
+    for (file, name, span) in all {
+        let s = rust_name(&name).trim_start_matches("r#").to_string();
+        match spelled.get(&s) {
+            Some((other, other_file, other_span)) if *other != name => {
+                let mut d = Diagnostic::error(
+                    "E0110",
+                    span,
+                    format!("functions `{name}` and `{other}` are both `{s}` in generated Rust"),
+                )
+                .with_label("this name")
+                .with_help("Greek letters are spelled out and `!` is dropped; rename one of them");
+                if *other_file == file {
+                    d = d.with_secondary(*other_span, format!("`{other}` defined here"));
+                }
+                table.duplicates.push((file, d));
+                continue;
+            }
+            Some(_) => continue,
+            None => {
+                spelled.insert(s.clone(), (name.clone(), file, span));
+            }
+        }
+        if let Some(owner) = generated.get(&s).filter(|o| **o != name) {
+            table.duplicates.push((
+                file,
+                Diagnostic::error(
+                    "E0110",
+                    span,
+                    format!(
+                        "`{name}` is the name of a function generated for `{owner}`"
+                    ),
+                )
+                .with_label("this name")
+                .with_help(format!(
+                    "the compiler generates `{owner}`'s inverse, reverse passes, gradient and launchers under names built from `{owner}`; rename `{name}`"
+                )),
+            ));
+        }
+    }
 }
 
 /// The project's structs, and the problems of their definitions (absolute

@@ -19,6 +19,7 @@ pub mod invert;
 pub mod julia;
 pub mod kernel;
 pub mod limits;
+pub mod names;
 pub mod primitive;
 pub mod resolve;
 pub mod structs;

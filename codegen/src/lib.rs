@@ -30,7 +30,6 @@ mod control;
 mod exprs;
 mod instructions;
 mod kinds;
-mod names;
 pub(crate) mod numbers;
 mod places;
 pub mod queries;
@@ -41,7 +40,7 @@ mod view;
 pub mod wgsl;
 
 pub(crate) use kinds::*;
-pub use names::{inner_name, rust_name, uncall_name};
+pub use nilang_analysis::names::{ADJOINT_TYPE, inner_name, rust_name, uncall_name};
 
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
@@ -549,7 +548,7 @@ impl Gen<'_> {
             .map(|g| format!("{}: nilang::Real", g.name.name))
             .collect();
         if let Some(ad) = &self.mode.ad {
-            list.push(format!("G: nilang::Adjoint<{}>", ad.scalar));
+            list.push(format!("{ADJOINT_TYPE}: nilang::Adjoint<{}>", ad.scalar));
         }
         let generics = if list.is_empty() {
             String::new()

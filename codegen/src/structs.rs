@@ -116,7 +116,7 @@ fn rust_type(ty: &Type) -> String {
 /// the kind's own type when it carries no derivative.
 pub(super) fn bar_type(kind: &Kind) -> Option<String> {
     match kind {
-        Kind::Float(_) | Kind::Generic(_) => Some("G".into()),
+        Kind::Float(_) | Kind::Generic(_) => Some(crate::ADJOINT_TYPE.into()),
         Kind::Complex(inner) if differentiable(inner) => Some("nilang::Complex<G>".into()),
         Kind::Struct { name, args, .. } => {
             let args: Option<Vec<String>> = args.iter().map(bar_type).collect();

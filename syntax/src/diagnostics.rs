@@ -135,6 +135,10 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0107", "parameter declared twice"),
     ("E0108", "wrong number of arguments"),
     ("E0109", "unknown keyword argument"),
+    (
+        "E0110",
+        "two names that generated Rust would spell alike, or a name it keeps for itself",
+    ),
     ("E0201", "simultaneous read and write of one variable"),
     (
         "E0202",

@@ -12,6 +12,7 @@ nilang::include_nil!(pub mod crules);
 nilang::include_nil!(pub mod stacks);
 nilang::include_nil!(pub mod structs);
 nilang::include_nil!(pub mod conversions);
+nilang::include_nil!(pub mod names);
 nilang::include_nil!(pub mod aliasing);
 nilang::include_nil!(pub mod rollback);
 nilang::include_nil!(pub mod generic_literal);

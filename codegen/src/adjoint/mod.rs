@@ -66,9 +66,7 @@ fn grad_name(name: &str) -> String {
     format!("{}_grad", rust_name(name).trim_start_matches("r#"))
 }
 
-pub(super) fn bar_name(name: &str) -> String {
-    format!("{}_bar", rust_name(name).trim_start_matches("r#"))
-}
+pub(super) use nilang_analysis::names::bar_name;
 
 /// Whether values of this kind carry a derivative.
 pub(super) fn differentiable(kind: &Kind) -> bool {

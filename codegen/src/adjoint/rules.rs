@@ -22,7 +22,10 @@ impl Gen<'_> {
     }
 
     pub(crate) fn ad_zero(&self) -> String {
-        format!("<G as nilang::Adjoint<{}>>::zero()", self.ad_scalar())
+        format!(
+            "<{ADJOINT_TYPE} as nilang::Adjoint<{}>>::zero()",
+            self.ad_scalar()
+        )
     }
 
     pub(crate) fn ad_one(&self) -> String {
@@ -61,7 +64,7 @@ impl Gen<'_> {
             }
             Kind::Stack(inner) if differentiable(inner) => match **inner {
                 Kind::Complex(_) => "nilang::Stack::<nilang::Complex<G>>::new()".into(),
-                _ => "nilang::Stack::<G>::new()".into(),
+                _ => format!("nilang::Stack::<{ADJOINT_TYPE}>::new()"),
             },
             _ => return,
         };

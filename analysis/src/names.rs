@@ -1,4 +1,7 @@
-//! Rust names of NiLang names.
+//! The Rust spelling of NiLang names, and the names generated code takes
+//! for itself. Both backends spell names through [`rust_name`]; the
+//! analysis reports two names that would meet in generated code (E0110),
+//! so a file `nilc check` accepts never compiles to a clash.
 
 /// The Rust name of a NiLang name: `!` dropped, Greek letters spelled out
 /// (`θ` is `theta`; rustc warns about mixed scripts otherwise), other
@@ -50,8 +53,17 @@ fn greek(c: char) -> Option<&'static str> {
     }
 }
 
+fn bare(name: &str) -> String {
+    rust_name(name).trim_start_matches("r#").to_string()
+}
+
 pub fn uncall_name(name: &str) -> String {
-    format!("uncall_{}", rust_name(name).trim_start_matches("r#"))
+    format!("uncall_{}", bare(name))
+}
+
+/// The adjoint of a variable in a reverse pass (`x_bar`).
+pub fn bar_name(name: &str) -> String {
+    format!("{}_bar", bare(name))
 }
 
 /// The body of a generated function `name` (`f`, `uncall_f`, `f_adjoint`,
@@ -61,3 +73,42 @@ pub fn uncall_name(name: &str) -> String {
 pub fn inner_name(name: &str) -> String {
     format!("__nil_{}", name.trim_start_matches("r#"))
 }
+
+/// The public functions generated for a `.nil` function `name` besides
+/// `name` itself: its inverse, the reverse passes of both, their
+/// accumulating forms, the gradient, and a kernel's launchers.
+pub fn generated_functions(name: &str) -> Vec<String> {
+    let f = bare(name);
+    let u = uncall_name(name);
+    let mut out = vec![u.clone(), format!("{f}_grad")];
+    for base in [&f, &u] {
+        out.push(format!("{base}_adjoint"));
+        out.push(format!("{base}_adjoint_accumulating"));
+    }
+    let passes = out.clone();
+    for base in [f.clone(), u].into_iter().chain(passes) {
+        out.push(format!("{base}_device"));
+        out.push(format!("{base}_gpu"));
+    }
+    out
+}
+
+/// Why a variable's Rust name is taken by generated code, if it is:
+/// `__` starts generated temporaries, and `ATOL` is the checks' tolerance (a constant, which a parameter may not
+/// shadow). The runtime's alias `nilang` lives in the type namespace, so a
+/// variable may take that name. (The WGSL backend puts `v_` or `aN_`
+/// before every variable, so its own names never meet a user's.)
+pub fn reserved_variable(spelled: &str) -> Option<&'static str> {
+    if spelled.starts_with("__") {
+        Some("names starting with `__` are kept for generated temporaries")
+    } else {
+        match spelled {
+            "ATOL" => Some("generated code names the run-time checks' tolerance `ATOL`"),
+            _ => None,
+        }
+    }
+}
+
+/// The type parameter of reverse passes for the adjoints' type
+/// (`G: nilang::Adjoint<T>`), which a function's own may not take.
+pub const ADJOINT_TYPE: &str = "G";
