@@ -48,6 +48,17 @@ fn counted(gpu: &Gpu, f: impl FnOnce()) -> Transfers {
     }
 }
 
+/// The copies and the median time of the slice run and of the device run.
+fn two_ways(
+    gpu: &Gpu,
+    mut slices: impl FnMut(),
+    mut device: impl FnMut(),
+) -> [(Transfers, Duration); 2] {
+    let ts = counted(gpu, &mut slices);
+    let td = counted(gpu, &mut device);
+    [(ts, median(&mut slices)), (td, median(&mut device))]
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
@@ -112,18 +123,15 @@ fn bessel_rows<T: GpuFloat + Default>(gpu: &Gpu, label: &str, cpu: Option<Durati
         zb.read().unwrap()
     };
     assert_eq!(slices(), device());
-    let ts = counted(gpu, || {
-        slices();
-    });
-    let td = counted(gpu, || {
-        device();
-    });
-    let t_slices = median(|| {
-        slices();
-    });
-    let t_device = median(|| {
-        device();
-    });
+    let [(ts, t_slices), (td, t_device)] = two_ways(
+        gpu,
+        || {
+            slices();
+        },
+        || {
+            device();
+        },
+    );
     let t_compute = median(|| {
         bessel_gradients(gpu, 2, &dz, &ones, &mut out, &mut seed, &mut zb).unwrap();
         gpu.wait().unwrap();
@@ -148,18 +156,15 @@ fn ba_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
     let slices = || ba_jacobian_gpu(gpu, b).unwrap();
     let mut dev = BaDevice::new(gpu, b).unwrap();
     assert_eq!(slices(), dev.jacobian(gpu).unwrap());
-    let ts = counted(gpu, || {
-        slices();
-    });
-    let td = counted(gpu, || {
-        dev.jacobian(gpu).unwrap();
-    });
-    let t_slices = median(|| {
-        slices();
-    });
-    let t_device = median(|| {
-        dev.jacobian(gpu).unwrap();
-    });
+    let [(ts, t_slices), (td, t_device)] = two_ways(
+        gpu,
+        || {
+            slices();
+        },
+        || {
+            dev.jacobian(gpu).unwrap();
+        },
+    );
     let t_compute = median(|| {
         dev.queue(gpu).unwrap();
         gpu.wait().unwrap();
@@ -203,18 +208,15 @@ fn circuit_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
     if gpu.reduction() == nilang_runtime::gpu::Reduction::Deterministic {
         assert_eq!(slices(), device());
     }
-    let ts = counted(gpu, || {
-        slices();
-    });
-    let td = counted(gpu, || {
-        device();
-    });
-    let t_slices = median(|| {
-        slices();
-    });
-    let t_device = median(|| {
-        device();
-    });
+    let [(ts, t_slices), (td, t_device)] = two_ways(
+        gpu,
+        || {
+            slices();
+        },
+        || {
+            device();
+        },
+    );
     let mut state = CircuitState::new(gpu, &c, &psi0, &target, &theta0).unwrap();
     let t_compute = median(|| {
         c.queue_steps(gpu, &mut state, rate, steps).unwrap();

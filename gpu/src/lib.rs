@@ -18,6 +18,22 @@ pub mod unchecked {
     nilang_runtime::include_nil!(pub mod bessel from "unchecked");
 }
 
+/// A deterministic pseudo-random sequence in [-1, 1), for the tests and
+/// benches.
+pub fn noise(n: usize, seed: u64) -> Vec<f64> {
+    let step = |s: u64| {
+        s.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+    };
+    let mut s = step(seed);
+    (0..n)
+        .map(|_| {
+            s = step(s);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
 /// A GPU for the tests: `None` (with a message) when there is no adapter,
 /// unless `NILANG_REQUIRE_GPU=1`, which makes a missing adapter a failure.
 pub fn test_gpu() -> Option<nilang_runtime::gpu::Gpu> {

@@ -4,22 +4,8 @@
 //! loop, and the errors of a bad launch or a lost device.
 
 use nilang_gpu::device::{BaDevice, Circuit, bessel_gradients};
-use nilang_gpu::{BaBlocks, ba_jacobian_gpu, bessel, circuit, gates, gather, test_gpu};
+use nilang_gpu::{BaBlocks, ba_jacobian_gpu, bessel, circuit, gates, gather, noise, test_gpu};
 use nilang_runtime::gpu::{DeviceArray, Gpu, GpuError, Reduction};
-
-fn noise(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
 
 fn f32s(v: &[f64]) -> Vec<f32> {
     v.iter().map(|&x| x as f32).collect()

@@ -1,23 +1,8 @@
 //! The generated kernels on a real wgpu device (Mesa's lavapipe in CI)
 //! against the same kernels run on the CPU, one call per index.
 
-use nilang_gpu::{bessel, gates, gather, math, test_gpu, unchecked};
+use nilang_gpu::{bessel, gates, gather, math, noise, test_gpu, unchecked};
 use nilang_runtime::gpu::GpuError;
-
-/// A deterministic pseudo-random sequence in [-1, 1).
-fn noise(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
 
 fn close(a: &[f32], b: &[f32], tol: f32, what: &str) {
     assert_eq!(a.len(), b.len());
