@@ -64,6 +64,22 @@ pub fn build_table(
                     .any(|(n, _)| *n == name.name)
                 || builtins::pure_function(&name.name).is_some()
                 || builtins::instruction(&name.name).is_some();
+            if crate::names::rust_name(&name.name) == crate::names::ADJOINT_TYPE {
+                out.push((
+                    file,
+                    Diagnostic::error(
+                        "E0110",
+                        name.span,
+                        format!("`{}` is a name generated code keeps for itself", name.name),
+                    )
+                    .with_label("this name is taken")
+                    .with_help(format!(
+                        "reverse passes take the adjoints' type as the type parameter `{}`, which would hide this struct inside them; rename the struct",
+                        crate::names::ADJOINT_TYPE
+                    )),
+                ));
+                continue;
+            }
             if builtin || is_function(&name.name) {
                 let what = if builtin {
                     "a built-in type or function"
