@@ -316,7 +316,7 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
 /// function named as one generated for another (`uncall_f`, `f_adjoint`,
 /// `f_grad`, a kernel's `f_gpu`, ...; `names::generated_functions`).
 fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
-    use crate::names::{generated_functions, rust_name};
+    use crate::names::{generated_functions, reserved_name, rust_name};
     let mut spelled: FxHashMap<String, (String, SourceFile, crate::ast::Span)> =
         FxHashMap::default();
     let mut generated: FxHashMap<String, String> = FxHashMap::default();
@@ -351,6 +351,19 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
             None => {
                 spelled.insert(s.clone(), (name.clone(), file, span));
             }
+        }
+        if let Some(why) = reserved_name(&s) {
+            table.duplicates.push((
+                file,
+                Diagnostic::error(
+                    "E0110",
+                    span,
+                    format!("`{name}` is a name generated code keeps for itself"),
+                )
+                .with_label("this name")
+                .with_help(format!("{why}; rename it")),
+            ));
+            continue;
         }
         if let Some(owner) = generated.get(&s).filter(|o| **o != name) {
             table.duplicates.push((

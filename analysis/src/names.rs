@@ -93,21 +93,30 @@ pub fn generated_functions(name: &str) -> Vec<String> {
     out
 }
 
-/// Why a variable's Rust name is taken by generated code, if it is:
-/// `__` starts generated temporaries, and `ATOL` is the checks' tolerance (a constant, which a parameter may not
-/// shadow). The runtime's alias `nilang` lives in the type namespace, so a
-/// variable may take that name. (The WGSL backend puts `v_` or `aN_`
-/// before every variable, so its own names never meet a user's.)
-pub fn reserved_variable(spelled: &str) -> Option<&'static str> {
+/// Why a variable's or function's Rust name is taken by generated code,
+/// if it is. All of these live in Rust's value namespace: `__` starts
+/// generated temporaries and function bodies, `ATOL` is the checks'
+/// tolerance (a constant, which a parameter may not shadow), and `Ok`,
+/// `Err`, `Some` and `None` are the prelude's variants, which generated
+/// code uses and a name of theirs would hide. The runtime's alias `nilang`
+/// lives in the type namespace, so a variable may take that name. (The
+/// WGSL backend puts `v_` or `aN_` before every variable, so its own names
+/// never meet a user's.)
+pub fn reserved_name(spelled: &str) -> Option<&'static str> {
     if spelled.starts_with("__") {
-        Some("names starting with `__` are kept for generated temporaries")
+        Some("names starting with `__` are kept for generated temporaries and function bodies")
+    } else if spelled == "ATOL" {
+        Some("generated code names the run-time checks' tolerance `ATOL`")
+    } else if PRELUDE_VARIANTS.contains(&spelled) {
+        Some(
+            "generated code uses Rust's `Ok`, `Err`, `Some` and `None`, which this name would hide",
+        )
     } else {
-        match spelled {
-            "ATOL" => Some("generated code names the run-time checks' tolerance `ATOL`"),
-            _ => None,
-        }
+        None
     }
 }
+
+const PRELUDE_VARIANTS: [&str; 4] = ["Ok", "Err", "Some", "None"];
 
 /// The type parameter of reverse passes for the adjoints' type
 /// (`G: nilang::Adjoint<T>`), which a function's own may not take.

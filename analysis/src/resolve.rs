@@ -169,7 +169,7 @@ pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
 /// name generated code keeps (`crate::names`). Each clash is reported once,
 /// at the later definition.
 fn name_clashes(function: &Function, defs: &[Def]) -> Vec<Diagnostic> {
-    use crate::names::{ADJOINT_TYPE, bar_name, reserved_variable, rust_name};
+    use crate::names::{ADJOINT_TYPE, bar_name, reserved_name, rust_name};
     let mut first: FxHashMap<String, &Def> = FxHashMap::default();
     // Names the parser makes up (the position `__v_k` of `for v in xs`)
     // have empty spans: the compiler's own, like its temporaries.
@@ -223,7 +223,7 @@ fn name_clashes(function: &Function, defs: &[Def]) -> Vec<Diagnostic> {
             continue;
         }
         seen.insert(s.clone(), d);
-        if let Some(why) = reserved_variable(&s) {
+        if let Some(why) = reserved_name(&s) {
             out.push(clash(
                 d,
                 format!("`{}` is a name generated code keeps for itself", d.name),
