@@ -347,3 +347,37 @@ fn elementary_functions_in_f64_and_f32() {
         );
     }
 }
+
+/// A kernel whose parameters take the launchers' own names, `n` and `gpu`
+/// (the launchers then use `__n` and `__gpu`), forwards and backwards.
+#[test]
+fn kernel_parameters_named_n_and_gpu() {
+    let Some(gpu) = test_gpu() else { return };
+    let len = 100;
+    let x: Vec<f32> = noise(len, 11).iter().map(|&v| v as f32).collect();
+    let mut y = vec![0.5f32; len];
+    gather::scale_by_gpu(&gpu, len, &mut y, &x, 2.0, 3.0).unwrap();
+    for (yi, xi) in y.iter().zip(&x) {
+        assert!((yi - (0.5 + 6.0 * xi)).abs() < 1e-6);
+    }
+    let (mut y_bar, mut x_bar) = (vec![1.0f32; len], vec![0.0f32; len]);
+    let (mut n_bar, mut gpu_bar) = (0.0f32, 0.0f32);
+    gather::scale_by_adjoint_gpu(
+        &gpu,
+        len,
+        &mut y,
+        &mut y_bar,
+        &x,
+        &mut x_bar,
+        2.0,
+        3.0,
+        &mut n_bar,
+        &mut gpu_bar,
+    )
+    .unwrap();
+    let sum: f32 = x.iter().sum();
+    assert!(y.iter().all(|&v| (v - 0.5).abs() < 1e-6), "y restored");
+    assert!(x_bar.iter().all(|&v| (v - 6.0).abs() < 1e-6));
+    assert!((n_bar - 3.0 * sum).abs() < 1e-4, "n_bar {n_bar}");
+    assert!((gpu_bar - 2.0 * sum).abs() < 1e-4, "gpu_bar {gpu_bar}");
+}

@@ -140,15 +140,25 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         let unsupported = format!(
             "return Err(nilang::gpu::GpuError::Unsupported {{ kernel: {fn_base:?}, why: \"the reverse pass adds to the adjoint of an array read at computed indices inside a loop, which only atomic adds can sum, and WGSL has atomics of 32-bit values only: run it in f32\".into() }})"
         );
+        // The launchers' own names: `gpu` and `n` where no parameter of the
+        // kernel takes them, else `__gpu` and `__n` (names `.nil` code may not
+        // use, E0110); their locals always start with `__`.
+        let taken = |w: &str| {
+            params.iter().any(|p| p.name == w)
+                || arrays.iter().any(|a| a.name == w)
+                || scalar_bars.iter().any(|(b, _)| b == w)
+        };
+        let gpu = if taken("gpu") { "__gpu" } else { "gpu" };
+        let n = if taken("n") { "__n" } else { "n" };
         let atomic = match (find("f32", Atomics::Native), find("f32", Atomics::Cas)) {
             (Some(nv), Some(c)) => Some(format!(
-                "if gpu.has_float_atomics() {{ {nv} }} else {{ {c} }}"
+                "if {gpu}.has_float_atomics() {{ {nv} }} else {{ {c} }}"
             )),
             _ => None,
         };
         let f32_choice = match (find("f32", Atomics::Deterministic), atomic) {
             (Some(d), Some(a)) => format!(
-                "if gpu.reduction() == nilang::gpu::Reduction::Atomic {{ {a} }} else {{ {d} }}"
+                "if {gpu}.reduction() == nilang::gpu::Reduction::Atomic {{ {a} }} else {{ {d} }}"
             ),
             (Some(d), None) => d,
             (None, Some(a)) => a,
@@ -164,7 +174,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         };
 
         // The device launcher.
-        let mut sig = vec!["gpu: &nilang::gpu::Gpu".to_string(), "n: usize".to_string()];
+        let mut sig = vec![format!("{gpu}: &nilang::gpu::Gpu"), format!("{n}: usize")];
         let mut slice_sig = sig.clone();
         let mut array_iter = arrays.iter().peekable();
         for p in &params {
@@ -223,22 +233,22 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
                 "    nilang::gpu::expect_len({fn_base:?}, {b:?}, {b}.len(), 1, \"the adjoint of a scalar is one element\")?;"
             );
         }
-        let _ = writeln!(out, "    let kernel = {choice};");
-        out.push_str("    let mut args = nilang::gpu::Launch::new();\n");
+        let _ = writeln!(out, "    let __kernel = {choice};");
+        out.push_str("    let mut __args = nilang::gpu::Launch::new();\n");
         for (s, _) in &scalars {
-            let _ = writeln!(out, "    args.scalar({s})?;");
+            let _ = writeln!(out, "    __args.scalar({s})?;");
         }
         for a in &arrays {
             if a.mutated {
-                let _ = writeln!(out, "    args.array_mut({:?}, &mut *{});", a.name, a.name);
+                let _ = writeln!(out, "    __args.array_mut({:?}, &mut *{});", a.name, a.name);
             } else {
-                let _ = writeln!(out, "    args.array({:?}, {});", a.name, a.name);
+                let _ = writeln!(out, "    __args.array({:?}, {});", a.name, a.name);
             }
         }
         for (b, _) in &scalar_bars {
-            let _ = writeln!(out, "    args.array_mut({b:?}, &mut *{b});");
+            let _ = writeln!(out, "    __args.array_mut({b:?}, &mut *{b});");
         }
-        out.push_str("    gpu.run(&kernel, n, args)\n}\n\n");
+        let _ = writeln!(out, "    {gpu}.run(&__kernel, {n}, __args)\n}}\n");
 
         // The slice launcher.
         let _ = writeln!(
@@ -254,24 +264,24 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
             let m = if a.mutated { "mut " } else { "" };
             let _ = writeln!(
                 out,
-                "    let {m}d_{0} = nilang::gpu::DeviceArray::from_slice(gpu, {0})?;",
+                "    let {m}__d_{0} = nilang::gpu::DeviceArray::from_slice({gpu}, {0})?;",
                 a.name
             );
         }
         for (b, _) in &scalar_bars {
             let _ = writeln!(
                 out,
-                "    let mut d_{b} = nilang::gpu::DeviceArray::from_slice(gpu, std::slice::from_ref(&*{b}))?;"
+                "    let mut __d_{b} = nilang::gpu::DeviceArray::from_slice({gpu}, std::slice::from_ref(&*{b}))?;"
             );
         }
-        let mut call = vec!["gpu".to_string(), "n".to_string()];
+        let mut call = vec![gpu.to_string(), n.to_string()];
         let mut array_iter = arrays.iter();
         for p in &params {
             if let K::Array(_) = p.kind {
                 for _ in 0..(if ad && p.kind.is_float() { 2 } else { 1 }) {
                     if let Some(a) = array_iter.next() {
                         let m = if a.mutated { "&mut " } else { "&" };
-                        call.push(format!("{m}d_{}", a.name));
+                        call.push(format!("{m}__d_{}", a.name));
                     }
                 }
             } else {
@@ -279,17 +289,17 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
             }
         }
         for (b, _) in &scalar_bars {
-            call.push(format!("&mut d_{b}"));
+            call.push(format!("&mut __d_{b}"));
         }
         let _ = writeln!(out, "    {fn_base}_device({})?;", call.join(", "));
-        out.push_str("    let mut back = nilang::gpu::Readback::new();\n");
+        out.push_str("    let mut __back = nilang::gpu::Readback::new();\n");
         for a in arrays.iter().filter(|a| a.mutated) {
-            let _ = writeln!(out, "    back.add(&d_{0}, {0});", a.name);
+            let _ = writeln!(out, "    __back.add(&__d_{0}, {0});", a.name);
         }
         for (b, _) in &scalar_bars {
-            let _ = writeln!(out, "    back.add(&d_{b}, std::slice::from_mut({b}));");
+            let _ = writeln!(out, "    __back.add(&__d_{b}, std::slice::from_mut({b}));");
         }
-        out.push_str("    back.finish()\n}\n\n");
+        out.push_str("    __back.finish()\n}\n\n");
     }
     (out, Vec::new())
 }
