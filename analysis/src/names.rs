@@ -96,7 +96,8 @@ pub fn generated_functions(name: &str) -> Vec<String> {
 /// Why a variable's or function's Rust name is taken by generated code,
 /// if it is. All of these live in Rust's value namespace: `__` starts
 /// generated temporaries and function bodies, `ATOL` is the checks'
-/// tolerance (a constant, which a parameter may not shadow), and `Ok`,
+/// tolerance (a constant, which a parameter may not shadow),
+/// `global_index` is the index parameter of a kernel's CPU function, and `Ok`,
 /// `Err`, `Some` and `None` are the prelude's variants, which generated
 /// code uses and a name of theirs would hide. The runtime's alias `nilang`
 /// lives in the type namespace, so a variable may take that name. (The
@@ -107,6 +108,8 @@ pub fn reserved_name(spelled: &str) -> Option<&'static str> {
         Some("names starting with `__` are kept for generated temporaries and function bodies")
     } else if spelled == "ATOL" {
         Some("generated code names the run-time checks' tolerance `ATOL`")
+    } else if spelled == "global_index" {
+        Some("a kernel's CPU function takes the invocation's index as its parameter `global_index`")
     } else if PRELUDE_VARIANTS.contains(&spelled) {
         Some(
             "generated code uses Rust's `Ok`, `Err`, `Some` and `None`, which this name would hide",
