@@ -17,6 +17,7 @@ use crate::check::{self, CalleeInfo};
 use crate::diagnostics::Diagnostic;
 use crate::effects::{self, LocalEffects, Mutations};
 use crate::invert;
+pub use crate::names::module_name;
 use crate::printer;
 use crate::resolve::{self, Items, Resolution, Signature};
 use crate::syntax::{self, ParsedFile};
@@ -321,7 +322,26 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         FxHashMap::default();
     let mut generated: FxHashMap<String, String> = FxHashMap::default();
     let mut all = Vec::new();
+    let mut modules: FxHashMap<String, SourceFile> = FxHashMap::default();
     for &file in project.files(db) {
+        let module = module_name(file.path(db));
+        if let Some(other) = modules.get(&module) {
+            table.duplicates.push((
+                file,
+                Diagnostic::error(
+                    "E0110",
+                    crate::ast::Span::new(0, 0),
+                    format!(
+                        "this file and {} are both the Rust module `{module}`",
+                        other.path(db)
+                    ),
+                )
+                .with_label("this file's module")
+                .with_help("a file's module is its name with `-`, `.` and spaces as `_`; rename one of the files"),
+            ));
+        } else {
+            modules.insert(module, file);
+        }
         for item in &parse_file(db, file).items {
             let name = &item.function.name;
             all.push((file, name.name.clone(), name.span.shift(item.offset)));

@@ -53,6 +53,22 @@ fn greek(c: char) -> Option<&'static str> {
     }
 }
 
+/// The Rust name of a file's module: its stem, `!` dropped, `-`, `.` and
+/// spaces as `_`, and `_` before a leading digit (`00_setup.nil` is
+/// `_00_setup`).
+pub fn module_name(path: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = rust_name(&stem.replace(['-', '.', ' '], "_"));
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{name}")
+    } else {
+        name
+    }
+}
+
 fn bare(name: &str) -> String {
     rust_name(name).trim_start_matches("r#").to_string()
 }
@@ -124,3 +140,12 @@ const PRELUDE_VARIANTS: [&str; 4] = ["Ok", "Err", "Some", "None"];
 /// The type parameter of reverse passes for the adjoints' type
 /// (`G: nilang::Adjoint<T>`), which a function's own may not take.
 pub const ADJOINT_TYPE: &str = "G";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn module_names_are_rust_identifiers() {
+        assert_eq!(super::module_name("nil/00_setup.nil"), "_00_setup");
+        assert_eq!(super::module_name("a-b.c.nil"), "a_b_c");
+    }
+}

@@ -303,7 +303,7 @@ impl Config {
         let mut failed = false;
         let mut names: Vec<(String, String)> = Vec::new();
         for (&file, source) in sources.iter().zip(&files) {
-            let module = db::module_name(file.path(&db));
+            let module = nilang_analysis::names::module_name(file.path(&db));
             if let Some((_, other)) = names.iter().find(|(m, _)| *m == module) {
                 return Err(Error::Io(format!(
                     "`{}` and `{other}` would both become the module `{module}`; rename one",

@@ -10,30 +10,6 @@ use nilang_analysis::diagnostics::Diagnostic;
 
 use crate as codegen;
 
-/// The Rust name of a file's module: its stem, `!` dropped, `-` as `_`,
-/// and `_` before a leading digit (`00_setup.nil` is `_00_setup`).
-pub fn module_name(path: &str) -> String {
-    let stem = std::path::Path::new(path)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let name = codegen::rust_name(&stem.replace(['-', '.', ' '], "_"));
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("_{name}")
-    } else {
-        name
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn module_names_are_rust_identifiers() {
-        assert_eq!(super::module_name("nil/00_setup.nil"), "_00_setup");
-        assert_eq!(super::module_name("a-b.c.nil"), "a_b_c");
-    }
-}
-
 struct ProjectCodegen<'a> {
     db: &'a dyn Db,
     project: Project,

@@ -218,6 +218,27 @@ fn directories_are_searched_recursively_as_one_project() {
 }
 
 #[test]
+fn files_that_would_be_one_rust_module_are_an_error() {
+    let tmp = scratch("modules");
+    let dir = tmp.path();
+    write(
+        dir,
+        "a-b.nil",
+        "function f(y::f64, x::f64)\n    y += x\nend\n",
+    );
+    write(
+        dir,
+        "a_b.nil",
+        "function g(y::f64, x::f64)\n    y += x\nend\n",
+    );
+    let out = nilc(&["check", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("error[E0110]"), "{text}");
+    assert!(text.contains("both the Rust module `a_b`"), "{text}");
+}
+
+#[test]
 fn missing_paths_and_empty_directories_are_usage_errors() {
     let out = nilc(&["check", "/definitely/not/here.nil"]);
     assert_eq!(out.status.code(), Some(2));
