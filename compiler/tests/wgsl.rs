@@ -166,6 +166,38 @@ fn accepted_kernels_of_the_ui_suite_validate() {
     }
 }
 
+/// Functions a kernel calls, named like the shaders' own helpers
+/// (`nil_powi_f32`, `nil_sin_f64` would be theirs without the `u_` prefix)
+/// or a WGSL built-in, and a kernel parameter named `n`.
+#[test]
+fn functions_named_like_helpers_or_builtins_validate() {
+    let src = "function powi_f32(y::T, x::T) where T: Real
+    y += x
+end
+
+function sin_f64(y::T, x::T) where T: Real
+    y += sin(x)
+end
+
+function select(y::T, x::T) where T: Real
+    y += x * x
+end
+
+@kernel function calls_them(y::[T], x::[T], n::T) where T: Real
+    i ← global_index()
+    powi_f32(y[i], x[i])
+    sin_f64(y[i], x[i])
+    select(y[i], n)
+    i → global_index()
+end
+";
+    let shaders = kernels_of(&[("names.nil", src.to_string())]);
+    assert!(shaders.len() >= 4, "{}", shaders.len());
+    for (label, wgsl) in &shaders {
+        validate(label, wgsl);
+    }
+}
+
 #[test]
 fn constructs_the_gpu_backend_lacks_are_e0701() {
     let text = "@kernel function k(y::[T], x::[T]) where T: Real\n    i ← global_index()\n    y .+= x\n    i → global_index()\nend\n";

@@ -51,13 +51,17 @@ pub(super) fn wgsl_ty(k: K) -> &'static str {
     }
 }
 
+/// The WGSL name of a `.nil` function in a pass: `u_` before the Rust
+/// spelling, so that it never meets the shaders' own helpers (`nil_...`)
+/// or WGSL's built-ins (a function `powi_f32` would otherwise be
+/// `nil_powi_f32`, the helper's name).
 pub(super) fn fn_name(name: &str, pass: Pass) -> String {
     let base = rust_name(name).trim_start_matches("r#").to_string();
     match pass {
-        Pass::Forward => format!("nil_{base}"),
-        Pass::Inverse => format!("nil_uncall_{base}"),
-        Pass::Adjoint => format!("nil_{base}_adjoint"),
-        Pass::UncallAdjoint => format!("nil_uncall_{base}_adjoint"),
+        Pass::Forward => format!("u_{base}"),
+        Pass::Inverse => format!("u_uncall_{base}"),
+        Pass::Adjoint => format!("u_{base}_adjoint"),
+        Pass::UncallAdjoint => format!("u_uncall_{base}_adjoint"),
     }
 }
 
