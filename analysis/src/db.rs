@@ -315,12 +315,16 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
 
 /// E0110 between functions: two names generated Rust spells alike, or a
 /// function named as one generated for another (`uncall_f`, `f_adjoint`,
-/// `f_grad`, a kernel's `f_gpu`, ...; `names::generated_functions`).
+/// `f_grad`, a kernel's `f_gpu`, ...; `names::generated_from`); and two
+/// files that are one Rust module.
 fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
-    use crate::names::{generated_functions, reserved_name, rust_name};
-    let mut spelled: FxHashMap<String, (String, SourceFile, crate::ast::Span)> =
-        FxHashMap::default();
-    let mut generated: FxHashMap<String, String> = FxHashMap::default();
+    use crate::names::{generated_from, reserved_name, rust_name};
+    struct Named {
+        file: SourceFile,
+        name: String,
+        spelled: String,
+        span: crate::ast::Span,
+    }
     let mut all = Vec::new();
     let mut modules: FxHashMap<String, SourceFile> = FxHashMap::default();
     for &file in project.files(db) {
@@ -344,35 +348,43 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         }
         for item in &parse_file(db, file).items {
             let name = &item.function.name;
-            all.push((file, name.name.clone(), name.span.shift(item.offset)));
-            for g in generated_functions(&name.name) {
-                generated.entry(g).or_insert_with(|| name.name.clone());
-            }
+            all.push(Named {
+                file,
+                spelled: rust_name(&name.name).trim_start_matches("r#").to_string(),
+                name: name.name.clone(),
+                span: name.span.shift(item.offset),
+            });
         }
     }
-    for (file, name, span) in all {
-        let s = rust_name(&name).trim_start_matches("r#").to_string();
-        match spelled.get(&s) {
-            Some((other, other_file, other_span)) if *other != name => {
-                let mut d = Diagnostic::error(
-                    "E0110",
-                    span,
-                    format!("functions `{name}` and `{other}` are both `{s}` in generated Rust"),
-                )
-                .with_label("this name")
-                .with_help("Greek letters are spelled out and `!` is dropped; rename one of them");
-                if *other_file == file {
-                    d = d.with_secondary(*other_span, format!("`{other}` defined here"));
-                }
-                table.duplicates.push((file, d));
-                continue;
+    // The first function of each spelling, by its position in `all`.
+    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+    for (k, f) in all.iter().enumerate() {
+        first.entry(f.spelled.as_str()).or_insert(k);
+    }
+    for (k, f) in all.iter().enumerate() {
+        let (file, name, s, span) = (f.file, &f.name, &f.spelled, f.span);
+        let other = &all[first[s.as_str()]];
+        if first[s.as_str()] != k && other.name != *name {
+            let mut d = Diagnostic::error(
+                "E0110",
+                span,
+                format!(
+                    "functions `{name}` and `{}` are both `{s}` in generated Rust",
+                    other.name
+                ),
+            )
+            .with_label("this name")
+            .with_help("Greek letters are spelled out and `!` is dropped; rename one of them");
+            if other.file == file {
+                d = d.with_secondary(other.span, format!("`{}` defined here", other.name));
             }
-            Some(_) => continue,
-            None => {
-                spelled.insert(s.clone(), (name.clone(), file, span));
-            }
+            table.duplicates.push((file, d));
+            continue;
         }
-        if let Some(why) = reserved_name(&s) {
+        if first[s.as_str()] != k {
+            continue;
+        }
+        if let Some(why) = reserved_name(s) {
             table.duplicates.push((
                 file,
                 Diagnostic::error(
@@ -385,15 +397,18 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
             ));
             continue;
         }
-        if let Some(owner) = generated.get(&s).filter(|o| **o != name) {
+        let owner = generated_from(s)
+            .into_iter()
+            .filter_map(|base| first.get(base).copied())
+            .min()
+            .map(|o| &all[o].name);
+        if let Some(owner) = owner.filter(|o| *o != name) {
             table.duplicates.push((
                 file,
                 Diagnostic::error(
                     "E0110",
                     span,
-                    format!(
-                        "`{name}` is the name of a function generated for `{owner}`"
-                    ),
+                    format!("`{name}` is the name of a function generated for `{owner}`"),
                 )
                 .with_label("this name")
                 .with_help(format!(

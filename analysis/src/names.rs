@@ -79,8 +79,16 @@ pub fn uncall_name(name: &str) -> String {
 
 /// The adjoint of a variable in a reverse pass (`x_bar`).
 pub fn bar_name(name: &str) -> String {
-    format!("{}_bar", bare(name))
+    format!("{}{BAR}", bare(name))
 }
+
+/// The Rust spelling of the variable whose adjoint is spelled `spelled`,
+/// if it is an adjoint's name (`x` for `x_bar`): [`bar_name`] read back.
+pub fn bar_of(spelled: &str) -> Option<&str> {
+    spelled.strip_suffix(BAR)
+}
+
+const BAR: &str = "_bar";
 
 /// The body of a generated function `name` (`f`, `uncall_f`, `f_adjoint`,
 /// ...): what generated code calls. The public `name` is its entry point,
@@ -90,21 +98,46 @@ pub fn inner_name(name: &str) -> String {
     format!("__nil_{}", name.trim_start_matches("r#"))
 }
 
-/// The public functions generated for a `.nil` function `name` besides
-/// `name` itself: its inverse, the reverse passes of both, their
-/// accumulating forms, the gradient, and a kernel's launchers.
-pub fn generated_functions(name: &str) -> Vec<String> {
-    let f = bare(name);
-    let u = uncall_name(name);
-    let mut out = vec![u.clone(), format!("{f}_grad")];
-    for base in [&f, &u] {
-        out.push(format!("{base}_adjoint"));
-        out.push(format!("{base}_adjoint_accumulating"));
-    }
-    let passes = out.clone();
-    for base in [f.clone(), u].into_iter().chain(passes) {
-        out.push(format!("{base}_device"));
-        out.push(format!("{base}_gpu"));
+/// The passes generated for a `.nil` function `f` (as suffixes of its
+/// name), and those also generated for its inverse `uncall_f`: the
+/// function itself, its gradient (`f` only), its reverse pass and the
+/// reverse pass's accumulating form.
+const PASSES: [(&str, bool); 4] = [
+    ("", true),
+    ("_grad", false),
+    ("_adjoint", true),
+    ("_adjoint_accumulating", true),
+];
+
+/// The launchers a kernel gets for each pass (as suffixes).
+const LAUNCHERS: [&str; 3] = ["", "_device", "_gpu"];
+
+/// The Rust spellings of the functions that the compiler would generate a
+/// public function `spelled` for (besides the function itself): `f` for
+/// `uncall_f`, `f_grad`, `f_adjoint`, `uncall_f_adjoint_accumulating`,
+/// `f_gpu`, `uncall_f_adjoint_device`, ... Found by taking the name apart
+/// rather than by listing every function's generated names, so that the
+/// project-wide check costs no allocation per function.
+pub fn generated_from(spelled: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for launcher in LAUNCHERS {
+        let Some(pass_name) = spelled.strip_suffix(launcher) else {
+            continue;
+        };
+        for (pass, of_inverse) in PASSES {
+            let Some(stem) = pass_name.strip_suffix(pass) else {
+                continue;
+            };
+            if (!launcher.is_empty() || !pass.is_empty()) && !stem.is_empty() {
+                out.push(stem);
+            }
+            if let Some(f) = stem
+                .strip_prefix("uncall_")
+                .filter(|f| of_inverse && !f.is_empty())
+            {
+                out.push(f);
+            }
+        }
     }
     out
 }
@@ -143,6 +176,41 @@ pub const ADJOINT_TYPE: &str = "G";
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn generated_names_lead_back_to_their_function() {
+        let generated = [
+            "uncall_f",
+            "f_grad",
+            "f_adjoint",
+            "f_adjoint_accumulating",
+            "uncall_f_adjoint",
+            "uncall_f_adjoint_accumulating",
+            "f_device",
+            "f_gpu",
+            "uncall_f_device",
+            "uncall_f_gpu",
+            "f_grad_device",
+            "f_grad_gpu",
+            "f_adjoint_device",
+            "f_adjoint_gpu",
+            "f_adjoint_accumulating_device",
+            "f_adjoint_accumulating_gpu",
+            "uncall_f_adjoint_device",
+            "uncall_f_adjoint_gpu",
+            "uncall_f_adjoint_accumulating_device",
+            "uncall_f_adjoint_accumulating_gpu",
+        ];
+        for name in generated {
+            assert!(super::generated_from(name).contains(&"f"), "{name}");
+        }
+        for name in ["f", "g", "uncall_", "_grad", "uncall_f_grad_x", "fgrad"] {
+            assert!(!super::generated_from(name).contains(&"f"), "{name}");
+        }
+        // `uncall_f_adjoint` is also the reverse pass of a function named
+        // `uncall_f`.
+        assert!(super::generated_from("uncall_f_adjoint").contains(&"uncall_f"));
+    }
+
     #[test]
     fn module_names_are_rust_identifiers() {
         assert_eq!(super::module_name("nil/00_setup.nil"), "_00_setup");

@@ -169,29 +169,8 @@ pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
 /// name generated code keeps (`crate::names`). Each clash is reported once,
 /// at the later definition.
 fn name_clashes(function: &Function, defs: &[Def]) -> Vec<Diagnostic> {
-    use crate::names::{ADJOINT_TYPE, bar_name, reserved_name, rust_name};
-    let mut first: FxHashMap<String, &Def> = FxHashMap::default();
-    // Names the parser makes up (the position `__v_k` of `for v in xs`)
-    // have empty spans: the compiler's own, like its temporaries.
-    for d in defs.iter().filter(|d| d.span.start < d.span.end) {
-        first.entry(d.name.clone()).or_insert(d);
-    }
-    let mut names: Vec<&Def> = first.values().copied().collect();
-    names.sort_by_key(|d| d.span);
-    let spelled: FxHashMap<String, &Def> = names
-        .iter()
-        .map(|d| (rust_name(&d.name).trim_start_matches("r#").to_string(), *d))
-        .collect();
+    use crate::names::{ADJOINT_TYPE, bar_of, reserved_name, rust_name};
     let mut out = Vec::new();
-    let clash = |d: &Def, message: String, other: Option<(&Def, String)>, help: String| {
-        let mut diag = Diagnostic::error("E0110", d.span, message)
-            .with_label("this name")
-            .with_help(help);
-        if let Some((o, label)) = other {
-            diag = diag.with_secondary(o.span, label);
-        }
-        diag
-    };
     for g in &function.generics {
         if rust_name(&g.name.name) == ADJOINT_TYPE {
             out.push(
@@ -207,53 +186,64 @@ fn name_clashes(function: &Function, defs: &[Def]) -> Vec<Diagnostic> {
             );
         }
     }
-    let mut seen: FxHashMap<String, &Def> = FxHashMap::default();
-    for d in names {
-        let s = rust_name(&d.name).trim_start_matches("r#").to_string();
-        if let Some(o) = seen.get(&s) {
+    // Each name's first definition, in source order. Names the parser makes
+    // up (the position `__v_k` of `for v in xs`) have empty spans: the
+    // compiler's own, like its temporaries.
+    let mut first: FxHashMap<&str, &Def> = FxHashMap::default();
+    for d in defs.iter().filter(|d| d.span.start < d.span.end) {
+        first.entry(d.name.as_str()).or_insert(d);
+    }
+    let mut names: Vec<(&Def, String)> = first
+        .into_values()
+        .map(|d| (d, rust_name(&d.name).trim_start_matches("r#").to_string()))
+        .collect();
+    names.sort_by_key(|(d, _)| d.span);
+    // The first name of each spelling.
+    let mut spelled: FxHashMap<&str, &Def> = FxHashMap::default();
+    for (d, s) in &names {
+        spelled.entry(s.as_str()).or_insert(d);
+    }
+    let clash = |d: &Def, message: String, other: Option<&Def>, help: String| {
+        let mut diag = Diagnostic::error("E0110", d.span, message)
+            .with_label("this name")
+            .with_help(help);
+        if let Some(o) = other {
+            diag = diag.with_secondary(o.span, format!("`{}` defined here", o.name));
+        }
+        diag
+    };
+    for (d, s) in &names {
+        let o = spelled[s.as_str()];
+        if !std::ptr::eq(o, *d) {
             out.push(clash(
                 d,
                 format!(
                     "`{}` and `{}` are both `{s}` in generated Rust",
                     d.name, o.name
                 ),
-                Some((o, format!("`{}` defined here", o.name))),
+                Some(o),
                 "Greek letters are spelled out and `!` is dropped; rename one of them".into(),
             ));
-            continue;
-        }
-        seen.insert(s.clone(), d);
-        if let Some(why) = reserved_name(&s) {
+        } else if let Some(why) = reserved_name(s) {
             out.push(clash(
                 d,
                 format!("`{}` is a name generated code keeps for itself", d.name),
                 None,
                 format!("{why}; rename it"),
             ));
-            continue;
-        }
-        if let Some(o) = names_of(&spelled, |o| bar_name(&o.name) == s) {
+        } else if let Some(o) = bar_of(s).and_then(|x| spelled.get(x)) {
             out.push(clash(
                 d,
                 format!(
                     "`{}` is the name generated code gives the reverse pass's adjoint of `{}`",
                     d.name, o.name
                 ),
-                Some((o, format!("`{}` defined here", o.name))),
+                Some(o),
                 format!("rename `{}`", d.name),
             ));
         }
     }
     out
-}
-
-fn names_of<'d>(
-    spelled: &FxHashMap<String, &'d Def>,
-    pred: impl Fn(&Def) -> bool,
-) -> Option<&'d Def> {
-    let mut hits: Vec<&Def> = spelled.values().copied().filter(|d| pred(d)).collect();
-    hits.sort_by_key(|d| d.span);
-    hits.into_iter().next()
 }
 
 struct Resolver<'a> {
