@@ -96,7 +96,7 @@ impl<T> std::fmt::Debug for DeviceArray<T> {
     }
 }
 
-fn new_buffer(gpu: &Inner, bytes: u64) -> wgpu::Buffer {
+pub(super) fn new_buffer(gpu: &Inner, bytes: u64) -> wgpu::Buffer {
     // Bindings may not be empty; sizes are multiples of 4.
     gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,

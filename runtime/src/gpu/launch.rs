@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::array::DeviceSlice;
+use super::array::{DeviceSlice, new_buffer};
 use super::{Gpu, GpuError, GpuScalar, Inner, Kernel, Reduce, reduce};
 
 /// One array argument of a launch.
@@ -78,6 +78,7 @@ impl Launch {
 }
 
 /// An argument as bound: its own buffer range, or a scratch copy.
+#[derive(Clone)]
 pub(super) struct Bound {
     pub buffer: Arc<wgpu::Buffer>,
     pub offset: u64,
@@ -143,25 +144,14 @@ impl Gpu {
             exact
         };
         let Ok(mut pool) = self.scratch.lock() else {
-            return Arc::new(self.new_storage(size));
+            return Arc::new(new_buffer(&self.inner, size));
         };
         let buffer = match pool.free.iter().position(|b| b.size() == size) {
             Some(i) => pool.free.swap_remove(i),
-            None => Arc::new(self.new_storage(size)),
+            None => Arc::new(new_buffer(&self.inner, size)),
         };
         pool.lent.push(buffer.clone());
         buffer
-    }
-
-    fn new_storage(&self, size: u64) -> wgpu::Buffer {
-        self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("nilang scratch"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        })
     }
 
     /// Returns the buffers lent since the last return to the pool, which
@@ -175,7 +165,35 @@ impl Gpu {
         }
     }
 
-    pub(super) fn uniform(&self, block: &[u8]) -> wgpu::Buffer {
+    /// A bind group of `layout`: the uniform block `params` at binding 0,
+    /// then `buffers` at bindings 1, 2, ...
+    pub(super) fn bind_group(
+        &self,
+        layout: &wgpu::BindGroupLayout,
+        params: &[u8],
+        buffers: &[&Bound],
+    ) -> wgpu::BindGroup {
+        let uniform = self.uniform(params);
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        }];
+        for (i, b) in buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: b.binding(),
+            });
+        }
+        self.inner
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout,
+                entries: &entries,
+            })
+    }
+
+    fn uniform(&self, block: &[u8]) -> wgpu::Buffer {
         let mut block = block.to_vec();
         block.resize(block.len().max(16).next_multiple_of(16), 0);
         let buffer = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
@@ -209,7 +227,7 @@ impl Gpu {
         })?;
         let mut read_only = Vec::new();
         for (i, a) in args.arrays.iter().enumerate() {
-            match kernel.reduce.iter().find(|r| reduce::arg_of(r) == i) {
+            match kernel.reduce_of(i) {
                 None => read_only.push(!a.writable),
                 Some(Reduce::Slots { .. }) => read_only.push(false),
                 Some(Reduce::Log { .. }) => read_only.extend([false, false]),
@@ -234,7 +252,6 @@ impl Gpu {
     ) -> Result<(), GpuError> {
         let n = n32 as usize;
         let layout = pipeline.get_bind_group_layout(0);
-        let device = &self.inner.device;
 
         // Each argument as bound, and the copies back of scratch ones.
         let align = self.inner.storage_align;
@@ -269,12 +286,8 @@ impl Gpu {
         let mut sums = Vec::new();
         for (i, b) in bound.iter().enumerate() {
             let elem = args.arrays[i].elem;
-            match kernel.reduce.iter().find(|r| reduce::arg_of(r) == i) {
-                None => resources.push(Bound {
-                    buffer: b.buffer.clone(),
-                    offset: b.offset,
-                    size: b.size,
-                }),
+            match kernel.reduce_of(i) {
+                None => resources.push(b.clone()),
                 Some(Reduce::Slots { .. }) => {
                     let slots = self.storage(n as u64 * elem);
                     resources.push(whole(&slots, n as u64 * elem));
@@ -298,6 +311,7 @@ impl Gpu {
             }
         }
 
+        let resources: Vec<&Bound> = resources.iter().collect();
         let wg = kernel.workgroup_size.max(1);
         let groups = n32.div_ceil(wg);
         let mut first_group = 0u32;
@@ -307,25 +321,7 @@ impl Gpu {
             let mut block = args.uniform.clone();
             block[0..4].copy_from_slice(&n32.to_le_bytes());
             block[4..8].copy_from_slice(&(first_group * wg).to_le_bytes());
-            let uniform = self.uniform(&block);
-            let mut entries = vec![wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            }];
-            for (k, r) in resources.iter().enumerate() {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: k as u32 + 1,
-                    resource: r.binding(),
-                });
-            }
-            bind_groups.push((
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &layout,
-                    entries: &entries,
-                }),
-                count,
-            ));
+            bind_groups.push((self.bind_group(&layout, &block, &resources), count));
             first_group += count;
         }
         {
@@ -349,7 +345,9 @@ impl Gpu {
     }
 }
 
-fn whole(buffer: &Arc<wgpu::Buffer>, bytes: u64) -> Bound {
+/// The first `bytes` of a scratch buffer, as bound (at least 16, a
+/// multiple of 16, within the buffer).
+pub(super) fn whole(buffer: &Arc<wgpu::Buffer>, bytes: u64) -> Bound {
     Bound {
         buffer: buffer.clone(),
         offset: 0,

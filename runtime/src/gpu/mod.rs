@@ -132,6 +132,15 @@ pub struct Kernel {
     pub reduce: &'static [Reduce],
 }
 
+impl Kernel {
+    /// The sum that stands in for array argument `i`, if one does.
+    pub(super) fn reduce_of(&self, i: usize) -> Option<&Reduce> {
+        self.reduce.iter().find(|r| match **r {
+            Reduce::Slots { arg } | Reduce::Log { arg, .. } => arg == i,
+        })
+    }
+}
+
 /// A shared adjoint of a deterministic reverse pass: instead of adding to
 /// array argument `arg` (counted among the array arguments, from 0), the
 /// shader writes each invocation's contributions to slots of its own, and

@@ -24,8 +24,8 @@
 
 use std::sync::Arc;
 
-use super::launch::Bound;
-use super::{Gpu, GpuError, Reduce};
+use super::launch::{Bound, whole};
+use super::{Gpu, GpuError};
 
 const SOURCE: &str = include_str!("reduce.wgsl");
 
@@ -44,13 +44,6 @@ const WG: u32 = 256;
 /// element and block of entries) rather than by sorting the entries; the
 /// `dense` shader has one invocation per element and quarter block.
 const DENSE: u32 = 64;
-
-/// The argument a reduction stands in for.
-pub(super) fn arg_of(r: &Reduce) -> usize {
-    match *r {
-        Reduce::Slots { arg } | Reduce::Log { arg, .. } => arg,
-    }
-}
 
 /// A sum to queue after the kernel.
 pub(super) enum Sum {
@@ -132,11 +125,7 @@ pub(super) fn encode(
                 let blocks = m.div_ceil(WG);
                 let last = blocks == 1;
                 let dst = if last {
-                    Bound {
-                        buffer: target.buffer.clone(),
-                        offset: target.offset,
-                        size: target.size,
-                    }
+                    target.clone()
                 } else {
                     let b = gpu.storage(u64::from(blocks) * elem);
                     Bound {
@@ -169,31 +158,22 @@ pub(super) fn encode(
             entries,
             ..
         } => {
-            let m = u32::try_from(entries).map_err(|_| GpuError::OutOfRange {
-                what: format!(
-                    "{entries} shared-adjoint entries: at most {} in one launch",
-                    u32::MAX / 2
-                ),
-            })?;
+            // The sort pairs each entry with its position in a power of two.
+            let m = u32::try_from(entries)
+                .ok()
+                .filter(|&m| m <= u32::MAX / 2)
+                .ok_or_else(|| GpuError::OutOfRange {
+                    what: format!(
+                        "{entries} shared-adjoint entries: at most {} in one launch",
+                        u32::MAX / 2
+                    ),
+                })?;
             if m == 0 {
                 return Ok(());
             }
-            if m > u32::MAX / 2 {
-                return Err(GpuError::OutOfRange {
-                    what: format!(
-                        "{m} shared-adjoint entries: at most {} in one launch",
-                        u32::MAX / 2
-                    ),
-                });
-            }
-            let whole = |b: &Arc<wgpu::Buffer>, bytes: u64| Bound {
-                buffer: b.clone(),
-                offset: 0,
-                size: bytes.max(16).next_multiple_of(16).min(b.size()),
-            };
             let len32 = u32::try_from(len).unwrap_or(u32::MAX);
             if len32 <= DENSE {
-                // Few elements: per block, one fixed tree per element.
+                // Few elements: per block, a scan per element.
                 let blocks = m.div_ceil(WG);
                 let partials = gpu.storage(u64::from(blocks) * u64::from(len32) * elem);
                 let pa_b = whole(&partials, u64::from(blocks) * u64::from(len32) * elem);
@@ -272,16 +252,15 @@ pub(super) fn encode(
                 &[&p_b, &v_b, &h_b],
                 chunks.div_ceil(WG),
             )?;
-            let len = u32::try_from(len).unwrap_or(u32::MAX);
             dispatch(
                 gpu,
                 encoder,
                 "nilang segment sums",
                 s.segments,
                 f64,
-                &words(&[total, len, 0, 0]),
+                &words(&[total, len32, 0, 0]),
                 &[&p_b, &v_b, &h_b, target],
-                len.div_ceil(WG),
+                len32.div_ceil(WG),
             )?;
             Ok(())
         }
@@ -309,26 +288,7 @@ fn dispatch(
         return Ok(());
     }
     let pipeline = gpu.pipeline_for(name, body, prefix(f64), None)?;
-    let layout = pipeline.get_bind_group_layout(0);
-    let uniform = gpu.uniform(params);
-    let mut entries = vec![wgpu::BindGroupEntry {
-        binding: 0,
-        resource: uniform.as_entire_binding(),
-    }];
-    for (i, b) in buffers.iter().enumerate() {
-        entries.push(wgpu::BindGroupEntry {
-            binding: i as u32 + 1,
-            resource: b.binding(),
-        });
-    }
-    let bind = gpu
-        .inner
-        .device
-        .create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &layout,
-            entries: &entries,
-        });
+    let bind = gpu.bind_group(&pipeline.get_bind_group_layout(0), params, buffers);
     let x = groups.min(gpu.max_groups);
     let y = groups.div_ceil(x);
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
