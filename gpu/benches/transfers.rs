@@ -238,6 +238,18 @@ fn circuit_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
     );
 }
 
+/// ba1's inputs gathered per observation, converted by `conv`.
+fn blocks<T: Copy>(input: &nilang_adbench::ba::BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
+    BaBlocks::gather(
+        &input.cams,
+        &input.points,
+        &input.weights,
+        &input.feats,
+        &input.obs,
+        conv,
+    )
+}
+
 fn main() {
     // Divan's flags (`--bench`) are accepted and ignored.
     let Some(mut gpu) = test_gpu() else { return };
@@ -291,27 +303,9 @@ fn main() {
             ));
         }
     });
-    let gather = |conv: fn(f64) -> f32| {
-        BaBlocks::gather(
-            &input.cams,
-            &input.points,
-            &input.weights,
-            &input.feats,
-            &input.obs,
-            conv,
-        )
-    };
-    ba_rows(&gpu, &gather(|v| v as f32), "f32", Some(cpu_ba));
+    ba_rows(&gpu, &blocks(&input, |v| v as f32), "f32", Some(cpu_ba));
     if gpu.has_f64() {
-        let b64 = BaBlocks::gather(
-            &input.cams,
-            &input.points,
-            &input.weights,
-            &input.feats,
-            &input.obs,
-            |v| v,
-        );
-        ba_rows(&gpu, &b64, "f64", Some(cpu_ba));
+        ba_rows(&gpu, &blocks(&input, |v| v), "f64", Some(cpu_ba));
     }
 
     let c = Circuit {

@@ -132,11 +132,7 @@ impl<T: GpuFloat + Default> BaDevice<T> {
         }
         let mut blocks = vec![[[T::default(); BA_BLOCK]; 2]; p];
         for (row, [c, x, w]) in host.iter().enumerate() {
-            for (k, block) in blocks.iter_mut().enumerate() {
-                block[row][..11].copy_from_slice(&c[11 * k..11 * k + 11]);
-                block[row][11..14].copy_from_slice(&x[3 * k..3 * k + 3]);
-                block[row][14] = w[k];
-            }
+            crate::fill_row(&mut blocks, row, c, x, w);
         }
         Ok((e1, e2, blocks))
     }
@@ -346,13 +342,18 @@ impl Circuit {
     }
 
     /// The overlap `<target|ψ(θ)>` on the CPU.
-    pub fn overlap(&self, psi0: &[f64], target: &[f64], theta: &[f64]) -> f64 {
+    pub fn overlap(
+        &self,
+        psi0: &[f64],
+        target: &[f64],
+        theta: &[f64],
+    ) -> Result<f64, nilang_runtime::Error> {
         let mut psi = psi0.to_vec();
         for g in 0..self.gates() {
             for i in 1..=self.amplitudes() as i64 {
-                let _ = circuit::rot_gate(i, &mut psi, theta, g as i64 + 1, self.mask(g));
+                circuit::rot_gate(i, &mut psi, theta, g as i64 + 1, self.mask(g))?;
             }
         }
-        psi.iter().zip(target).map(|(a, b)| a * b).sum()
+        Ok(psi.iter().zip(target).map(|(a, b)| a * b).sum())
     }
 }

@@ -136,11 +136,23 @@ pub fn ba_jacobian_gpu<T: nilang_runtime::gpu::GpuFloat + Default>(
             &b.feat,
             &mut feat_bar,
         )?;
-        for (k, block) in blocks.iter_mut().enumerate() {
-            block[row][..11].copy_from_slice(&cam_bar[11 * k..11 * k + 11]);
-            block[row][11..14].copy_from_slice(&x_bar[3 * k..3 * k + 3]);
-            block[row][14] = w_bar[k];
-        }
+        fill_row(&mut blocks, row, &cam_bar, &x_bar, &w_bar);
     }
     Ok((e1, e2, blocks))
+}
+
+/// Row `row` of every observation's block, from the reverse pass's
+/// adjoints of the camera (11 per observation), point (3) and weight (1).
+pub(crate) fn fill_row<T: Copy>(
+    blocks: &mut [[[T; BA_BLOCK]; 2]],
+    row: usize,
+    cam_bar: &[T],
+    x_bar: &[T],
+    w_bar: &[T],
+) {
+    for (k, block) in blocks.iter_mut().enumerate() {
+        block[row][..11].copy_from_slice(&cam_bar[11 * k..11 * k + 11]);
+        block[row][11..14].copy_from_slice(&x_bar[3 * k..3 * k + 3]);
+        block[row][14] = w_bar[k];
+    }
 }

@@ -192,8 +192,8 @@ fn training_loop_on_the_device_matches_the_cpu() {
     let theta0 = noise(c.gates(), 12);
     let steps = 20;
     let cpu = c.train_cpu(&psi0, &target, &theta0, 0.5, steps).unwrap();
-    let start = c.overlap(&psi0, &target, &theta0);
-    let end = c.overlap(&psi0, &target, &cpu);
+    let start = c.overlap(&psi0, &target, &theta0).unwrap();
+    let end = c.overlap(&psi0, &target, &cpu).unwrap();
     assert!(
         end > start + 0.05,
         "training raises the overlap: {start} -> {end}"
