@@ -82,7 +82,9 @@ fn requests_racing_edits_get_a_result_or_content_modified() {
                 )
                 .await;
             ids.push(id);
-            let new = if version % 2 == 1 { "b" } else { "" };
+            // A space after `a` and back: every version checks clean, so a
+            // request that lands between two edits has Rust to answer with.
+            let new = if version % 2 == 1 { " " } else { "" };
             let end = if version % 2 == 1 { 5 } else { 6 };
             client
                 .change(URI, version, [(line, 5), (line, end)], new)
