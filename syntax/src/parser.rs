@@ -63,7 +63,7 @@ pub fn parse(text: &str) -> ParsedFile {
         return refused;
     }
     match parse_tree(text) {
-        Some(tree) => lower_file(text, &tree, |node| lower_function(text, node)),
+        Some(tree) => lower_file(text, &tree, |node| lower_function(text, node)).0,
         None => gave_up(),
     }
 }
@@ -116,12 +116,15 @@ pub(crate) fn lower_function(text: &str, node: Node<'_>) -> LoweredFunction {
 }
 
 /// Lowers a whole tree; `function` lowers (or recalls) each function node.
+/// Also returns the structs' lowering diagnostics on their own (they are in
+/// the file's too).
 pub(crate) fn lower_file(
     text: &str,
     tree: &Tree,
     mut function: impl FnMut(Node<'_>) -> LoweredFunction,
-) -> ParsedFile {
+) -> (ParsedFile, Vec<Diagnostic>) {
     let mut out = ParsedFile::default();
+    let mut struct_diagnostics = Vec::new();
     let root = tree.root_node();
     collect_syntax_errors(root, text, &mut out.diagnostics);
     let mut cursor = root.walk();
@@ -144,12 +147,13 @@ pub(crate) fn lower_file(
             if let Some(def) = lower.struct_def(child) {
                 out.structs.push(Arc::new(def));
             }
-            out.diagnostics.extend(lower.diagnostics);
+            struct_diagnostics.extend(lower.diagnostics);
         }
     }
+    out.diagnostics.extend(struct_diagnostics.iter().cloned());
     out.diagnostics
         .sort_by_key(|d| (d.primary.span.start, d.code));
-    out
+    (out, struct_diagnostics)
 }
 
 /// Reports every `ERROR` and `MISSING` node, without recursion.

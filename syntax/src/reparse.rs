@@ -17,11 +17,14 @@
 //! the text of a broken function does not determine its tree.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use tree_sitter::{InputEdit, Point, Tree};
 
-use crate::parser::{self, LoweredFunction, ParsedFile};
+use crate::ast::StructDef;
+use crate::diagnostics::Diagnostic;
+use crate::parser::{self, Item, LoweredFunction, ParsedFile};
 
 /// Parses successive versions of one file.
 #[derive(Default)]
@@ -31,9 +34,22 @@ pub struct Reparser {
 
 struct Last {
     text: String,
+    /// The tree of `text`, or of an earlier version told of every edit
+    /// since (`Tree::edit`): an edit inside one function does not reparse
+    /// the file, so the tree may lag behind until an edit that does.
     tree: Tree,
-    /// Lowered functions by the hash of their text.
-    functions: FxHashMap<u64, Remembered>,
+    /// The file's top-level function nodes in order, with their lowering.
+    functions: Vec<Remembered>,
+    /// Indices into `functions` of the ones without a syntax error, by the
+    /// hash of their text.
+    by_hash: FxHashMap<u64, usize>,
+    /// The file's structs and their lowering diagnostics (absolute spans),
+    /// and where the last of them ends.
+    structs: Vec<Arc<StructDef>>,
+    struct_diagnostics: Vec<Diagnostic>,
+    structs_end: usize,
+    /// No syntax error anywhere in the file.
+    clean: bool,
 }
 
 struct Remembered {
@@ -46,8 +62,11 @@ struct Remembered {
 /// What the last call did, for tests and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReparseStats {
-    /// Tree-sitter reused the previous tree.
+    /// The previous version was reused (its tree, or all of it but one
+    /// function).
     pub incremental: bool,
+    /// Only the edited function's text was parsed (see [`Reparser`]).
+    pub local: bool,
     /// Functions lowered afresh and recalled unchanged.
     pub lowered: usize,
     pub recalled: usize,
@@ -73,24 +92,39 @@ impl Reparser {
         }
         let last = self.last.take();
         let mut tree = None;
-        if let Some(last) = &last {
-            let mut old = last.tree.clone();
-            old.edit(&edit_between(&last.text, text));
-            tree = parser::reparse_tree(text, &old);
-            stats.incremental = tree.is_some();
-        }
+        let mut last = match last {
+            Some(mut last) => {
+                let edit = edit_between(&last.text, text);
+                last.tree.edit(&edit);
+                if last.reparse_one_function(text, &edit) {
+                    stats.incremental = true;
+                    stats.local = true;
+                    stats.lowered = 1;
+                    stats.recalled = last.functions.len() - 1;
+                    let parsed = last.parsed();
+                    self.last = Some(last);
+                    return (parsed, stats);
+                }
+                tree = parser::reparse_tree(text, &last.tree);
+                stats.incremental = tree.is_some();
+                Some(last)
+            }
+            None => None,
+        };
         let Some(tree) = tree.or_else(|| parser::parse_tree(text)) else {
             return (parser::gave_up(), stats);
         };
-        let mut functions = FxHashMap::default();
-        let parsed = parser::lower_file(text, &tree, |node| {
+        let mut functions = Vec::new();
+        let mut by_hash = FxHashMap::default();
+        let (parsed, struct_diagnostics) = parser::lower_file(text, &tree, |node| {
             let range = node.byte_range();
             let source = &text[range.clone()];
             // Only functions without a syntax error are recalled or kept.
             let key = (!node.has_error()).then(|| hash(source));
             let recalled = key.and_then(|key| {
-                let last = last.as_ref()?;
-                let r = last.functions.get(&key)?;
+                let last = last.as_mut()?;
+                let &i = last.by_hash.get(&key)?;
+                let r = &last.functions[i];
                 (last.text[r.start..r.end] == *source).then(|| r.lowered.clone())
             });
             let lowered = match recalled {
@@ -104,23 +138,128 @@ impl Reparser {
                 }
             };
             if let Some(key) = key {
-                functions.insert(
-                    key,
-                    Remembered {
-                        start: range.start,
-                        end: range.end,
-                        lowered: lowered.clone(),
-                    },
-                );
+                by_hash.insert(key, functions.len());
             }
+            functions.push(Remembered {
+                start: range.start,
+                end: range.end,
+                lowered: lowered.clone(),
+            });
             lowered
         });
+        drop(last);
+        let root = tree.root_node();
+        let mut structs_end = 0;
+        let mut cursor = root.walk();
+        for child in root.named_children(&mut cursor) {
+            if child.kind() == "struct_definition" {
+                structs_end = child.end_byte();
+            }
+        }
+        drop(cursor);
+        let clean = !root.has_error();
         self.last = Some(Last {
             text: text.to_owned(),
             tree,
             functions,
+            by_hash,
+            structs: parsed.structs.clone(),
+            struct_diagnostics,
+            structs_end,
+            clean,
         });
         (parsed, stats)
+    }
+}
+
+impl Last {
+    /// The function-level reparse: when `edit` (already applied to the
+    /// tree) lies inside one function of a file without syntax errors, and
+    /// the function's new text parses on its own as one function without
+    /// an error, only that text is parsed and lowered. The file is then
+    /// the same run of items with one replaced: the grammar's file is a
+    /// sequence of items, and the edit touches neither the function's first
+    /// nor its last byte, so the tokens at its borders are the same. The
+    /// tree is not reparsed; it keeps the edit for the next full reparse.
+    /// Updates `self` to `text` and returns `true`, or leaves it for a full
+    /// reparse and returns `false`.
+    fn reparse_one_function(&mut self, text: &str, edit: &InputEdit) -> bool {
+        if !self.clean || edit.start_byte < self.structs_end {
+            return false;
+        }
+        let i = self.functions.partition_point(|f| f.end <= edit.start_byte);
+        let Some(f) = self.functions.get(i) else {
+            return false;
+        };
+        if !(f.start < edit.start_byte && edit.old_end_byte < f.end) {
+            return false;
+        }
+        let delta = edit.new_end_byte as isize - edit.old_end_byte as isize;
+        let (start, end) = (f.start, (f.end as isize + delta) as usize);
+        let source = &text[start..end];
+        let Some(tree) = parser::parse_tree(source) else {
+            return false;
+        };
+        let root = tree.root_node();
+        let mut cursor = root.walk();
+        let mut children = root.named_children(&mut cursor);
+        let (Some(node), None) = (children.next(), children.next()) else {
+            return false;
+        };
+        if root.has_error()
+            || node.kind() != "function_definition"
+            || node.byte_range() != (0..source.len())
+        {
+            return false;
+        }
+        let lowered = parser::lower_function(source, node);
+        let old_key = hash(&self.text[f.start..f.end]);
+        if self.by_hash.get(&old_key) == Some(&i) {
+            self.by_hash.remove(&old_key);
+        }
+        self.by_hash.insert(hash(source), i);
+        self.functions[i] = Remembered {
+            start,
+            end,
+            lowered,
+        };
+        for f in &mut self.functions[i + 1..] {
+            f.start = (f.start as isize + delta) as usize;
+            f.end = (f.end as isize + delta) as usize;
+        }
+        self.text.replace_range(
+            edit.start_byte..edit.old_end_byte,
+            &text[edit.start_byte..edit.new_end_byte],
+        );
+        debug_assert_eq!(self.text, text);
+        true
+    }
+
+    /// The parse of `self.text` from the remembered parts.
+    fn parsed(&self) -> ParsedFile {
+        let mut items = Vec::with_capacity(self.functions.len());
+        let mut diagnostics = self.struct_diagnostics.clone();
+        for f in &self.functions {
+            let offset = f.start as u32;
+            if let Some(function) = &f.lowered.function {
+                items.push(Item {
+                    function: function.clone(),
+                    offset,
+                });
+            }
+            diagnostics.extend(
+                f.lowered
+                    .diagnostics
+                    .iter()
+                    .map(|d| d.clone().shifted(offset)),
+            );
+        }
+        diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
+        ParsedFile {
+            items,
+            structs: self.structs.clone(),
+            diagnostics,
+        }
     }
 }
 

@@ -110,7 +110,7 @@ fn reparsing_after_random_edits_equals_a_fresh_parse() {
         "the corpus was not found: {}",
         files.len()
     );
-    let (mut clean, mut recalled, mut steps) = (0, 0, 0);
+    let (mut clean, mut recalled, mut local, mut steps) = (0, 0, 0, 0);
     for (seed, (path, original)) in files.iter().enumerate() {
         let mut rng = Rng(seed as u64);
         let mut reparser = Reparser::new();
@@ -132,6 +132,7 @@ fn reparsing_after_random_edits_equals_a_fresh_parse() {
                 clean += 1;
             }
             recalled += stats.recalled;
+            local += usize::from(stats.local);
             steps += 1;
             // Now and then the edit is undone wholesale, as an editor's undo does.
             text = if rng.below(8) == 0 {
@@ -149,6 +150,12 @@ fn reparsing_after_random_edits_equals_a_fresh_parse() {
     assert!(
         recalled > steps,
         "{recalled} functions recalled in {steps} steps"
+    );
+    // Some edits are parsed at the function level, and full reparses
+    // follow them (their tree then carries several edits).
+    assert!(
+        local * 40 > steps,
+        "{local} of {steps} steps parsed one function"
     );
 }
 
@@ -173,15 +180,103 @@ fn an_edit_inside_one_function_lowers_that_function_only() {
     let (parsed, stats) = reparser.parse_with_stats(&edited);
     assert_eq!(parsed, parser::parse(&edited));
     assert_eq!(
-        (stats.incremental, stats.lowered, stats.recalled),
-        (true, 1, 49)
+        (
+            stats.incremental,
+            stats.local,
+            stats.lowered,
+            stats.recalled
+        ),
+        (true, true, 1, 49)
     );
     // A line inserted above every function shifts them all; none is lowered
     // again, since their spans are relative to their own start.
     let shifted = format!("\n{edited}");
     let (parsed, stats) = reparser.parse_with_stats(&shifted);
     assert_eq!(parsed, parser::parse(&shifted));
-    assert_eq!((stats.lowered, stats.recalled), (0, 50));
+    assert_eq!((stats.local, stats.lowered, stats.recalled), (false, 0, 50));
+}
+
+/// Edits that keep a function whole are parsed at the function level; one
+/// that breaks it (an `end` deleted, so it would swallow the next function)
+/// or that lands between functions falls back to the full reparse, whose
+/// tree then carries every edit made since the last one.
+#[test]
+fn function_level_reparses_and_their_fallbacks_agree_with_a_fresh_parse() {
+    let mut text = String::from("struct P\n    a::f64\nend\n\n");
+    for i in 0..20 {
+        text.push_str(&format!(
+            "function f{i}(y::f64, x::f64)\n    y += x * 2.0\nend\n\n"
+        ));
+    }
+    let mut reparser = Reparser::new();
+    reparser.parse(&text);
+    let steps: &[(&str, &str, bool)] = &[
+        (
+            "y += x * 2.0\nend\n\nfunction f3",
+            "y += x * 2.5\nend\n\nfunction f3",
+            true,
+        ),
+        (
+            "function f5(y::f64, x::f64)\n",
+            "function f5(y::f64, x::f64)\n    y += x\n",
+            true,
+        ),
+        (
+            "function f7(y::f64, x::f64)",
+            "function f7(y::f64, x::f64, z::f64)",
+            true,
+        ),
+        // A syntax error inside one function: the full reparse.
+        (
+            "function f9(y::f64, x::f64)\n    y +=",
+            "function f9(y::f64, x::f64)\n    y += (",
+            false,
+        ),
+        (
+            "function f9(y::f64, x::f64)\n    y += (",
+            "function f9(y::f64, x::f64)\n    y +=",
+            false,
+        ),
+        // The file is clean again.
+        (
+            "function f11(y::f64, x::f64)\n    y += x * 2.0",
+            "function f11(y::f64, x::f64)\n    y -= x * 2.0",
+            true,
+        ),
+        // An `end` removed: f12 would run into f13.
+        (
+            "y += x * 2.0\nend\n\nfunction f13",
+            "y += x * 2.0\n\n\nfunction f13",
+            false,
+        ),
+        (
+            "y += x * 2.0\n\n\nfunction f13",
+            "y += x * 2.0\nend\n\nfunction f13",
+            false,
+        ),
+        // A new function between two others.
+        (
+            "end\n\nfunction f15",
+            "end\nfunction g(x::f64)\n    x += 1.0\nend\n\nfunction f15",
+            false,
+        ),
+        (
+            "function g(x::f64)\n    x += 1.0",
+            "function g(x::f64)\n    x += 2.0",
+            true,
+        ),
+        // An edit in the struct, before every function.
+        ("a::f64", "a::f32", false),
+        ("y += x * 2.5", "y += x * 3.5", true),
+    ];
+    for (k, &(from, to, local)) in steps.iter().enumerate() {
+        assert_eq!(text.matches(from).count(), 1, "step {k}: {from:?}");
+        text = text.replacen(from, to, 1);
+        let (parsed, stats) = reparser.parse_with_stats(&text);
+        assert_eq!(parsed, parser::parse(&text), "step {k}:\n{text}");
+        assert!(stats.incremental, "step {k}");
+        assert_eq!(stats.local, local, "step {k}");
+    }
 }
 
 #[test]
