@@ -225,14 +225,31 @@ fn item<'a>(db: &'a dyn Db, f: FnId<'_>) -> Option<&'a syntax::Item> {
     parse_file(db, f.file(db)).items.get(item_index(db, f)?)
 }
 
-/// How many functions a [`function_chunk`] holds.
-const CHUNK: usize = 64;
+/// How many functions a chunk holds: the unit of the checking path's
+/// queries. After an edit inside one function, that function's chunk is
+/// analysed again, and salsa verifies one memo per chunk and query instead
+/// of one per function (a 10 MB file has 44,000 functions: verifying
+/// fourteen memos each cost about 290 ms a keystroke).
+const CHUNK: usize = 16;
+
+/// How many chunks a file's functions make (a query of its own, so that
+/// what iterates over the chunks does not depend on the whole parse).
+#[salsa::tracked(returns(copy))]
+fn chunk_count(db: &dyn Db, file: SourceFile) -> u32 {
+    parse_file(db, file).items.len().div_ceil(CHUNK) as u32
+}
+
+/// Where `f` is: its file, its chunk and its place in the chunk.
+fn locate(db: &dyn Db, f: FnId<'_>) -> Option<(SourceFile, u32, usize)> {
+    let i = item_index(db, f)?;
+    Some((f.file(db), (i / CHUNK) as u32, i % CHUNK))
+}
 
 /// The trees of the `k`-th run of [`CHUNK`] functions of a file. A firewall
 /// between the file's parse, which changes with every edit, and the
 /// functions' trees, which mostly do not: after an edit salsa re-runs this
-/// for each chunk (and backdates the unchanged ones) instead of re-running
-/// [`function_ast`] for every function of the file.
+/// for each chunk and backdates the unchanged ones, so nothing that reads
+/// them re-runs.
 #[salsa::tracked(returns(ref))]
 fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
     let items = &parse_file(db, file).items;
@@ -242,6 +259,384 @@ fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
         .iter()
         .map(|i| i.function.clone())
         .collect()
+}
+
+/// What callers see of a function before any analysis: its name,
+/// parameters and whether it is a kernel (equal across edits of its body).
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Header {
+    signature: Signature,
+    kernel: bool,
+}
+
+#[salsa::tracked(returns(ref))]
+fn chunk_headers(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Header> {
+    function_chunk(db, file, k)
+        .iter()
+        .map(|ast| Header {
+            signature: Signature {
+                name: ast.name.name.clone(),
+                params: ast.params.iter().map(|p| p.name.name.clone()).collect(),
+                kwparams: ast.kwparams.iter().map(|p| p.name.name.clone()).collect(),
+            },
+            kernel: ast.kernel,
+        })
+        .collect()
+}
+
+fn header<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Header> {
+    let (file, k, i) = locate(db, f)?;
+    chunk_headers(db, file, k).get(i)
+}
+
+/// The local effects of a chunk's functions (from their trees alone).
+#[salsa::tracked(returns(ref))]
+fn chunk_effects(db: &dyn Db, file: SourceFile, k: u32) -> Vec<LocalEffects> {
+    function_chunk(db, file, k)
+        .iter()
+        .map(|ast| effects::local_effects(ast))
+        .collect()
+}
+
+/// Name resolution and the types of parameters and ancillas of one
+/// function: the first half of its analysis, which the project-wide facts
+/// (what callees mutate, which functions record) are computed from.
+#[derive(PartialEq, Eq, Debug, Default)]
+struct Front {
+    resolution: Arc<Resolution>,
+    types: Arc<FunctionTypes>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Front> {
+    let structs = &project_structs(db, project).table;
+    let items = ProjectItems { db, project };
+    function_chunk(db, file, k)
+        .iter()
+        .map(|ast| {
+            let resolution = resolve::resolve(ast, &items);
+            let types = types::function_types_in(ast, &resolution, structs);
+            Front {
+                resolution: Arc::new(resolution),
+                types: Arc::new(types),
+            }
+        })
+        .collect()
+}
+
+fn front<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Front> {
+    let (file, k, i) = locate(db, f)?;
+    chunk_front(db, f.project(db), file, k).get(i)
+}
+
+/// The positional parameter types of a chunk's functions and which they
+/// mutate: what callers are checked against (backdated when only bodies
+/// change).
+#[salsa::tracked(returns(ref))]
+fn chunk_signatures(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    k: u32,
+) -> Vec<Option<(Vec<Ty>, Vec<bool>)>> {
+    let fronts = chunk_front(db, project, file, k);
+    function_chunk(db, file, k)
+        .iter()
+        .zip(fronts)
+        .map(|(ast, front)| {
+            let params = ast
+                .params
+                .iter()
+                .map(|p| {
+                    front
+                        .resolution
+                        .def_at(p.name.span)
+                        .and_then(|id| front.types.defs.get(id).cloned())
+                        .unwrap_or(Ty::Unknown)
+                })
+                .collect();
+            let mutated = mutated_params(db, project, &ast.name.name).unwrap_or_default();
+            Some((params, mutated))
+        })
+        .collect()
+}
+
+/// The type of every expression of a chunk's functions, and their type
+/// errors ([`crate::typeck`]); apart from [`chunk_checks`], so that a
+/// kernel's checks can ask for the backend limits of a callee in the same
+/// chunk.
+#[salsa::tracked(returns(ref))]
+fn chunk_expr_types(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    k: u32,
+) -> Vec<Arc<crate::typeck::ExprTypes>> {
+    let callees = ProjectCallees { db, project };
+    let structs = &project_structs(db, project).table;
+    let fronts = chunk_front(db, project, file, k);
+    function_chunk(db, file, k)
+        .iter()
+        .zip(fronts)
+        .map(|(ast, front)| {
+            Arc::new(crate::typeck::check_types(
+                ast,
+                &front.resolution,
+                &front.types,
+                &callees,
+                structs,
+            ))
+        })
+        .collect()
+}
+
+/// What the checking path derives from a function after its types.
+#[derive(PartialEq, Eq, Debug, Default)]
+struct Checks {
+    reversibility: Arc<check::Checked>,
+    kernel: Arc<crate::kernel::KernelFacts>,
+    /// Every diagnostic of the function, function-relative.
+    diagnostics: Arc<Vec<Diagnostic>>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn chunk_checks(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Checks> {
+    let fronts = chunk_front(db, project, file, k);
+    let types = chunk_expr_types(db, project, file, k);
+    function_chunk(db, file, k)
+        .iter()
+        .zip(fronts)
+        .zip(types)
+        .map(|((ast, front), expr_types)| function_checks(db, project, ast, front, expr_types))
+        .collect()
+}
+
+fn checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Checks> {
+    let (file, k, i) = locate(db, f)?;
+    chunk_checks(db, f.project(db), file, k).get(i)
+}
+
+/// The back half of one function's analysis, and all its diagnostics.
+fn function_checks(
+    db: &dyn Db,
+    project: Project,
+    ast: &Function,
+    front: &Front,
+    expr_types: &crate::typeck::ExprTypes,
+) -> Checks {
+    let (resolution, types) = (&front.resolution, &front.types);
+    let callees = ProjectCallees { db, project };
+    let structs = &project_structs(db, project).table;
+    let reversibility = check::check_function(ast, resolution, types, &callees);
+    let kernel = if ast.kernel {
+        crate::kernel::analyze(ast, resolution, types, &callees)
+    } else {
+        Default::default()
+    };
+    let mut out = resolution.diagnostics.clone();
+    out.extend(types.diagnostics.iter().cloned());
+    out.extend(reversibility.diagnostics.iter().cloned());
+    out.extend(expr_types.diagnostics.iter().cloned());
+    // The taping plan of the build's default options (the backend checks
+    // its own under `tape_loops`).
+    let taped_fns = project_taped(db, project, false);
+    let taped = |name: &str| taped_fns.binary_search_by(|t| t.as_str().cmp(name)).is_ok();
+    let mut uncalled = Vec::new();
+    crate::taping::uncalled_taped(&ast.body.stmts, false, &taped, &mut uncalled);
+    out.extend(uncalled);
+    let mutates = |name: &str| mutated_params(db, project, name);
+    let mut routine_tapes = crate::taping::RoutineTapes {
+        resolution,
+        taped: &taped,
+        mutates: &mutates,
+        record_all: false,
+        diagnostics: Vec::new(),
+    };
+    routine_tapes.routine_tapes(&ast.body.stmts);
+    out.extend(routine_tapes.diagnostics);
+    if ast.kernel {
+        out.extend(kernel_callee_tapes(db, project, resolution));
+    }
+    if let Some(d) = &ast.primitive {
+        let mutated = mutated_params(db, project, &ast.name.name).unwrap_or_default();
+        let d_arity = lookup_function(db, project, &d.name)
+            .and_then(|g| param_types(db, g).as_ref().map(|(p, _)| p.len()));
+        out.extend(crate::primitive::check_primitive(
+            ast, resolution, types, &mutated, d_arity,
+        ));
+    }
+    out.extend(kernel.diagnostics.iter().cloned());
+    out.extend(crate::limits::limits(
+        ast,
+        resolution,
+        &types.defs,
+        expr_types,
+        ast.kernel,
+    ));
+    if ast.kernel {
+        out.extend(kernel_callee_limits(db, project, resolution));
+    }
+    out.extend(crate::structs::check_function(
+        ast, resolution, types, structs,
+    ));
+    out.extend(crate::kernel::misuse(ast, &|name| {
+        is_kernel(db, project, name)
+    }));
+    out.sort_by_key(|d| (d.primary.span.start, d.code));
+    out.dedup();
+    Checks {
+        reversibility: Arc::new(reversibility),
+        kernel: Arc::new(kernel),
+        diagnostics: Arc::new(out),
+    }
+}
+
+/// The functions of every file of the project that name resolution finds
+/// (the first definition of each name), with their chunk and place, in
+/// file order.
+fn for_each_function<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    mut each: impl FnMut(&'db str, SourceFile, u32, usize),
+) {
+    let table = item_table(db, project);
+    for &file in project.files(db) {
+        let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
+        for k in 0..chunk_count(db, file) {
+            for (i, header) in chunk_headers(db, file, k).iter().enumerate() {
+                let name = header.signature.name.as_str();
+                let ordinal = ordinals.entry(name).or_insert(0);
+                if table.by_name.get(name) == Some(&(file, *ordinal)) {
+                    each(name, file, k, i);
+                }
+                *ordinal += 1;
+            }
+        }
+    }
+}
+
+/// The tape facts of a chunk's functions (see [`TapeFacts`]).
+#[salsa::tracked(returns(ref))]
+fn chunk_tape_facts(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    k: u32,
+    tape_loops: bool,
+) -> Vec<TapeFacts> {
+    let fronts = chunk_front(db, project, file, k);
+    function_chunk(db, file, k)
+        .iter()
+        .zip(fronts)
+        .map(|(ast, front)| function_tape_facts(ast, front, tape_loops))
+        .collect()
+}
+
+// ------------------------------------------------------------------ per function
+
+/// The values the per-function accessors answer for a function that is
+/// not in its file any more.
+struct Missing {
+    resolution: Arc<Resolution>,
+    types: Arc<FunctionTypes>,
+    expr_types: Arc<crate::typeck::ExprTypes>,
+    reversibility: Arc<check::Checked>,
+    kernel: Arc<crate::kernel::KernelFacts>,
+    diagnostics: Arc<Vec<Diagnostic>>,
+    param_types: Option<(Vec<Ty>, Vec<bool>)>,
+    tape_facts: TapeFacts,
+}
+
+static MISSING: std::sync::LazyLock<Missing> = std::sync::LazyLock::new(|| Missing {
+    resolution: Arc::default(),
+    types: Arc::default(),
+    expr_types: Arc::default(),
+    reversibility: Arc::default(),
+    kernel: Arc::default(),
+    diagnostics: Arc::default(),
+    param_types: None,
+    tape_facts: TapeFacts::default(),
+});
+
+/// Name resolution of one function.
+pub fn resolve_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<Resolution> {
+    front(db, f).map_or(&MISSING.resolution, |x| &x.resolution)
+}
+
+/// Types of the parameters and ancillas of one function.
+pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<FunctionTypes> {
+    front(db, f).map_or(&MISSING.types, |x| &x.types)
+}
+
+/// The type of every expression of a function, and its type errors
+/// ([`crate::typeck`]).
+pub fn function_expr_types<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+) -> &'db Arc<crate::typeck::ExprTypes> {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_expr_types(db, f.project(db), file, k).get(i))
+        .unwrap_or(&MISSING.expr_types)
+}
+
+/// The reversibility checks of one function (`check.rs`): their
+/// diagnostics and the element aliasing left to run-time checks.
+pub fn reversibility_checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<check::Checked> {
+    checks(db, f).map_or(&MISSING.reversibility, |x| &x.reversibility)
+}
+
+/// The shared-write analysis of a `@kernel` function (its diagnostics, and
+/// the array parameters several invocations read), which the checks report
+/// and the GPU backend reads; empty for other functions.
+pub fn kernel_facts<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<crate::kernel::KernelFacts> {
+    checks(db, f).map_or(&MISSING.kernel, |x| &x.kernel)
+}
+
+/// Every diagnostic of one function, with function-relative spans.
+pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<Vec<Diagnostic>> {
+    checks(db, f).map_or(&MISSING.diagnostics, |x| &x.diagnostics)
+}
+
+/// The positional parameter types of a function and which it mutates: what
+/// a caller's types are checked against.
+pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, Vec<bool>)> {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_signatures(db, f.project(db), file, k).get(i))
+        .unwrap_or(&MISSING.param_types)
+}
+
+/// The local effects of one function.
+pub fn function_local_effects<'db>(db: &'db dyn Db, f: FnId<'db>) -> LocalEffects {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_effects(db, file, k).get(i).cloned())
+        .unwrap_or_default()
+}
+
+/// [`TapeFacts`] of one function.
+pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> &'db TapeFacts {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_tape_facts(db, f.project(db), file, k, tape_loops).get(i))
+        .unwrap_or(&MISSING.tape_facts)
+}
+
+/// Whether a function has a `@tape` loop of its own.
+pub fn has_tape_loop<'db>(db: &'db dyn Db, f: FnId<'db>) -> bool {
+    let Some(ast) = function_ast(db, f) else {
+        return false;
+    };
+    let mut found = false;
+    effects::visit_block(&ast.body, &mut |s| {
+        found |= matches!(s.kind, crate::ast::StmtKind::Tape(_));
+    });
+    found
+}
+
+/// Whether the project's function `name` is a `@kernel` (read from its
+/// header, so that callers are not rechecked when its body changes).
+pub fn is_kernel(db: &dyn Db, project: Project, name: &str) -> bool {
+    lookup_function(db, project, name)
+        .and_then(|g| header(db, g))
+        .is_some_and(|h| h.kernel)
 }
 
 /// The function's tree. Equal across edits of other functions.
@@ -456,14 +851,9 @@ pub fn lookup_function<'db>(db: &'db dyn Db, project: Project, name: &str) -> Op
     Some(FnId::new(db, project, file, name.to_string(), ordinal))
 }
 
-#[salsa::tracked(returns(clone))]
+/// A function's name and parameter names.
 pub fn function_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Signature> {
-    let ast = function_ast(db, f)?;
-    Some(Signature {
-        name: ast.name.name.clone(),
-        params: ast.params.iter().map(|p| p.name.name.clone()).collect(),
-        kwparams: ast.kwparams.iter().map(|p| p.name.name.clone()).collect(),
-    })
+    header(db, f).map(|h| h.signature.clone())
 }
 
 /// The names of the project's functions, sorted: what name resolution
@@ -499,51 +889,16 @@ impl Items for ProjectItems<'_> {
 
 // ------------------------------------------------------------------ analyses
 
-/// Name resolution of one function.
-#[salsa::tracked(returns(ref))]
-pub fn resolve_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Resolution> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    let project = f.project(db);
-    Arc::new(resolve::resolve(&ast, &ProjectItems { db, project }))
-}
-
-/// Types of the parameters and ancillas of one function.
-#[salsa::tracked(returns(ref))]
-pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<FunctionTypes> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    Arc::new(types::function_types_in(
-        &ast,
-        resolve_function(db, f),
-        &project_structs(db, f.project(db)).table,
-    ))
-}
-
-#[salsa::tracked(returns(clone))]
-pub fn function_local_effects<'db>(db: &'db dyn Db, f: FnId<'db>) -> LocalEffects {
-    function_ast(db, f)
-        .map(|ast| effects::local_effects(&ast))
-        .unwrap_or_default()
-}
-
 /// Which parameters each function of the project mutates (a fixpoint over
 /// the call graph; it reads only each function's local effects).
 #[salsa::tracked(returns(ref))]
 pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
-    let table = item_table(db, project);
-    let mut locals: Vec<(String, LocalEffects)> = table
-        .by_name
-        .iter()
-        .map(|(name, &(file, ordinal))| {
-            let id = FnId::new(db, project, file, name.clone(), ordinal);
-            (name.clone(), function_local_effects(db, id))
-        })
-        .collect();
-    locals.sort_by(|a, b| a.0.cmp(&b.0));
-    Arc::new(effects::solve(locals.iter().map(|(n, e)| (n.as_str(), e))))
+    let mut locals: Vec<(&str, &LocalEffects)> = Vec::new();
+    for_each_function(db, project, |name, file, k, i| {
+        locals.push((name, &chunk_effects(db, file, k)[i]));
+    });
+    locals.sort_by(|a, b| a.0.cmp(b.0));
+    Arc::new(effects::solve(locals.iter().map(|&(n, e)| (n, e))))
 }
 
 /// The parameters of `f` that it mutates, by position.
@@ -563,72 +918,11 @@ impl CalleeInfo for ProjectCallees<'_> {
     }
 }
 
-/// Whether the project's function `name` is a `@kernel` (a query of its
-/// own, so that callers are not rechecked when other text moves).
-#[salsa::tracked]
-pub fn is_kernel(db: &dyn Db, project: Project, name: String) -> bool {
-    lookup_function(db, project, &name)
-        .and_then(|g| function_ast(db, g))
-        .is_some_and(|g| g.kernel)
-}
-
-/// The positional parameter types of a function and which it mutates: what
-/// a caller's types are checked against (backdated when the callee's body
-/// changes and its signature does not).
-#[salsa::tracked(returns(ref))]
-pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<(Vec<Ty>, Vec<bool>)> {
-    let ast = function_ast(db, f)?;
-    let resolution = resolve_function(db, f);
-    let types = function_types(db, f);
-    let params = ast
-        .params
-        .iter()
-        .map(|p| {
-            resolution
-                .def_at(p.name.span)
-                .and_then(|id| types.defs.get(id).cloned())
-                .unwrap_or(Ty::Unknown)
-        })
-        .collect();
-    let mutated = mutated_params(db, f.project(db), f.name(db)).unwrap_or_default();
-    Some((params, mutated))
-}
-
 impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
     fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
         let f = lookup_function(self.db, self.project, name)?;
         param_types(self.db, f).clone()
     }
-}
-
-/// The type of every expression of a function, and its type errors
-/// ([`crate::typeck`]).
-#[salsa::tracked(returns(ref))]
-pub fn function_expr_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::typeck::ExprTypes> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    let project = f.project(db);
-    Arc::new(crate::typeck::check_types(
-        &ast,
-        resolve_function(db, f),
-        function_types(db, f),
-        &ProjectCallees { db, project },
-        &project_structs(db, project).table,
-    ))
-}
-
-/// Whether a function has a `@tape` loop of its own.
-#[salsa::tracked]
-pub fn has_tape_loop<'db>(db: &'db dyn Db, f: FnId<'db>) -> bool {
-    let Some(ast) = function_ast(db, f) else {
-        return false;
-    };
-    let mut found = false;
-    effects::visit_block(&ast.body, &mut |s| {
-        found |= matches!(s.kind, crate::ast::StmtKind::Tape(_));
-    });
-    found
 }
 
 /// E0805 at a kernel's calls that reach a function with a `@tape` loop
@@ -694,42 +988,6 @@ fn search_callees<T>(
     None
 }
 
-/// The shared-write analysis of a `@kernel` function (its diagnostics, and
-/// the array parameters several invocations read), which the checks report
-/// and the GPU backend reads; empty for other functions.
-#[salsa::tracked(returns(ref))]
-pub fn kernel_facts<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<crate::kernel::KernelFacts> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    if !ast.kernel {
-        return Arc::default();
-    }
-    let project = f.project(db);
-    Arc::new(crate::kernel::analyze(
-        &ast,
-        resolve_function(db, f),
-        function_types(db, f),
-        &ProjectCallees { db, project },
-    ))
-}
-
-/// The reversibility checks of one function (`check.rs`): their
-/// diagnostics and the element aliasing left to run-time checks.
-#[salsa::tracked(returns(ref))]
-pub fn reversibility_checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<check::Checked> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    let project = f.project(db);
-    Arc::new(check::check_function(
-        &ast,
-        resolve_function(db, f),
-        function_types(db, f),
-        &ProjectCallees { db, project },
-    ))
-}
-
 /// What the backends cannot generate in one function (E0701,
 /// `limits.rs`): the Rust backend's rules, or with `device` the GPU
 /// backend's as well (a kernel, or a function a kernel calls).
@@ -789,81 +1047,20 @@ fn kernel_callee_limits(db: &dyn Db, project: Project, resolution: &Resolution) 
     out
 }
 
-/// Every diagnostic of one function, with function-relative spans.
-#[salsa::tracked(returns(ref))]
-pub fn check_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> Arc<Vec<Diagnostic>> {
-    let Some(ast) = function_ast(db, f) else {
-        return Arc::default();
-    };
-    let project = f.project(db);
-    let resolution = resolve_function(db, f);
-    let types = function_types(db, f);
-    let mut out = resolution.diagnostics.clone();
-    out.extend(types.diagnostics.iter().cloned());
-    out.extend(reversibility_checks(db, f).diagnostics.iter().cloned());
-    out.extend(function_expr_types(db, f).diagnostics.iter().cloned());
-    // The taping plan of the build's default options (the backend checks
-    // its own under `tape_loops`).
-    let taped_fns = project_taped(db, project, false);
-    let taped = |name: &str| taped_fns.iter().any(|t| t == name);
-    let mut uncalled = Vec::new();
-    crate::taping::uncalled_taped(&ast.body.stmts, false, &taped, &mut uncalled);
-    out.extend(uncalled);
-    let mutates = |name: &str| mutated_params(db, project, name);
-    let mut routine_tapes = crate::taping::RoutineTapes {
-        resolution,
-        taped: &taped,
-        mutates: &mutates,
-        record_all: false,
-        diagnostics: Vec::new(),
-    };
-    routine_tapes.routine_tapes(&ast.body.stmts);
-    out.extend(routine_tapes.diagnostics);
-    if ast.kernel {
-        out.extend(kernel_callee_tapes(db, project, resolution));
-    }
-    if let Some(d) = &ast.primitive {
-        let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
-        let d_arity = lookup_function(db, project, &d.name)
-            .and_then(|g| param_types(db, g).as_ref().map(|(p, _)| p.len()));
-        out.extend(crate::primitive::check_primitive(
-            &ast, resolution, types, &mutated, d_arity,
-        ));
-    }
-    out.extend(kernel_facts(db, f).diagnostics.iter().cloned());
-    out.extend(backend_limits(db, f, ast.kernel).iter().cloned());
-    if ast.kernel {
-        out.extend(kernel_callee_limits(db, project, resolution));
-    }
-    out.extend(crate::structs::check_function(
-        &ast,
-        resolution,
-        types,
-        &project_structs(db, project).table,
-    ));
-    out.extend(crate::kernel::misuse(&ast, &|name| {
-        *is_kernel(db, project, name.to_string())
-    }));
-    out.sort_by_key(|d| (d.primary.span.start, d.code));
-    out.dedup();
-    Arc::new(out)
-}
-
 /// All diagnostics of a file with absolute spans, sorted by position.
 #[salsa::tracked(returns(ref))]
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<Vec<Diagnostic>> {
     let parsed = parse_file(db, file);
     let mut out = parsed.diagnostics.clone();
-    // `file_functions` lists the parse's items in order; the offsets come
-    // from the parse itself rather than one `function_offset` query each,
-    // which would all re-run on every edit (offsets move).
-    for (&f, item) in file_functions(db, project, file).iter().zip(&parsed.items) {
-        let offset = item.offset;
-        out.extend(
-            check_function(db, f)
-                .iter()
-                .map(|d| d.clone().shifted(offset)),
-        );
+    // The chunks hold the parse's items in order; the offsets come from the
+    // parse itself rather than one `function_offset` query each, which
+    // would all re-run on every edit (offsets move).
+    for k in 0..chunk_count(db, file) {
+        let items = &parsed.items[k as usize * CHUNK..];
+        for (checks, item) in chunk_checks(db, project, file, k).iter().zip(items) {
+            let offset = item.offset;
+            out.extend(checks.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+        }
     }
     out.extend(
         item_table(db, project)
@@ -917,21 +1114,13 @@ pub struct TapeFacts {
 /// which each call contributes "the callee records", so asking it once with
 /// no callee recording gives `records`, and the calls it asks about are the
 /// callees.
-#[salsa::tracked(returns(ref))]
-pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> TapeFacts {
-    let Some(ast) = function_ast(db, f) else {
-        return TapeFacts::default();
-    };
-    let tropical = crate::taping::tropical_tape(
-        &ast.body.stmts,
-        resolve_function(db, f),
-        function_types(db, f),
-        false,
-    );
+fn function_tape_facts(ast: &Arc<Function>, front: &Front, tape_loops: bool) -> TapeFacts {
+    let tropical =
+        crate::taping::tropical_tape(&ast.body.stmts, &front.resolution, &front.types, false);
     let ast = if tape_loops {
-        Arc::new(crate::taping::tape_all_loops(&ast))
+        Arc::new(crate::taping::tape_all_loops(ast))
     } else {
-        ast
+        ast.clone()
     };
     let callees = std::cell::RefCell::new(Vec::new());
     let records = tropical
@@ -959,27 +1148,19 @@ pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> TapeF
 /// [`TapeFacts`] change.
 #[salsa::tracked(returns(ref))]
 pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec<String>> {
-    let table = item_table(db, project);
     let mut callers: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     let mut taped: rustc_hash::FxHashSet<&str> = Default::default();
     let mut work: Vec<&str> = Vec::new();
-    let facts: Vec<(&String, &TapeFacts)> = table
-        .by_name
-        .iter()
-        .map(|(name, &(file, ordinal))| {
-            let id = FnId::new(db, project, file, name.clone(), ordinal);
-            (name, tape_facts(db, id, tape_loops))
-        })
-        .collect();
+    let mut facts: Vec<(&str, &TapeFacts)> = Vec::new();
+    for_each_function(db, project, |name, file, k, i| {
+        facts.push((name, &chunk_tape_facts(db, project, file, k, tape_loops)[i]));
+    });
     for &(name, facts) in &facts {
         for callee in &facts.callees {
-            callers
-                .entry(callee.as_str())
-                .or_default()
-                .push(name.as_str());
+            callers.entry(callee.as_str()).or_default().push(name);
         }
-        if facts.records && taped.insert(name.as_str()) {
-            work.push(name.as_str());
+        if facts.records && taped.insert(name) {
+            work.push(name);
         }
     }
     while let Some(name) = work.pop() {

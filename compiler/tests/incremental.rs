@@ -1,10 +1,9 @@
 //! Salsa recomputes only what an edit touches: after a one-line edit inside
-//! one function, only that function's analyses run again (read from salsa's
-//! event log).
+//! one function, only the analyses of that function's chunk (16 functions)
+//! run again (read from salsa's event log).
 
-use nilang_compiler::db::{self, FnId, Project, RootDatabase, SourceFile};
+use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use salsa::Setter;
-use salsa::plumbing::AsId;
 
 fn source(body_of_second: &str) -> String {
     format!(
@@ -28,18 +27,22 @@ end
     )
 }
 
-fn executed<'db>(db: &'db RootDatabase, query: &str, functions: &[FnId<'db>]) -> Vec<String> {
-    let log = db.take_log();
-    log.iter()
+/// How many times `query` ran since the log was last taken (for the
+/// chunk queries, whose keys are not functions).
+fn runs(db: &RootDatabase, query: &str) -> usize {
+    db.take_log()
+        .iter()
         .filter(|q| q.query.starts_with(&format!("{query}(")))
-        .filter_map(|q| {
-            functions
-                .iter()
-                .find(|f| f.as_id() == q.key)
-                .map(|f| f.name(db).clone())
-        })
-        .collect()
+        .count()
 }
+
+/// The analyses of one chunk, in the order they build on each other.
+const CHUNK_QUERIES: [&str; 4] = [
+    "chunk_front",
+    "chunk_expr_types",
+    "chunk_checks",
+    "chunk_signatures",
+];
 
 #[test]
 fn a_one_line_edit_rechecks_only_its_function() {
@@ -52,23 +55,20 @@ fn a_one_line_edit_rechecks_only_its_function() {
     file.set_text(&mut db).to(source("a += exp(x) + 0.0 * x"));
     db.start_logging();
     let diagnostics = db::file_diagnostics(&db, project, file).clone();
-    let functions = db::file_functions(&db, project, file).clone();
     let log = db.take_log();
-    let names = |query: &str| -> Vec<String> {
-        let mut v: Vec<String> = log
-            .iter()
+    let count = |query: &str| {
+        log.iter()
             .filter(|q| q.query.starts_with(&format!("{query}(")))
-            .filter_map(|q| functions.iter().find(|f| f.as_id() == q.key))
-            .map(|f| f.name(&db).clone())
-            .collect();
-        v.sort();
-        v
+            .count()
     };
-    assert_eq!(names("check_function"), vec!["second"]);
-    assert_eq!(names("resolve_function"), vec!["second"]);
-    assert_eq!(names("function_types"), vec!["second"]);
-    // The per-function trees are re-derived from the new parse, and only the
-    // edited one compares unequal.
+    // The file's one chunk is analysed again, once.
+    for query in ["chunk_front", "chunk_expr_types", "chunk_checks"] {
+        assert_eq!(count(query), 1, "{query}");
+    }
+    // `second`'s parameter types and effects are unchanged, so no
+    // project-wide fact is computed again.
+    assert_eq!(count("project_mutations"), 0);
+    assert_eq!(count("project_taped"), 0);
     assert!(log.iter().any(|q| q.query.starts_with("parse_file(")));
     // The new line reads `x` twice: a shared read, reported after the edit.
     assert_eq!(
@@ -88,8 +88,9 @@ fn an_edit_that_keeps_the_tree_equal_rechecks_nothing() {
     file.set_text(&mut db).to(edited);
     db.start_logging();
     db::file_diagnostics(&db, project, file);
-    let functions = db::file_functions(&db, project, file).clone();
-    assert!(executed(&db, "check_function", &functions).is_empty());
+    for query in CHUNK_QUERIES {
+        assert_eq!(runs(&db, query), 0, "{query}");
+    }
 }
 
 #[test]
@@ -115,8 +116,9 @@ fn changing_what_a_callee_mutates_rechecks_its_callers() {
 }
 
 /// In a file of many functions, an edit re-runs `function_ast` for the
-/// functions of one chunk only, not for every function of the file, and the
-/// incrementally parsed database reports what a fresh one reports.
+/// functions of one chunk only, and the analyses of that chunk only, not of
+/// every function of the file; and the incrementally parsed database
+/// reports what a fresh one reports.
 #[test]
 fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
     let text = |scale: &str| -> String {
@@ -135,14 +137,14 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
     file.set_text(&mut db).to(text("2.05"));
     db.start_logging();
     let diagnostics = db::file_diagnostics(&db, project, file).clone();
-    let functions = db::file_functions(&db, project, file).clone();
-    let trees = executed(&db, "function_ast", &functions);
-    assert!(
-        !trees.is_empty() && trees.len() <= 64,
-        "{} trees re-derived",
-        trees.len()
-    );
-    assert!(trees.contains(&"f150".to_string()));
+    let log = db.take_log();
+    for query in ["chunk_front", "chunk_expr_types", "chunk_checks"] {
+        let n = log
+            .iter()
+            .filter(|q| q.query.starts_with(&format!("{query}(")))
+            .count();
+        assert_eq!(n, 1, "{query} ran for {n} of the file's 19 chunks");
+    }
     // An error introduced and fixed again: both states agree with a fresh
     // database.
     for version in [text("2.0 +"), text("2.0")] {
