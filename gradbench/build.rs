@@ -10,6 +10,7 @@ fn main() {
         "evals/ode.nil",
         "evals/lstm.nil",
         "evals/gmm_posterior.nil",
+        "evals/ht.nil",
         "../adbench/gmm.nil",
     ]);
 }

@@ -10,6 +10,7 @@ mod ba;
 mod det;
 mod gmm;
 mod hello;
+mod ht;
 mod kmeans;
 mod llsq;
 mod lse;
@@ -68,6 +69,12 @@ pub const MODULES: &[Module] = &[
         primal: "square",
         derivative: "double",
         prepare: |v| Ok(Box::new(hello::Hello::of(v)?)),
+    },
+    Module {
+        name: "ht",
+        primal: "objective",
+        derivative: "jacobian",
+        prepare: |v| Ok(Box::new(ht::Ht::of(v)?)),
     },
     Module {
         name: "kmeans",

@@ -16,6 +16,7 @@ pub mod nil {
     nilang_runtime::include_nil!(pub mod ode);
     nilang_runtime::include_nil!(pub mod lstm);
     nilang_runtime::include_nil!(pub mod gmm_posterior);
+    nilang_runtime::include_nil!(pub mod ht);
     // ADBench's GMM program, compiled here for the pieces `gmm_posterior`
     // calls.
     nilang_runtime::include_nil!(pub mod gmm);

@@ -1,0 +1,475 @@
+//! `ht`: the hand model's residuals, and their Jacobian in theta (and in
+//! each point's `us`, for the complicated variant) from the gradient
+//! program of `ht.nil`'s `ht_residuals`.
+//!
+//! A residual depends on theta and on its own point's vertices only. So
+//! the Jacobian is made K points at a time: one reverse sweep of
+//! `ht_residuals_grad` over those K points (their vertices alone skinned),
+//! with adjoints of W = 3K lanes, the residual r of the sweep seeded with
+//! the unit vector e_r. Lane r of `theta_bar` is then row r's theta part,
+//! and lane r of the point's two `us_bar` entries its two `us` columns.
+
+use serde_json::{Value, json};
+
+use super::{Eval, Which, number, numbers, rows};
+use crate::nil::ht;
+
+/// Points one gradient sweep takes.
+const K: usize = 4;
+/// Lanes of an adjoint: the sweep's 3 K residuals.
+const W: usize = 3 * K;
+
+/// theta's length: global rotation, translation, 4 angles for 5 fingers.
+const THETA: usize = 26;
+
+/// The work arrays of `ht_residuals` (zeros between runs), of numbers or of
+/// adjoints.
+struct Work<T> {
+    pose: Vec<T>,
+    rot: Vec<T>,
+    rel: Vec<T>,
+    absm: Vec<T>,
+    trans: Vec<T>,
+    grot: Vec<T>,
+    pos: Vec<T>,
+    world: Vec<T>,
+}
+
+impl<T: Copy> Work<T> {
+    fn new(nb: usize, slots: usize, zero: T) -> Work<T> {
+        let v = |len: usize| vec![zero; len];
+        Work {
+            pose: v(3 * nb),
+            rot: v(9 * nb),
+            rel: v(16 * nb),
+            absm: v(12 * nb),
+            trans: v(12 * nb),
+            grot: v(9),
+            pos: v(3 * slots),
+            world: v(3 * slots),
+        }
+    }
+
+    /// Sets the per-bone arrays and the first `slots` slots to `zero`.
+    fn fill(&mut self, slots: usize, zero: T) {
+        for v in [
+            &mut self.pose,
+            &mut self.rot,
+            &mut self.rel,
+            &mut self.absm,
+            &mut self.trans,
+            &mut self.grot,
+        ] {
+            v.fill(zero);
+        }
+        self.pos[..3 * slots].fill(zero);
+        self.world[..3 * slots].fill(zero);
+    }
+}
+
+/// The vertices some points use, one slot each, and each point's slots.
+struct Slots {
+    /// Vertex ids, in the order of first use.
+    verts: Vec<usize>,
+    /// Per point its vertex's slot (simple) or its triangle's three.
+    of_points: Vec<i64>,
+}
+
+impl Slots {
+    fn of(point_verts: &[usize]) -> Slots {
+        let mut verts: Vec<usize> = Vec::new();
+        let of_points = point_verts
+            .iter()
+            .map(|&v| {
+                let at = verts.iter().position(|&u| u == v).unwrap_or_else(|| {
+                    verts.push(v);
+                    verts.len() - 1
+                });
+                at as i64
+            })
+            .collect();
+        Slots { verts, of_points }
+    }
+}
+
+pub struct Ht {
+    theta: Vec<f64>,
+    /// 2 a point, empty for the simple variant.
+    us: Vec<f64>,
+    complicated: bool,
+    mirrored: bool,
+    parents: Vec<i64>,
+    base_rel: Vec<f64>,
+    inv_base_abs: Vec<f64>,
+    /// 4 a vertex, and nb a vertex.
+    base_pos: Vec<f64>,
+    weights: Vec<f64>,
+    points: Vec<f64>,
+    /// The objective's vertices: all that the points use.
+    all: Slots,
+    all_vpos: Vec<f64>,
+    all_vweights: Vec<f64>,
+    /// The Jacobian's, per sweep of K points.
+    batches: Vec<Slots>,
+    /// One sweep's vertices (gathered each sweep) and their adjoints.
+    vpos: Vec<f64>,
+    vweights: Vec<f64>,
+    vpos_bar: Vec<[f64; W]>,
+    vweights_bar: Vec<[f64; W]>,
+    work: Work<f64>,
+    work_bar: Work<[f64; W]>,
+    theta_bar: Vec<[f64; W]>,
+    us_bar: Vec<[f64; W]>,
+    base_rel_bar: Vec<[f64; W]>,
+    inv_base_abs_bar: Vec<[f64; W]>,
+    points_bar: Vec<[f64; W]>,
+    err: Vec<f64>,
+    err_bar: Vec<[f64; W]>,
+    /// The last Jacobian, row-major: 3 n rows of `columns()`.
+    jac: Vec<f64>,
+}
+
+fn ints(value: &Value, what: &str) -> Result<Vec<i64>, String> {
+    value
+        .as_array()
+        .ok_or_else(|| format!("{what} must be an array of whole numbers"))?
+        .iter()
+        .map(|v| {
+            v.as_i64()
+                .ok_or_else(|| format!("{what} must hold whole numbers, not {v}"))
+        })
+        .collect()
+}
+
+/// `field` of `model`: `count` 4x4 matrices, flattened row after row.
+fn matrices(model: &Value, field: &str, count: usize) -> Result<Vec<f64>, String> {
+    let items = model
+        .get(field)
+        .and_then(Value::as_array)
+        .filter(|items| items.len() == count)
+        .ok_or_else(|| format!("`{field}` must hold one 4x4 matrix a bone ({count})"))?;
+    let mut out = Vec::with_capacity(16 * count);
+    for m in items {
+        let rows = m.as_array().filter(|r| r.len() == 4);
+        for row in rows.into_iter().flatten() {
+            let row = row.as_array().filter(|r| r.len() == 4);
+            for x in row.into_iter().flatten() {
+                out.push(number(x, &format!("each entry of `{field}`"))?);
+            }
+        }
+    }
+    if out.len() != 16 * count {
+        return Err(format!("`{field}` must hold one 4x4 matrix a bone"));
+    }
+    Ok(out)
+}
+
+impl Ht {
+    pub fn of(input: &Value) -> Result<Ht, String> {
+        let theta = numbers(input, "theta")?;
+        if theta.len() != THETA {
+            return Err(format!(
+                "`theta` must have {THETA} numbers, not {}",
+                theta.len()
+            ));
+        }
+        let data = input.get("data").unwrap_or(&Value::Null);
+        let model = data.get("model").unwrap_or(&Value::Null);
+        let parents = ints(
+            model.get("parents").unwrap_or(&Value::Null),
+            "`data.model.parents`",
+        )?;
+        let nb = parents.len();
+        if nb == 0 {
+            return Err("the model needs at least one bone".into());
+        }
+        for (b, &p) in parents.iter().enumerate() {
+            if p < -1 || p >= b as i64 {
+                return Err(format!(
+                    "bone {b}'s parent {p} must be -1 or an earlier bone"
+                ));
+            }
+        }
+        if let Some(names) = model.get("bone_names").and_then(Value::as_array)
+            && names.len() != nb
+        {
+            return Err(format!("{} bone names for {nb} parents", names.len()));
+        }
+        let base_rel = matrices(model, "base_relatives", nb)?;
+        let inv_base_abs = matrices(model, "inverse_base_absolutes", nb)?;
+        let (base_pos, nv, width) = rows(model, "base_positions")?;
+        if width != 4 {
+            return Err("`base_positions` must have 4 homogeneous coordinates a vertex".into());
+        }
+        let (weights, weight_rows, width) = rows(model, "weights")?;
+        if weight_rows != nv || (nv > 0 && width != nb) {
+            return Err(format!(
+                "`weights` must have a row of {nb} a vertex ({nv} vertices)"
+            ));
+        }
+        let mirrored = model
+            .get("is_mirrored")
+            .and_then(Value::as_bool)
+            .ok_or("`is_mirrored` must be true or false")?;
+        let Some(Value::Array(triangle_items)) = model.get("triangles") else {
+            return Err("`triangles` must be an array of vertex-id triples".into());
+        };
+        let mut triangles = Vec::with_capacity(3 * triangle_items.len());
+        for (t, item) in triangle_items.iter().enumerate() {
+            let verts = ints(item, "each triangle")?;
+            if verts.len() != 3 {
+                return Err(format!("triangle {t} must have three vertex ids"));
+            }
+            for &v in &verts {
+                if v < 0 || v >= nv as i64 {
+                    return Err(format!(
+                        "triangle {t} names vertex {v}, but there are {nv} vertices"
+                    ));
+                }
+            }
+            triangles.extend(verts);
+        }
+        let ntri = triangle_items.len();
+        let corr = ints(
+            data.get("correspondences").unwrap_or(&Value::Null),
+            "`data.correspondences`",
+        )?;
+        let (points, n, width) = rows(data, "points")?;
+        if n != corr.len() || (n > 0 && width != 3) {
+            return Err(format!(
+                "`points` must have 3 numbers a correspondence ({})",
+                corr.len()
+            ));
+        }
+        let us = match input.get("us") {
+            None => vec![],
+            Some(_) => {
+                let (us, us_rows, width) = rows(input, "us")?;
+                if us_rows != 0 && (us_rows != n || width != 2) {
+                    return Err(format!(
+                        "`us` must be empty or have 2 numbers a point ({n} points)"
+                    ));
+                }
+                us
+            }
+        };
+        let complicated = !us.is_empty();
+        // Each point's vertices: its own, or its triangle's three.
+        let limit = if complicated { ntri } else { nv };
+        let mut point_verts = Vec::with_capacity(if complicated { 3 * n } else { n });
+        for (i, &c) in corr.iter().enumerate() {
+            if c < 0 || c >= limit as i64 {
+                let what = if complicated { "triangle" } else { "vertex" };
+                return Err(format!(
+                    "correspondence {i} names {what} {c}, but there are {limit}"
+                ));
+            }
+            let c = c as usize;
+            if complicated {
+                point_verts.extend(triangles[3 * c..3 * c + 3].iter().map(|&v| v as usize));
+            } else {
+                point_verts.push(c);
+            }
+        }
+        let all = Slots::of(&point_verts);
+        let per_point = if complicated { 3 } else { 1 };
+        let batches: Vec<Slots> = point_verts.chunks(K * per_point).map(Slots::of).collect();
+        let (mut all_vpos, mut all_vweights) = (vec![], vec![]);
+        gather(
+            &all.verts,
+            &base_pos,
+            &weights,
+            nb,
+            &mut all_vpos,
+            &mut all_vweights,
+        );
+        let slots = all.verts.len().max(3 * K);
+        let bars = |len: usize| vec![[0.0; W]; len];
+        Ok(Ht {
+            work: Work::new(nb, slots, 0.0),
+            work_bar: Work::new(nb, 3 * K, [0.0; W]),
+            vpos: vec![],
+            vweights: vec![],
+            vpos_bar: bars(4 * 3 * K),
+            vweights_bar: bars(nb * 3 * K),
+            theta_bar: bars(THETA),
+            us_bar: bars(2 * K),
+            base_rel_bar: bars(base_rel.len()),
+            inv_base_abs_bar: bars(inv_base_abs.len()),
+            points_bar: bars(3 * K),
+            err: vec![0.0; 3 * n],
+            err_bar: bars(3 * K),
+            jac: vec![],
+            theta,
+            us,
+            complicated,
+            mirrored,
+            parents,
+            base_rel,
+            inv_base_abs,
+            base_pos,
+            weights,
+            points,
+            all,
+            all_vpos,
+            all_vweights,
+            batches,
+        })
+    }
+
+    fn columns(&self) -> usize {
+        THETA + if self.complicated { 2 } else { 0 }
+    }
+
+    /// The Jacobian, K points a sweep.
+    fn jacobian(&mut self) -> nilang_runtime::Result {
+        let n = self.points.len() / 3;
+        let cols = self.columns();
+        let extra = cols - THETA;
+        self.jac.resize(3 * n * cols, 0.0);
+        let nb = self.parents.len();
+        for (batch, slots) in self.batches.iter().enumerate() {
+            let lo = batch * K;
+            let m = K.min(n - lo);
+            let ns = slots.verts.len();
+            gather(
+                &slots.verts,
+                &self.base_pos,
+                &self.weights,
+                nb,
+                &mut self.vpos,
+                &mut self.vweights,
+            );
+            let err = &mut self.err[..3 * m];
+            err.fill(0.0);
+            let err_bar = &mut self.err_bar[..3 * m];
+            for (r, lanes) in err_bar.iter_mut().enumerate() {
+                *lanes = [0.0; W];
+                lanes[r] = 1.0;
+            }
+            self.theta_bar.fill([0.0; W]);
+            self.us_bar.fill([0.0; W]);
+            // What the last sweep left in the work arrays' adjoints would
+            // seed this one.
+            self.work_bar.fill(ns, [0.0; W]);
+            let (us, us_bar) = if self.complicated {
+                (&self.us[2 * lo..2 * (lo + m)], &mut self.us_bar[..2 * m])
+            } else {
+                (&self.us[..], &mut self.us_bar[..0])
+            };
+            let (w, wb) = (&mut self.work, &mut self.work_bar);
+            ht::ht_residuals_grad(
+                err,
+                err_bar,
+                &self.theta,
+                &mut self.theta_bar,
+                us,
+                us_bar,
+                self.complicated,
+                self.mirrored,
+                &self.parents,
+                &self.base_rel,
+                &mut self.base_rel_bar,
+                &self.inv_base_abs,
+                &mut self.inv_base_abs_bar,
+                &self.vpos,
+                &mut self.vpos_bar[..4 * ns],
+                &self.vweights,
+                &mut self.vweights_bar[..nb * ns],
+                &slots.of_points,
+                &self.points[3 * lo..3 * (lo + m)],
+                &mut self.points_bar[..3 * m],
+                &mut w.pose,
+                &mut wb.pose,
+                &mut w.rot,
+                &mut wb.rot,
+                &mut w.rel,
+                &mut wb.rel,
+                &mut w.absm,
+                &mut wb.absm,
+                &mut w.trans,
+                &mut wb.trans,
+                &mut w.grot,
+                &mut wb.grot,
+                &mut w.pos[..3 * ns],
+                &mut wb.pos[..3 * ns],
+                &mut w.world[..3 * ns],
+                &mut wb.world[..3 * ns],
+            )?;
+            for lane in 0..3 * m {
+                let row = &mut self.jac[(3 * lo + lane) * cols..(3 * lo + lane + 1) * cols];
+                if self.complicated {
+                    let p = lane / 3;
+                    row[0] = self.us_bar[2 * p][lane];
+                    row[1] = self.us_bar[2 * p + 1][lane];
+                }
+                for (k, bar) in self.theta_bar.iter().enumerate() {
+                    row[extra + k] = bar[lane];
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The base positions and weights of `verts`, a slot each.
+fn gather(
+    verts: &[usize],
+    base_pos: &[f64],
+    weights: &[f64],
+    nb: usize,
+    vpos: &mut Vec<f64>,
+    vweights: &mut Vec<f64>,
+) {
+    vpos.clear();
+    vweights.clear();
+    for &v in verts {
+        vpos.extend_from_slice(&base_pos[4 * v..4 * v + 4]);
+        vweights.extend_from_slice(&weights[nb * v..nb * v + nb]);
+    }
+}
+
+impl Eval for Ht {
+    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+        match which {
+            Which::Primal => {
+                self.err.fill(0.0);
+                let ns = self.all.verts.len();
+                let w = &mut self.work;
+                ht::ht_residuals(
+                    &mut self.err,
+                    &self.theta,
+                    &self.us,
+                    self.complicated,
+                    self.mirrored,
+                    &self.parents,
+                    &self.base_rel,
+                    &self.inv_base_abs,
+                    &self.all_vpos,
+                    &self.all_vweights,
+                    &self.all.of_points,
+                    &self.points,
+                    &mut w.pose,
+                    &mut w.rot,
+                    &mut w.rel,
+                    &mut w.absm,
+                    &mut w.trans,
+                    &mut w.grot,
+                    &mut w.pos[..3 * ns],
+                    &mut w.world[..3 * ns],
+                )
+            }
+            Which::Derivative => self.jacobian(),
+        }
+    }
+
+    fn output(&self, which: Which) -> Value {
+        match which {
+            Which::Primal => json!(self.err),
+            // Row 3i + j: residual j of point i; columns (du0, du1 of the
+            // row's point, when complicated) then theta, as GradBench's
+            // reference prints them.
+            Which::Derivative => json!(self.jac.chunks(self.columns()).collect::<Vec<_>>()),
+        }
+    }
+}
