@@ -172,3 +172,90 @@ fn ba<const W: usize>(bencher: divan::Bencher, name: &str) {
     });
     bench(bencher, "ba", input, BOTH[W]);
 }
+
+/// ADBench's bone tree (wrist, four bones for each finger, forearm).
+const HT_PARENTS: [i64; 22] = [
+    -1, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11, 0, 13, 14, 15, 0, 17, 18, 19, 0,
+];
+
+/// An input of the shape of GradBench's default `ht` runs (the `big`
+/// model: 22 bones, 10000 vertices, 1084 triangles; the complicated
+/// variant, or the simple one with `us` empty) with `n` points: ADBench's
+/// files are not in this repository, so the numbers are drawn. Each
+/// vertex has 1 to 4 bones of nonzero weight, about as often as in
+/// ADBench's model (the program skips zero weights).
+fn ht_input(n: usize, complicated: bool) -> Value {
+    let (nb, nv, ntri) = (22, 10_000, 1084);
+    let u = uniform(64 * nb + 12 * nv + 4 * ntri + 6 * n + 26, 31337);
+    let mut at = 0;
+    let mut next = || {
+        at += 1;
+        u[at - 1]
+    };
+    let mut matrix = || {
+        let mut m: Vec<Vec<f64>> = (0..3)
+            .map(|_| (0..4).map(|_| next() - 0.5).collect())
+            .collect();
+        m.push(vec![0.0, 0.0, 0.0, 1.0]);
+        m
+    };
+    let base_relatives: Vec<_> = (0..nb).map(|_| matrix()).collect();
+    let inverse_base_absolutes: Vec<_> = (0..nb).map(|_| matrix()).collect();
+    let mut base_positions = Vec::with_capacity(nv);
+    let mut weights = Vec::with_capacity(nv);
+    for _ in 0..nv {
+        base_positions.push(vec![next() - 0.5, next() - 0.5, next() - 0.5, 1.0]);
+        let r = next();
+        let count = 1 + usize::from(r > 0.4) + usize::from(r > 0.93) + usize::from(r > 0.965);
+        let mut w = vec![0.0; nb];
+        for _ in 0..count {
+            w[((next() * nb as f64) as usize).min(nb - 1)] += next();
+        }
+        weights.push(w);
+    }
+    let mut pick = |below: usize| ((next() * below as f64) as usize).min(below - 1);
+    let triangles: Vec<[usize; 3]> = (0..ntri).map(|_| [pick(nv), pick(nv), pick(nv)]).collect();
+    let correspondences: Vec<usize> = (0..n)
+        .map(|_| pick(if complicated { ntri } else { nv }))
+        .collect();
+    let points: Vec<Vec<f64>> = (0..n).map(|_| vec![next(), next(), next()]).collect();
+    let us: Vec<Vec<f64>> = if complicated {
+        (0..n).map(|_| vec![0.5 * next(), 0.5 * next()]).collect()
+    } else {
+        vec![]
+    };
+    let theta: Vec<f64> = (0..26).map(|_| next() - 0.5).collect();
+    json!({
+        "theta": theta,
+        "us": us,
+        "data": {
+            "model": {
+                "bone_count": nb,
+                "bone_names": (0..nb).map(|b| format!("bone{b}")).collect::<Vec<_>>(),
+                "parents": HT_PARENTS,
+                "base_relatives": base_relatives,
+                "inverse_base_absolutes": inverse_base_absolutes,
+                "base_positions": base_positions,
+                "weights": weights,
+                "triangles": triangles,
+                "is_mirrored": false,
+            },
+            "correspondences": correspondences,
+            "points": points,
+        },
+    })
+}
+
+/// GradBench's hand1, hand6, hand9 and hand12 (c = 100 to 100000 points),
+/// complicated (its default) and simple.
+const HT: [usize; 4] = [100, 1600, 12_800, 100_000];
+
+#[divan::bench(args = [0, 1, 2, 3], consts = [0, 1], sample_count = 5, sample_size = 1)]
+fn ht_complicated<const W: usize>(bencher: divan::Bencher, case: usize) {
+    bench(bencher, "ht", ht_input(HT[case], true), BOTH[W]);
+}
+
+#[divan::bench(args = [0, 1, 2, 3], consts = [0, 1], sample_count = 5, sample_size = 1)]
+fn ht_simple<const W: usize>(bencher: divan::Bencher, case: usize) {
+    bench(bencher, "ht", ht_input(HT[case], false), BOTH[W]);
+}

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use super::{Eval, Which, number, numbers, rows};
 use crate::nil::ht;
 
-/// Points one gradient sweep takes.
+/// Points one gradient sweep takes (of 2, 4 and 16, 4 was fastest at
+/// 100,000 points: 1.16 s, 0.90 s, 1.50 s).
 const K: usize = 4;
 /// Lanes of an adjoint: the sweep's 3 K residuals.
 const W: usize = 3 * K;
