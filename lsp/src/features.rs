@@ -62,6 +62,20 @@ pub fn file_diagnostics(
         .collect()
 }
 
+/// The result id of a pulled diagnostics report: a hash of the list, so
+/// that a client asking again with it gets "unchanged" while the list is.
+pub fn result_id(list: &[lsp::Diagnostic]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    for d in list {
+        serde_json::to_string(d)
+            .unwrap_or_default()
+            .hash(&mut hasher);
+    }
+    list.len().hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
 pub fn hover(snap: &Snapshot, position: lsp::Position) -> Option<lsp::Hover> {
     let index = snap.line_index();
     let hover = ide::hover(&snap.db, snap.project, snap.file, index.offset(position))?;

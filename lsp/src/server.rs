@@ -158,13 +158,30 @@ const WORKSPACE_SYMBOLS: usize = 500;
 /// files at a time, each batch with a database handle of its own that is
 /// dropped before anything is published, so that an edit (which waits for
 /// every handle) never waits on this task.
+///
+/// A client that pulls diagnostics pulls those of its open documents
+/// (`textDocument/diagnostic`); the task publishes only closed files' for
+/// it. Editors pull for open documents only (Neovim and VS Code do not pull
+/// the workspace unless configured to), so a workspace pull would leave
+/// closed files without diagnostics, and a file in both would show twice.
+/// An open document's list is still computed here (its pull then finds it
+/// memoized); when one changed, the task asks the client to pull again
+/// (`workspace/diagnostic/refresh`), since an edit of one file can change
+/// another's diagnostics. Opening a file that had published diagnostics
+/// publishes an empty list for it, so the pulled report replaces them.
 async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
     let mut published: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
+    let mut pulled: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
     let mut tokens = 0u32;
     loop {
         shared.changed.notified().await;
         let mut progress = None;
         let (mut done, mut total) = (0usize, 0usize);
+        let mut refresh = false;
+        let (pull, can_refresh) = {
+            let workspace = shared.lock();
+            (workspace.pull_diagnostics, workspace.refresh_diagnostics)
+        };
         loop {
             let (encoding, progress_ok, work) = {
                 let mut workspace = shared.lock();
@@ -215,6 +232,19 @@ async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
                                 continue;
                             }
                         }
+                        if pull && job.version.is_some() {
+                            if published.remove(&job.uri).is_some_and(|l| !l.is_empty()) {
+                                client
+                                    .publish_diagnostics(job.uri.clone(), Vec::new(), job.version)
+                                    .await;
+                            }
+                            if pulled.get(&job.uri) != Some(&list) {
+                                pulled.insert(job.uri, list);
+                                refresh = true;
+                            }
+                            continue;
+                        }
+                        pulled.remove(&job.uri);
                         if !job.force && published.get(&job.uri) == Some(&list) {
                             continue;
                         }
@@ -243,9 +273,15 @@ async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
             p.finish_with_message(format!("{done}/{total} files checked"))
                 .await;
         }
+        if refresh && can_refresh {
+            let client = client.clone();
+            // Not awaited: the client's answer must not hold up the task.
+            tokio::spawn(async move { client.workspace_diagnostic_refresh().await });
+        }
         // Forget files the server no longer knows.
         let known = shared.lock().known_files();
         published.retain(|uri, _| known.contains(uri));
+        pulled.retain(|uri, _| known.contains(uri));
     }
 }
 
@@ -334,7 +370,20 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.dynamic_registration)
                 .unwrap_or(false);
             workspace.roots = workspace_roots(&params);
+            workspace.pull_diagnostics = params
+                .capabilities
+                .text_document
+                .as_ref()
+                .is_some_and(|t| t.diagnostic.is_some());
+            workspace.refresh_diagnostics = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false);
         }
+        let pull = self.shared.lock().pull_diagnostics;
         self.spawn_diagnostics_task();
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -380,6 +429,18 @@ impl LanguageServer for Backend {
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(vec![".".to_string()]),
                     ..Default::default()
+                }),
+                // Clients that pull diagnostics get them by request, the
+                // others by publication.
+                diagnostic_provider: pull.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("nilang".to_string()),
+                        inter_file_dependencies: true,
+                        // Closed files stay published (see
+                        // `diagnostics_task`), so there is no workspace pull.
+                        workspace_diagnostics: false,
+                        work_done_progress_options: Default::default(),
+                    })
                 }),
                 semantic_tokens_provider: Some(
                     SemanticTokensServerCapabilities::SemanticTokensOptions(
@@ -474,6 +535,38 @@ impl LanguageServer for Backend {
         for uri in gone {
             self.client.publish_diagnostics(uri, Vec::new(), None).await;
         }
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let previous = params.previous_result_id;
+        let items = self
+            .read(&params.text_document.uri, |s| {
+                features::file_diagnostics(&s.db, s.project, s.file, &s.uri, s.encoding)
+            })
+            .await?
+            // A document the server does not know has no diagnostics.
+            .unwrap_or_default();
+        let result_id = features::result_id(&items);
+        let report = if previous.as_deref() == Some(result_id.as_str()) {
+            DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
+                related_documents: None,
+                unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                    result_id,
+                },
+            })
+        } else {
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                    result_id: Some(result_id),
+                    items,
+                },
+            })
+        };
+        Ok(DocumentDiagnosticReportResult::Report(report))
     }
 
     async fn shutdown(&self) -> Result<()> {

@@ -94,6 +94,11 @@ pub struct Workspace {
     /// The workspace's files were loaded and their first check, which
     /// reports progress, has not started.
     pub first_check_pending: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`,
+    /// `workspace/diagnostic`) instead of taking published ones, and
+    /// whether it takes `workspace/diagnostic/refresh`.
+    pub pull_diagnostics: bool,
+    pub refresh_diagnostics: bool,
     dirty: HashMap<Uri, bool>,
 }
 
