@@ -194,6 +194,13 @@ impl Last {
         if !(f.start < edit.start_byte && edit.old_end_byte < f.end) {
             return false;
         }
+        // Parsing the function afresh costs its length; tree-sitter's
+        // incremental reparse costs about the number of top-level items.
+        // A function that is most of its file is cheaper to reparse
+        // incrementally.
+        if f.end - f.start > (8 << 10).max(self.text.len() / 16) {
+            return false;
+        }
         let delta = edit.new_end_byte as isize - edit.old_end_byte as isize;
         let (start, end) = (f.start, (f.end as isize + delta) as usize);
         let source = &text[start..end];
