@@ -26,6 +26,8 @@ fn main() {
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(&path, &text).expect("write random.nil");
     }
+    // The table also writes the `Const` twins into `random/`.
+    write_table(&out, &text);
     aliased(&out, &dir);
     nilang_build::report(
         nilang_build::Config::new()
@@ -36,7 +38,6 @@ fn main() {
             .runtime_path("nilang")
             .compile_dir("random"),
     );
-    write_table(&out, &text);
     println!("cargo::rerun-if-changed=build.rs");
 }
 
@@ -54,9 +55,49 @@ fn write_table(out: &std::path::Path, text: &str) {
     let mut table = String::new();
     let mut entries = Vec::new();
     let mut gradients = Vec::new();
-    for n in 0..PROGRAMS {
+    let mut twins = Vec::new();
+    let mut twin_text = String::from(
+        "# Each random program `pN` again as `const_pN`, with every parameter it does\n# not change declared `Const`: its gradient must give the changed\n# parameters the adjoints `pN`'s does.\n\n",
+    );
+    for (n, body) in function_bodies(text).iter().enumerate().take(PROGRAMS) {
         let name = format!("p{n}");
         let mutated = db::mutated_params(&database, project, &name).expect("generated function");
+        let twin = format!("const_p{n}");
+        let params: Vec<String> = VARS
+            .iter()
+            .zip(&mutated)
+            .map(|(v, m)| {
+                if *m {
+                    format!("{v}::f64")
+                } else {
+                    format!("{v}::Const<f64>")
+                }
+            })
+            .chain(["v::Const<[f64]>".to_string()])
+            .collect();
+        let _ = write!(
+            twin_text,
+            "function {twin}({})\n{}end\n\n",
+            params.join(", "),
+            body
+        );
+        let twin_args: Vec<String> = VARS
+            .iter()
+            .zip(&mutated)
+            .map(|(v, m)| {
+                if *m {
+                    format!("{v}, {v}_bar")
+                } else {
+                    format!("*{v}")
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            table,
+            "fn grad_{twin}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], _v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::{twin}_grad::<f64>({}, v)\n}}",
+            twin_args.join(", ")
+        );
+        twins.push(format!("    ({name:?}, grad_{name}, grad_{twin}),"));
         let args: Vec<String> = VARS
             .iter()
             .zip(&mutated)
@@ -96,10 +137,37 @@ fn write_table(out: &std::path::Path, text: &str) {
         "/// Every random program's gradient: name, call, gradient, which of\n/// `a, b, c, d` it mutates.\npub const GRADIENTS: &[(&str, Program, Gradient, [bool; 4])] = &[\n{}\n];",
         gradients.join("\n")
     );
+    let _ = writeln!(
+        table,
+        "/// Every random program's gradient and that of its twin with `Const`\n/// parameters: name, the gradient, the twin's.\npub const CONST_TWINS: &[(&str, Gradient, Gradient)] = &[\n{}\n];",
+        twins.join("\n")
+    );
+    let twin_path = out.join("random").join("random_const.nil");
+    if std::fs::read_to_string(&twin_path).ok().as_deref() != Some(twin_text.as_str()) {
+        std::fs::write(&twin_path, &twin_text).expect("write random_const.nil");
+    }
     let path = out.join("random_table.rs");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
         std::fs::write(&path, table).expect("write random_table.rs");
     }
+}
+
+/// The body of each function of `text` (the lines between its header and
+/// its closing `end`, which is the only `end` at the start of a line).
+fn function_bodies(text: &str) -> Vec<String> {
+    let mut bodies = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with("function ") {
+            current = Some(String::new());
+        } else if line == "end" {
+            bodies.extend(current.take());
+        } else if let Some(body) = &mut current {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    bodies
 }
 
 const PROGRAMS: usize = 100;

@@ -9,6 +9,7 @@
 
 use rustc_hash::FxHashSet;
 
+use crate::activity::Activity;
 use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
@@ -21,6 +22,11 @@ use crate::types::{FunctionTypes, Ty};
 pub trait CalleeInfo {
     /// Which parameters of the `.nil` function `name` it mutates.
     fn mutated_params(&self, name: &str) -> Option<Vec<bool>>;
+
+    /// Which parameters of the `.nil` function `name` are `Const`.
+    fn constant_params(&self, _name: &str) -> Option<Vec<bool>> {
+        None
+    }
 }
 
 /// What the checks of one function found: their diagnostics, and the
@@ -36,16 +42,20 @@ pub fn check_function(
     resolution: &Resolution,
     types: &FunctionTypes,
     callees: &dyn CalleeInfo,
+    activity: &Activity,
 ) -> Checked {
     let differentiated = function.params.iter().any(|p| {
-        resolution
-            .def_at(p.name.span)
-            .is_some_and(|id| carries_gradient(&types.defs[id]))
+        !p.constant
+            && resolution
+                .def_at(p.name.span)
+                .is_some_and(|id| carries_gradient(&types.defs[id]))
     });
     let mut checker = Checker {
         resolution,
         types,
         callees,
+        activity,
+        constant_params: function.params.iter().map(|p| p.constant).collect(),
         differentiated,
         tape: 0,
         inverted: 0,
@@ -346,6 +356,11 @@ struct Checker<'a> {
     resolution: &'a Resolution,
     types: &'a FunctionTypes,
     callees: &'a dyn CalleeInfo,
+    /// Which variables carry a derivative: reading one that does not twice
+    /// is no shared write.
+    activity: &'a Activity,
+    /// The parameters declared `Const<T>`, by position.
+    constant_params: Vec<bool>,
     /// The function has a parameter that carries a gradient, so the compiler
     /// generates its adjoint: a shared read there is an error (E0210).
     differentiated: bool,
@@ -375,6 +390,28 @@ impl Checker<'_> {
         place.path.is_empty()
             && crate::builtins::CONSTANTS.contains(&place.root.as_str())
             && self.resolution.def_at(place.root_span).is_none()
+    }
+
+    /// Whether `e` reads a variable that carries a derivative.
+    fn reads_active(&self, e: &Expr) -> bool {
+        let uses = &self.resolution.uses;
+        let start = uses.partition_point(|(s, _)| s.start < e.span.start);
+        uses[start..]
+            .iter()
+            .take_while(|(s, _)| s.start < e.span.end)
+            .any(|&(s, id)| {
+                s.end <= e.span.end
+                    && self.activity.is_active(id)
+                    && self.types.defs.get(id).is_some_and(Ty::has_adjoint)
+            })
+    }
+
+    /// Whether the place's variable carries a derivative (see
+    /// [`crate::activity`]).
+    fn is_active(&self, place: &Place) -> bool {
+        self.resolution
+            .def_at(place.root_span)
+            .is_none_or(|id| self.activity.is_active(id))
     }
 
     fn is_integer(&self, place: &Place) -> bool {
@@ -584,6 +621,9 @@ impl Checker<'_> {
         // A loop variable gets E0402 from the loop itself.
         let what = match self.def_kind(span) {
             Some(DefKind::KwParam(_)) => "a keyword parameter",
+            Some(DefKind::Param(i)) if self.constant_params.get(*i) == Some(&true) => {
+                "a `Const` parameter"
+            }
             _ => return,
         };
         self.out.push(
@@ -761,6 +801,11 @@ impl Checker<'_> {
                 if self.is_integer(b) || self.is_constant(b) {
                     continue;
                 }
+                // In a differentiated function, a variable that carries no
+                // derivative has no adjoint to write twice.
+                if self.differentiated && !self.is_active(b) {
+                    continue;
+                }
                 let text = b.text();
                 let diagnostic = if self.differentiated {
                     Diagnostic::error(
@@ -794,6 +839,27 @@ impl Checker<'_> {
     fn call(&mut self, call: &Call) {
         let mutated = self.mutated_positions(call);
         let name = &call.callee.name;
+        if let Some(constant) = self.callees.constant_params(name) {
+            for (arg, _) in call.args.iter().zip(&constant).filter(|(_, c)| **c) {
+                if self.reads_active(arg) {
+                    self.out.push(
+                        Diagnostic::error(
+                            "E0211",
+                            arg.span,
+                            format!(
+                                "`{}` carries a derivative, and `{name}` takes it as `Const`",
+                                print_expr(arg)
+                            ),
+                        )
+                        .with_label("its derivative through this call would be lost")
+                        .with_help(format!(
+                            "remove `Const` from that parameter of `{name}`, or declare `{}` `Const` here too",
+                            arg.root_var().map(|(n, _)| n).unwrap_or("it")
+                        )),
+                    );
+                }
+            }
+        }
         for (arg, &m) in call.args.iter().zip(&mutated) {
             if m {
                 if !arg.is_place() {

@@ -267,6 +267,8 @@ fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
 struct Header {
     signature: Signature,
     kernel: bool,
+    /// Which parameters are `Const<T>`.
+    constant: Vec<bool>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -280,6 +282,7 @@ fn chunk_headers(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Header> {
                 kwparams: ast.kwparams.iter().map(|p| p.name.name.clone()).collect(),
             },
             kernel: ast.kernel,
+            constant: ast.params.iter().map(|p| p.constant).collect(),
         })
         .collect()
 }
@@ -393,6 +396,7 @@ fn chunk_expr_types(
 /// What the checking path derives from a function after its types.
 #[derive(PartialEq, Eq, Debug, Default)]
 struct Checks {
+    activity: Arc<crate::activity::Activity>,
     reversibility: Arc<check::Checked>,
     kernel: Arc<crate::kernel::KernelFacts>,
     /// Every diagnostic of the function, function-relative.
@@ -427,7 +431,10 @@ fn function_checks(
     let (resolution, types) = (&front.resolution, &front.types);
     let callees = ProjectCallees { db, project };
     let structs = &project_structs(db, project).table;
-    let reversibility = check::check_function(ast, resolution, types, &callees);
+    let activity = crate::activity::activity(ast, resolution, types, &|name| {
+        mutated_params(db, project, name)
+    });
+    let reversibility = check::check_function(ast, resolution, types, &callees, &activity);
     let kernel = if ast.kernel {
         crate::kernel::analyze(ast, resolution, types, &callees)
     } else {
@@ -485,6 +492,7 @@ fn function_checks(
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Checks {
+        activity: Arc::new(activity),
         reversibility: Arc::new(reversibility),
         kernel: Arc::new(kernel),
         diagnostics: Arc::new(out),
@@ -545,6 +553,7 @@ struct Missing {
     diagnostics: Arc<Vec<Diagnostic>>,
     param_types: Option<(Vec<Ty>, Vec<bool>)>,
     tape_facts: TapeFacts,
+    activity: Arc<crate::activity::Activity>,
 }
 
 static MISSING: std::sync::LazyLock<Missing> = std::sync::LazyLock::new(|| Missing {
@@ -556,6 +565,7 @@ static MISSING: std::sync::LazyLock<Missing> = std::sync::LazyLock::new(|| Missi
     diagnostics: Arc::default(),
     param_types: None,
     tape_facts: TapeFacts::default(),
+    activity: Arc::default(),
 });
 
 /// Name resolution of one function.
@@ -590,6 +600,15 @@ pub fn reversibility_checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<chec
 /// and the GPU backend reads; empty for other functions.
 pub fn kernel_facts<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<crate::kernel::KernelFacts> {
     checks(db, f).map_or(&MISSING.kernel, |x| &x.kernel)
+}
+
+/// Which variables of one function carry a derivative
+/// ([`crate::activity`]).
+pub fn function_activity<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+) -> &'db Arc<crate::activity::Activity> {
+    checks(db, f).map_or(&MISSING.activity, |x| &x.activity)
 }
 
 /// Every diagnostic of one function, with function-relative spans.
@@ -915,6 +934,12 @@ pub struct ProjectCallees<'a> {
 impl CalleeInfo for ProjectCallees<'_> {
     fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
         mutated_params(self.db, self.project, name)
+    }
+
+    fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
+        lookup_function(self.db, self.project, name)
+            .and_then(|g| header(self.db, g))
+            .map(|h| h.constant.clone())
     }
 }
 

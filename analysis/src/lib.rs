@@ -11,6 +11,7 @@
 //! yet" (E0701) is raised here; the backends read these facts and do not
 //! decide them again. No IO.
 
+pub mod activity;
 pub mod builtins;
 pub mod check;
 pub mod db;

@@ -208,6 +208,10 @@ pub fn limits(
             let ty = l.def_type(p.name.span);
             if !device_type(&ty, true) {
                 l.out.push(gpu0701(p.span, "this parameter type"));
+            } else if p.constant && function.kernel {
+                // A kernel's reverse pass gives every float parameter an
+                // adjoint.
+                l.out.push(gpu0701(p.span, "a `Const` parameter"));
             }
         }
     }

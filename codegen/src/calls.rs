@@ -23,10 +23,10 @@ impl Gen<'_> {
         // A callee without differentiable parameters passes no adjoint: its
         // own inverse is all the reverse pass needs.
         let ad = self.differentiating()
-            && sig
-                .params
-                .iter()
-                .any(|(_, ty)| adjoint::bar_param_type(&kind_of(ty)).is_some());
+            && sig.params.iter().enumerate().any(|(i, (_, ty))| {
+                !sig.constant.get(i).copied().unwrap_or(false)
+                    && adjoint::bar_param_type(&kind_of(ty)).is_some()
+            });
         let name = match (call.inverted, ad) {
             (true, false) => uncall_name(&call.callee.name),
             (false, false) => rust_name(&call.callee.name),
@@ -68,8 +68,10 @@ impl Gen<'_> {
         let mut pre: Vec<String> = Vec::new();
         let mut args = Vec::new();
         let mut write_back = Vec::new();
-        for (arg, (mutated, ty)) in call.args.iter().zip(&sig.params) {
+        for (i, (arg, (mutated, ty))) in call.args.iter().zip(&sig.params).enumerate() {
             let param_kind = kind_of(ty);
+            // A `Const` parameter has no adjoint in the callee's passes.
+            let constant = sig.constant.get(i).copied().unwrap_or(false);
             // A literal converted to the type a variable binds: a constant,
             // whose adjoint is a scratch value of the caller's `G`.
             let bound_literal = matches!(param_kind, Kind::Generic(_))
@@ -136,7 +138,9 @@ impl Gen<'_> {
                     args.push(code);
                 }
             }
-            if ad && bound_literal {
+            if constant {
+                // No adjoint argument.
+            } else if ad && bound_literal {
                 let t = self.fresh("argbar");
                 let zero = self.ad_zero();
                 args.push(format!("&mut {t}"));

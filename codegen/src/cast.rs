@@ -177,8 +177,9 @@ impl Gen<'_> {
             self.line(&format!("let mut {n}: {t2} = {cast}::cast_as({n});"));
         }
         // Its adjoint follows (ancillas keep theirs in every reverse pass,
-        // also where a routine runs without rules).
-        if self.mode.ad.is_some() {
+        // also where a routine runs without rules); one that carries no
+        // derivative has none.
+        if self.mode.ad.is_some() && self.active_at(value.span) {
             let b = adjoint::bar_name(x);
             let zero = self.ad_zero();
             let was = adjoint::differentiable(&from_kind);

@@ -104,6 +104,8 @@ pub struct CalleeSig {
     pub module: Option<String>,
     /// Per positional parameter: whether the callee mutates it, and its type.
     pub params: Vec<(bool, Ty)>,
+    /// Per positional parameter: declared `Const<T>` (it has no adjoint).
+    pub constant: Vec<bool>,
     /// Keyword parameters: name, type, default.
     pub kwparams: Vec<(String, Ty, Expr)>,
     /// The callee records a tape (see `codegen::tape`): its generated
@@ -179,6 +181,9 @@ pub struct Input<'a> {
     pub resolution: &'a Resolution,
     pub types: &'a FunctionTypes,
     pub mutated: &'a [bool],
+    /// Which variables carry a derivative (`Const` parameters and what is
+    /// computed from them only do not).
+    pub activity: &'a nilang_analysis::activity::Activity,
     /// The shared-write facts of a `@kernel` (empty for other functions).
     pub facts: &'a crate::kernel::KernelFacts,
     /// The element aliasing the checks left to run time.
@@ -192,6 +197,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         resolution,
         types,
         mutated,
+        activity,
         ctx,
         ..
     } = *input;
@@ -225,6 +231,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         resolution,
         types,
         mutated,
+        activity,
         ctx,
         place,
         out: String::new(),
@@ -360,6 +367,7 @@ struct Gen<'a> {
     resolution: &'a Resolution,
     types: &'a FunctionTypes,
     mutated: &'a [bool],
+    activity: &'a nilang_analysis::activity::Activity,
     ctx: &'a dyn CodegenContext,
     place: &'a Place<'a>,
     out: String,
@@ -620,6 +628,7 @@ impl Gen<'_> {
             forwards.push(forward);
             saves.extend(save);
             if self.mode.ad.is_some()
+                && !p.constant
                 && let Some(bar) = adjoint::bar_param_type(&kind)
             {
                 let m = if let Kind::Matrix(_) = kind {
@@ -753,6 +762,14 @@ impl Gen<'_> {
     /// a plain routine.
     fn differentiating(&self) -> bool {
         self.mode.ad.is_some() && !self.mode.plain
+    }
+
+    /// Whether the variable defined or named at `span` carries a
+    /// derivative (see `nilang_analysis::activity`).
+    fn active_at(&self, span: Span) -> bool {
+        self.resolution
+            .def_at(span)
+            .is_none_or(|id| self.activity.is_active(id))
     }
 
     fn block(&mut self, stmts: &[Stmt]) {

@@ -62,6 +62,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
         Some(codegen::CalleeSig {
             module: (callee_file != self.file).then(|| module_name(callee_file.path(self.db))),
             params,
+            constant: ast.params.iter().map(|p| p.constant).collect(),
             kwparams,
             taped: project_taped(self.db, self.project, self.tape_loops)
                 .iter()
@@ -118,6 +119,7 @@ fn generate<'db>(
             resolution: resolve_function(db, f),
             types: function_types(db, f),
             mutated: &mutated,
+            activity: function_activity(db, f),
             facts: kernel_facts(db, f),
             alias_checks: &reversibility_checks(db, f).alias_checks,
             ctx: &ProjectCodegen {
@@ -190,6 +192,7 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
         resolution,
         types,
         mutated: &mutated,
+        activity: function_activity(db, f),
         facts,
         ctx: &ProjectCodegen {
             db,

@@ -163,7 +163,9 @@ impl Gen<'_> {
                 return;
             }
         }
-        if self.differentiating() && adjoint::differentiable(&elem) {
+        // A stack nothing active is pushed on carries no derivative (and the
+        // values taken from it none either).
+        if self.differentiating() && adjoint::differentiable(&elem) && self.active_at(s_arg.span) {
             self.ad_stack_rule(name, &s_name, x_arg, &elem, &location);
         }
         let empty = format!(

@@ -67,8 +67,12 @@ pub struct Function {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Param {
     pub name: Ident,
+    /// The declared type; for `x::Const<T>`, `T`.
     pub ty: Option<Type>,
     pub span: Span,
+    /// Declared `Const<T>`: data the gradient program does not
+    /// differentiate (no adjoint; see `nilang_analysis::activity`).
+    pub constant: bool,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

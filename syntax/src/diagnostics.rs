@@ -164,6 +164,10 @@ pub const CODES: &[(&str, &str)] = &[
         "E0210",
         "shared write: a variable read twice by one instruction of a differentiated function",
     ),
+    (
+        "E0211",
+        "a value that carries a derivative passed to a `Const` parameter",
+    ),
     ("E0220", "`+=`/`-=` on a logarithmic number"),
     (
         "E0221",

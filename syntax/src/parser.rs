@@ -420,10 +420,27 @@ impl<'a> Lower<'a> {
                 let Some(pname) = p.child_by_field_name("name") else {
                     continue;
                 };
+                let mut ty = p.child_by_field_name("type").and_then(|t| self.ty(t, 0));
+                // `x::Const<T>`: a parameter of type `T` that is not
+                // differentiated.
+                let constant = matches!(
+                    &ty,
+                    Some(Type { kind: TypeKind::Named { name, args }, .. })
+                        if name == "Const" && args.len() == 1
+                );
+                if constant
+                    && let Some(Type {
+                        kind: TypeKind::Named { args, .. },
+                        ..
+                    }) = ty
+                {
+                    ty = args.into_iter().next();
+                }
                 params.push(Param {
                     name: self.ident(pname),
-                    ty: p.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
+                    ty,
                     span: self.span(p),
+                    constant,
                 });
             }
             let mut cursor = list.walk();

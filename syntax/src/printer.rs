@@ -53,7 +53,13 @@ pub fn print_signature(f: &Function) -> String {
         out.push_str(&param.name.name);
         if let Some(ty) = &param.ty {
             out.push_str("::");
-            write_type(&mut out, ty);
+            if param.constant {
+                out.push_str("Const<");
+                write_type(&mut out, ty);
+                out.push('>');
+            } else {
+                write_type(&mut out, ty);
+            }
         }
     }
     if !f.kwparams.is_empty() {

@@ -6,6 +6,7 @@ pub mod typed_programs;
 
 nilang::include_nil!(pub mod semantics);
 nilang::include_nil!(pub mod random);
+nilang::include_nil!(pub mod random_const);
 nilang::include_nil!(pub mod aliased);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
@@ -17,6 +18,7 @@ nilang::include_nil!(pub mod aliasing);
 nilang::include_nil!(pub mod rollback);
 nilang::include_nil!(pub mod generic_literal);
 nilang::include_nil!(pub mod julia_forms);
+nilang::include_nil!(pub mod constants);
 
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;
@@ -27,11 +29,11 @@ pub type Gradient = fn(&mut [f64; 4], &mut [f64; 4], &[f64], &mut [f64]) -> nila
 
 #[allow(clippy::all, unused)]
 mod table {
-    use super::{Gradient, Program, random};
+    use super::{Gradient, Program, random, random_const};
     include!(concat!(env!("OUT_DIR"), "/random_table.rs"));
 }
 
-pub use table::{GRADIENTS, PROGRAMS};
+pub use table::{CONST_TWINS, GRADIENTS, PROGRAMS};
 
 /// An aliased program behind a uniform signature: the array, `[i, j, k]`.
 pub type Indexed = fn(&mut [f64], [i64; 3]) -> nilang::Result;

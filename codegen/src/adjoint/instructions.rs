@@ -161,6 +161,36 @@ impl Gen<'_> {
         }
     }
 
+    /// A zero adjoint shaped like `arg`, for a callee's parameter of kind
+    /// `param_kind` that gets a value carrying no derivative.
+    fn scratch_bar(&mut self, arg: &Expr, param_kind: &Kind) -> (String, Option<(String, String)>) {
+        let zero = self.ad_zero();
+        let (code, kind) = self.whole(|g| g.expr(arg));
+        let complex = |k: &Kind| matches!(k, Kind::Complex(_));
+        let t = self.fresh("scratchbar");
+        let value = match (&kind, param_kind) {
+            (Kind::Matrix(_), _) => {
+                format!("nilang::ndarray::Array2::from_elem({code}.raw_dim(), {zero})")
+            }
+            (Kind::Array(e) | Kind::Csc(e), _) if complex(e) => {
+                format!("vec![nilang::Complex::new({zero}, {zero}); {code}.len()]")
+            }
+            (Kind::Array(_), _) => format!("vec![{zero}; {code}.len()]"),
+            (Kind::Csc(_), _) => format!("vec![{zero}; {code}.nnz()]"),
+            (k, _) if complex(k) => format!("nilang::Complex::new({zero}, {zero})"),
+            _ => zero,
+        };
+        let pass = match kind {
+            Kind::Matrix(_) => format!("{t}.view_mut()"),
+            Kind::Array(_) | Kind::Csc(_) => format!("&mut {t}[..]"),
+            _ => format!("&mut {t}"),
+        };
+        (
+            pass,
+            Some((format!("let mut {t} = {value};"), String::new())),
+        )
+    }
+
     /// The adjoint argument for a parameter of kind `param_kind`, and the
     /// temporary that carries it, if any (declaration, lines after the call).
     pub(crate) fn ad_bar_arg(
@@ -168,6 +198,17 @@ impl Gen<'_> {
         arg: &Expr,
         param_kind: &Kind,
     ) -> Option<(String, Option<(String, String)>)> {
+        if let Some((_, span)) = arg.root_var()
+            && !self.active_at(span)
+            && {
+                let (_, kind) = self.whole(|g| g.expr(arg));
+                differentiable(&kind) || bar_param_type(&kind).is_some()
+            }
+        {
+            // A constant passed where the callee takes a derivative: its
+            // share goes to a scratch adjoint, dropped after the call.
+            return Some(self.scratch_bar(arg, param_kind));
+        }
         if let Some((m, c, _)) = self.column_of(arg) {
             let t = self.fresh("colbar");
             return Some((

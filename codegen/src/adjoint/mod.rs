@@ -110,9 +110,10 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let scalar = adjoint_scalar(f);
     let name = rust_name(&f.name.name);
     let has_bars = f.params.iter().any(|p| {
-        g.resolution
-            .def_at(p.name.span)
-            .is_some_and(|id| bar_param_type(&kind_of(&g.types.defs[id])).is_some())
+        !p.constant
+            && g.resolution
+                .def_at(p.name.span)
+                .is_some_and(|id| bar_param_type(&kind_of(&g.types.defs[id])).is_some())
     });
     if !has_bars {
         // Nothing differentiable goes in or out: callers use the inverse.
@@ -202,7 +203,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         let ParamArg { kind, value, .. } = arg;
         values.push(value.clone());
         with_bars.push(value);
-        if bar_param_type(&kind).is_some() {
+        if !p.constant && bar_param_type(&kind).is_some() {
             let b = bar_name(&p.name.name);
             with_bars.push(match kind {
                 Kind::Matrix(_) => format!("{b}.view_mut()"),

@@ -86,7 +86,7 @@ pub(crate) fn primitive_bodies(
             );
             return None;
         }
-        let differentiable = matches!(kind, Kind::Float(_) | Kind::Generic(_));
+        let differentiable = !p.constant && matches!(kind, Kind::Float(_) | Kind::Generic(_));
         values.push(value.clone());
         if mutated {
             if differentiable {

@@ -39,6 +39,10 @@ impl Gen<'_> {
 
     /// The adjoint of a new ancilla, zero.
     pub(crate) fn ad_alloc(&mut self, name: &Ident, kind: &Kind) {
+        if !self.active_at(name.span) {
+            // Computed from constants only: no adjoint.
+            return;
+        }
         let n = rust_name(&name.name);
         let b = bar_name(&name.name);
         let zero = self.ad_zero();
@@ -77,8 +81,11 @@ impl Gen<'_> {
         match &expr.kind {
             ExprKind::Var(name) => {
                 let (id, kind) = self.def_kind(expr.span)?;
-                if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_)) {
-                    // Keyword parameters are constants: no adjoint.
+                if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_))
+                    || !self.activity.is_active(id)
+                {
+                    // Keyword parameters, `Const` parameters and what is
+                    // computed from them only carry no derivative.
                     return None;
                 }
                 let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
