@@ -87,8 +87,9 @@ fn manual_gradient(bencher: divan::Bencher, name: &str) {
 }
 
 /// The checked gradient's body alone (`__nil_gmm_objective_grad`), without
-/// the entry point's rollback copies (of every `_bar` array, `x_bar` N·d
-/// values among them): beside `nil_gradient`, the cost of the rollback.
+/// the entry point's rollback copies (of every `_bar` array; the data `x`
+/// is `Const` and has none): beside `nil_gradient`, the cost of the
+/// rollback.
 #[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
 fn nil_gradient_body_only(bencher: divan::Bencher, name: &str) {
     let g = load(name);

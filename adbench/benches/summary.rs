@@ -661,10 +661,49 @@ fn sparse_complex() {
             y[0]
         },
     );
+    let mut x_bar_only = vec![zero; 1000];
+    t.time(
+        "backward pass alone, `A` `Const` (`cmul_const_adjoint`)",
+        0,
+        || {
+            y.copy_from_slice(&value);
+            cmul_nil::cmul_const_adjoint(
+                &mut y,
+                &mut yb,
+                black_box(&a).view(),
+                black_box(&x),
+                &mut x_bar_only,
+            )
+            .unwrap();
+            y[0]
+        },
+    );
+    t.time("gradient, `A` `Const` (`cmul_const_grad`)", 0, || {
+        y.fill(zero);
+        cmul_nil::cmul_const_grad(
+            &mut y,
+            &mut yb,
+            black_box(&a).view(),
+            black_box(&x),
+            &mut x_bar_only,
+        )
+        .unwrap();
+        y[0]
+    });
     let plain = "plain forward";
     t.ratio(
         "reversible forward / plain",
         "reversible forward, checked",
+        plain,
+    );
+    t.ratio(
+        "backward pass, `A` `Const` / plain forward (target <= 1.5)",
+        "backward pass alone, `A` `Const` (`cmul_const_adjoint`)",
+        plain,
+    );
+    t.ratio(
+        "gradient, `A` `Const` / plain forward (target <= 1.5)",
+        "gradient, `A` `Const` (`cmul_const_grad`)",
         plain,
     );
     t.ratio(
@@ -824,7 +863,7 @@ fn gmm_bench() {
         t.cell("memory: reversible objective, words + P", col, words(nil));
         t.cell("peak heap: reversible objective", col, fmt_bytes(nil));
         t.cell(
-            "peak heap: gradient, ours (adjoints incl. N d of x)",
+            "peak heap: gradient, ours (with its adjoints; `x` is `Const`)",
             col,
             fmt_bytes(nil_grad),
         );

@@ -247,7 +247,7 @@ macro_rules! nil_functions {
                 let (mut e1b, mut e2b) = ([1.0, 0.0], [0.0, 1.0]);
                 let mut camb = [[0.0; 2]; CAM];
                 let mut xb = [[0.0; 2]; 3];
-                let (mut wb, mut f1b, mut f2b) = ([0.0; 2], [0.0; 2], [0.0; 2]);
+                let mut wb = [0.0; 2];
                 $module::project_grad(
                     &mut e1,
                     &mut e1b,
@@ -260,9 +260,7 @@ macro_rules! nil_functions {
                     input.weights[k],
                     &mut wb,
                     input.feats[2 * k],
-                    &mut f1b,
                     input.feats[2 * k + 1],
-                    &mut f2b,
                 )?;
                 let block = &mut jac.vals[2 * BLOCK * k..2 * BLOCK * (k + 1)];
                 for row in 0..2 {

@@ -370,7 +370,6 @@ pub type NilGradient = fn(
     &[f64],
     &mut [f64],
     &[f64],
-    &mut [f64],
     i64,
     i64,
     i64,
@@ -388,9 +387,6 @@ pub struct Bars {
     pub alphas: Vec<f64>,
     pub means: Vec<f64>,
     pub icf: Vec<f64>,
-    /// The adjoint of the data: `x` is typed `T` in `gmm.nil`, so the
-    /// gradient program accumulates one for it too.
-    pub x: Vec<f64>,
     /// What the call left in `out` (the gradient program gives its inputs
     /// back, so 0 up to rounding), and the adjoints of `gamma` and of the
     /// constant term.
@@ -405,7 +401,6 @@ impl Bars {
             alphas: vec![0.0; g.alphas.len()],
             means: vec![0.0; g.means.len()],
             icf: vec![0.0; g.icf.len()],
-            x: vec![0.0; g.x.len()],
             out: 0.0,
             gamma: 0.0,
             constant: 0.0,
@@ -418,7 +413,6 @@ impl Bars {
         self.alphas.fill(0.0);
         self.means.fill(0.0);
         self.icf.fill(0.0);
-        self.x.fill(0.0);
         let (mut out_bar, mut gamma_bar, mut c_bar) = (1.0, 0.0, 0.0);
         let mut out = 0.0;
         grad(
@@ -431,7 +425,6 @@ impl Bars {
             &g.icf,
             &mut self.icf,
             &g.x,
-            &mut self.x,
             g.d as i64,
             g.k as i64,
             g.n as i64,

@@ -22,7 +22,7 @@ pub struct Gmm {
     constant: f64,
     out: f64,
     /// alpha, mu, icf, x.
-    bars: [Vec<f64>; 4],
+    bars: [Vec<f64>; 3],
 }
 
 impl Gmm {
@@ -64,7 +64,7 @@ impl Gmm {
         }
         let c = nw * df * (gamma.ln() - 0.5 * 2f64.ln()) - log_gamma_d;
         let constant = -(n as f64) * df * 0.5 * (2.0 * std::f64::consts::PI).ln() + k as f64 * c;
-        let bars = [alpha.len(), mu.len(), icf.len(), x.len()].map(|len| vec![0.0; len]);
+        let bars = [alpha.len(), mu.len(), icf.len()].map(|len| vec![0.0; len]);
         Ok(Gmm {
             d,
             k,
@@ -103,7 +103,7 @@ impl Eval for Gmm {
             Which::Derivative => {
                 let (mut out_bar, mut gamma_bar, mut constant_bar) = (1.0, 0.0, 0.0);
                 self.bars.iter_mut().for_each(|b| b.fill(0.0));
-                let [alpha_bar, mu_bar, icf_bar, x_bar] = &mut self.bars;
+                let [alpha_bar, mu_bar, icf_bar] = &mut self.bars;
                 gmm_posterior::gmm_posterior_grad(
                     &mut self.out,
                     &mut out_bar,
@@ -114,7 +114,6 @@ impl Eval for Gmm {
                     &self.icf,
                     icf_bar,
                     &self.x,
-                    x_bar,
                     d,
                     k,
                     n,
@@ -135,7 +134,7 @@ impl Eval for Gmm {
                 // GradBench's `Independent`: `alpha`, and `mu`, `q`, `l` a
                 // row per component.
                 let (d, k) = (self.d, self.k);
-                let [alpha, mu, icf, _] = &self.bars;
+                let [alpha, mu, icf] = &self.bars;
                 let icf_sz = icf.len() / k.max(1);
                 let mu: Vec<&[f64]> = mu.chunks(d.max(1)).collect();
                 let q: Vec<&[f64]> = (0..k)
