@@ -8,35 +8,16 @@
 // The reference indexes matrices as the formulas do.
 #![allow(clippy::needless_range_loop)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
 
 use serde_json::{Value, json};
 
-/// Sends `messages` (one a line) and returns the responses.
+/// Sends `messages` (one a line) and returns the responses; the tool must
+/// end with success.
 fn session(messages: &[String]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tool starts");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for m in messages {
-            writeln!(stdin, "{m}").expect("the tool reads");
-        }
-    }
-    let out = child.wait_with_output().expect("the tool ends");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each response is one JSON object"))
-        .collect()
+    let (responses, ok, stderr) = support::session(messages);
+    assert!(ok, "{stderr}");
+    responses
 }
 
 /// `ht`'s `function` at `input`, in a fresh session: the response.

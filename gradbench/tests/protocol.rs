@@ -3,37 +3,10 @@
 //! a malformed line; and each eval's outputs against independent values (a
 //! plain-Rust reference, central differences of it).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
 
 use serde_json::{Value, json};
-
-/// Sends `messages` (one a line) and returns the responses and the exit.
-fn session(messages: &[String]) -> (Vec<Value>, bool, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
-        .arg("--multithreaded")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tool starts");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for m in messages {
-            writeln!(stdin, "{m}").expect("the tool reads");
-        }
-    }
-    let out = child.wait_with_output().expect("the tool ends");
-    let responses = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each response is one JSON object"))
-        .collect();
-    (
-        responses,
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::session;
 
 fn evaluate(id: u64, module: &str, function: &str, input: Value) -> String {
     json!({ "id": id, "kind": "evaluate", "module": module, "function": function, "input": input })

@@ -1,0 +1,35 @@
+//! Driving the tool over pipes, as GradBench's intermediary does.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// Sends `messages` (one a line) to a fresh `nilang-gradbench
+/// --multithreaded` and returns the responses, whether it exited with
+/// success, and what it wrote to stderr.
+pub fn session(messages: &[String]) -> (Vec<Value>, bool, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
+        .arg("--multithreaded")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tool starts");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for m in messages {
+            writeln!(stdin, "{m}").expect("the tool reads");
+        }
+    }
+    let out = child.wait_with_output().expect("the tool ends");
+    let responses = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each response is one JSON object"))
+        .collect();
+    (
+        responses,
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
