@@ -28,8 +28,9 @@ pub fn check_primitive(
             .and_then(|id| types.defs.get(id))
             .cloned()
             .unwrap_or(Ty::Unknown);
-        let real = matches!(ty, Ty::Scalar("f64" | "f32") | Ty::Generic(_));
-        if ty.has_adjoint() && !real {
+        // A `Const` parameter has no derivative: it is only read.
+        let real = !p.constant && matches!(ty, Ty::Scalar("f64" | "f32") | Ty::Generic(_));
+        if ty.has_adjoint() && !real && !p.constant {
             out.push(
                 Diagnostic::error(
                     "E0701",

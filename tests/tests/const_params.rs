@@ -170,3 +170,50 @@ fn a_const_passed_where_a_derivative_is_taken_goes_to_a_scratch_adjoint() {
     }
     assert_eq!(w_bar, x, "the twin's adjoint of w is x");
 }
+
+#[test]
+fn constants_of_every_kind_meet_differentiated_parameters() {
+    use nilang_tests::constants as c;
+    // d out / d a = 3 (struct) and 2 (stack): the constants' scratch
+    // adjoints do not disturb the derivative that flows.
+    let (mut out, mut out_bar, mut a_bar) = (0.0, 1.0, 0.0);
+    c::with_const_struct_grad(&mut out, &mut out_bar, 0.5, &mut a_bar).unwrap();
+    assert_eq!((out, a_bar), (0.0, 3.0));
+    let (mut out, mut out_bar, mut a_bar) = (0.0, 1.0, 0.0);
+    c::with_const_stack_grad(&mut out, &mut out_bar, 0.5, &mut a_bar).unwrap();
+    assert_eq!((out, a_bar), (0.0, 2.0));
+    // d y / d B = 2 B, the constant A's columns contributing nothing.
+    let a = nilang::ndarray::Array2::from_shape_fn((3, 2), |(i, j)| (i + 2 * j) as f64);
+    let b = nilang::ndarray::Array2::from_shape_fn((3, 2), |(i, j)| 0.5 - (i * j) as f64);
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let mut b_bar = nilang::ndarray::Array2::zeros((3, 2));
+    c::columns_of_both_grad(&mut y, &mut y_bar, a.view(), b.view(), b_bar.view_mut()).unwrap();
+    assert_eq!(b_bar, &b * 2.0);
+}
+
+#[test]
+fn a_complex_matrix_gets_complex_adjoints() {
+    use nilang::Complex;
+    use nilang_tests::constants as c;
+    let (p, q) = (Complex::new(0.3, -1.2), Complex::new(2.0, 0.5));
+    let seed = Complex::new(0.7, 0.25);
+    let (mut out, mut out_bar) = (Complex::new(0.0, 0.0), seed);
+    let (mut p_bar, mut q_bar) = (Complex::new(0.0, 0.0), Complex::new(0.0, 0.0));
+    c::complex_product_grad(&mut out, &mut out_bar, p, &mut p_bar, q, &mut q_bar).unwrap();
+    let m = nilang::ndarray::arr2(&[[p, q]]);
+    let mut m_bar = nilang::ndarray::Array2::from_elem((1, 2), Complex::new(0.0, 0.0));
+    let (mut out2, mut out2_bar) = (Complex::new(0.0, 0.0), seed);
+    c::complex_matrix_product_grad(&mut out2, &mut out2_bar, m.view(), m_bar.view_mut()).unwrap();
+    assert_eq!(m_bar[[0, 0]], p_bar);
+    assert_eq!(m_bar[[0, 1]], q_bar);
+    // conj(∂(pq)/∂p) ȳ = conj(q) ȳ.
+    assert!((p_bar - q.conj() * seed).norm() < 1e-15);
+}
+
+#[test]
+fn a_primitive_with_a_const_parameter_takes_its_derivative_from_d() {
+    use nilang_tests::constants as c;
+    let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+    c::scaled_sin_grad(&mut y, &mut y_bar, 0.3, &mut x_bar, 2.5).unwrap();
+    assert_eq!(x_bar, 0.3f64.cos() * 2.5);
+}

@@ -165,10 +165,58 @@ impl Gen<'_> {
     /// `param_kind` that gets a value carrying no derivative.
     fn scratch_bar(&mut self, arg: &Expr, param_kind: &Kind) -> (String, Option<(String, String)>) {
         let zero = self.ad_zero();
+        let t = self.fresh("scratchbar");
+        let declare = |value: String| Some((format!("let mut {t} = {value};"), String::new()));
+        // A stack and a matrix column are not values `expr` reads. A stack's
+        // scratch adjoint holds a zero per value, so that a callee that
+        // pushes and pops finds it in step with the stack.
+        if let Some((_, Kind::Stack(inner))) = self.def_kind(arg.span)
+            && let ExprKind::Var(name) = &arg.kind
+        {
+            let (s, elem) = (rust_name(name), self.ad_zero());
+            let elem = if matches!(*inner, Kind::Complex(_)) {
+                format!("nilang::Complex::new({elem}, {elem})")
+            } else {
+                elem
+            };
+            return (
+                format!("&mut {t}"),
+                declare(format!("nilang::Stack::from_vec(vec![{elem}; {s}.len()])")),
+            );
+        }
+        if let Some((m, _, elem)) = self.column_of(arg) {
+            let value = if matches!(elem, Kind::Complex(_)) {
+                format!(
+                    "vec![nilang::Complex::new({zero}, {zero}); {}.nrows()]",
+                    rust_name(&m)
+                )
+            } else {
+                format!("vec![{zero}; {}.nrows()]", rust_name(&m))
+            };
+            return (format!("&mut {t}[..]"), declare(value));
+        }
         let (code, kind) = self.whole(|g| g.expr(arg));
         let complex = |k: &Kind| matches!(k, Kind::Complex(_));
-        let t = self.fresh("scratchbar");
+        if let Kind::Struct { .. } = &kind
+            && let Some(value) = self.struct_bar_zero(&format!("({code})"), &kind)
+        {
+            return (format!("&mut {t}"), declare(value));
+        }
+        if let Kind::Array(inner) = &kind
+            && let Kind::Struct { .. } = **inner
+            && let Some(value) = self.struct_bar_zero("__e", inner)
+        {
+            return (
+                format!("&mut {t}[..]"),
+                declare(format!(
+                    "{code}.iter().map(|__e| {value}).collect::<Vec<_>>()"
+                )),
+            );
+        }
         let value = match (&kind, param_kind) {
+            (Kind::Matrix(e), _) if complex(e) => format!(
+                "nilang::ndarray::Array2::from_elem({code}.raw_dim(), nilang::Complex::new({zero}, {zero}))"
+            ),
             (Kind::Matrix(_), _) => {
                 format!("nilang::ndarray::Array2::from_elem({code}.raw_dim(), {zero})")
             }
@@ -185,10 +233,7 @@ impl Gen<'_> {
             Kind::Array(_) | Kind::Csc(_) => format!("&mut {t}[..]"),
             _ => format!("&mut {t}"),
         };
-        (
-            pass,
-            Some((format!("let mut {t} = {value};"), String::new())),
-        )
+        (pass, declare(value))
     }
 
     /// The adjoint argument for a parameter of kind `param_kind`, and the
@@ -200,10 +245,12 @@ impl Gen<'_> {
     ) -> Option<(String, Option<(String, String)>)> {
         if let Some((_, span)) = arg.root_var()
             && !self.active_at(span)
-            && {
-                let (_, kind) = self.whole(|g| g.expr(arg));
-                differentiable(&kind) || bar_param_type(&kind).is_some()
-            }
+            && (matches!(self.def_kind(arg.span), Some((_, Kind::Stack(_))))
+                || self.column_of(arg).is_some()
+                || {
+                    let (_, kind) = self.whole(|g| g.expr(arg));
+                    differentiable(&kind) || bar_param_type(&kind).is_some()
+                })
         {
             // A constant passed where the callee takes a derivative: its
             // share goes to a scratch adjoint, dropped after the call.

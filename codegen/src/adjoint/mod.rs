@@ -94,9 +94,10 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
             Kind::Struct { .. } => format!("&mut [{}]", super::structs::bar_type(inner)?),
             _ => "&mut [G]".into(),
         }),
-        Kind::Matrix(inner) if differentiable(inner) => {
-            Some("nilang::ndarray::ArrayViewMut2<'_, G>".into())
-        }
+        Kind::Matrix(inner) if differentiable(inner) => Some(match **inner {
+            Kind::Complex(_) => "nilang::ndarray::ArrayViewMut2<'_, nilang::Complex<G>>".into(),
+            _ => "nilang::ndarray::ArrayViewMut2<'_, G>".into(),
+        }),
         // The adjoints of a stack's values, in a stack of the same length.
         Kind::Stack(inner) if differentiable(inner) => Some(match **inner {
             Kind::Complex(_) => "&mut nilang::Stack<nilang::Complex<G>>".into(),

@@ -61,11 +61,12 @@ impl Gen<'_> {
                 }
                 _ => format!("vec![{zero}; {n}.len()]"),
             },
-            Kind::Matrix(inner)
-                if differentiable(inner) && !matches!(**inner, Kind::Complex(_)) =>
-            {
-                format!("nilang::ndarray::Array2::from_elem({n}.raw_dim(), {zero})")
-            }
+            Kind::Matrix(inner) if differentiable(inner) => match **inner {
+                Kind::Complex(_) => format!(
+                    "nilang::ndarray::Array2::from_elem({n}.raw_dim(), nilang::Complex::new({zero}, {zero}))"
+                ),
+                _ => format!("nilang::ndarray::Array2::from_elem({n}.raw_dim(), {zero})"),
+            },
             Kind::Stack(inner) if differentiable(inner) => match **inner {
                 Kind::Complex(_) => "nilang::Stack::<nilang::Complex<G>>::new()".into(),
                 _ => format!("nilang::Stack::<{ADJOINT_TYPE}>::new()"),
