@@ -88,6 +88,10 @@ impl Gen<'_> {
             if allocated_in_r.contains(&id) || fresh_before.contains(&id) {
                 continue;
             }
+            // A variable that carries no derivative has no adjoint to save.
+            if !self.activity.is_active(id) {
+                continue;
+            }
             let kind = kind_of(&self.types.defs[id]);
             let &(_, span) = mentioned.iter().find(|(d, _)| *d == id)?;
             let var = Expr {
