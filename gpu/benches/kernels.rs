@@ -21,6 +21,9 @@ fn inputs() -> Vec<f32> {
 }
 
 /// J2 and its gradient over 4,000 inputs (table 2's GPU row).
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 mod bessel_batch_4000 {
     use super::*;
 
@@ -108,34 +111,13 @@ mod rotation_gate_65536 {
 /// matrix).
 mod ba1_jacobian {
     use super::*;
-    use nilang_adbench::ba::{BaInput, BaJacobian, nil_unchecked_jacobian};
-    use nilang_gpu::{BaBlocks, ba_jacobian_gpu};
-
-    fn input() -> BaInput {
-        let dir = nilang_adbench::data_dir().join("ba");
-        let name = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .find(|n| n.starts_with("ba1_"))
-            .unwrap();
-        BaInput::read(dir.join(name)).unwrap()
-    }
-
-    fn blocks<T: Copy>(input: &BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
-        BaBlocks::gather(
-            &input.cams,
-            &input.points,
-            &input.weights,
-            &input.feats,
-            &input.obs,
-            conv,
-        )
-    }
+    use nilang_adbench::ba::{BaJacobian, nil_unchecked_jacobian};
+    use nilang_gpu::ba_jacobian_gpu;
 
     #[divan::bench(sample_count = 10, sample_size = 1)]
     fn gpu_f32(bencher: divan::Bencher) {
         let Some(gpu) = test_gpu() else { return };
-        let b = blocks(&input(), |v| v as f32);
+        let b = support::blocks(&support::ba1(), |v| v as f32);
         bencher.bench_local(|| ba_jacobian_gpu(&gpu, black_box(&b)).unwrap());
     }
 
@@ -145,13 +127,13 @@ mod ba1_jacobian {
         if !gpu.has_f64() {
             return;
         }
-        let b = blocks(&input(), |v| v);
+        let b = support::blocks(&support::ba1(), |v| v);
         bencher.bench_local(|| ba_jacobian_gpu(&gpu, black_box(&b)).unwrap());
     }
 
     #[divan::bench(sample_count = 10, sample_size = 1)]
     fn cpu_nil_unchecked(bencher: divan::Bencher) {
-        let input = input();
+        let input = support::ba1();
         let mut jac = BaJacobian::new(&input);
         bencher.bench_local(|| nil_unchecked_jacobian(black_box(&input), &mut jac).unwrap());
     }

@@ -21,6 +21,9 @@ use nilang_gpu::device::{BaDevice, Circuit, CircuitState, bessel_gradients};
 use nilang_gpu::{BaBlocks, ba_jacobian_gpu, bessel, test_gpu, unchecked};
 use nilang_runtime::gpu::{DeviceArray, Gpu, GpuFloat, Transfers};
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 const RUNS: usize = 15;
 
 fn median(mut f: impl FnMut()) -> Duration {
@@ -49,11 +52,13 @@ fn counted(gpu: &Gpu, f: impl FnOnce()) -> Transfers {
 }
 
 /// The copies and the median time of the slice run and of the device run.
-fn two_ways(
+fn two_ways<A, B>(
     gpu: &Gpu,
-    mut slices: impl FnMut(),
-    mut device: impl FnMut(),
+    mut slices: impl FnMut() -> A,
+    mut device: impl FnMut() -> B,
 ) -> [(Transfers, Duration); 2] {
+    let mut slices = || drop(slices());
+    let mut device = || drop(device());
     let ts = counted(gpu, &mut slices);
     let td = counted(gpu, &mut device);
     [(ts, median(&mut slices)), (td, median(&mut device))]
@@ -123,15 +128,7 @@ fn bessel_rows<T: GpuFloat + Default>(gpu: &Gpu, label: &str, cpu: Option<Durati
         zb.read().unwrap()
     };
     assert_eq!(slices(), device());
-    let [(ts, t_slices), (td, t_device)] = two_ways(
-        gpu,
-        || {
-            slices();
-        },
-        || {
-            device();
-        },
-    );
+    let [(ts, t_slices), (td, t_device)] = two_ways(gpu, slices, device);
     let t_compute = median(|| {
         bessel_gradients(gpu, 2, &dz, &ones, &mut out, &mut seed, &mut zb).unwrap();
         gpu.wait().unwrap();
@@ -156,15 +153,7 @@ fn ba_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
     let slices = || ba_jacobian_gpu(gpu, b).unwrap();
     let mut dev = BaDevice::new(gpu, b).unwrap();
     assert_eq!(slices(), dev.jacobian(gpu).unwrap());
-    let [(ts, t_slices), (td, t_device)] = two_ways(
-        gpu,
-        || {
-            slices();
-        },
-        || {
-            dev.jacobian(gpu).unwrap();
-        },
-    );
+    let [(ts, t_slices), (td, t_device)] = two_ways(gpu, slices, || dev.jacobian(gpu).unwrap());
     let t_compute = median(|| {
         dev.queue(gpu).unwrap();
         gpu.wait().unwrap();
@@ -208,15 +197,7 @@ fn circuit_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
     if gpu.reduction() == nilang_runtime::gpu::Reduction::Deterministic {
         assert_eq!(slices(), device());
     }
-    let [(ts, t_slices), (td, t_device)] = two_ways(
-        gpu,
-        || {
-            slices();
-        },
-        || {
-            device();
-        },
-    );
+    let [(ts, t_slices), (td, t_device)] = two_ways(gpu, slices, device);
     let mut state = CircuitState::new(gpu, &c, &psi0, &target, &theta0).unwrap();
     let t_compute = median(|| {
         c.queue_steps(gpu, &mut state, rate, steps).unwrap();
@@ -236,18 +217,6 @@ fn circuit_rows<T: GpuFloat + Default + PartialEq + std::fmt::Debug>(
         td,
         cpu,
     );
-}
-
-/// ba1's inputs gathered per observation, converted by `conv`.
-fn blocks<T: Copy>(input: &nilang_adbench::ba::BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
-    BaBlocks::gather(
-        &input.cams,
-        &input.points,
-        &input.weights,
-        &input.feats,
-        &input.obs,
-        conv,
-    )
 }
 
 fn main() {
@@ -278,13 +247,7 @@ fn main() {
         bessel_rows::<f64>(&gpu, "f64", Some(cpu_bessel));
     }
 
-    let dir = nilang_adbench::data_dir().join("ba");
-    let name = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .find(|n| n.starts_with("ba1_"))
-        .expect("ba1");
-    let input = nilang_adbench::ba::BaInput::read(dir.join(name)).unwrap();
+    let input = support::ba1();
     let cpu_ba = {
         let mut jac = nilang_adbench::ba::BaJacobian::new(&input);
         median(|| {
@@ -303,9 +266,14 @@ fn main() {
             ));
         }
     });
-    ba_rows(&gpu, &blocks(&input, |v| v as f32), "f32", Some(cpu_ba));
+    ba_rows(
+        &gpu,
+        &support::blocks(&input, |v| v as f32),
+        "f32",
+        Some(cpu_ba),
+    );
     if gpu.has_f64() {
-        ba_rows(&gpu, &blocks(&input, |v| v), "f64", Some(cpu_ba));
+        ba_rows(&gpu, &support::blocks(&input, |v| v), "f64", Some(cpu_ba));
     }
 
     let c = Circuit {

@@ -3,29 +3,11 @@
 //! `nilang_adbench::ba::project` and the 2 x 15 blocks against the
 //! hand-written derivatives (`manual_block`).
 
-use nilang_adbench::ba::{self as cpu, BLOCK, BaInput};
+mod support;
+
+use nilang_adbench::ba::{self as cpu, BLOCK};
 use nilang_gpu::{BaBlocks, ba_jacobian_gpu, test_gpu};
-
-fn gather<T: Copy>(input: &BaInput, conv: impl Fn(f64) -> T) -> BaBlocks<T> {
-    BaBlocks::gather(
-        &input.cams,
-        &input.points,
-        &input.weights,
-        &input.feats,
-        &input.obs,
-        conv,
-    )
-}
-
-fn ba1() -> BaInput {
-    let dir = nilang_adbench::data_dir().join("ba");
-    let name = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .find(|n| n.starts_with("ba1_"))
-        .expect("ba1 in adbench/data/ba");
-    BaInput::read(dir.join(name)).unwrap()
-}
+use support::ba1;
 
 fn jacobian<T: nilang_runtime::gpu::GpuFloat + Default>(
     gpu: &nilang_runtime::gpu::Gpu,
@@ -46,7 +28,7 @@ fn jacobian_blocks_agree_with_the_cpu() {
     let p = input.p;
     assert!(p > 30_000, "ba1 has {p} observations");
 
-    let b32 = gather(&input, |v| v as f32);
+    let b32 = support::blocks(&input, |v| v as f32);
     let (e1, e2, j32) = jacobian(&gpu, &b32, p);
     let (mut worst_e, mut worst_j) = (0.0f64, 0.0f64);
     for (k, &(c, q)) in input.obs.iter().enumerate() {
@@ -69,7 +51,7 @@ fn jacobian_blocks_agree_with_the_cpu() {
     assert!(worst_j < 1e-3, "Jacobian off by {worst_j}");
 
     if gpu.has_f64() {
-        let b64 = gather(&input, |v| v);
+        let b64 = support::blocks(&input, |v| v);
         let (e1, e2, j64) = jacobian(&gpu, &b64, p);
         let (mut worst_e, mut worst_j) = (0.0f64, 0.0f64);
         for (k, &(c, q)) in input.obs.iter().enumerate() {
