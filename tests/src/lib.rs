@@ -20,6 +20,21 @@ nilang::include_nil!(pub mod generic_literal);
 nilang::include_nil!(pub mod julia_forms);
 nilang::include_nil!(pub mod constants);
 
+/// xorshift64, seeded: the random points at which the property tests run
+/// the random programs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next float, uniform in [-2, 2).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    }
+}
+
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;
 

@@ -6,18 +6,7 @@
 //! gradient.
 
 use nilang::Check;
-use nilang_tests::{CONST_TWINS, GRADIENTS};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
-    }
-}
+use nilang_tests::{CONST_TWINS, GRADIENTS, Rng};
 
 #[test]
 fn const_twins_give_the_changed_parameters_the_same_adjoints() {

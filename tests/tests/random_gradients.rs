@@ -14,18 +14,7 @@
 //! and counted, and the test asserts that skips are rare.
 
 use nilang::{Check, CheckEq, central_difference};
-use nilang_tests::GRADIENTS;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
-    }
-}
+use nilang_tests::{GRADIENTS, Rng};
 
 /// Random points per program.
 const POINTS: usize = 32;

@@ -4,18 +4,7 @@
 //! restores every input, on many random inputs each.
 
 use nilang::CheckEq;
-use nilang_tests::PROGRAMS;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
-    }
-}
+use nilang_tests::{PROGRAMS, Rng};
 
 #[test]
 fn call_then_uncall_restores_the_inputs() {
