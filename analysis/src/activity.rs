@@ -124,20 +124,7 @@ fn leaf_flow(
                 .collect()
         }
         // `@safe`: every variable in it.
-        StmtKind::Safe(_) => uses_in(stmt.span, resolution),
+        StmtKind::Safe(_) => resolution.defs_in(stmt.span).collect(),
     };
-    Some((uses_in(stmt.span, resolution), written))
-}
-
-/// The definitions named inside `span`.
-fn uses_in(span: Span, resolution: &Resolution) -> Vec<DefId> {
-    let start = resolution
-        .uses
-        .partition_point(|(s, _)| s.start < span.start);
-    resolution.uses[start..]
-        .iter()
-        .take_while(|(s, _)| s.start < span.end)
-        .filter(|(s, _)| s.end <= span.end)
-        .map(|&(_, d)| d)
-        .collect()
+    Some((resolution.defs_in(stmt.span).collect(), written))
 }

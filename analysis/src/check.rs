@@ -394,16 +394,9 @@ impl Checker<'_> {
 
     /// Whether `e` reads a variable that carries a derivative.
     fn reads_active(&self, e: &Expr) -> bool {
-        let uses = &self.resolution.uses;
-        let start = uses.partition_point(|(s, _)| s.start < e.span.start);
-        uses[start..]
-            .iter()
-            .take_while(|(s, _)| s.start < e.span.end)
-            .any(|&(s, id)| {
-                s.end <= e.span.end
-                    && self.activity.is_active(id)
-                    && self.types.defs.get(id).is_some_and(Ty::has_adjoint)
-            })
+        self.resolution.defs_in(e.span).any(|id| {
+            self.activity.is_active(id) && self.types.defs.get(id).is_some_and(Ty::has_adjoint)
+        })
     }
 
     /// Whether the place's variable carries a derivative (see

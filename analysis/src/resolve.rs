@@ -74,6 +74,17 @@ pub struct Resolution {
 }
 
 impl Resolution {
+    /// The definitions named inside `span`, in order (`uses` is sorted by
+    /// span).
+    pub fn defs_in(&self, span: Span) -> impl Iterator<Item = DefId> + '_ {
+        let start = self.uses.partition_point(|(s, _)| s.start < span.start);
+        self.uses[start..]
+            .iter()
+            .take_while(move |(s, _)| s.start < span.end)
+            .filter(move |(s, _)| s.end <= span.end)
+            .map(|&(_, d)| d)
+    }
+
     /// The definition a name at `span` refers to: a binary search, since
     /// [`resolve`] leaves `uses` sorted by span (stably, so of two uses at
     /// one span the first recorded wins).
