@@ -161,79 +161,70 @@ impl Gen<'_> {
         }
     }
 
-    /// A zero adjoint shaped like `arg`, for a callee's parameter of kind
-    /// `param_kind` that gets a value carrying no derivative.
-    fn scratch_bar(&mut self, arg: &Expr, param_kind: &Kind) -> (String, Option<(String, String)>) {
+    /// A zero adjoint shaped like `arg`, for a callee's parameter that gets
+    /// a value carrying no derivative; `None` when `arg` is of a kind that
+    /// has no adjoint (an integer, which the caller handles).
+    fn scratch_bar(&mut self, arg: &Expr) -> Option<(String, Option<(String, String)>)> {
         let zero = self.ad_zero();
-        let t = self.fresh("scratchbar");
-        let declare = |value: String| Some((format!("let mut {t} = {value};"), String::new()));
-        // A stack and a matrix column are not values `expr` reads. A stack's
-        // scratch adjoint holds a zero per value, so that a callee that
-        // pushes and pops finds it in step with the stack.
-        if let Some((_, Kind::Stack(inner))) = self.def_kind(arg.span)
-            && let ExprKind::Var(name) = &arg.kind
-        {
-            let (s, elem) = (rust_name(name), self.ad_zero());
-            let elem = if matches!(*inner, Kind::Complex(_)) {
-                format!("nilang::Complex::new({elem}, {elem})")
-            } else {
-                elem
-            };
-            return (
-                format!("&mut {t}"),
-                declare(format!("nilang::Stack::from_vec(vec![{elem}; {s}.len()])")),
-            );
-        }
-        if let Some((m, _, elem)) = self.column_of(arg) {
-            let value = if matches!(elem, Kind::Complex(_)) {
-                format!(
-                    "vec![nilang::Complex::new({zero}, {zero}); {}.nrows()]",
-                    rust_name(&m)
-                )
-            } else {
-                format!("vec![{zero}; {}.nrows()]", rust_name(&m))
-            };
-            return (format!("&mut {t}[..]"), declare(value));
-        }
-        let (code, kind) = self.whole(|g| g.expr(arg));
+        let czero = format!("nilang::Complex::new({zero}, {zero})");
         let complex = |k: &Kind| matches!(k, Kind::Complex(_));
-        if let Kind::Struct { .. } = &kind
-            && let Some(value) = self.struct_bar_zero(&format!("({code})"), &kind)
-        {
-            return (format!("&mut {t}"), declare(value));
-        }
-        if let Kind::Array(inner) = &kind
-            && let Kind::Struct { .. } = **inner
-            && let Some(value) = self.struct_bar_zero("__e", inner)
-        {
-            return (
-                format!("&mut {t}[..]"),
-                declare(format!(
-                    "{code}.iter().map(|__e| {value}).collect::<Vec<_>>()"
-                )),
-            );
-        }
-        let value = match (&kind, param_kind) {
-            (Kind::Matrix(e), _) if complex(e) => format!(
-                "nilang::ndarray::Array2::from_elem({code}.raw_dim(), nilang::Complex::new({zero}, {zero}))"
-            ),
-            (Kind::Matrix(_), _) => {
-                format!("nilang::ndarray::Array2::from_elem({code}.raw_dim(), {zero})")
-            }
-            (Kind::Array(e) | Kind::Csc(e), _) if complex(e) => {
-                format!("vec![nilang::Complex::new({zero}, {zero}); {code}.len()]")
-            }
-            (Kind::Array(_), _) => format!("vec![{zero}; {code}.len()]"),
-            (Kind::Csc(_), _) => format!("vec![{zero}; {code}.nnz()]"),
-            (k, _) if complex(k) => format!("nilang::Complex::new({zero}, {zero})"),
-            _ => zero,
-        };
-        let pass = match kind {
-            Kind::Matrix(_) => format!("{t}.view_mut()"),
-            Kind::Array(_) | Kind::Csc(_) => format!("&mut {t}[..]"),
-            _ => format!("&mut {t}"),
-        };
-        (pass, declare(value))
+        // The scratch value, and how it is passed: `&mut t`, `&mut t[..]`
+        // or `t.view_mut()`.
+        let (value, pass): (String, fn(&str) -> String) =
+            // A stack and a matrix column are not values `expr` reads. A
+            // stack's scratch adjoint holds a zero per value, so that a callee
+            // that pushes and pops finds it in step with the stack.
+            if let Some((_, Kind::Stack(inner))) = self.def_kind(arg.span)
+                && let ExprKind::Var(name) = &arg.kind
+            {
+                let elem = if complex(&inner) { &czero } else { &zero };
+                let value = format!(
+                    "nilang::Stack::from_vec(vec![{elem}; {}.len()])",
+                    rust_name(name)
+                );
+                (value, |t| format!("&mut {t}"))
+            } else if let Some((m, _, elem)) = self.column_of(arg) {
+                let elem = if complex(&elem) { &czero } else { &zero };
+                let value = format!("vec![{elem}; {}.nrows()]", rust_name(&m));
+                (value, |t| format!("&mut {t}[..]"))
+            } else {
+                let (code, kind) = self.whole(|g| g.expr(arg));
+                if !differentiable(&kind) && bar_param_type(&kind).is_none() {
+                    return None;
+                }
+                match &kind {
+                    Kind::Struct { .. } => (
+                        self.struct_bar_zero(&format!("({code})"), &kind)?,
+                        |t| format!("&mut {t}"),
+                    ),
+                    Kind::Array(inner) if matches!(**inner, Kind::Struct { .. }) => {
+                        let value = self.struct_bar_zero("__e", inner)?;
+                        (
+                            format!("{code}.iter().map(|__e| {value}).collect::<Vec<_>>()"),
+                            |t| format!("&mut {t}[..]"),
+                        )
+                    }
+                    Kind::Matrix(e) => (
+                        format!(
+                            "nilang::ndarray::Array2::from_elem({code}.raw_dim(), {})",
+                            if complex(e) { &czero } else { &zero }
+                        ),
+                        |t| format!("{t}.view_mut()"),
+                    ),
+                    Kind::Array(e) | Kind::Csc(e) => {
+                        let len = if matches!(kind, Kind::Csc(_)) { "nnz" } else { "len" };
+                        let elem = if complex(e) { &czero } else { &zero };
+                        (format!("vec![{elem}; {code}.{len}()]"), |t| format!("&mut {t}[..]"))
+                    }
+                    k if complex(k) => (czero.clone(), |t| format!("&mut {t}")),
+                    _ => (zero.clone(), |t| format!("&mut {t}")),
+                }
+            };
+        let t = self.fresh("scratchbar");
+        Some((
+            pass(&t),
+            Some((format!("let mut {t} = {value};"), String::new())),
+        ))
     }
 
     /// The adjoint argument for a parameter of kind `param_kind`, and the
@@ -243,18 +234,13 @@ impl Gen<'_> {
         arg: &Expr,
         param_kind: &Kind,
     ) -> Option<(String, Option<(String, String)>)> {
+        // A constant passed where the callee takes a derivative: its share
+        // goes to a scratch adjoint, dropped after the call.
         if let Some((_, span)) = arg.root_var()
             && !self.active_at(span)
-            && (matches!(self.def_kind(arg.span), Some((_, Kind::Stack(_))))
-                || self.column_of(arg).is_some()
-                || {
-                    let (_, kind) = self.whole(|g| g.expr(arg));
-                    differentiable(&kind) || bar_param_type(&kind).is_some()
-                })
+            && let Some(scratch) = self.scratch_bar(arg)
         {
-            // A constant passed where the callee takes a derivative: its
-            // share goes to a scratch adjoint, dropped after the call.
-            return Some(self.scratch_bar(arg, param_kind));
+            return Some(scratch);
         }
         if let Some((m, c, _)) = self.column_of(arg) {
             let t = self.fresh("colbar");
