@@ -352,6 +352,11 @@ fn snippet_support(params: &InitializeParams) -> bool {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let encoding = choose_encoding(&params);
+        let pull = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .is_some_and(|t| t.diagnostic.is_some());
         {
             let mut workspace = self.shared.lock();
             workspace.encoding = encoding;
@@ -370,11 +375,7 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.dynamic_registration)
                 .unwrap_or(false);
             workspace.roots = workspace_roots(&params);
-            workspace.pull_diagnostics = params
-                .capabilities
-                .text_document
-                .as_ref()
-                .is_some_and(|t| t.diagnostic.is_some());
+            workspace.pull_diagnostics = pull;
             workspace.refresh_diagnostics = params
                 .capabilities
                 .workspace
@@ -383,7 +384,6 @@ impl LanguageServer for Backend {
                 .and_then(|d| d.refresh_support)
                 .unwrap_or(false);
         }
-        let pull = self.shared.lock().pull_diagnostics;
         self.spawn_diagnostics_task();
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
