@@ -552,7 +552,6 @@ struct Missing {
     kernel: Arc<crate::kernel::KernelFacts>,
     diagnostics: Arc<Vec<Diagnostic>>,
     param_types: Option<(Vec<Ty>, Vec<bool>)>,
-    tape_facts: TapeFacts,
     activity: Arc<crate::activity::Activity>,
 }
 
@@ -564,7 +563,6 @@ static MISSING: std::sync::LazyLock<Missing> = std::sync::LazyLock::new(|| Missi
     kernel: Arc::default(),
     diagnostics: Arc::default(),
     param_types: None,
-    tape_facts: TapeFacts::default(),
     activity: Arc::default(),
 });
 
@@ -622,20 +620,6 @@ pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, 
     locate(db, f)
         .and_then(|(file, k, i)| chunk_signatures(db, f.project(db), file, k).get(i))
         .unwrap_or(&MISSING.param_types)
-}
-
-/// The local effects of one function.
-pub fn function_local_effects<'db>(db: &'db dyn Db, f: FnId<'db>) -> LocalEffects {
-    locate(db, f)
-        .and_then(|(file, k, i)| chunk_effects(db, file, k).get(i).cloned())
-        .unwrap_or_default()
-}
-
-/// [`TapeFacts`] of one function.
-pub fn tape_facts<'db>(db: &'db dyn Db, f: FnId<'db>, tape_loops: bool) -> &'db TapeFacts {
-    locate(db, f)
-        .and_then(|(file, k, i)| chunk_tape_facts(db, f.project(db), file, k, tape_loops).get(i))
-        .unwrap_or(&MISSING.tape_facts)
 }
 
 /// Whether a function has a `@tape` loop of its own.
