@@ -201,12 +201,15 @@ module.exports = grammar({
       '.+=', '.-=', '.⊻=', '.^=', '.*=', './=', '.=',
     ),
 
-    // `x ↔ y`: NiLang.jl's spelling of `SWAP(x, y)`.
+    // `x ↔ y`: NiLang.jl's spelling of `SWAP(x, y)`. A side written
+    // `x::∅` is an empty slot: the other side's value moves into it.
     swap_statement: $ => seq(
-      field('left', $._expression),
+      field('left', choice($._expression, $.empty_slot)),
       '↔',
-      field('right', $._expression),
+      field('right', choice($._expression, $.empty_slot)),
     ),
+
+    empty_slot: $ => seq(field('name', $.identifier), '::', '∅'),
 
     call_statement: $ => prec(1, seq(
       field('function', $._callee),

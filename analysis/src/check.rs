@@ -608,6 +608,7 @@ impl Checker<'_> {
     }
 
     fn immutable_root(&mut self, expr: &Expr) {
+        self.stack_element_written(expr);
         let Some((root, span)) = expr.root_var() else {
             return;
         };
@@ -630,6 +631,40 @@ impl Checker<'_> {
                 "copy it into an ancilla first: `tmp ← zero(T); tmp += {root}`"
             )),
         );
+    }
+
+    /// E0620 for a written place inside a stack (`s[k] += x`): a stack's
+    /// values change only by pushing and popping.
+    fn stack_element_written(&mut self, expr: &Expr) {
+        let mut e = expr;
+        loop {
+            match &e.kind {
+                ExprKind::Paren(inner)
+                | ExprKind::Adjoint(inner)
+                | ExprKind::Unary { operand: inner, .. }
+                | ExprKind::Field { base: inner, .. } => e = inner,
+                ExprKind::Call { args, .. } if args.len() == 1 => e = &args[0],
+                ExprKind::Index { base, .. } => {
+                    let ty = crate::types::place_type(base, self.resolution, &self.types.defs);
+                    if matches!(ty, Ty::Constructed("Stack", _)) {
+                        self.out.push(
+                            Diagnostic::error(
+                                "E0620",
+                                e.span,
+                                format!("`{}` is a value inside a stack", print_expr(e)),
+                            )
+                            .with_label("a stack's values cannot be changed in place")
+                            .with_help(
+                                "pop it into a variable (`POP!(s, x)` or `s[end] ↔ x::∅`), change that, and push it back",
+                            ),
+                        );
+                        return;
+                    }
+                    e = base;
+                }
+                _ => return,
+            }
+        }
     }
 
     fn instruction(&mut self, target: &Expr, op: InstrOp, op_span: Span, value: &Expr) {

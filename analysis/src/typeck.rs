@@ -1055,8 +1055,20 @@ impl Cx<'_> {
                     }
                 }
                 match class(&b.ty) {
+                    // `s[k]`: the k-th value from the bottom, read only.
+                    Class::Stack if !whole_axis && indices.len() == 1 => {
+                        Val::of(b.ty.element().clone())
+                    }
                     Class::Stack => {
-                        self.stack_as_value(base);
+                        self.error(
+                            Diagnostic::error(
+                                "E0620",
+                                expr.span,
+                                "a stack is indexed by one position",
+                            )
+                            .with_label("not a single position")
+                            .with_help("read one value with `s[k]` (`s[1]` is the bottom, `s[end]` the top), or visit them all with `for v in s`"),
+                        );
                         Val::of(Ty::Unknown)
                     }
                     Class::Array if whole_axis => Val::of(Ty::Unknown),

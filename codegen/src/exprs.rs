@@ -11,6 +11,15 @@ impl Gen<'_> {
         self.var_code(name, span)
     }
 
+    /// The collection of an index `base[...]`, read whole; a stack is
+    /// fine here, since `s[k]` is one of its values.
+    pub(super) fn indexed(&mut self, base: &Expr) -> (String, Kind) {
+        match &base.kind {
+            ExprKind::Var(name) => self.var_code(name, base.span),
+            _ => self.whole(|g| g.expr(base)),
+        }
+    }
+
     /// A variable's code, stacks included (`length(s)` reads one whole).
     fn var_code(&mut self, name: &str, span: Span) -> (String, Kind) {
         if let Some((id, kind)) = self.def_kind(span) {
@@ -123,7 +132,7 @@ impl Gen<'_> {
                     }
                     return (format!("{m}[[__i, {c}]]"), elem);
                 }
-                let (base_code, base_kind) = self.whole(|g| g.expr(base));
+                let (base_code, base_kind) = self.indexed(base);
                 self.element(base_code, base_kind, indices, expr.span)
                     .unwrap_or_else(|| ("()".into(), Kind::Unknown))
             }

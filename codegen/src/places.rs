@@ -131,6 +131,12 @@ impl Gen<'_> {
                 let i = self.index(index);
                 Some((format!("{base_code}[{i}]"), *elem))
             }
+            // `s[k]` of a stack (read only, see `check`), or of its
+            // adjoint stack.
+            (Kind::Stack(elem), [IndexArg::Expr(index)]) => {
+                let i = self.index(index);
+                Some((format!("{base_code}[{i}]"), *elem))
+            }
             (Kind::Offsets, [IndexArg::Expr(index)]) => {
                 let i = self.index(index);
                 Some((format!("({base_code}[{i}] as i64 + 1)"), Kind::Int("i64")))

@@ -78,6 +78,27 @@ impl<T> From<Vec<T>> for Stack<T> {
     }
 }
 
+/// `s[k]` (0-based here; the `.nil` source counts from 1 at the bottom):
+/// how generated code reads a value in place, for `for v in s` and `s[k]`.
+impl<T> std::ops::Index<usize> for Stack<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, k: usize) -> &T {
+        &self.items[k]
+    }
+}
+
+/// Only adjoint stacks are written in place: the reverse pass of a read of
+/// `s[k]` adds to `s_bar[k]`. A `.nil` program cannot write into a stack
+/// (E0620).
+impl<T> std::ops::IndexMut<usize> for Stack<T> {
+    #[inline]
+    fn index_mut(&mut self, k: usize) -> &mut T {
+        &mut self.items[k]
+    }
+}
+
 impl<T: fmt::Debug> fmt::Debug for Stack<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "stack of {} ", self.items.len())?;

@@ -603,21 +603,9 @@ impl<'a> Lower<'a> {
                 }
             }
             "call_statement" => StmtKind::Call(self.call(node, depth)?),
-            // `x ↔ y` is `SWAP(x, y)`.
             "swap_statement" => {
                 let arrow = node.child(1).map_or(span, |a| self.span(a));
-                StmtKind::Call(Call {
-                    callee: Ident {
-                        name: "SWAP".to_string(),
-                        span: arrow,
-                    },
-                    inverted: false,
-                    args: vec![
-                        self.expr(field("left")?, depth + 1),
-                        self.expr(field("right")?, depth + 1),
-                    ],
-                    kwargs: Vec::new(),
-                })
+                self.swap(field("left")?, field("right")?, arrow, span, depth)?
             }
             "ancilla_statement" => {
                 let target = field("name")?;
@@ -631,6 +619,21 @@ impl<'a> Lower<'a> {
                         });
                 }
                 let value = self.expr(field("value")?, depth);
+                let allocate = field("direction")?.kind() == "allocate";
+                // `s[end+1] ← x` copies `x` onto the stack `s`, `s[end] → x`
+                // pops a copy that must equal `x` (NiLang.jl's spellings).
+                match (self.stack_slot(target), allocate) {
+                    (Some((stack, true)), true) | (Some((stack, false)), false) => {
+                        let stack = self.expr(stack, depth + 1);
+                        let name = if allocate { "COPYPUSH!" } else { "COPYPOP!" };
+                        let arrow = self.span(field("direction")?);
+                        return Some(Stmt {
+                            kind: StmtKind::Call(instruction(name, arrow, vec![stack, value])),
+                            span,
+                        });
+                    }
+                    _ => {}
+                }
                 if target.kind() != "identifier" {
                     self.not_allowed(
                         target,
@@ -843,16 +846,37 @@ impl<'a> Lower<'a> {
             name: format!("__{}_k", var.name),
             span: at,
         };
-        let element = Expr::new(
-            ExprKind::Index {
-                base: Box::new(xs.clone()),
-                indices: vec![IndexArg::Expr(Expr::new(
-                    ExprKind::Var(position.name.clone()),
-                    at,
-                ))],
-            },
-            whole,
-        );
+        let k = IndexArg::Expr(Expr::new(ExprKind::Var(position.name.clone()), at));
+        let (element, length) = match line_of_matrix(&xs) {
+            // `for v in A[:, j]` and `for v in A[i, :]`: the elements of one
+            // column or row, `A[k, j]` for k = 1:size(A, 1) (or `A[i, k]`).
+            Some((matrix, axis, fixed)) => {
+                let mut indices = vec![k, IndexArg::Expr(fixed.clone())];
+                if axis == 2 {
+                    indices.reverse();
+                }
+                let element = Expr::new(
+                    ExprKind::Index {
+                        base: Box::new(matrix.clone()),
+                        indices,
+                    },
+                    whole,
+                );
+                let axis = Expr::new(ExprKind::Int(axis.to_string()), whole);
+                let length = Expr::call("size", vec![matrix.clone(), axis], whole);
+                (element, length)
+            }
+            None => {
+                let element = Expr::new(
+                    ExprKind::Index {
+                        base: Box::new(xs.clone()),
+                        indices: vec![k],
+                    },
+                    whole,
+                );
+                (element, Expr::call("length", vec![xs], whole))
+            }
+        };
         let mut stmts = Vec::with_capacity(body.stmts.len() + 2);
         stmts.push(Stmt {
             kind: StmtKind::Alloc {
@@ -869,7 +893,6 @@ impl<'a> Lower<'a> {
             },
             span: Span::new(end_at, end_at),
         });
-        let length = Expr::call("length", vec![xs], whole);
         StmtKind::For {
             var: position,
             range: Range {
@@ -881,6 +904,141 @@ impl<'a> Lower<'a> {
             },
             body: Block::new(stmts),
         }
+    }
+
+    /// `x ↔ y` as NiLang.jl reads it:
+    /// - two places: `SWAP(x, y)`;
+    /// - `a::∅ ↔ b`, an empty slot and a variable: `b` moves into `a`,
+    ///   `a ← b; b → a` (either side may be the slot);
+    /// - `s[end+1] ↔ x`: `x` moves onto the stack, `PUSH!(s, x); x → zero(..)`;
+    /// - `s[end] ↔ a::∅`: the top moves into a new `a`,
+    ///   `a ← zero(s[end]); POP!(s, a)` (`zero` only reads the element type).
+    fn swap(
+        &mut self,
+        left: Node<'_>,
+        right: Node<'_>,
+        arrow: Span,
+        span: Span,
+        depth: u32,
+    ) -> Option<StmtKind> {
+        let stmt = |kind| Stmt { kind, span };
+        let block = |stmts: Vec<Stmt>| Some(StmtKind::Begin(Block::new(stmts)));
+        let (slot, other) = match (left.kind() == "empty_slot", right.kind() == "empty_slot") {
+            (true, true) => {
+                self.not_allowed(
+                    right,
+                    "both sides of `↔` are empty",
+                    "move a value into an empty slot: `a::∅ ↔ b`",
+                );
+                return None;
+            }
+            (true, false) => (Some(left), right),
+            (false, true) => (Some(right), left),
+            (false, false) => {
+                let (stack, x) = match (self.stack_slot(left), self.stack_slot(right)) {
+                    (Some((s, true)), _) => (s, right),
+                    (_, Some((s, true))) => (s, left),
+                    _ => {
+                        let args = vec![self.expr(left, depth + 1), self.expr(right, depth + 1)];
+                        return Some(StmtKind::Call(instruction("SWAP", arrow, args)));
+                    }
+                };
+                if x.kind() != "identifier" {
+                    self.not_allowed(
+                        x,
+                        "only a variable can be moved onto a stack with `↔`",
+                        "push a copy with `s[end+1] ← x` (`COPYPUSH!`), or move a variable: `s[end+1] ↔ x`",
+                    );
+                    return None;
+                }
+                let s = self.expr(stack, depth + 1);
+                let x = self.ident(x);
+                let xv = Expr::new(ExprKind::Var(x.name.clone()), x.span);
+                let top = self.top_of(s.clone(), span);
+                return block(vec![
+                    stmt(StmtKind::Call(instruction("PUSH!", arrow, vec![s, xv]))),
+                    stmt(StmtKind::Dealloc {
+                        name: x,
+                        value: Expr::call("zero", vec![top], span),
+                    }),
+                ]);
+            }
+        };
+        let slot = self.ident(slot?.child_by_field_name("name")?);
+        match (other.kind(), self.stack_slot(other)) {
+            ("identifier", _) => {
+                let from = self.ident(other);
+                let read = |i: &Ident| Expr::new(ExprKind::Var(i.name.clone()), i.span);
+                let (a, b) = (read(&slot), read(&from));
+                block(vec![
+                    stmt(StmtKind::Alloc {
+                        name: slot,
+                        value: b,
+                    }),
+                    stmt(StmtKind::Dealloc {
+                        name: from,
+                        value: a,
+                    }),
+                ])
+            }
+            (_, Some((stack, false))) => {
+                let s = self.expr(stack, depth + 1);
+                let top = self.top_of(s.clone(), span);
+                let a = Expr::new(ExprKind::Var(slot.name.clone()), slot.span);
+                block(vec![
+                    stmt(StmtKind::Alloc {
+                        name: slot,
+                        value: Expr::call("zero", vec![top], span),
+                    }),
+                    stmt(StmtKind::Call(instruction("POP!", arrow, vec![s, a]))),
+                ])
+            }
+            _ => {
+                self.not_allowed(
+                    other,
+                    "only a variable or the top of a stack (`s[end]`) can move into an empty slot",
+                    "copy an element instead: `a ← x[i]`",
+                );
+                None
+            }
+        }
+    }
+
+    /// `s[end+1]` (true: a push) or `s[end]` (false: the top): the stack
+    /// slots of NiLang.jl's `↔`, `←` and `→`; the stack's node.
+    fn stack_slot<'t>(&self, node: Node<'t>) -> Option<(Node<'t>, bool)> {
+        if node.kind() != "index" {
+            return None;
+        }
+        let mut cursor = node.walk();
+        let indices: Vec<Node<'_>> = node.children_by_field_name("index", &mut cursor).collect();
+        let [end] = indices.as_slice() else {
+            return None;
+        };
+        if end.kind() != "end_index" {
+            return None;
+        }
+        let push = match (
+            end.child_by_field_name("operator"),
+            end.child_by_field_name("offset"),
+        ) {
+            (None, None) => false,
+            (Some(op), Some(offset)) if self.text(op) == "+" && self.text(offset) == "1" => true,
+            _ => return None,
+        };
+        Some((node.child_by_field_name("value")?, push))
+    }
+
+    /// `s[end]`, the top of the stack `s`, as the lowering writes it.
+    fn top_of(&self, s: Expr, span: Span) -> Expr {
+        let last = Expr::call("length", vec![s.clone()], span);
+        Expr::new(
+            ExprKind::Index {
+                base: Box::new(s),
+                indices: vec![IndexArg::Expr(last)],
+            },
+            span,
+        )
     }
 
     /// `m, n ← size(A)` or `(a, b) ← (x, y)`: one allocation (or
@@ -1214,6 +1372,32 @@ pub fn enclosing_ranges(text: &str, offset: u32) -> Vec<(u32, u32)> {
         }
     }
     out
+}
+
+/// A built-in instruction `name(args...)` the lowering writes.
+fn instruction(name: &str, span: Span, args: Vec<Expr>) -> Call {
+    Call {
+        callee: Ident {
+            name: name.to_string(),
+            span,
+        },
+        inverted: false,
+        args,
+        kwargs: Vec::new(),
+    }
+}
+
+/// `A[:, j]` (a column: axis 1, `j` fixed) or `A[i, :]` (a row: axis 2,
+/// `i` fixed), as the collection of a `for x in` loop.
+fn line_of_matrix(xs: &Expr) -> Option<(&Expr, u8, &Expr)> {
+    let ExprKind::Index { base, indices } = &xs.kind else {
+        return None;
+    };
+    match indices.as_slice() {
+        [IndexArg::Colon(_), IndexArg::Expr(j)] => Some((base, 1, j)),
+        [IndexArg::Expr(i), IndexArg::Colon(_)] => Some((base, 2, i)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! `end` in an index, `a ↔ b`, imaginary literals; forwards, backwards and
 //! gradients against central differences.
 
-use nilang::Complex;
 use nilang::ndarray::{Array2, array};
+use nilang::{Complex, Stack};
 use nilang_tests::julia_forms as j;
 
 #[test]
@@ -122,4 +122,56 @@ fn for_each_element() {
     let point = [xs[0], xs[1], xs[2], c];
     let gradient = [xs_bar[0], xs_bar[1], xs_bar[2], c_bar];
     nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
+}
+
+#[test]
+fn for_each_over_a_column_and_a_row() {
+    let a: Array2<f64> = array![[1.0, 2.0, 5.0], [3.0, 4.0, 6.0]];
+    let mut y = 0.0;
+    j::column_and_row(&mut y, a.view(), 2, 1).unwrap();
+    // column 2: 2² + 4²; row 1: 3 (1 + 2 + 5)
+    assert_eq!(y, 20.0 + 24.0);
+    j::uncall_column_and_row(&mut y, a.view(), 2, 1).unwrap();
+    assert_eq!(y, 0.0);
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let mut a_bar = Array2::<f64>::zeros((2, 3));
+    j::column_and_row_grad(&mut y, &mut y_bar, a.view(), a_bar.view_mut(), 2, 1).unwrap();
+    assert_eq!(a_bar, array![[3.0, 3.0 + 4.0, 3.0], [0.0, 8.0, 0.0]]);
+}
+
+#[test]
+fn for_each_over_a_stack_and_its_top() {
+    let s = Stack::from_vec(vec![1.0, -2.0, 3.0]);
+    let mut y = 0.5;
+    j::stack_values(&mut y, &s).unwrap();
+    assert_eq!(y, 0.5 + 14.0 + 30.0);
+    j::uncall_stack_values(&mut y, &s).unwrap();
+    assert_eq!(y, 0.5);
+    // The adjoint of each value read lands on the adjoint stack, in place.
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let mut s_bar = Stack::from_vec(vec![0.0; 3]);
+    j::stack_values_grad(&mut y, &mut y_bar, &s, &mut s_bar).unwrap();
+    assert_eq!(s_bar.as_slice(), &[2.0, -4.0, 6.0 + 10.0]);
+}
+
+#[test]
+fn moves_into_empty_slots_and_stacks() {
+    let x = 1.5;
+    let mut s = Stack::from_vec(vec![7.0]);
+    let mut y = 0.25;
+    j::moves(&mut y, x, &mut s).unwrap();
+    // y += 2x, then += 2x · x; 2x stays on the stack.
+    assert_eq!(y, 0.25 + 3.0 + 4.5);
+    assert_eq!(s.as_slice(), &[7.0, 3.0]);
+    j::uncall_moves(&mut y, x, &mut s).unwrap();
+    assert_eq!((y, s.as_slice()), (0.25, &[7.0][..]));
+    // d y / dx = 2 + 4x; the adjoint seeded on the pushed 2x adds 2 · 0.5.
+    let mut s = Stack::from_vec(vec![7.0]);
+    let mut s_bar = Stack::from_vec(vec![0.0]);
+    let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+    j::moves(&mut y, x, &mut s).unwrap();
+    s_bar.push(0.5);
+    j::moves_adjoint(&mut y, &mut y_bar, x, &mut x_bar, &mut s, &mut s_bar).unwrap();
+    assert_eq!(x_bar, 2.0 + 4.0 * x + 1.0);
+    assert_eq!((s.as_slice(), s_bar.as_slice()), (&[7.0][..], &[0.0][..]));
 }

@@ -217,6 +217,9 @@
 (swap_statement
   "↔" @operator)
 
+(empty_slot
+  "∅" @constant.builtin)
+
 (end_index
   "end" @variable.builtin)
 

@@ -99,12 +99,16 @@ impl Gen<'_> {
                     {
                         Some(b)
                     }
+                    Kind::Stack(inner) if differentiable(&inner) && is_param => {
+                        Some(format!("(*{b})"))
+                    }
+                    Kind::Stack(inner) if differentiable(&inner) => Some(b),
                     _ => None,
                 }
             }
             ExprKind::Index { base, indices } => {
                 let base_bar = self.bar_place(base)?;
-                let (_, base_kind) = self.whole(|g| g.expr(base));
+                let (_, base_kind) = self.indexed(base);
                 if base_kind == Kind::Offsets {
                     return None;
                 }
