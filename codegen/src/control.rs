@@ -132,6 +132,26 @@ impl Gen<'_> {
         } else {
             format!("0..{n}")
         };
+        // Index windows (step 1 only): one slice per vector before the
+        // loop, indexed with the counter, inside `if n > 0` so that the
+        // slice's length is the trip count.
+        // A tape loop walked back without adjoints only pops: no reads.
+        let pops_only = self.mode.tape == Some(tape::TapeMode::Pop) && !self.differentiating();
+        let slices = if range.step.is_none() && !pops_only {
+            self.slices(var, body, &a, &n, &k)
+        } else {
+            Vec::new()
+        };
+        let windowed = !slices.is_empty();
+        if windowed {
+            self.line(&format!("if {n} > 0 {{"));
+            self.level += 1;
+            for w in &slices {
+                self.line(&w.declaration.clone());
+            }
+        }
+        let active = self.windows.len();
+        self.windows.extend(slices);
         self.line(&format!("for {k} in {iter} {{"));
         self.level += 1;
         self.line(&format!(
@@ -141,6 +161,11 @@ impl Gen<'_> {
         self.block(&body.stmts);
         self.level -= 1;
         self.line("}");
+        self.windows.truncate(active);
+        if windowed {
+            self.level -= 1;
+            self.line("}");
+        }
         if self.mode.checks {
             let location = self.location(range.span);
             let what = format!(
@@ -156,6 +181,71 @@ impl Gen<'_> {
         }
         self.level -= 1;
         self.line("}");
+    }
+
+    /// The slices of a `for` loop's index windows
+    /// (`nilang_analysis::windows`): a vector the body only reads gets a
+    /// shared slice; one it changes, a mutable slice when every mention of
+    /// it in the body is the windowed access. In a reverse pass the
+    /// adjoint of an exclusively windowed vector gets its own slice.
+    fn slices(&mut self, var: &Ident, body: &Block, start: &str, n: &str, k: &str) -> Vec<Slice> {
+        let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
+        let found = nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector);
+        let mut out = Vec::new();
+        for w in found {
+            if w.written && !w.exclusive {
+                continue;
+            }
+            let def = &self.resolution.defs[w.def];
+            let base = rust_name(&def.name);
+            let int = Kind::Int("i64");
+            let offset = match &w.offset {
+                Some(o) => format!(" + {}", self.value_as(o, &int)),
+                None => String::new(),
+            };
+            let window = |g: &mut Gen<'_>, array: &str, mutable: bool| {
+                let slice = g.fresh("w");
+                let m = if mutable { "mut " } else { "" };
+                let declaration = format!(
+                    "let {slice} = &{m}{array}[(({start}{offset} - 1) as usize)..][..({n} as usize)];"
+                );
+                (slice, declaration)
+            };
+            let (slice, declaration) = window(self, &base, w.written);
+            out.push(Slice {
+                accesses: w.accesses.clone(),
+                array: base,
+                slice,
+                counter: k.to_string(),
+                declaration,
+            });
+            if self.differentiating()
+                && w.exclusive
+                && self.activity.is_active(w.def)
+                && let Some(bar) =
+                    self.bar_place(&Expr::new(ExprKind::Var(def.name.clone()), def.span))
+            {
+                let (slice, declaration) = window(self, &bar, true);
+                out.push(Slice {
+                    accesses: w.accesses,
+                    array: bar,
+                    slice,
+                    counter: k.to_string(),
+                    declaration,
+                });
+            }
+        }
+        out
+    }
+
+    /// The windowed slice for the access `array[...]` at `span`, if any:
+    /// the code of the element.
+    pub(super) fn windowed(&self, array: &str, span: Span) -> Option<String> {
+        self.windows
+            .iter()
+            .rev()
+            .find(|w| w.array == array && w.accesses.contains(&span))
+            .map(|w| format!("{}[{} as usize]", w.slice, w.counter))
     }
 
     /// A condition's value as a failed check shows it, with the values of
@@ -270,4 +360,14 @@ fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         }
         _ => {}
     }
+}
+
+/// One index window of a loop being generated: the accesses (by span) of
+/// `array` that read `slice[counter]` instead.
+pub(super) struct Slice {
+    accesses: Vec<Span>,
+    array: String,
+    slice: String,
+    counter: String,
+    declaration: String,
 }

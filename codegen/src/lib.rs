@@ -247,6 +247,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         reserve: Vec::new(),
         casts: Vec::new(),
         cast_blocks: Vec::new(),
+        windows: Vec::new(),
         mode: Mode {
             checks: options.checks,
             record_all: options.tape_loops,
@@ -399,6 +400,9 @@ struct Gen<'a> {
     /// The spans of the typecasts that sit in the block allocating their
     /// variable (the only ones that can be generated).
     cast_blocks: Vec<Span>,
+    /// The index windows of the `for` loops being generated, innermost
+    /// last (see `codegen::control`).
+    windows: Vec<control::Slice>,
 }
 
 /// The one value that says what [`Gen`] is generating: options fixed for the

@@ -128,6 +128,9 @@ impl Gen<'_> {
     ) -> Option<(String, Kind)> {
         match (base_kind, indices) {
             (Kind::Array(elem), [IndexArg::Expr(index)]) => {
+                if let Some(code) = self.windowed(&base_code, span) {
+                    return Some((code, *elem));
+                }
                 let i = self.index(index);
                 Some((format!("{base_code}[{i}]"), *elem))
             }

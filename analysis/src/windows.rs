@@ -1,0 +1,352 @@
+//! Index windows of `for` loops: the elements of a vector that a loop
+//! `for i = a:b` reads or writes at `x[i + c]`, with `c` the same in every
+//! iteration. The Rust backend takes such a window as one slice before the
+//! loop and indexes the slice with the loop's counter, so that the length
+//! is checked once and the compiler can drop the per-access bounds checks.
+//!
+//! Only what is certain is a window:
+//! - the index is the loop variable plus an offset that reads nothing the
+//!   body changes (no loop variable, ancilla, changed place or call
+//!   argument of the body);
+//! - some access of that form runs in every iteration (it is not inside an
+//!   `if`, a `while`, an inner loop or the right operand of `&&` / `||`), so
+//!   a window out of bounds is an index a plain loop would also have used;
+//! - `exclusive` when every mention of the vector in the body is an access
+//!   of that one form: only then may the window be borrowed mutably.
+//!
+//! No IO; a pure function of the loop.
+
+use nilang_syntax::ast::*;
+
+use crate::printer::print_expr;
+use crate::resolve::{DefId, Resolution};
+
+/// The accesses `x[var + offset]` of one vector in a loop body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub def: DefId,
+    /// The part of the index that is not the loop variable; `None` for
+    /// `x[i]` itself.
+    pub offset: Option<Expr>,
+    /// The spans of the index expressions `x[...]` of this form.
+    pub accesses: Vec<Span>,
+    /// Every mention of the vector in the body is one of `accesses`.
+    pub exclusive: bool,
+    /// The body may change the vector.
+    pub written: bool,
+}
+
+/// The windows of the loop `for var = ...` with this body. `vector` says
+/// which definitions are one-dimensional arrays.
+pub fn windows(
+    var: &str,
+    body: &Block,
+    resolution: &Resolution,
+    vector: &dyn Fn(DefId) -> bool,
+) -> Vec<Window> {
+    let mut scan = Scan {
+        var,
+        resolution,
+        written: Vec::new(),
+        mentions: Vec::new(),
+    };
+    scan.block(body, true);
+    let Scan {
+        written, mentions, ..
+    } = scan;
+    let mut out: Vec<Window> = Vec::new();
+    for m in &mentions {
+        let Mention::Access {
+            def, offset, span, ..
+        } = m
+        else {
+            continue;
+        };
+        let bound_here = written.contains(&resolution.defs[*def].name);
+        if !vector(*def)
+            || bound_here && defined_inside(resolution, *def, body)
+            || offset
+                .as_ref()
+                .is_some_and(|o| !invariant(o, var, &written))
+        {
+            continue;
+        }
+        let text = offset.as_ref().map(print_expr);
+        match out
+            .iter_mut()
+            .find(|w| w.def == *def && w.offset.as_ref().map(print_expr) == text)
+        {
+            Some(w) => w.accesses.push(*span),
+            None => out.push(Window {
+                def: *def,
+                offset: offset.clone(),
+                accesses: vec![*span],
+                exclusive: false,
+                written: written.contains(&resolution.defs[*def].name),
+            }),
+        }
+    }
+    // A window needs an access in every iteration.
+    out.retain(|w| {
+        mentions.iter().any(|m| {
+            matches!(m, Mention::Access { span, unconditional: true, .. } if w.accesses.contains(span))
+        })
+    });
+    for w in &mut out {
+        w.exclusive = mentions.iter().all(|m| match m {
+            Mention::Access { def, span, .. } => *def != w.def || w.accesses.contains(span),
+            Mention::Other(def) => *def != w.def,
+        });
+    }
+    out
+}
+
+enum Mention {
+    /// `x[e]` with `e` the loop variable plus an offset.
+    Access {
+        def: DefId,
+        offset: Option<Expr>,
+        span: Span,
+        unconditional: bool,
+    },
+    /// Any other mention of a variable.
+    Other(DefId),
+}
+
+struct Scan<'a> {
+    var: &'a str,
+    resolution: &'a Resolution,
+    /// The names the body changes or binds.
+    written: Vec<String>,
+    mentions: Vec<Mention>,
+}
+
+impl Scan<'_> {
+    fn block(&mut self, block: &Block, always: bool) {
+        for stmt in &block.stmts {
+            self.stmt(stmt, always);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, always: bool) {
+        match &stmt.kind {
+            StmtKind::Instr { target, value, .. } => {
+                self.write(target);
+                self.expr(target, always);
+                self.expr(value, always);
+            }
+            StmtKind::Call(call) => {
+                for arg in &call.args {
+                    self.write(arg);
+                    self.expr(arg, always);
+                }
+                for kw in &call.kwargs {
+                    self.expr(&kw.value, always);
+                }
+            }
+            StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {
+                self.written.push(name.name.clone());
+                self.expr(value, always);
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (i, b) in branches.iter().enumerate() {
+                    // Only the first condition is evaluated every time.
+                    self.cond(&b.cond, always && i == 0);
+                    self.block(&b.body, false);
+                }
+                if let Some(o) = otherwise {
+                    self.block(o, false);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.cond(cond, false);
+                self.block(body, false);
+            }
+            StmtKind::For { var, range, body } => {
+                self.written.push(var.name.clone());
+                for e in [&range.start, &range.stop]
+                    .into_iter()
+                    .chain(range.step.as_ref())
+                {
+                    self.expr(e, always);
+                }
+                self.block(body, false);
+            }
+            StmtKind::Begin(b) => self.block(b, always),
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner, always),
+            StmtKind::Typecast { value, .. } => {
+                self.write(value);
+                self.expr(value, always);
+            }
+            StmtKind::Safe(e) => self.expr(e, false),
+            StmtKind::Unroutine => {}
+        }
+    }
+
+    fn cond(&mut self, cond: &Cond, always: bool) {
+        self.expr(&cond.pre, always);
+        if let Post::Expr(post) = &cond.post {
+            self.expr(post, false);
+        }
+    }
+
+    /// The root of a place the statement may change.
+    fn write(&mut self, place: &Expr) {
+        if let Some((root, _)) = place.root_var() {
+            self.written.push(root.to_string());
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, always: bool) {
+        match &e.kind {
+            ExprKind::Var(_) => {
+                if let Some(def) = self.resolution.def_at(e.span) {
+                    self.mentions.push(Mention::Other(def));
+                }
+            }
+            ExprKind::Index { base, indices } => {
+                if let (ExprKind::Var(_), [IndexArg::Expr(index)]) =
+                    (&base.kind, indices.as_slice())
+                    && let Some(def) = self.resolution.def_at(base.span)
+                    && let Some(offset) = offset_of(index, self.var)
+                {
+                    self.mentions.push(Mention::Access {
+                        def,
+                        offset,
+                        span: e.span,
+                        unconditional: always,
+                    });
+                    self.expr(index, always);
+                    return;
+                }
+                self.expr(base, always);
+                for i in indices {
+                    match i {
+                        IndexArg::Expr(x) => self.expr(x, always),
+                        IndexArg::Range(r) => {
+                            for x in [&r.start, &r.stop].into_iter().chain(r.step.as_ref()) {
+                                self.expr(x, always);
+                            }
+                        }
+                        IndexArg::Colon(_) => {}
+                    }
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.expr(lhs, always);
+                let short = matches!(op, BinaryOp::And | BinaryOp::Or);
+                self.expr(rhs, always && !short);
+            }
+            ExprKind::Call {
+                callee,
+                args,
+                kwargs,
+                ..
+            } => {
+                let lazy = callee.name == "ifelse";
+                for (i, a) in args.iter().enumerate() {
+                    self.expr(a, always && !(lazy && i > 0));
+                }
+                for kw in kwargs {
+                    self.expr(&kw.value, always);
+                }
+            }
+            ExprKind::Field { base: inner, .. }
+            | ExprKind::Adjoint(inner)
+            | ExprKind::Paren(inner)
+            | ExprKind::Unary { operand: inner, .. } => self.expr(inner, always),
+            ExprKind::Tuple(items) => items.iter().for_each(|x| self.expr(x, always)),
+            ExprKind::Macro { arg: Some(arg), .. } => self.expr(arg, always),
+            _ => {}
+        }
+    }
+}
+
+/// `var + c`, `c + var`, `var - c` (and sums of these): `Some(offset)`,
+/// `Some(None)` for `var` alone; `None` when the index is not the loop
+/// variable plus something without it.
+fn offset_of(index: &Expr, var: &str) -> Option<Option<Expr>> {
+    match &index.kind {
+        ExprKind::Var(v) if v == var => Some(None),
+        ExprKind::Paren(inner) => offset_of(inner, var),
+        ExprKind::Binary {
+            op: op @ (BinaryOp::Add | BinaryOp::Sub),
+            lhs,
+            rhs,
+        } => {
+            let add = |o: Option<Expr>, term: &Expr, op: BinaryOp| -> Expr {
+                match o {
+                    None if op == BinaryOp::Add => term.clone(),
+                    None => Expr::new(
+                        ExprKind::Unary {
+                            op: UnaryOp::Neg,
+                            operand: Box::new(term.clone()),
+                        },
+                        term.span,
+                    ),
+                    Some(o) => Expr::new(
+                        ExprKind::Binary {
+                            op,
+                            lhs: Box::new(o),
+                            rhs: Box::new(term.clone()),
+                        },
+                        index.span,
+                    ),
+                }
+            };
+            if !mentions(rhs, var) {
+                let o = offset_of(lhs, var)?;
+                Some(Some(add(o, rhs, *op)))
+            } else if *op == BinaryOp::Add && !mentions(lhs, var) {
+                let o = offset_of(rhs, var)?;
+                Some(Some(add(o, lhs, BinaryOp::Add)))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn mentions(e: &Expr, var: &str) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if matches!(&x.kind, ExprKind::Var(v) if v == var) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Whether `offset` reads nothing the body changes or binds.
+fn invariant(offset: &Expr, var: &str, written: &[String]) -> bool {
+    let mut ok = true;
+    offset.walk(&mut |x| match &x.kind {
+        ExprKind::Var(v) if v == var || written.contains(v) => ok = false,
+        ExprKind::Call { callee, .. }
+            if crate::builtins::pure_function(&callee.name).is_none()
+                && !matches!(callee.name.as_str(), "length" | "size") =>
+        {
+            ok = false
+        }
+        _ => {}
+    });
+    ok
+}
+
+/// Whether `def` is defined inside the loop body (an ancilla of the body:
+/// it does not exist before the loop).
+fn defined_inside(resolution: &Resolution, def: DefId, body: &Block) -> bool {
+    let at = resolution.defs[def].span;
+    let (Some(first), Some(last)) = (body.stmts.first(), body.stmts.last()) else {
+        return false;
+    };
+    first.span.start <= at.start && at.end <= last.span.end
+}

@@ -1,0 +1,105 @@
+//! The index windows of `for` loops (`nilang_analysis::windows`): which
+//! vector accesses the Rust backend may take as one slice per loop.
+
+use expect_test::{Expect, expect};
+use nilang_analysis::ast::{Stmt, StmtKind, walk_stmts};
+use nilang_analysis::db::{function_ast, function_types, lookup_function, resolve_function};
+use nilang_analysis::printer::print_expr;
+use nilang_analysis::types::Ty;
+use nilang_analysis::windows::windows;
+use nilang_analysis::{Project, RootDatabase, SourceFile};
+
+/// Each `for` loop of `f` in `source` and its windows, one per line:
+/// `array[var + offset]`, then `exclusive` / `written`, then how many
+/// accesses.
+fn check(source: &str, expected: Expect) {
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "w.nil".into(), source.to_string());
+    let project = Project::new(&db, vec![file]);
+    let f = lookup_function(&db, project, "f").expect("a function f");
+    let ast = function_ast(&db, f).expect("its tree");
+    let resolution = resolve_function(&db, f);
+    let types = function_types(&db, f);
+    let vector = |d: usize| matches!(types.defs[d], Ty::Slice(_) | Ty::Constructed("Vec", _));
+    let mut out = String::new();
+    walk_stmts(&ast.body.stmts, &mut |s: &Stmt| {
+        if let StmtKind::For { var, body, .. } = &s.kind {
+            out.push_str(&format!("for {}:\n", var.name));
+            for w in windows(&var.name, body, resolution, &vector) {
+                let offset = w.offset.as_ref().map(|o| format!(" + ({})", print_expr(o)));
+                out.push_str(&format!(
+                    "  {}[{}{}]{}{} x{}\n",
+                    resolution.defs[w.def].name,
+                    var.name,
+                    offset.unwrap_or_default(),
+                    if w.exclusive { " exclusive" } else { "" },
+                    if w.written { " written" } else { "" },
+                    w.accesses.len()
+                ));
+            }
+        }
+    });
+    expected.assert_eq(&out);
+}
+
+#[test]
+fn a_triangular_product() {
+    check(
+        r#"
+function f(y::[f64], q::[f64], l::[f64], x::[f64], off::i64, d::i64)
+    for c = 1:d
+        y[off + c] += q[off + c] * x[off + c]
+        for r = c + 1:d
+            y[off + r] += l[d + ((c - 1) * (2 * d - c)) ÷ 2 + r - c] * x[off + c]
+        end
+    end
+end
+"#,
+        expect![[r#"
+            for c:
+              y[c + (off)] written x1
+              q[c + (off)] exclusive x1
+              x[c + (off)] exclusive x2
+            for r:
+              y[r + (off)] exclusive written x1
+              l[r + (d + ((c - 1) * (2 * d - c)) ÷ 2 - c)] exclusive x1
+        "#]],
+    );
+}
+
+#[test]
+fn what_is_not_a_window() {
+    check(
+        r#"
+function f(y::[f64], x::[f64], z::[f64], k::i64, n::i64)
+    for i = 1:n
+        if (x[i] > 0.0, ~)
+            y[i] += 1.0
+        end
+        z[2 * i] += x[i + k]
+        z[i] += x[i + i]
+        k += 1
+    end
+    for i = 1:n
+        y[i] += x[i]
+        y[i + 1] += x[i]
+        SWAP(z[i], z[1])
+        t ← zeros(f64, n)
+        t[i] += 1.0
+        t[i] -= 1.0
+        t → zeros(f64, n)
+    end
+end
+"#,
+        expect![[r#"
+            for i:
+              x[i] x1
+              z[i] written x1
+            for i:
+              y[i] written x1
+              x[i] exclusive x2
+              y[i + (1)] written x1
+              z[i] written x1
+        "#]],
+    );
+}
