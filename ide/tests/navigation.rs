@@ -128,3 +128,44 @@ fn references_of_a_struct_field() {
         "#]],
     );
 }
+
+const MOVES: &str = r#"function moves(y!::f64, x::f64, s::Stack<f64>)
+    a ← zero(x)
+    a += x
+    b::∅ ↔ a
+    y! += b
+    s[end+1] ↔ b
+    s[end] ↔ c::∅
+    y! -= c
+    c ↔ s[end+1]
+end
+"#;
+
+#[test]
+fn definition_of_a_variable_moved_into_an_empty_slot() {
+    check_definition(
+        &MOVES.replacen("y! += b", "y! += $0b", 1),
+        expect![[r#"
+            4:5-4:6 `b`
+        "#]],
+    );
+    check_definition(
+        &MOVES.replacen("y! -= c", "y! -= $0c", 1),
+        expect![[r#"
+            7:14-7:15 `c`
+        "#]],
+    );
+}
+
+#[test]
+fn references_of_a_moved_variable() {
+    check_references(
+        &MOVES.replacen("b::∅", "$0b::∅", 1),
+        true,
+        expect![[r#"
+            4:5-4:6 `b`
+            5:11-5:12 `b`
+            6:16-6:17 `b`
+        "#]],
+    );
+}
