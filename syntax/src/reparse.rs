@@ -105,7 +105,14 @@ impl Reparser {
                     self.last = Some(last);
                     return (parsed, stats);
                 }
-                tree = parser::reparse_tree(text, &last.tree);
+                tree = parser::reparse_tree(text, &last.tree)
+                    // Tree-sitter's error recovery can end differently
+                    // when it reuses an old tree (seen: an error range
+                    // starting at the file's first byte instead of at the
+                    // function it is in). A text with an error is parsed
+                    // afresh up to FRESH_ON_ERROR bytes, so that editors
+                    // show the ranges `nilc check` does.
+                    .filter(|t| !t.root_node().has_error() || text.len() > FRESH_ON_ERROR);
                 stats.incremental = tree.is_some();
                 Some(last)
             }
@@ -171,6 +178,10 @@ impl Reparser {
         (parsed, stats)
     }
 }
+
+/// The size up to which a text with a syntax error is parsed afresh
+/// rather than incrementally (a fresh parse of 256 KiB takes about 90 ms).
+const FRESH_ON_ERROR: usize = 256 * 1024;
 
 impl Last {
     /// The function-level reparse: when `edit` (already applied to the

@@ -122,8 +122,16 @@ fn reparsing_after_random_edits_equals_a_fresh_parse() {
                 parser::parse(&text),
                 "{path}, step {step}: the reparse differs from a fresh parse of\n{text}"
             );
-            // Every parse after the first reuses the previous tree.
-            assert_eq!(stats.incremental, step > 0, "{path}, step {step}");
+            // Every parse after the first reuses the previous tree, unless
+            // the text has a syntax error (a small file is then parsed
+            // afresh, see `FRESH_ON_ERROR`).
+            let broken = got
+                .diagnostics
+                .iter()
+                .any(|d| matches!(d.code, "E0001" | "E0002" | "E0006"));
+            if !broken {
+                assert_eq!(stats.incremental, step > 0, "{path}, step {step}");
+            }
             if !got
                 .diagnostics
                 .iter()
@@ -274,19 +282,24 @@ fn function_level_reparses_and_their_fallbacks_agree_with_a_fresh_parse() {
         text = text.replacen(from, to, 1);
         let (parsed, stats) = reparser.parse_with_stats(&text);
         assert_eq!(parsed, parser::parse(&text), "step {k}:\n{text}");
-        assert!(stats.incremental, "step {k}");
+        assert!(
+            stats.incremental || !parsed.diagnostics.is_empty(),
+            "step {k}"
+        );
         assert_eq!(stats.local, local, "step {k}");
     }
 }
 
 #[test]
-fn a_syntax_error_and_its_repair_are_parsed_incrementally() {
+fn a_syntax_error_is_parsed_afresh_and_its_repair_incrementally() {
     let text = "function f(y::f64, x::f64)\n    y += x\nend\n";
     let mut reparser = Reparser::new();
     reparser.parse(text);
     let broken = text.replace("y += x", "y += (x");
     let (parsed, stats) = reparser.parse_with_stats(&broken);
-    assert!(stats.incremental);
+    // A small text with a syntax error is parsed afresh: tree-sitter's
+    // error recovery on a reused tree can end differently.
+    assert!(!stats.incremental);
     // The broken function is lowered afresh and not remembered.
     assert_eq!(stats.recalled, 0);
     assert_eq!(parsed, parser::parse(&broken));
