@@ -317,6 +317,7 @@ fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<F
     function_chunk(db, file, k)
         .iter()
         .map(|ast| {
+            let items = crate::values::WithLocal::new(&items, ast, &|_| None);
             let resolution = resolve::resolve(ast, &items);
             let types = types::function_types_in(ast, &resolution, structs);
             Front {
@@ -325,6 +326,13 @@ fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<F
             }
         })
         .collect()
+}
+
+/// The type of a function's `i`-th positional parameter.
+fn param_type(ast: &Function, front: &Front, i: usize) -> Option<Ty> {
+    let p = ast.params.get(i)?;
+    let id = front.resolution.def_at(p.name.span)?;
+    front.types.defs.get(id).cloned()
 }
 
 fn front<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Front> {
@@ -382,6 +390,8 @@ fn chunk_expr_types(
         .iter()
         .zip(fronts)
         .map(|(ast, front)| {
+            let callees =
+                crate::values::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
             Arc::new(crate::typeck::check_types(
                 ast,
                 &front.resolution,
@@ -430,10 +440,10 @@ fn function_checks(
 ) -> Checks {
     let (resolution, types) = (&front.resolution, &front.types);
     let callees = ProjectCallees { db, project };
+    let callees = crate::values::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
     let structs = &project_structs(db, project).table;
-    let activity = crate::activity::activity(ast, resolution, types, &|name| {
-        mutated_params(db, project, name)
-    });
+    let activity =
+        crate::activity::activity(ast, resolution, types, &|name| callees.mutated_params(name));
     let reversibility = check::check_function(ast, resolution, types, &callees, &activity);
     let kernel = if ast.kernel {
         crate::kernel::analyze(ast, resolution, types, &callees)
@@ -489,6 +499,7 @@ fn function_checks(
     out.extend(crate::kernel::misuse(ast, &|name| {
         is_kernel(db, project, name)
     }));
+    out.extend(function_value_checks(db, project, ast, resolution));
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Checks {
@@ -497,6 +508,85 @@ fn function_checks(
         kernel: Arc::new(kernel),
         diagnostics: Arc::new(out),
     }
+}
+
+/// The functions a function passes by name (`crate::values`): E0623 for
+/// one that cannot be passed (a kernel, a template, one with a `Const`
+/// parameter or one that records a tape), E0110 where the instance's
+/// generated name is a function of the project already. (A kernel cannot
+/// take or call a template: the GPU backend's limits say so, E0701.)
+fn function_value_checks(
+    db: &dyn Db,
+    project: Project,
+    ast: &Function,
+    resolution: &Resolution,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let taped = project_taped(db, project, false);
+    for (span, name) in &resolution.fn_refs {
+        let Some(g) = lookup_function(db, project, name) else {
+            continue;
+        };
+        let why = match (function_ast(db, g), header(db, g)) {
+            (Some(a), _) if a.kernel => Some("it is a GPU kernel"),
+            (Some(a), _) if crate::values::is_template(&a) => {
+                Some("it takes a function itself (pass the function it should call instead)")
+            }
+            (_, Some(h)) if h.constant.iter().any(|c| *c) => Some(
+                "it has a `Const` parameter, and the derivative of what is passed there would be lost",
+            ),
+            _ if taped.iter().any(|t| t == name) => Some("it records a tape"),
+            _ => None,
+        };
+        if let Some(why) = why {
+            out.push(
+                Diagnostic::error(
+                    "E0623",
+                    *span,
+                    format!("`{name}` cannot be passed as a function"),
+                )
+                .with_label(why.to_string())
+                .with_help("pass a reversible function without `Const` parameters or tape loops"),
+            );
+        }
+    }
+    // The instances this function's calls name.
+    effects::visit_block(&ast.body, &mut |stmt| {
+        let crate::ast::StmtKind::Call(call) = &stmt.kind else {
+            return;
+        };
+        let functions: Vec<String> = call
+            .args
+            .iter()
+            .filter_map(|a| {
+                resolution
+                    .fn_refs
+                    .iter()
+                    .find(|(s, _)| *s == a.span)
+                    .map(|(_, n)| n.clone())
+            })
+            .collect();
+        if functions.is_empty() {
+            return;
+        }
+        let instance =
+            crate::names::rust_name(&crate::values::instance_name(&call.callee.name, &functions));
+        let names = function_names(db, project);
+        if names.iter().any(|n| crate::names::rust_name(n) == instance) {
+            out.push(
+                Diagnostic::error(
+                    "E0110",
+                    call.callee.span,
+                    format!(
+                        "this call's instance would be named `{instance}`, like a function of the project"
+                    ),
+                )
+                .with_label("the generated function's name is taken")
+                .with_help("rename that function"),
+            );
+        }
+    });
+    out
 }
 
 /// The functions of every file of the project that name resolution finds
@@ -902,6 +992,91 @@ pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
     });
     locals.sort_by(|a, b| a.0.cmp(b.0));
     Arc::new(effects::solve(locals.iter().map(|&(n, e)| (n, e))))
+}
+
+/// One instance of a template (`crate::values`): the template and the
+/// functions passed for its `Fn` parameters, in order.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Instance {
+    pub template: String,
+    pub functions: Vec<String>,
+}
+
+impl Instance {
+    /// Its name, as calls of it are generated (`map!_with_square!`).
+    pub fn name(&self) -> String {
+        crate::values::instance_name(&self.template, &self.functions)
+    }
+}
+
+/// Every instance of the project's templates that its code reaches: the
+/// calls of a template with functions (or, inside an instance, with the
+/// functions its own `Fn` parameters stand for). Only the Rust backend
+/// asks for it.
+#[salsa::tracked(returns(ref))]
+pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
+    let mut asts: Vec<Arc<Function>> = Vec::new();
+    for_each_function(db, project, |_, file, k, i| {
+        if let Some(ast) = function_chunk(db, file, k).get(i) {
+            asts.push(Arc::clone(ast));
+        }
+    });
+    let templates: FxHashMap<&str, &Function> = asts
+        .iter()
+        .filter(|a| crate::values::is_template(a))
+        .map(|a| (a.name.name.as_str(), &**a))
+        .collect();
+    let mut work = Vec::new();
+    for a in asts.iter().filter(|a| !crate::values::is_template(a)) {
+        template_calls(a, &[], &templates, &mut work);
+    }
+    let mut out: Vec<Instance> = Vec::new();
+    while let Some(instance) = work.pop() {
+        if out.contains(&instance) {
+            continue;
+        }
+        if let Some(t) = templates.get(instance.template.as_str()) {
+            let binding: Vec<(String, String)> = crate::values::function_params(t)
+                .into_iter()
+                .map(|(_, name, _)| name.to_string())
+                .zip(instance.functions.iter().cloned())
+                .collect();
+            template_calls(t, &binding, &templates, &mut work);
+        }
+        out.push(instance);
+    }
+    out.sort();
+    Arc::new(out)
+}
+
+/// The instances the calls of `f` need, with `binding` (a template's `Fn`
+/// parameters and the functions they stand for) applied.
+fn template_calls(
+    f: &Function,
+    binding: &[(String, String)],
+    templates: &FxHashMap<&str, &Function>,
+    out: &mut Vec<Instance>,
+) {
+    effects::visit_block(&f.body, &mut |stmt| {
+        let crate::ast::StmtKind::Call(call) = &stmt.kind else {
+            return;
+        };
+        let Some(t) = templates.get(call.callee.name.as_str()) else {
+            return;
+        };
+        let mut functions = Vec::new();
+        for (i, _, _) in crate::values::function_params(t) {
+            let Some(crate::ast::ExprKind::Var(name)) = call.args.get(i).map(|a| &a.kind) else {
+                return;
+            };
+            let bound = binding.iter().find(|(p, _)| p == name).map(|(_, g)| g);
+            functions.push(bound.unwrap_or(name).clone());
+        }
+        out.push(Instance {
+            template: call.callee.name.clone(),
+            functions,
+        });
+    });
 }
 
 /// The parameters of `f` that it mutates, by position.

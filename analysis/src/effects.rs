@@ -32,6 +32,12 @@ pub fn local_effects(function: &Function) -> LocalEffects {
         ..LocalEffects::default()
     };
     let mut writes = FxHashSet::default();
+    // A call of a function passed in (`f::Fn<..>`) may change every
+    // argument (see `crate::values`).
+    let function_values: Vec<&str> = crate::values::function_params(function)
+        .into_iter()
+        .map(|(_, name, _)| name)
+        .collect();
     visit_block(&function.body, &mut |stmt| match &stmt.kind {
         StmtKind::Instr { target, .. } => {
             let targets = match &target.kind {
@@ -51,10 +57,15 @@ pub fn local_effects(function: &Function) -> LocalEffects {
         }
         StmtKind::Call(call) => {
             let fixed = builtins::instruction(&call.callee.name).map(|i| i.mutates);
+            let value = function_values.contains(&call.callee.name.as_str());
             for (pos, arg) in call.args.iter().enumerate() {
                 let Some(&p) = arg.root_var().and_then(|(n, _)| params.get(n)) else {
                     continue;
                 };
+                if value {
+                    writes.insert(p);
+                    continue;
+                }
                 match fixed {
                     Some(mutates) if mutates.contains(&pos) => {
                         writes.insert(p);

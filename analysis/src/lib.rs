@@ -27,6 +27,7 @@ pub mod structs;
 pub mod taping;
 pub mod typeck;
 pub mod types;
+pub mod values;
 pub mod windows;
 
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};

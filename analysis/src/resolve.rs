@@ -69,6 +69,9 @@ pub struct Resolution {
     pub uses: Vec<(Span, DefId)>,
     /// Every call of a function or instruction (statement position).
     pub calls: Vec<CallRef>,
+    /// Functions passed by name as arguments of a call (`map!(square!,
+    /// xs)`): the argument's span and the function's name.
+    pub fn_refs: Vec<(Span, String)>,
     pub open_ancillas: Vec<OpenAncilla>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -566,6 +569,15 @@ impl Resolver<'_> {
             );
         }
         for arg in &call.args {
+            // A function passed by name (see `crate::values`).
+            if let ExprKind::Var(n) = &arg.kind
+                && self.lookup(n).is_none()
+                && builtins::instruction(n).is_none()
+                && self.items.signature(n).is_some()
+            {
+                self.out.fn_refs.push((arg.span, n.clone()));
+                continue;
+            }
             self.read_expr(arg);
         }
         for kw in &call.kwargs {

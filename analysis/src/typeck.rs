@@ -666,7 +666,18 @@ impl Cx<'_> {
     /// A statement call: a `.nil` function's arguments against its
     /// parameters, an instruction's against what it needs.
     fn call(&mut self, call: &Call) {
-        let args: Vec<Val> = call.args.iter().map(|a| self.expr(a)).collect();
+        // A function parameter passed on whole is checked against the
+        // callee's parameter (`function_argument`), not read as a value.
+        let args: Vec<Val> = call
+            .args
+            .iter()
+            .map(|a| match self.var_type(a) {
+                Some(ty @ Ty::Constructed("Fn", _)) if matches!(a.kind, ExprKind::Var(_)) => {
+                    self.record(a, Val::of(ty))
+                }
+                _ => self.expr(a),
+            })
+            .collect();
         for kw in &call.kwargs {
             self.expr(&kw.value);
         }
@@ -680,6 +691,9 @@ impl Cx<'_> {
         };
         let mut bound: FxHashMap<String, Ty> = FxHashMap::default();
         for (i, ((param, arg), val)) in params.iter().zip(&call.args).zip(&args).enumerate() {
+            if self.function_argument(name, param, arg, val) {
+                continue;
+            }
             let mutable = mutated.get(i).copied().unwrap_or(false);
             let (to, from) = (class(param), class(&val.ty));
             if to == Class::Unknown || from == Class::Unknown {
@@ -1013,6 +1027,20 @@ impl Cx<'_> {
     fn expr_inner(&mut self, expr: &Expr) -> Val {
         match &expr.kind {
             ExprKind::Var(name) => match self.var_type(expr) {
+                Some(Ty::Constructed("Fn", _)) => {
+                    self.error(
+                        Diagnostic::error(
+                            "E0623",
+                            expr.span,
+                            format!("the function `{name}` is not a value"),
+                        )
+                        .with_label("a function used as a number or an array")
+                        .with_help(format!(
+                            "call it, `{name}(...)`, or pass it on to a parameter of an `Fn<...>` type"
+                        )),
+                    );
+                    Val::of(Ty::Unknown)
+                }
                 Some(ty) => Val::of(ty),
                 None => match name.as_str() {
                     "π" | "pi" | "Inf" | "NaN" => Val {
@@ -1282,6 +1310,78 @@ impl Cx<'_> {
                 .with_help("the Rust backend has `abs`, `abs2`, `sqrt`, `exp`, `log`, `sin`, `cos`, `inv`, `conj`, `real`, `imag` and `angle` of complex numbers"),
             ),
             _ => {}
+        }
+    }
+
+    /// A function passed by name, or a parameter that takes one
+    /// (`crate::values`): E0623 unless a function whose parameter types
+    /// are the `Fn` type's meets an `Fn` parameter. True when either side
+    /// is a function (nothing else to check).
+    fn function_argument(&mut self, callee: &str, param: &Ty, arg: &Expr, val: &Val) -> bool {
+        let passed = self
+            .resolution
+            .fn_refs
+            .iter()
+            .find(|(s, _)| *s == arg.span)
+            .map(|(_, n)| n.clone());
+        let given: Option<Vec<Ty>> = match (&passed, &val.ty) {
+            (Some(f), _) => Some(
+                self.callees
+                    .param_types(f)
+                    .map(|(p, _)| p)
+                    .unwrap_or_default(),
+            ),
+            (None, Ty::Constructed("Fn", args)) => Some(args.clone()),
+            _ => None,
+        };
+        let text = crate::printer::print_expr(arg);
+        match (param, given) {
+            (Ty::Constructed("Fn", expected), Some(given)) => {
+                let unknown = |ts: &[Ty]| ts.iter().any(|t| matches!(t, Ty::Unknown));
+                if expected != &given && !unknown(expected) && !unknown(&given) {
+                    let show =
+                        |ts: &[Ty]| ts.iter().map(Ty::display).collect::<Vec<_>>().join(", ");
+                    self.error(
+                        Diagnostic::error(
+                            "E0623",
+                            arg.span,
+                            format!(
+                                "`{callee}` takes a function of `({})` here, and `{text}` takes `({})`",
+                                show(expected),
+                                show(&given)
+                            ),
+                        )
+                        .with_label("parameter types differ")
+                        .with_help("pass a function whose positional parameters have exactly these types (a generic function must use the same type parameter names)"),
+                    );
+                }
+                true
+            }
+            (Ty::Constructed("Fn", _), None) => {
+                self.error(
+                    Diagnostic::error(
+                        "E0623",
+                        arg.span,
+                        format!("`{callee}` takes a function here, and `{text}` is not one"),
+                    )
+                    .with_label("not a function")
+                    .with_help("pass a `.nil` function by its name, e.g. `map!(square!, xs)`"),
+                );
+                true
+            }
+            (_, Some(_)) => {
+                self.error(
+                    Diagnostic::error(
+                        "E0623",
+                        arg.span,
+                        format!("`{text}` is a function, and `{callee}` takes a value here"),
+                    )
+                    .with_label("a function where a value is expected")
+                    .with_help("functions are passed only to parameters of an `Fn<...>` type"),
+                );
+                true
+            }
+            _ => false,
         }
     }
 

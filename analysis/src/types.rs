@@ -213,6 +213,15 @@ fn lower_type(
             if function.generics.iter().any(|g| &g.name.name == name) && args.is_empty() {
                 return Ty::Generic(name.clone());
             }
+            // `Fn<A, B>`: a reversible function of two positional
+            // parameters, passed by name (see `crate::values`).
+            if name == "Fn" {
+                let args = args
+                    .iter()
+                    .map(|a| lower_type(a, function, structs, diagnostics))
+                    .collect();
+                return Ty::Constructed("Fn", args);
+            }
             if let Some((cname, arity)) =
                 builtins::TYPE_CONSTRUCTORS.iter().find(|(n, _)| n == name)
             {

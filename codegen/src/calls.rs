@@ -16,7 +16,8 @@ impl Gen<'_> {
             self.instruction_call(instr.name, call, span);
             return;
         }
-        let Some(sig) = self.ctx.callee(&call.callee.name) else {
+        let callee = self.callee_name(call);
+        let Some(sig) = self.ctx.callee(&callee) else {
             self.unsupported(span, "a call of an unknown function");
             return;
         };
@@ -28,12 +29,12 @@ impl Gen<'_> {
                     && adjoint::bar_param_type(&kind_of(ty)).is_some()
             });
         let name = match (call.inverted, ad) {
-            (true, false) => uncall_name(&call.callee.name),
-            (false, false) => rust_name(&call.callee.name),
+            (true, false) => uncall_name(&callee),
+            (false, false) => rust_name(&callee),
             // In an adjoint, `~g(...)` undoes a call of `g`: its reverse pass
             // is `g_adjoint`; `g(...)` undoes `~g`, so it is `uncall_g_adjoint`.
-            (true, true) => adjoint::adjoint_name(&call.callee.name),
-            (false, true) => adjoint::uncall_adjoint_name(&call.callee.name),
+            (true, true) => adjoint::adjoint_name(&callee),
+            (false, true) => adjoint::uncall_adjoint_name(&callee),
         };
         let name = inner_name(&name);
         let path = match &sig.module {
@@ -69,6 +70,10 @@ impl Gen<'_> {
         let mut args = Vec::new();
         let mut write_back = Vec::new();
         for (i, (arg, (mutated, ty))) in call.args.iter().zip(&sig.params).enumerate() {
+            if let Ty::Constructed("Fn", _) = ty {
+                // A function passed: the instance called is that of it.
+                continue;
+            }
             let param_kind = kind_of(ty);
             // A `Const` parameter has no adjoint in the callee's passes.
             let constant = sig.constant.get(i).copied().unwrap_or(false);
@@ -221,6 +226,40 @@ impl Gen<'_> {
         }
         self.level -= 1;
         self.line("}");
+    }
+
+    /// The function a call statement calls: the one an instance's `Fn`
+    /// parameter stands for, for a template the instance of the functions
+    /// passed to it (`nilang_analysis::values`), or the callee itself.
+    pub(super) fn callee_name(&self, call: &Call) -> String {
+        let bound = |name: &str| {
+            self.binding
+                .iter()
+                .find(|(p, _)| p == name)
+                .map(|(_, g)| g.clone())
+        };
+        let name = &call.callee.name;
+        if let Some(g) = bound(name) {
+            return g;
+        }
+        let Some(sig) = self.ctx.callee(name) else {
+            return name.clone();
+        };
+        let functions: Vec<String> = sig
+            .params
+            .iter()
+            .zip(&call.args)
+            .filter(|((_, ty), _)| matches!(ty, Ty::Constructed("Fn", _)))
+            .map(|(_, arg)| match &arg.kind {
+                ExprKind::Var(n) => bound(n).unwrap_or_else(|| n.clone()),
+                _ => String::new(),
+            })
+            .collect();
+        if functions.is_empty() {
+            name.clone()
+        } else {
+            nilang_analysis::values::instance_name(name, &functions)
+        }
     }
 
     /// The argument for a mutated parameter, and, for an element of an

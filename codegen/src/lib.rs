@@ -189,6 +189,10 @@ pub struct Input<'a> {
     /// The element aliasing the checks left to run time.
     pub alias_checks: &'a [nilang_analysis::check::AliasCheck],
     pub ctx: &'a dyn CodegenContext,
+    /// For an instance of a template (`nilang_analysis::values`): each
+    /// `Fn` parameter's name and the function passed for it. Empty for
+    /// other functions.
+    pub binding: &'a [(String, String)],
 }
 
 pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options) -> Generated {
@@ -248,6 +252,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         casts: Vec::new(),
         cast_blocks: Vec::new(),
         windows: Vec::new(),
+        binding: input.binding,
         mode: Mode {
             checks: options.checks,
             record_all: options.tape_loops,
@@ -403,6 +408,8 @@ struct Gen<'a> {
     /// The index windows of the `for` loops being generated, innermost
     /// last (see `codegen::control`).
     windows: Vec<control::Slice>,
+    /// The functions an instance's `Fn` parameters stand for.
+    binding: &'a [(String, String)],
 }
 
 /// The one value that says what [`Gen`] is generating: options fixed for the
@@ -522,6 +529,13 @@ impl Gen<'_> {
         Some((id, kind_of(&self.types.defs[id])))
     }
 
+    /// A parameter `f::Fn<..>` (see `nilang_analysis::values`).
+    fn is_function_param(&self, p: &Param) -> bool {
+        self.resolution
+            .def_at(p.name.span)
+            .is_some_and(|id| matches!(self.types.defs[id], Ty::Constructed("Fn", _)))
+    }
+
     fn access(&self, id: usize) -> Access {
         match self.resolution.defs[id].kind {
             DefKind::Param(i) if self.mutated.get(i).copied().unwrap_or(false) => {
@@ -580,6 +594,10 @@ impl Gen<'_> {
         }
         let mut csc_checks = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
+            if self.is_function_param(p) {
+                // Bound at compile time: an instance calls its function.
+                continue;
+            }
             let kind = self
                 .resolution
                 .def_at(p.name.span)

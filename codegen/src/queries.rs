@@ -31,7 +31,18 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
     }
 
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
-        let f = lookup_function(self.db, self.project, name)?;
+        // An instance has its template's parameters (the `Fn` ones are
+        // skipped at the call) and lives where its template does.
+        let (name, f) = match lookup_function(self.db, self.project, name) {
+            Some(f) => (name, f),
+            None => {
+                let instance = project_instances(self.db, self.project)
+                    .iter()
+                    .find(|i| i.name() == name)?;
+                let template = instance.template.as_str();
+                (template, lookup_function(self.db, self.project, template)?)
+            }
+        };
         let ast = function_ast(self.db, f)?;
         let resolution = resolve_function(self.db, f);
         let types = function_types(self.db, f);
@@ -107,14 +118,40 @@ fn generate<'db>(
     tape_loops: bool,
     locations: bool,
 ) -> codegen::Generated {
-    let Some(ast) = function_ast(db, f) else {
+    generate_as(db, f, None, checks, gradients, tape_loops, locations)
+}
+
+/// [`generate`], or with `instance` the code of that instance of the
+/// template `f`: its tree under the instance's name, with each `Fn`
+/// parameter bound to its function.
+fn generate_as<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    instance: Option<&Instance>,
+    checks: bool,
+    gradients: bool,
+    tape_loops: bool,
+    locations: bool,
+) -> codegen::Generated {
+    let Some(mut ast) = function_ast(db, f) else {
         return codegen::Generated::default();
     };
+    let mut binding: Vec<(String, String)> = Vec::new();
+    if let Some(instance) = instance {
+        binding = nilang_analysis::values::function_params(&ast)
+            .into_iter()
+            .map(|(_, p, _)| p.to_string())
+            .zip(instance.functions.iter().cloned())
+            .collect();
+        let named = Arc::make_mut(&mut ast);
+        named.name.name = instance.name();
+    }
     let project = f.project(db);
     let file = f.file(db);
     let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
     codegen::generate_function(
         &codegen::Input {
+            binding: &binding,
             function: &ast,
             resolution: resolve_function(db, f),
             types: function_types(db, f),
@@ -188,6 +225,7 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     let facts = kernel_facts(db, f);
     let shaders = codegen::wgsl::all_shaders(&codegen::Input {
         alias_checks: &[],
+        binding: &[],
         function: &ast,
         resolution,
         types,
@@ -246,12 +284,25 @@ pub fn rust_module(
     }
     let mut errors = Vec::new();
     let mut code = struct_items_rust(db, project, file);
+    let instances = project_instances(db, project);
     for &f in file_functions(db, project, file) {
-        let rust = function_rust(db, f, checks, gradients, tape_loops);
         let offset = function_offset(db, f);
-        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
-        code.push('\n');
-        code.push_str(&rust.code);
+        let template =
+            function_ast(db, f).is_some_and(|a| nilang_analysis::values::is_template(&a));
+        if !template {
+            let rust = function_rust(db, f, checks, gradients, tape_loops);
+            errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+            code.push('\n');
+            code.push_str(&rust.code);
+            continue;
+        }
+        // A template has no code of its own: each of its instances does.
+        for instance in instances.iter().filter(|i| &i.template == f.name(db)) {
+            let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
+            errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+            code.push('\n');
+            code.push_str(&rust.code);
+        }
     }
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));

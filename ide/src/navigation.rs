@@ -55,12 +55,24 @@ pub fn symbol_at<'db>(
     let resolution = db::resolve_function(db, f);
     let mut candidates: Vec<(Span, Symbol<'db>)> = Vec::new();
     candidates.push((ast.name.span, Symbol::Function(ast.name.name.clone())));
+    // A call of a function parameter (`f(x)` with `f::Fn<..>`) names the
+    // parameter; a function passed by name names that function.
+    let function_params = nilang_analysis::values::function_params(&ast);
     for call in &resolution.calls {
         let symbol = match &call.callee {
-            Callee::Function(name) => Symbol::Function(name.clone()),
+            Callee::Function(name) => match function_params.iter().find(|(_, p, _)| p == name) {
+                Some(&(i, _, _)) => match resolution.def_at(ast.params[i].name.span) {
+                    Some(def) => Symbol::Local { function: f, def },
+                    None => continue,
+                },
+                None => Symbol::Function(name.clone()),
+            },
             Callee::Instruction(name) => Symbol::Instruction(name),
         };
         candidates.push((call.span, symbol));
+    }
+    for (span, name) in &resolution.fn_refs {
+        candidates.push((*span, Symbol::Function(name.clone())));
     }
     for (span, def) in &resolution.uses {
         candidates.push((

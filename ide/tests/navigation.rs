@@ -169,3 +169,34 @@ fn references_of_a_moved_variable() {
         "#]],
     );
 }
+
+const TEMPLATE: &str = r#"function square!(y!::T, x::T) where T: Real
+    y! += x ^ 2
+end
+
+function map!(f::Fn<T, T>, ys::[T], xs::[T]) where T: Real
+    for i = 1:length(xs)
+        f(ys[i], xs[i])
+    end
+end
+
+function squares(ys::[f64], xs::[f64])
+    map!(square!, ys, xs)
+end
+"#;
+
+#[test]
+fn definition_of_a_function_passed_and_of_a_function_parameter() {
+    check_definition(
+        &TEMPLATE.replacen("map!(square!", "map!(squ$0are!", 1),
+        expect![[r#"
+            1:10-1:17 `square!`
+        "#]],
+    );
+    check_definition(
+        &TEMPLATE.replacen("        f(ys[i]", "        $0f(ys[i]", 1),
+        expect![[r#"
+            5:15-5:16 `f`
+        "#]],
+    );
+}

@@ -211,6 +211,10 @@ pub const CODES: &[(&str, &str)] = &[
         "E0622",
         "a typecast of a parameter, or outside the block that allocates the ancilla",
     ),
+    (
+        "E0623",
+        "a function passed where its `Fn` parameter expects other parameter types, a function where a value is expected (or the reverse), or a function that cannot be passed (a kernel, `Const` parameters, a tape)",
+    ),
     ("E0701", "not supported by the Rust backend yet"),
     (
         "E0702",

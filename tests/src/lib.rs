@@ -19,6 +19,8 @@ nilang::include_nil!(pub mod rollback);
 nilang::include_nil!(pub mod generic_literal);
 nilang::include_nil!(pub mod julia_forms);
 nilang::include_nil!(pub mod constants);
+nilang::include_nil!(pub mod higher_order);
+nilang::include_nil!(pub mod higher_order_use);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.

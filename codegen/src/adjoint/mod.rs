@@ -201,6 +201,9 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let mut values = Vec::new();
     let mut with_bars = Vec::new();
     for (p, arg) in f.params.iter().zip(param_args(g, f)) {
+        if g.is_function_param(p) {
+            continue;
+        }
         let ParamArg { kind, value, .. } = arg;
         values.push(value.clone());
         with_bars.push(value);
