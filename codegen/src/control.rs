@@ -137,8 +137,11 @@ impl Gen<'_> {
         // slice's length is the trip count.
         // A tape loop walked back without adjoints only pops: no reads.
         let pops_only = self.mode.tape == Some(tape::TapeMode::Pop) && !self.differentiating();
-        let slices = if range.step.is_none() && !pops_only {
-            self.slices(var, body, &a, &n, &k)
+        // Step 1, or -1 (`for i = n:-1:1`): the window is the same run of
+        // elements, walked from its end.
+        let down = range.step.as_ref().is_some_and(minus_one);
+        let slices = if (range.step.is_none() || down) && !pops_only {
+            self.slices(var, body, &a, &n, &k, down)
         } else {
             Vec::new()
         };
@@ -188,7 +191,28 @@ impl Gen<'_> {
     /// shared slice; one it changes, a mutable slice when every mention of
     /// it in the body is the windowed access. In a reverse pass the
     /// adjoint of an exclusively windowed vector gets its own slice.
-    fn slices(&mut self, var: &Ident, body: &Block, start: &str, n: &str, k: &str) -> Vec<Slice> {
+    fn slices(
+        &mut self,
+        var: &Ident,
+        body: &Block,
+        start: &str,
+        n: &str,
+        k: &str,
+        down: bool,
+    ) -> Vec<Slice> {
+        // The window's first element: at the loop's start going up, at its
+        // last value (start - (n - 1)) going down; the element of counter
+        // k is then k, or n - 1 - k.
+        let first = if down {
+            format!("{start} - ({n} - 1)")
+        } else {
+            start.to_string()
+        };
+        let counter = if down {
+            format!("({n} - 1 - {k})")
+        } else {
+            k.to_string()
+        };
         let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
         let found = nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector);
         let mut out = Vec::new();
@@ -207,7 +231,7 @@ impl Gen<'_> {
                 let slice = g.fresh("w");
                 let m = if mutable { "mut " } else { "" };
                 let declaration = format!(
-                    "let {slice} = &{m}{array}[(({start}{offset} - 1) as usize)..][..({n} as usize)];"
+                    "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({n} as usize)];"
                 );
                 (slice, declaration)
             };
@@ -216,7 +240,7 @@ impl Gen<'_> {
                 accesses: w.accesses.clone(),
                 array: base,
                 slice,
-                counter: k.to_string(),
+                counter: counter.clone(),
                 declaration,
             });
             if self.differentiating()
@@ -230,7 +254,7 @@ impl Gen<'_> {
                     accesses: w.accesses,
                     array: bar,
                     slice,
-                    counter: k.to_string(),
+                    counter: counter.clone(),
                     declaration,
                 });
             }
@@ -370,4 +394,17 @@ pub(super) struct Slice {
     slice: String,
     counter: String,
     declaration: String,
+}
+
+/// Whether a step is the literal `-1`.
+fn minus_one(step: &Expr) -> bool {
+    match &step.kind {
+        ExprKind::Int(v) => v == "-1",
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            operand,
+        } => matches!(&operand.kind, ExprKind::Int(v) if v == "1"),
+        ExprKind::Paren(inner) => minus_one(inner),
+        _ => false,
+    }
 }

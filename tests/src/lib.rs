@@ -21,6 +21,7 @@ nilang::include_nil!(pub mod julia_forms);
 nilang::include_nil!(pub mod constants);
 nilang::include_nil!(pub mod higher_order);
 nilang::include_nil!(pub mod higher_order_use);
+nilang::include_nil!(pub mod windows);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.
