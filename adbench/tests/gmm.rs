@@ -38,8 +38,27 @@ fn load(rel: &str) -> Gmm {
 
 /// F by the `.nil` program.
 fn nil_objective(g: &Gmm) -> f64 {
+    objective_by(gmm_nil::gmm_objective, g)
+}
+
+type Objective = fn(
+    &mut f64,
+    &[f64],
+    &[f64],
+    &[f64],
+    &[f64],
+    i64,
+    i64,
+    i64,
+    f64,
+    i64,
+    f64,
+) -> nilang_runtime::Result;
+
+/// F by one build of `gmm_objective`.
+fn objective_by(objective: Objective, g: &Gmm) -> f64 {
     let mut out = 0.0;
-    gmm_nil::gmm_objective(
+    objective(
         &mut out,
         &g.alphas,
         &g.means,
@@ -179,6 +198,22 @@ fn gradient_d2_k5() {
 #[test]
 fn gradient_d10_k5() {
     check_against_manual_and_differences("1k/gmm_d10_K5.txt");
+}
+
+/// The unchecked build sets its routines' scratch arrays back to zero
+/// instead of uncomputing them (`codegen`'s `zeroing_uncomputation`): the
+/// same F as the checked build, up to the rounding the uncomputation left.
+#[test]
+fn unchecked_objective_equals_checked() {
+    for rel in ["test.txt", "1k/gmm_d2_K5.txt", "1k/gmm_d10_K5.txt"] {
+        let g = load(rel);
+        let checked = nil_objective(&g);
+        let unchecked = objective_by(nilang_adbench::unchecked::gmm_nil::gmm_objective, &g);
+        assert!(
+            (checked - unchecked).abs() <= 1e-12 * checked.abs().max(1.0),
+            "{rel}: checked {checked}, unchecked {unchecked}"
+        );
+    }
 }
 
 #[test]

@@ -811,9 +811,18 @@ impl Gen<'_> {
         let mut local_tapes: Vec<(usize, String)> = Vec::new();
         for (i, stmt) in stmts.iter().enumerate().skip(start) {
             if let StmtKind::Unroutine = stmt.kind {
-                if let Some(expansion) = unroutine_expansion(stmts, &pairs, i)
-                    && !self.dead_uncomputation(&expansion, &stmts[i + 1..])
-                {
+                let routine = pairs.iter().position(|end| *end == Some(i));
+                let expansion = unroutine_expansion(stmts, &pairs, i)
+                    .filter(|e| !self.dead_uncomputation(e, &stmts[i + 1..]));
+                let zeroing = expansion
+                    .as_ref()
+                    .and(routine)
+                    .and_then(|j| self.zeroing_uncomputation(&stmts[j]));
+                if let Some(zeroing) = zeroing {
+                    for l in zeroing {
+                        self.line(&l);
+                    }
+                } else if let Some(expansion) = expansion {
                     let local = local_tapes
                         .iter()
                         .find(|(end, _)| *end == i)
@@ -940,6 +949,61 @@ impl Gen<'_> {
             });
         });
         dead
+    }
+
+    /// With checks off, a `~@routine` whose routine writes only scratch
+    /// ancillas (allocated and freed as zeros, written nowhere else:
+    /// `scratch_ancilla`) is the same as setting them back to zero: before
+    /// every run of the routine they hold zeros, and the uncomputation's
+    /// whole purpose is to bring them back. The lines that do so, instead of
+    /// running the inverse (which, unlike LLVM, nobody can prove dead when
+    /// the next run of the routine reads the arrays). Scalars and vectors of
+    /// numbers only; not in a reverse pass or a tape loop.
+    fn zeroing_uncomputation(&self, routine: &Stmt) -> Option<Vec<String>> {
+        if self.mode.checks || self.mode.ad.is_some() || self.mode.tape.is_some() {
+            return None;
+        }
+        let StmtKind::Routine(inner) = &routine.kind else {
+            return None;
+        };
+        if self.routine_needs_tape(inner) {
+            return None;
+        }
+        let mut written: Vec<usize> = Vec::new();
+        let mut unknown = false;
+        self.visit_writes(std::slice::from_ref(&**inner), &mut |root| match root
+            .and_then(|span| self.resolution.def_at(span))
+        {
+            Some(id) if !written.contains(&id) => written.push(id),
+            Some(_) => {}
+            None => unknown = true,
+        });
+        if unknown || written.is_empty() {
+            return None;
+        }
+        let mut lines = Vec::new();
+        for id in written {
+            if !self.scratch_ancilla(id, inner) {
+                return None;
+            }
+            let name = rust_name(&self.resolution.defs[id].name);
+            let kind = kind_of(&self.types.defs[id]);
+            let scalar = |k: &Kind| match k {
+                Kind::Float(_) | Kind::Int(_) | Kind::Generic(_) => rust_scalar(k),
+                _ => None,
+            };
+            match &kind {
+                Kind::Array(elem) => {
+                    let s = scalar(elem)?;
+                    lines.push(format!("{name}.fill(nilang::zero::<{s}>());"));
+                }
+                k => {
+                    let s = scalar(k)?;
+                    lines.push(format!("{name} = nilang::zero::<{s}>();"));
+                }
+            }
+        }
+        Some(lines)
     }
 
     /// Calls `f` with the span of the root variable of every place the
