@@ -57,8 +57,10 @@ fn write_table(out: &std::path::Path, text: &str) {
     let mut gradients = Vec::new();
     let mut twins = Vec::new();
     let mut twin_text = String::from(
-        "# Each random program `pN` again as `const_pN`, with every parameter it does\n# not change declared `Const`: its gradient must give the changed\n# parameters the adjoints `pN`'s does.\n\n",
+        "# Each random program `pN` again as `const_pN`, with every parameter it does\n# not change declared `Const`: its gradient must give the changed\n# parameters the adjoints `pN`'s does. And `via_pN`, which passes `pN` to\n# the template `via!` (an instance per program, in this file's module).\n\n\
+         function via!(f::Fn<f64, f64, f64, f64, [f64]>, a::f64, b::f64, c::f64, d::f64, v::[f64])\n    f(a, b, c, d, v)\nend\n\n",
     );
+    let mut vias = Vec::new();
     for (n, body) in function_bodies(text).iter().enumerate().take(PROGRAMS) {
         let name = format!("p{n}");
         let mutated = db::mutated_params(&database, project, &name).expect("generated function");
@@ -98,6 +100,28 @@ fn write_table(out: &std::path::Path, text: &str) {
             twin_args.join(", ")
         );
         twins.push(format!("    ({name:?}, grad_{name}, grad_{twin}),"));
+        // `via_pN`: `pN` through the template, which may change every
+        // argument (so all are `&mut`, `v` too).
+        let _ = write!(
+            twin_text,
+            "function via_{name}(a::f64, b::f64, c::f64, d::f64, v::[f64])\n    via!({name}, a, b, c, d, v)\nend\n\n"
+        );
+        for (prefix, target) in [
+            ("via_call", format!("via_{name}")),
+            ("via_uncall", format!("uncall_via_{name}")),
+        ] {
+            let _ = writeln!(
+                table,
+                "fn {prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let mut v = v.to_vec();\n    random_const::{target}(a, b, c, d, &mut v)\n}}"
+            );
+        }
+        let _ = writeln!(
+            table,
+            "fn via_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    let mut v = v.to_vec();\n    random_const::via_{name}_grad::<f64>(a, a_bar, b, b_bar, c, c_bar, d, d_bar, &mut v, v_bar)\n}}"
+        );
+        vias.push(format!(
+            "    ({name:?}, via_call_{name}, via_uncall_{name}, via_grad_{name}),"
+        ));
         let args: Vec<String> = VARS
             .iter()
             .zip(&mutated)
@@ -141,6 +165,11 @@ fn write_table(out: &std::path::Path, text: &str) {
         table,
         "/// Every random program's gradient and that of its twin with `Const`\n/// parameters: name, the gradient, the twin's.\npub const CONST_TWINS: &[(&str, Gradient, Gradient)] = &[\n{}\n];",
         twins.join("\n")
+    );
+    let _ = writeln!(
+        table,
+        "/// Every random program passed to the template `via!`: name, call,\n/// uncall and gradient of its instance.\npub const VIA: &[(&str, Program, Program, Gradient)] = &[\n{}\n];",
+        vias.join("\n")
     );
     let twin_path = out.join("random").join("random_const.nil");
     if std::fs::read_to_string(&twin_path).ok().as_deref() != Some(twin_text.as_str()) {

@@ -51,7 +51,7 @@ mod table {
     include!(concat!(env!("OUT_DIR"), "/random_table.rs"));
 }
 
-pub use table::{CONST_TWINS, GRADIENTS, PROGRAMS};
+pub use table::{CONST_TWINS, GRADIENTS, PROGRAMS, VIA};
 
 /// An aliased program behind a uniform signature: the array, `[i, j, k]`.
 pub type Indexed = fn(&mut [f64], [i64; 3]) -> nilang::Result;
