@@ -1338,7 +1338,8 @@ impl Cx<'_> {
         match (param, given) {
             (Ty::Constructed("Fn", expected), Some(given)) => {
                 let unknown = |ts: &[Ty]| ts.iter().any(|t| matches!(t, Ty::Unknown));
-                if expected != &given && !unknown(expected) && !unknown(&given) {
+                if !same_up_to_renaming(expected, &given) && !unknown(expected) && !unknown(&given)
+                {
                     let show =
                         |ts: &[Ty]| ts.iter().map(Ty::display).collect::<Vec<_>>().join(", ");
                     self.error(
@@ -1352,7 +1353,7 @@ impl Cx<'_> {
                             ),
                         )
                         .with_label("parameter types differ")
-                        .with_help("pass a function whose positional parameters have exactly these types (a generic function must use the same type parameter names)"),
+                        .with_help("pass a function whose positional parameters have exactly these types (a generic function's type parameters may have other names, used the same way)"),
                     );
                 }
                 true
@@ -1423,4 +1424,37 @@ impl Cx<'_> {
 /// `ULogarithmic<Fixed43>`.
 fn is_fixed_ulog(ty: &Ty) -> bool {
     matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
+}
+
+/// Whether two lists of types are the same once the type parameters of
+/// `given` are renamed one to one into those of `expected` (a function
+/// `square!(y::U, x::U) where U: Real` fits `Fn<T, T>`).
+fn same_up_to_renaming(expected: &[Ty], given: &[Ty]) -> bool {
+    fn walk(e: &Ty, g: &Ty, map: &mut Vec<(String, String)>) -> bool {
+        match (e, g) {
+            (Ty::Generic(a), Ty::Generic(b)) => {
+                match map.iter().find(|(from, to)| from == b || to == a) {
+                    Some((from, to)) => from == b && to == a,
+                    None => {
+                        map.push((b.clone(), a.clone()));
+                        true
+                    }
+                }
+            }
+            (Ty::Slice(a), Ty::Slice(b)) => walk(a, b, map),
+            (Ty::Constructed(n, a), Ty::Constructed(m, b)) => {
+                n == m && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, map))
+            }
+            (Ty::Tuple(a), Ty::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, map))
+            }
+            (a, b) => a == b,
+        }
+    }
+    let mut map = Vec::new();
+    expected.len() == given.len()
+        && expected
+            .iter()
+            .zip(given)
+            .all(|(e, g)| walk(e, g, &mut map))
 }

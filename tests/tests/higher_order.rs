@@ -87,3 +87,20 @@ fn a_template_of_another_file() {
     h::map_with_triple_grad(&mut ys, &mut ys_bar, &mut xs, &mut xs_bar).unwrap();
     assert_eq!(xs_bar, [3.0, 3.0]);
 }
+
+#[test]
+fn foldl_with_a_reversible_operator_and_a_differently_named_type_parameter() {
+    // `add_sin!` is generic in `U`; `foldl!` takes `Fn<T, T>`.
+    let mut xs = [0.3, -1.2, 2.0];
+    let mut acc = 1.0;
+    h::folded_sines(&mut acc, &mut xs).unwrap();
+    assert!((acc - (1.0 + xs.iter().map(|x: &f64| x.sin()).sum::<f64>())).abs() < 1e-12);
+    h::uncall_folded_sines(&mut acc, &mut xs).unwrap();
+    assert!((acc - 1.0).abs() < 1e-12);
+    let (mut a, mut a_bar) = (0.0, 1.0);
+    let mut xs_bar = [0.0; 3];
+    h::folded_sines_grad(&mut a, &mut a_bar, &mut xs, &mut xs_bar).unwrap();
+    for (g, x) in xs_bar.iter().zip(&xs) {
+        assert!((g - x.cos()).abs() < 1e-12);
+    }
+}
