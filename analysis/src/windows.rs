@@ -8,8 +8,9 @@
 //! - the index is the loop variable plus an offset that reads nothing the
 //!   body changes (no loop variable, ancilla, changed place or call
 //!   argument of the body);
-//! - some access of that form runs in every iteration (it is not inside an
-//!   `if`, a `while`, an inner loop or the right operand of `&&` / `||`), so
+//! - some access of that form runs in every iteration, checks on or off
+//!   (it is not inside an `if`, a `while`, an inner loop, the right operand
+//!   of `&&` / `||`, or the value a deallocation is checked against), so
 //!   a window out of bounds is an index a plain loop would also have used;
 //! - `exclusive` when every mention of the vector in the body is an access
 //!   of that one form: only then may the window be borrowed mutably.
@@ -144,9 +145,14 @@ impl Scan<'_> {
                     self.expr(&kw.value, always);
                 }
             }
-            StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {
+            StmtKind::Alloc { name, value } => {
                 self.written.push(name.name.clone());
                 self.expr(value, always);
+            }
+            // A deallocation's value is only computed by a checked build.
+            StmtKind::Dealloc { name, value } => {
+                self.written.push(name.name.clone());
+                self.expr(value, false);
             }
             StmtKind::If {
                 branches,

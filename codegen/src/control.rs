@@ -215,9 +215,23 @@ impl Gen<'_> {
         };
         let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
         let found = nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector);
+        // What a `@routine` in the body writes may be handled whole inside
+        // the loop (set back to zero, its adjoints set aside and restored:
+        // `zeroing_uncomputation`, `plain_routine`), which a borrowed
+        // slice would forbid.
+        let mut routine_writes: Vec<usize> = Vec::new();
+        nilang_analysis::ast::walk_stmts(&body.stmts, &mut |s| {
+            if let StmtKind::Routine(inner) = &s.kind {
+                self.visit_writes(std::slice::from_ref(&**inner), &mut |root| {
+                    if let Some(id) = root.and_then(|span| self.resolution.def_at(span)) {
+                        routine_writes.push(id);
+                    }
+                });
+            }
+        });
         let mut out = Vec::new();
         for w in found {
-            if w.written && !w.exclusive {
+            if (w.written && !w.exclusive) || routine_writes.contains(&w.def) {
                 continue;
             }
             let def = &self.resolution.defs[w.def];

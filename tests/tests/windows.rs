@@ -64,3 +64,18 @@ fn windowed_gradients_match_differences() {
     let gradient = [x_bar[0], x_bar[1], x_bar[2], x_bar[3], c_bar];
     nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
 }
+
+#[test]
+fn a_routine_inside_a_windowed_loop() {
+    let x = [0.5, -1.0, 2.0];
+    let mut z = [0.0; 3];
+    w::routine_inside(&mut z, &x).unwrap();
+    for (zi, xi) in z.iter().zip(&x) {
+        assert!((zi - 2.0 * xi.sin()).abs() < 1e-15);
+    }
+    let (mut z, mut z_bar, mut x_bar) = ([0.0; 3], [1.0; 3], [0.0; 3]);
+    w::routine_inside_grad(&mut z, &mut z_bar, &x, &mut x_bar).unwrap();
+    for (g, xi) in x_bar.iter().zip(&x) {
+        assert!((g - 2.0 * xi.cos()).abs() < 1e-15);
+    }
+}
