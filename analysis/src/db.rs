@@ -572,17 +572,36 @@ fn function_value_checks(
         let instance =
             crate::names::rust_name(&crate::values::instance_name(&call.callee.name, &functions));
         let names = function_names(db, project);
-        if names.iter().any(|n| crate::names::rust_name(n) == instance) {
+        let taken_by = if names.iter().any(|n| crate::names::rust_name(n) == instance) {
+            Some("a function of the project".to_string())
+        } else {
+            // Another instance spelled alike (`t!` with `with_x!` and
+            // `t_with!` with `x!` would both be `t_with_with_x`).
+            project_instances(db, project)
+                .iter()
+                .find(|i| {
+                    (i.template != call.callee.name || i.functions != functions)
+                        && crate::names::rust_name(&i.name()) == instance
+                })
+                .map(|i| {
+                    let passed: Vec<String> =
+                        i.functions.iter().map(|f| format!("`{f}`")).collect();
+                    format!(
+                        "the instance of `{}` with {}",
+                        i.template,
+                        passed.join(", ")
+                    )
+                })
+        };
+        if let Some(other) = taken_by {
             out.push(
                 Diagnostic::error(
                     "E0110",
                     call.callee.span,
-                    format!(
-                        "this call's instance would be named `{instance}`, like a function of the project"
-                    ),
+                    format!("this call's instance would be named `{instance}`, like {other}"),
                 )
                 .with_label("the generated function's name is taken")
-                .with_help("rename that function"),
+                .with_help("rename one of the functions involved"),
             );
         }
     });
