@@ -862,9 +862,7 @@ impl<'a> Lower<'a> {
                     },
                     whole,
                 );
-                let axis = Expr::new(ExprKind::Int(axis.to_string()), whole);
-                let length = Expr::call("size", vec![matrix.clone(), axis], whole);
-                (element, length)
+                (element, last_position(matrix, usize::from(axis) - 1, 2))
             }
             None => {
                 let element = Expr::new(
@@ -1031,7 +1029,7 @@ impl<'a> Lower<'a> {
 
     /// `s[end]`, the top of the stack `s`, as the lowering writes it.
     fn top_of(&self, s: Expr, span: Span) -> Expr {
-        let last = Expr::call("length", vec![s.clone()], span);
+        let last = last_position(&s, 0, 1);
         Expr::new(
             ExprKind::Index {
                 base: Box::new(s),
