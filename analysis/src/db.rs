@@ -550,7 +550,9 @@ fn function_value_checks(
             );
         }
     }
-    // The instances this function's calls name.
+    // The instances this function's calls name (the project's function
+    // names are read only where a call passes a function).
+    let mut names: Option<Vec<String>> = None;
     effects::visit_block(&ast.body, &mut |stmt| {
         let crate::ast::StmtKind::Call(call) = &stmt.kind else {
             return;
@@ -571,7 +573,7 @@ fn function_value_checks(
         }
         let instance =
             crate::names::rust_name(&crate::values::instance_name(&call.callee.name, &functions));
-        let names = function_names(db, project);
+        let names = names.get_or_insert_with(|| function_names(db, project));
         let taken_by = if names.iter().any(|n| crate::names::rust_name(n) == instance) {
             Some("a function of the project".to_string())
         } else {
@@ -1055,11 +1057,7 @@ pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
             continue;
         }
         if let Some(t) = templates.get(instance.template.as_str()) {
-            let binding: Vec<(String, String)> = crate::values::function_params(t)
-                .into_iter()
-                .map(|(_, name, _)| name.to_string())
-                .zip(instance.functions.iter().cloned())
-                .collect();
+            let binding = crate::values::binding(t, &instance.functions);
             template_calls(t, &binding, &templates, &mut work);
         }
         out.push(instance);
@@ -1083,14 +1081,12 @@ fn template_calls(
         let Some(t) = templates.get(call.callee.name.as_str()) else {
             return;
         };
-        let mut functions = Vec::new();
-        for (i, _, _) in crate::values::function_params(t) {
-            let Some(crate::ast::ExprKind::Var(name)) = call.args.get(i).map(|a| &a.kind) else {
-                return;
-            };
-            let bound = binding.iter().find(|(p, _)| p == name).map(|(_, g)| g);
-            functions.push(bound.unwrap_or(name).clone());
-        }
+        let positions = crate::values::function_params(t)
+            .into_iter()
+            .map(|(i, _, _)| i);
+        let Some(functions) = crate::values::passed_functions(call, positions, binding) else {
+            return;
+        };
         out.push(Instance {
             template: call.callee.name.clone(),
             functions,

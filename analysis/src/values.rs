@@ -50,6 +50,40 @@ pub fn instance_name(template: &str, functions: &[String]) -> String {
     format!("{template}_with_{}", functions.join("_and_"))
 }
 
+/// What a template's `Fn` parameters stand for in one of its instances:
+/// each parameter's name with the function passed for it.
+pub fn binding(template: &Function, functions: &[String]) -> Vec<(String, String)> {
+    function_params(template)
+        .into_iter()
+        .map(|(_, name, _)| name.to_string())
+        .zip(functions.iter().cloned())
+        .collect()
+}
+
+/// The functions a call passes at `positions` (a template's `Fn`
+/// parameters), with a caller's own `Fn` parameters replaced by what its
+/// `binding` binds them to; `None` when an argument there is not a name.
+/// The instance the call reaches is `instance_name(callee, &these)`.
+pub fn passed_functions(
+    call: &Call,
+    positions: impl IntoIterator<Item = usize>,
+    binding: &[(String, String)],
+) -> Option<Vec<String>> {
+    positions
+        .into_iter()
+        .map(|i| match &call.args.get(i)?.kind {
+            ExprKind::Var(name) => Some(
+                binding
+                    .iter()
+                    .find(|(p, _)| p == name)
+                    .map_or(name, |(_, g)| g)
+                    .clone(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A project's callees, seen from inside one function: its `Fn`
 /// parameters are callees too, which may change every argument, take
 /// none as `Const`, and have the parameter types of their `Fn` type.

@@ -232,33 +232,24 @@ impl Gen<'_> {
     /// parameter stands for, for a template the instance of the functions
     /// passed to it (`nilang_analysis::values`), or the callee itself.
     pub(super) fn callee_name(&self, call: &Call) -> String {
-        let bound = |name: &str| {
-            self.binding
-                .iter()
-                .find(|(p, _)| p == name)
-                .map(|(_, g)| g.clone())
-        };
         let name = &call.callee.name;
-        if let Some(g) = bound(name) {
-            return g;
+        if let Some((_, g)) = self.binding.iter().find(|(p, _)| p == name) {
+            return g.clone();
         }
         let Some(sig) = self.ctx.callee(name) else {
             return name.clone();
         };
-        let functions: Vec<String> = sig
+        let positions = sig
             .params
             .iter()
-            .zip(&call.args)
-            .filter(|((_, ty), _)| matches!(ty, Ty::Constructed("Fn", _)))
-            .map(|(_, arg)| match &arg.kind {
-                ExprKind::Var(n) => bound(n).unwrap_or_else(|| n.clone()),
-                _ => String::new(),
-            })
-            .collect();
-        if functions.is_empty() {
-            name.clone()
-        } else {
-            nilang_analysis::values::instance_name(name, &functions)
+            .enumerate()
+            .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
+            .map(|(i, _)| i);
+        match nilang_analysis::values::passed_functions(call, positions, self.binding) {
+            Some(functions) if !functions.is_empty() => {
+                nilang_analysis::values::instance_name(name, &functions)
+            }
+            _ => name.clone(),
         }
     }
 

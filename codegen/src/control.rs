@@ -132,7 +132,7 @@ impl Gen<'_> {
         } else {
             format!("0..{n}")
         };
-        // Index windows (step 1 only): one slice per vector before the
+        // Index windows (step 1 or -1): one slice per vector before the
         // loop, indexed with the counter, inside `if n > 0` so that the
         // slice's length is the trip count.
         // A tape loop walked back without adjoints only pops: no reads.

@@ -138,11 +138,7 @@ fn generate_as<'db>(
     };
     let mut binding: Vec<(String, String)> = Vec::new();
     if let Some(instance) = instance {
-        binding = nilang_analysis::values::function_params(&ast)
-            .into_iter()
-            .map(|(_, p, _)| p.to_string())
-            .zip(instance.functions.iter().cloned())
-            .collect();
+        binding = nilang_analysis::values::binding(&ast, &instance.functions);
         let named = Arc::make_mut(&mut ast);
         named.name.name = instance.name();
     }
