@@ -60,7 +60,27 @@ module.exports = grammar({
   supertypes: $ => [$._statement, $._expression, $._type],
 
   rules: {
-    source_file: $ => repeat(choice($.function_definition, $.struct_definition, $._terminator)),
+    source_file: $ => repeat(choice(
+      $.function_definition,
+      $.struct_definition,
+      $.using_declaration,
+      $.import_declaration,
+      $._terminator,
+    )),
+
+    // `using std.linalg`: every function of another package's module (or of
+    // a whole package, `using std`) by its own name.
+    using_declaration: $ => seq('using', field('module', $.module_path)),
+
+    // `import std.linalg: i_dot, i_norm2`: the functions named, and no others.
+    import_declaration: $ => seq(
+      'import',
+      field('module', $.module_path),
+      ':',
+      commaSep1(field('name', $.identifier)),
+    ),
+
+    module_path: $ => seq($.identifier, repeat(seq('.', $.identifier))),
 
     // ---------------------------------------------------------------- items
 

@@ -36,6 +36,58 @@ pub struct SourceFile {
 pub struct Project {
     #[returns(ref)]
     pub files: Vec<SourceFile>,
+    /// Which of `files` are modules of other packages (the standard
+    /// library's, a dependency crate's), and their names. The shells check
+    /// and generate code for the others only.
+    #[default]
+    #[returns(ref)]
+    pub libraries: Vec<LibraryModule>,
+}
+
+/// A file of another package in a project (see [`crate::modules`]).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct LibraryModule {
+    pub file: SourceFile,
+    /// Its package: `std`, or a dependency crate's name.
+    pub package: String,
+    /// Its module path: `std.linalg`.
+    pub path: String,
+    /// The Rust module its functions are generated in, as generated code
+    /// names it (`nilang::stdlib::linalg`, `::mylib::geometry`).
+    pub rust_path: String,
+}
+
+/// A project of this crate's `files`, the modules of other packages in
+/// `libraries` (whose files it adds) and the standard library's modules:
+/// what every shell checks and builds.
+pub fn project_with_std(
+    db: &dyn Db,
+    mut files: Vec<SourceFile>,
+    mut libraries: Vec<LibraryModule>,
+) -> Project {
+    let (std_files, std_libraries) = crate::stdlib::library(db);
+    files.extend(libraries.iter().map(|l| l.file));
+    files.extend(std_files);
+    libraries.extend(std_libraries);
+    Project::builder(files).libraries(libraries).new(db)
+}
+
+/// The library module `file` is, if it is one.
+pub fn library_module(db: &dyn Db, project: Project, file: SourceFile) -> Option<&LibraryModule> {
+    project.libraries(db).iter().find(|l| l.file == file)
+}
+
+/// Whether `file` is one of this crate's own (not a library module).
+pub fn is_local(db: &dyn Db, project: Project, file: SourceFile) -> bool {
+    library_module(db, project, file).is_none()
+}
+
+/// The name a function defined as `name` in `file` has in the analysis.
+fn defined_name(db: &dyn Db, project: Project, file: SourceFile, name: &str) -> String {
+    match library_module(db, project, file) {
+        Some(l) => crate::modules::qualified(&l.path, name),
+        None => name.to_string(),
+    }
 }
 
 /// One function of a project: the `ordinal`-th definition named `name` in
@@ -193,7 +245,8 @@ pub fn file_functions<'db>(db: &'db dyn Db, project: Project, file: SourceFile) 
         .iter()
         .map(|item| {
             let ordinal = seen.entry(item.function.name.name.as_str()).or_insert(0);
-            let id = FnId::new(db, project, file, item.function.name.name.clone(), *ordinal);
+            let name = defined_name(db, project, file, &item.function.name.name);
+            let id = FnId::new(db, project, file, name, *ordinal);
             *ordinal += 1;
             id
         })
@@ -216,8 +269,9 @@ fn file_item_index(db: &dyn Db, file: SourceFile) -> FxHashMap<(String, u32), us
 
 /// Where `f` is in its file's item list.
 fn item_index(db: &dyn Db, f: FnId<'_>) -> Option<usize> {
+    let name = crate::modules::bare_name(f.name(db));
     file_item_index(db, f.file(db))
-        .get(&(f.name(db).clone(), f.ordinal(db)))
+        .get(&(name.to_string(), f.ordinal(db)))
         .copied()
 }
 
@@ -251,14 +305,110 @@ fn locate(db: &dyn Db, f: FnId<'_>) -> Option<(SourceFile, u32, usize)> {
 /// for each chunk and backdates the unchanged ones, so nothing that reads
 /// them re-runs.
 #[salsa::tracked(returns(ref))]
-fn function_chunk(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
+fn function_chunk(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Arc<Function>> {
     let items = &parse_file(db, file).items;
     let start = (k as usize * CHUNK).min(items.len());
     let end = (start + CHUNK).min(items.len());
+    let library = library_module(db, project, file).map(|l| l.path.as_str());
+    let scope = file_scope(db, project, file);
+    if library.is_none() && scope.is_empty() {
+        return items[start..end]
+            .iter()
+            .map(|i| i.function.clone())
+            .collect();
+    }
     items[start..end]
         .iter()
-        .map(|i| i.function.clone())
+        .map(|i| Arc::new(crate::modules::rewrite(&i.function, library, scope)))
         .collect()
+}
+
+/// The modules `using` and `import` can name (see [`crate::modules`]).
+#[salsa::tracked(returns(ref))]
+pub fn module_registry(db: &dyn Db, project: Project) -> Arc<crate::modules::Registry> {
+    let mut registry = crate::modules::Registry::default();
+    for &file in project.files(db) {
+        let (path, package) = match library_module(db, project, file) {
+            Some(l) => (l.path.clone(), Some(l.package.clone())),
+            None => (
+                std::path::Path::new(file.path(db))
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                None,
+            ),
+        };
+        let functions = parse_file(db, file)
+            .items
+            .iter()
+            .map(|i| i.function.name.name.clone())
+            .collect();
+        registry.add(crate::modules::ModuleFile {
+            path,
+            package,
+            functions,
+        });
+    }
+    Arc::new(registry)
+}
+
+/// What names mean in `file` beyond its own crate's functions: empty for a
+/// file of this crate without imports, so such files never read the
+/// registry.
+#[salsa::tracked(returns(ref))]
+pub fn file_scope(db: &dyn Db, project: Project, file: SourceFile) -> Arc<crate::modules::Scope> {
+    let imports = &parse_file(db, file).imports;
+    let package = library_module(db, project, file).map(|l| l.package.as_str());
+    if package.is_none() && imports.is_empty() {
+        return Arc::default();
+    }
+    let table = item_table(db, project);
+    Arc::new(crate::modules::scope(
+        module_registry(db, project),
+        package,
+        imports,
+        &|name| table.by_name.contains_key(name),
+    ))
+}
+
+/// The packages this crate's files import from that the project does not
+/// have (the first part of each unknown module path): what a shell looks
+/// for among the crate's dependencies before reporting E0111.
+pub fn missing_packages(db: &dyn Db, project: Project) -> Vec<String> {
+    let registry = module_registry(db, project);
+    let mut out: Vec<String> = project
+        .files(db)
+        .iter()
+        .filter(|&&f| is_local(db, project, f))
+        .flat_map(|&f| parse_file(db, f).imports.iter())
+        .filter(|i| !registry.modules.contains_key(&i.module.name))
+        .map(|i| {
+            i.module
+                .name
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The diagnostics of a file's imports, and E0114 for its calls of a name
+/// that two `using`s bring in (absolute spans).
+fn module_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Vec<Diagnostic> {
+    let scope = file_scope(db, project, file);
+    let mut out = scope.diagnostics.clone();
+    let parsed = parse_file(db, file);
+    let functions: Vec<(u32, &Function)> = parsed
+        .items
+        .iter()
+        .map(|i| (i.offset, &*i.function))
+        .collect();
+    crate::modules::ambiguous_calls(&functions, scope, &mut out);
+    out
 }
 
 /// What callers see of a function before any analysis: its name,
@@ -272,8 +422,8 @@ struct Header {
 }
 
 #[salsa::tracked(returns(ref))]
-fn chunk_headers(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Header> {
-    function_chunk(db, file, k)
+fn chunk_headers(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Header> {
+    function_chunk(db, project, file, k)
         .iter()
         .map(|ast| Header {
             signature: Signature {
@@ -289,13 +439,13 @@ fn chunk_headers(db: &dyn Db, file: SourceFile, k: u32) -> Vec<Header> {
 
 fn header<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Header> {
     let (file, k, i) = locate(db, f)?;
-    chunk_headers(db, file, k).get(i)
+    chunk_headers(db, f.project(db), file, k).get(i)
 }
 
 /// The local effects of a chunk's functions (from their trees alone).
 #[salsa::tracked(returns(ref))]
-fn chunk_effects(db: &dyn Db, file: SourceFile, k: u32) -> Vec<LocalEffects> {
-    function_chunk(db, file, k)
+fn chunk_effects(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<LocalEffects> {
+    function_chunk(db, project, file, k)
         .iter()
         .map(|ast| effects::local_effects(ast))
         .collect()
@@ -314,7 +464,7 @@ struct Front {
 fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Front> {
     let structs = &project_structs(db, project).table;
     let items = ProjectItems { db, project };
-    function_chunk(db, file, k)
+    function_chunk(db, project, file, k)
         .iter()
         .map(|ast| {
             let items = crate::values::WithLocal::new(&items, ast, &|_| None);
@@ -351,7 +501,7 @@ fn chunk_signatures(
     k: u32,
 ) -> Vec<Option<(Vec<Ty>, Vec<bool>)>> {
     let fronts = chunk_front(db, project, file, k);
-    function_chunk(db, file, k)
+    function_chunk(db, project, file, k)
         .iter()
         .zip(fronts)
         .map(|(ast, front)| {
@@ -386,7 +536,7 @@ fn chunk_expr_types(
     let callees = ProjectCallees { db, project };
     let structs = &project_structs(db, project).table;
     let fronts = chunk_front(db, project, file, k);
-    function_chunk(db, file, k)
+    function_chunk(db, project, file, k)
         .iter()
         .zip(fronts)
         .map(|(ast, front)| {
@@ -417,7 +567,7 @@ struct Checks {
 fn chunk_checks(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Checks> {
     let fronts = chunk_front(db, project, file, k);
     let types = chunk_expr_types(db, project, file, k);
-    function_chunk(db, file, k)
+    function_chunk(db, project, file, k)
         .iter()
         .zip(fronts)
         .zip(types)
@@ -622,7 +772,7 @@ fn for_each_function<'db>(
     for &file in project.files(db) {
         let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
         for k in 0..chunk_count(db, file) {
-            for (i, header) in chunk_headers(db, file, k).iter().enumerate() {
+            for (i, header) in chunk_headers(db, project, file, k).iter().enumerate() {
                 let name = header.signature.name.as_str();
                 let ordinal = ordinals.entry(name).or_insert(0);
                 if table.by_name.get(name) == Some(&(file, *ordinal)) {
@@ -644,7 +794,7 @@ fn chunk_tape_facts(
     tape_loops: bool,
 ) -> Vec<TapeFacts> {
     let fronts = chunk_front(db, project, file, k);
-    function_chunk(db, file, k)
+    function_chunk(db, project, file, k)
         .iter()
         .zip(fronts)
         .map(|(ast, front)| function_tape_facts(ast, front, tape_loops))
@@ -757,7 +907,7 @@ pub fn is_kernel(db: &dyn Db, project: Project, name: &str) -> bool {
 #[salsa::tracked(returns(clone))]
 pub fn function_ast<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Arc<Function>> {
     let i = item_index(db, f)?;
-    function_chunk(db, f.file(db), (i / CHUNK) as u32)
+    function_chunk(db, f.project(db), f.file(db), (i / CHUNK) as u32)
         .get(i % CHUNK)
         .cloned()
 }
@@ -784,15 +934,20 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
     let mut first_at: FxHashMap<String, (SourceFile, crate::ast::Span)> = FxHashMap::default();
     for &file in project.files(db) {
         let parsed = parse_file(db, file);
+        let library = library_module(db, project, file);
         let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
         for item in &parsed.items {
             let name = &item.function.name;
             let ordinal = ordinals.entry(name.name.as_str()).or_insert(0);
             let span = name.span.shift(item.offset);
-            match first_at.get(&name.name) {
+            let key = match library {
+                Some(l) => crate::modules::qualified(&l.path, &name.name),
+                None => name.name.clone(),
+            };
+            match first_at.get(&key) {
                 None => {
-                    first_at.insert(name.name.clone(), (file, span));
-                    table.by_name.insert(name.name.clone(), (file, *ordinal));
+                    first_at.insert(key.clone(), (file, span));
+                    table.by_name.insert(key, (file, *ordinal));
                 }
                 Some((first_file, first_span)) => {
                     let mut d = Diagnostic::error(
@@ -836,7 +991,12 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
     }
     let mut all = Vec::new();
     let mut modules: FxHashMap<String, SourceFile> = FxHashMap::default();
-    for &file in project.files(db) {
+    // A library module's Rust is generated in its own crate.
+    for &file in project
+        .files(db)
+        .iter()
+        .filter(|&&f| is_local(db, project, f))
+    {
         let module = module_name(file.path(db));
         if let Some(other) = modules.get(&module) {
             table.duplicates.push((
@@ -974,7 +1134,12 @@ pub fn function_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Signatur
 /// suggests from, and what editors complete and correct to.
 #[salsa::tracked(returns(clone))]
 pub fn function_names(db: &dyn Db, project: Project) -> Vec<String> {
-    let mut names: Vec<String> = item_table(db, project).by_name.keys().cloned().collect();
+    let mut names: Vec<String> = item_table(db, project)
+        .by_name
+        .keys()
+        .filter(|n| crate::modules::module_of(n).is_none())
+        .cloned()
+        .collect();
     names.sort();
     names
 }
@@ -999,6 +1164,14 @@ impl Items for ProjectItems<'_> {
             .get(name)
             .map(|d| d.fields.len())
     }
+
+    fn defined_in(&self, name: &str) -> Vec<String> {
+        module_registry(self.db, self.project)
+            .defining(name)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 // ------------------------------------------------------------------ analyses
@@ -1009,7 +1182,7 @@ impl Items for ProjectItems<'_> {
 pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
     let mut locals: Vec<(&str, &LocalEffects)> = Vec::new();
     for_each_function(db, project, |name, file, k, i| {
-        locals.push((name, &chunk_effects(db, file, k)[i]));
+        locals.push((name, &chunk_effects(db, project, file, k)[i]));
     });
     locals.sort_by(|a, b| a.0.cmp(b.0));
     Arc::new(effects::solve(locals.iter().map(|&(n, e)| (n, e))))
@@ -1038,7 +1211,7 @@ impl Instance {
 pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
     let mut asts: Vec<Arc<Function>> = Vec::new();
     for_each_function(db, project, |_, file, k, i| {
-        if let Some(ast) = function_chunk(db, file, k).get(i) {
+        if let Some(ast) = function_chunk(db, project, file, k).get(i) {
             asts.push(Arc::clone(ast));
         }
     });
@@ -1268,6 +1441,7 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<
             .filter(|(f, _)| *f == file)
             .map(|(_, d)| d.clone()),
     );
+    out.extend(module_diagnostics(db, project, file));
     out.extend(
         project_structs(db, project)
             .diagnostics

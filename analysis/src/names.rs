@@ -9,7 +9,11 @@
 pub fn rust_name(name: &str) -> String {
     let mut base = String::new();
     for c in name.chars().filter(|&c| c != '!') {
-        if c.is_ascii() {
+        if c == '.' {
+            // A library function's qualified name (`std.linalg.i_dot`),
+            // where one is spelled whole (a WGSL helper of a kernel's callee).
+            base.push_str("__");
+        } else if c.is_ascii() {
             base.push(c);
         } else if let Some(spelled) = greek(c) {
             base.push_str(spelled);

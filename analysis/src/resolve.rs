@@ -116,6 +116,11 @@ pub trait Items {
     fn struct_arity(&self, _name: &str) -> Option<usize> {
         None
     }
+    /// The library modules that define a function `name` the file does
+    /// not import (for the help of E0102).
+    fn defined_in(&self, _name: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
@@ -521,7 +526,17 @@ impl Resolver<'_> {
             candidates.extend(builtins::INSTRUCTIONS.iter().map(|i| i.name.to_string()));
             let suggestion = builtins::closest(name, candidates.iter().map(String::as_str));
             let julia = crate::julia::instruction_call(name, &call.args);
+            let modules = self.items.defined_in(name);
             let help = match (&julia, suggestion) {
+                _ if !modules.is_empty() => format!(
+                    "`{name}` is defined in {}: add `using {}` at the top of the file",
+                    modules
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    modules[0]
+                ),
                 (Some(rewrite), _) => {
                     format!("`{name}` is NiLang.jl's spelling of an instruction: write `{rewrite}`")
                 }

@@ -47,7 +47,18 @@ pub fn is_template(function: &Function) -> bool {
 /// for its `Fn` parameters, in order: `map!` with `square!` is
 /// `map!_with_square!` (Rust `map_with_square`).
 pub fn instance_name(template: &str, functions: &[String]) -> String {
-    format!("{template}_with_{}", functions.join("_and_"))
+    // Modules are left out (`std.functional.i_map!` with `square!` is
+    // `i_map!_with_square!`): an instance is generated in this crate.
+    let bare = crate::modules::bare_name;
+    format!(
+        "{}_with_{}",
+        bare(template),
+        functions
+            .iter()
+            .map(|f| bare(f))
+            .collect::<Vec<_>>()
+            .join("_and_")
+    )
 }
 
 /// What a template's `Fn` parameters stand for in one of its instances:
@@ -136,6 +147,10 @@ impl<C: Items + ?Sized> Items for WithLocal<'_, C> {
 
     fn struct_arity(&self, name: &str) -> Option<usize> {
         self.inner.struct_arity(name)
+    }
+
+    fn defined_in(&self, name: &str) -> Vec<String> {
+        self.inner.defined_in(name)
     }
 }
 

@@ -38,15 +38,19 @@ pub struct Window {
 }
 
 /// The windows of the loop `for var = ...` with this body. `vector` says
-/// which definitions are one-dimensional arrays.
+/// which definitions are one-dimensional arrays, `mutates` whether a call
+/// may change its argument at a position (what the callee's analysis says;
+/// `true` when unknown).
 pub fn windows(
     var: &str,
     body: &Block,
     resolution: &Resolution,
     vector: &dyn Fn(DefId) -> bool,
+    mutates: &dyn Fn(&Call, usize) -> bool,
 ) -> Vec<Window> {
     let mut scan = Scan {
         var,
+        mutates,
         resolution,
         written: Vec::new(),
         mentions: Vec::new(),
@@ -116,6 +120,7 @@ enum Mention {
 
 struct Scan<'a> {
     var: &'a str,
+    mutates: &'a dyn Fn(&Call, usize) -> bool,
     resolution: &'a Resolution,
     /// The names the body changes or binds.
     written: Vec<String>,
@@ -137,8 +142,10 @@ impl Scan<'_> {
                 self.expr(value, always);
             }
             StmtKind::Call(call) => {
-                for arg in &call.args {
-                    self.write(arg);
+                for (i, arg) in call.args.iter().enumerate() {
+                    if (self.mutates)(call, i) {
+                        self.write(arg);
+                    }
                     self.expr(arg, always);
                 }
                 for kw in &call.kwargs {

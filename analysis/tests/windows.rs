@@ -3,7 +3,9 @@
 
 use expect_test::{Expect, expect};
 use nilang_analysis::ast::{Stmt, StmtKind, walk_stmts};
-use nilang_analysis::db::{function_ast, function_types, lookup_function, resolve_function};
+use nilang_analysis::db::{
+    function_ast, function_types, lookup_function, mutated_params, resolve_function,
+};
 use nilang_analysis::printer::print_expr;
 use nilang_analysis::types::Ty;
 use nilang_analysis::windows::windows;
@@ -25,7 +27,17 @@ fn check(source: &str, expected: Expect) {
     walk_stmts(&ast.body.stmts, &mut |s: &Stmt| {
         if let StmtKind::For { var, body, .. } = &s.kind {
             out.push_str(&format!("for {}:\n", var.name));
-            for w in windows(&var.name, body, resolution, &vector) {
+            // What a call changes: the callee's analysis, as the Rust
+            // backend asks it.
+            let mutates = |call: &nilang_analysis::ast::Call, i: usize| {
+                match nilang_analysis::builtins::instruction(&call.callee.name) {
+                    Some(instr) => instr.mutates.contains(&i),
+                    None => mutated_params(&db, project, &call.callee.name)
+                        .and_then(|m| m.get(i).copied())
+                        .unwrap_or(true),
+                }
+            };
+            for w in windows(&var.name, body, resolution, &vector, &mutates) {
                 let offset = w.offset.as_ref().map(|o| format!(" + ({})", print_expr(o)));
                 out.push_str(&format!(
                     "  {}[{}{}]{}{} x{}\n",
@@ -100,6 +112,28 @@ end
               x[i] exclusive x2
               y[i + (1)] written x1
               z[i] written x1
+        "#]],
+    );
+}
+
+#[test]
+fn a_vector_passed_to_a_call_that_only_reads_it_is_not_written() {
+    check(
+        r#"
+function acc!(out::f64, a::f64, b::f64)
+    out += a * b
+end
+
+function f(out::f64, x::[f64], y::[f64])
+    for i = 1:length(x)
+        acc!(out, x[i], y[i])
+    end
+end
+"#,
+        expect![[r#"
+            for i:
+              x[i] exclusive x1
+              y[i] exclusive x1
         "#]],
     );
 }

@@ -50,7 +50,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use nilang_analysis::db::{Project, RootDatabase, SourceFile};
+use nilang_analysis::db::{LibraryModule, Project, RootDatabase, SourceFile};
 use nilang_codegen::Options;
 use nilang_codegen::queries as db;
 pub use nilang_syntax::diagnostics::{Diagnostic, Severity};
@@ -225,8 +225,49 @@ impl Config {
         self.compile(files.iter().map(|f| root.join(f)).collect())
     }
 
+    /// Compiles the standard library's modules (`nilang::stdlib`): what the
+    /// runtime crate's build script does. Not for other crates.
+    #[doc(hidden)]
+    pub fn compile_std(&self) -> Result<Vec<PathBuf>, Error> {
+        let sources = nilang_analysis::stdlib::MODULES
+            .iter()
+            .map(|m| Source {
+                path: PathBuf::from(nilang_analysis::stdlib::source_path(m.name)),
+                shown: Some(format!("std/{}.nil", m.name)),
+                text: m.text.to_string(),
+            })
+            .collect();
+        self.compile_sources(sources, false)
+    }
+
     /// Everything a compilation decides, before anything is written.
-    fn run(&self, mut files: Vec<PathBuf>) -> Result<Run, Error> {
+    fn run(&self, files: Vec<PathBuf>) -> Result<Run, Error> {
+        let sources = self.read_sources(files)?;
+        self.run_sources(sources, true)
+    }
+
+    /// Reads `files`.
+    fn read_sources(&self, mut files: Vec<PathBuf>) -> Result<Vec<Source>, Error> {
+        files.sort();
+        files.dedup();
+        let mut sources = Vec::new();
+        for path in files {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", path.display())))?;
+            sources.push(Source {
+                path,
+                shown: None,
+                text,
+            });
+        }
+        Ok(sources)
+    }
+
+    /// Everything a compilation of `sources` decides, before anything is
+    /// written; `with_std`: the standard library and the dependencies'
+    /// modules are libraries of the project (not so when compiling the
+    /// standard library itself).
+    fn run_sources(&self, sources: Vec<Source>, with_std: bool) -> Result<Run, Error> {
         let manifest_dir = self.package_root()?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
@@ -275,28 +316,33 @@ impl Config {
         let shown_root = package
             .workspace_root
             .unwrap_or_else(|| manifest_dir.clone());
-
-        files.sort();
-        files.dedup();
         if self.emit_cargo_directives {
-            for f in &files {
-                println!("cargo::rerun-if-changed={}", f.display());
+            for f in &sources {
+                println!("cargo::rerun-if-changed={}", f.path.display());
             }
         }
 
         let db = RootDatabase::default();
-        let mut sources = Vec::new();
-        for path in &files {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", path.display())))?;
-            let shown = path
-                .strip_prefix(&shown_root)
-                .unwrap_or(path)
-                .display()
-                .to_string();
-            sources.push(SourceFile::new(&db, shown, text));
-        }
-        let project = Project::new(&db, sources.clone());
+        let files: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+        let sources: Vec<SourceFile> = sources
+            .into_iter()
+            .map(|s| {
+                let shown = s.shown.unwrap_or_else(|| {
+                    s.path
+                        .strip_prefix(&shown_root)
+                        .unwrap_or(&s.path)
+                        .display()
+                        .to_string()
+                });
+                SourceFile::new(&db, shown, s.text)
+            })
+            .collect();
+        let project = if with_std {
+            let libraries = self.dependency_modules(&db)?;
+            nilang_analysis::db::project_with_std(&db, sources.clone(), libraries)
+        } else {
+            Project::new(&db, sources.clone())
+        };
 
         let mut outputs: Vec<Output> = Vec::new();
         let mut reports: Vec<Report> = Vec::new();
@@ -358,12 +404,18 @@ impl Config {
     }
 
     fn compile(&self, files: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+        let sources = self.read_sources(files)?;
+        self.compile_sources(sources, true)
+    }
+
+    fn compile_sources(&self, sources: Vec<Source>, with_std: bool) -> Result<Vec<PathBuf>, Error> {
+        let exported: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
         let Run {
             out_dir,
             outputs,
             reports,
             deny_warnings,
-        } = self.run(files)?;
+        } = self.run_sources(sources, with_std)?;
         let stops = |d: &Diagnostic| d.severity == Severity::Error || deny_warnings;
         let mut errors = 0;
         for report in &reports {
@@ -408,8 +460,205 @@ impl Config {
             written.push(output.path.clone());
         }
         remove_stale(&out_dir, &outputs)?;
+        if with_std {
+            self.export_modules(&exported)?;
+        }
         Ok(written)
     }
+
+    /// For a package with a `links` key: tells the build scripts of the
+    /// packages that depend on it where its `.nil` modules are, so that
+    /// theirs can call its functions (`using <crate>.<module>`).
+    fn export_modules(&self, files: &[PathBuf]) -> Result<(), Error> {
+        if !self.emit_cargo_directives || std::env::var_os("CARGO_MANIFEST_LINKS").is_none() {
+            return Ok(());
+        }
+        let files = std::env::join_paths(
+            files
+                .iter()
+                .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())),
+        )
+        .map_err(|e| Error::Io(format!("cannot list the `.nil` files for dependents: {e}")))?;
+        println!("cargo::metadata=nilang_modules={}", files.to_string_lossy());
+        println!(
+            "cargo::metadata=nilang_crate={}",
+            env("CARGO_PKG_NAME")?.replace('-', "_")
+        );
+        Ok(())
+    }
+
+    /// The `.nil` modules of the packages this one depends on that export
+    /// theirs (see [`Config::export_modules`]), as library modules of a
+    /// project in `db`.
+    fn dependency_modules(&self, db: &RootDatabase) -> Result<Vec<LibraryModule>, Error> {
+        let libraries = load_libraries(db, &exported_by_dependencies()?)?;
+        if self.emit_cargo_directives {
+            for l in &libraries {
+                println!("cargo::rerun-if-changed={}", l.file.path(db));
+            }
+        }
+        Ok(libraries)
+    }
+}
+
+/// A dependency's `.nil` modules: its crate name (as Rust code names it)
+/// and its files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DependencyModules {
+    pub krate: String,
+    pub files: Vec<PathBuf>,
+}
+
+/// What the build scripts of this package's dependencies passed on: cargo
+/// gives each exporting dependency's metadata as `DEP_<LINKS>_NILANG_MODULES`
+/// and `DEP_<LINKS>_NILANG_CRATE`.
+fn exported_by_dependencies() -> Result<Vec<DependencyModules>, Error> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for (key, value) in std::env::vars_os() {
+        let (Some(key), Some(value)) = (key.to_str(), value.to_str()) else {
+            continue;
+        };
+        if let Some(links) = key
+            .strip_prefix("DEP_")
+            .and_then(|k| k.strip_suffix("_NILANG_MODULES"))
+        {
+            found.push((links.to_string(), value.to_string()));
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .map(|(links, files)| {
+            let krate = std::env::var(format!("DEP_{links}_NILANG_CRATE")).map_err(|_| {
+                Error::Io(format!(
+                    "`DEP_{links}_NILANG_MODULES` is set but not `DEP_{links}_NILANG_CRATE`"
+                ))
+            })?;
+            Ok(DependencyModules {
+                krate,
+                files: std::env::split_paths(&files).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The `.nil` modules of the direct dependencies of the package at
+/// `manifest_dir` that have them, found with `cargo metadata` (for `nilc`
+/// and the language server, which run outside a build): a dependency with
+/// a `links` key and a build dependency on `nilang-build`, whose `.nil`
+/// files are those under its root. A build script gets the same list from
+/// the dependencies' own build scripts instead.
+pub fn dependency_modules(manifest_dir: &Path) -> Result<Vec<DependencyModules>, Error> {
+    let manifest = manifest_dir.join("Cargo.toml");
+    // Offline, and for this machine only: packages never downloaded
+    // (other platforms' dependencies) are not needed here.
+    let mut options = vec!["--offline".to_string()];
+    if let Some(host) = host_triple() {
+        options.extend(["--filter-platform".to_string(), host]);
+    }
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .manifest_path(&manifest)
+        .other_options(options)
+        .exec()
+        .map_err(|e| Error::Metadata(format!("cannot read the package metadata: {e}")))?;
+    let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
+    let Some(package) = metadata.packages.iter().find(|p| {
+        std::fs::canonicalize(p.manifest_path.as_std_path())
+            .ok()
+            .as_deref()
+            == Some(manifest.as_path())
+    }) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for dependency in &package.dependencies {
+        if dependency.kind != cargo_metadata::DependencyKind::Normal {
+            continue;
+        }
+        let Some(dep) = metadata
+            .packages
+            .iter()
+            .find(|p| p.name.as_str() == dependency.name && dependency.req.matches(&p.version))
+        else {
+            continue;
+        };
+        let exports = dep.links.is_some()
+            && dep.dependencies.iter().any(|d| {
+                d.kind == cargo_metadata::DependencyKind::Build && d.name == "nilang-build"
+            });
+        if !exports {
+            continue;
+        }
+        let root = dep
+            .manifest_path
+            .parent()
+            .map(|p| p.as_std_path().to_path_buf())
+            .unwrap_or_default();
+        let mut files = Vec::new();
+        let mut folders = Vec::new();
+        walk(&root, &mut files, &mut folders)
+            .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", root.display())))?;
+        out.push(DependencyModules {
+            krate: dependency
+                .rename
+                .as_deref()
+                .unwrap_or(&dependency.name)
+                .replace('-', "_"),
+            files,
+        });
+    }
+    Ok(out)
+}
+
+/// The host's target triple, from `rustc -vV`.
+fn host_triple() -> Option<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = std::process::Command::new(rustc).arg("-vV").output().ok()?;
+    String::from_utf8(out.stdout)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_string)
+}
+
+/// The files of `dependencies` as library modules of a project in `db`:
+/// `<crate>.<file stem>`, generated in `::<crate>::<module>`.
+pub fn load_libraries(
+    db: &RootDatabase,
+    dependencies: &[DependencyModules],
+) -> Result<Vec<LibraryModule>, Error> {
+    let mut libraries = Vec::new();
+    for DependencyModules { krate, files } in dependencies {
+        for path in files {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Error::Io(format!(
+                    "cannot read `{}` of the dependency `{krate}`: {e}",
+                    path.display()
+                ))
+            })?;
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let module = nilang_analysis::names::module_name(&path.to_string_lossy());
+            let file = SourceFile::new(db, path.display().to_string(), text);
+            libraries.push(LibraryModule {
+                file,
+                package: krate.clone(),
+                path: format!("{krate}.{stem}"),
+                rust_path: format!("::{krate}::{module}"),
+            });
+        }
+    }
+    Ok(libraries)
+}
+
+/// A `.nil` file to compile: where it is, how messages show its path
+/// (`None`: relative to the workspace root), its text.
+struct Source {
+    path: PathBuf,
+    shown: Option<String>,
+    text: String,
 }
 
 /// The diagnostics of one `.nil` file, as a compilation reports them.

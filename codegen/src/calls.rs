@@ -28,17 +28,20 @@ impl Gen<'_> {
                 !sig.constant.get(i).copied().unwrap_or(false)
                     && adjoint::bar_param_type(&kind_of(ty)).is_some()
             });
+        // A library function is generated in its own module under its
+        // own name (`sig.module` says where).
+        let own = nilang_analysis::modules::bare_name(&callee);
         let name = match (call.inverted, ad) {
-            (true, false) => uncall_name(&callee),
-            (false, false) => rust_name(&callee),
+            (true, false) => uncall_name(own),
+            (false, false) => rust_name(own),
             // In an adjoint, `~g(...)` undoes a call of `g`: its reverse pass
             // is `g_adjoint`; `g(...)` undoes `~g`, so it is `uncall_g_adjoint`.
-            (true, true) => adjoint::adjoint_name(&callee),
-            (false, true) => adjoint::uncall_adjoint_name(&callee),
+            (true, true) => adjoint::adjoint_name(own),
+            (false, true) => adjoint::uncall_adjoint_name(own),
         };
         let name = inner_name(&name);
         let path = match &sig.module {
-            Some(m) => format!("super::{}::{name}", rust_name(m)),
+            Some(m) => format!("{m}::{name}"),
             None => name,
         };
         // Columns the call changes (`f(A[:, j], ...)`) stay borrowed while

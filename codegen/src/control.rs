@@ -214,7 +214,22 @@ impl Gen<'_> {
             k.to_string()
         };
         let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
-        let found = nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector);
+        // What a call changes: an instruction's changed operands, a callee's
+        // mutated parameters; everything for a function parameter's call.
+        let mutates = |call: &Call, i: usize| {
+            if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
+                return instr.mutates.contains(&i);
+            }
+            if self.binding.iter().any(|(p, _)| *p == call.callee.name) {
+                return true;
+            }
+            self.ctx
+                .callee(&self.callee_name(call))
+                .and_then(|sig| sig.params.get(i).map(|(m, _)| *m))
+                .unwrap_or(true)
+        };
+        let found =
+            nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector, &mutates);
         // What a `@routine` in the body writes may be handled whole inside
         // the loop (set back to zero, its adjoints set aside and restored:
         // `zeroing_uncomputation`, `plain_routine`), which a borrowed

@@ -99,8 +99,9 @@ fn entry_argument(name: &str, kind: &Kind, mutated: bool) -> (String, Option<(St
 /// What code generation needs to know about a callee.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct CalleeSig {
-    /// The Rust module the callee lives in, relative to the caller's module:
-    /// `None` for the same module, `Some("bessel")` for a sibling.
+    /// The Rust module the callee lives in, as a path from the caller's
+    /// module: `None` for the same module, `Some("super::bessel")` for a
+    /// sibling, `Some("nilang::stdlib::linalg")` for a library module.
     pub module: Option<String>,
     /// Per positional parameter: whether the callee mutates it, and its type.
     pub params: Vec<(bool, Ty)>,

@@ -32,15 +32,16 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
 
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
         // An instance has its template's parameters (the `Fn` ones are
-        // skipped at the call) and lives where its template does.
-        let (name, f) = match lookup_function(self.db, self.project, name) {
-            Some(f) => (name, f),
+        // skipped at the call) and lives in its home module.
+        let (name, f, home) = match lookup_function(self.db, self.project, name) {
+            Some(f) => (name, f, f.file(self.db)),
             None => {
                 let instance = project_instances(self.db, self.project)
                     .iter()
                     .find(|i| i.name() == name)?;
                 let template = instance.template.as_str();
-                (template, lookup_function(self.db, self.project, template)?)
+                let f = lookup_function(self.db, self.project, template)?;
+                (template, f, instance_home(self.db, self.project, instance)?)
             }
         };
         let ast = function_ast(self.db, f)?;
@@ -69,9 +70,18 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
             .iter()
             .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
             .collect();
-        let callee_file = f.file(self.db);
+        let module = if home == self.file {
+            None
+        } else if let Some(library) = library_module(self.db, self.project, home) {
+            Some(library.rust_path.clone())
+        } else {
+            Some(format!(
+                "super::{}",
+                codegen::rust_name(&module_name(home.path(self.db)))
+            ))
+        };
         Some(codegen::CalleeSig {
-            module: (callee_file != self.file).then(|| module_name(callee_file.path(self.db))),
+            module,
             params,
             constant: ast.params.iter().map(|p| p.constant).collect(),
             kwparams,
@@ -158,7 +168,10 @@ fn generate_as<'db>(
             ctx: &ProjectCodegen {
                 db,
                 project,
-                file,
+                // Where the code goes: an instance's home module.
+                file: instance
+                    .and_then(|i| instance_home(db, project, i))
+                    .unwrap_or(file),
                 tape_loops,
             },
         },
@@ -293,12 +306,29 @@ pub fn rust_module(
             continue;
         }
         // A template has no code of its own: each of its instances does.
-        for instance in instances.iter().filter(|i| &i.template == f.name(db)) {
+        for instance in instances
+            .iter()
+            .filter(|i| &i.template == f.name(db) && instance_home(db, project, i) == Some(file))
+        {
             let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
             errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
             code.push('\n');
             code.push_str(&rust.code);
         }
+    }
+    // The instances of library templates that live here (no offsets:
+    // a library module's code is not this file's).
+    for instance in instances.iter() {
+        let Some(f) = lookup_function(db, project, &instance.template) else {
+            continue;
+        };
+        if is_local(db, project, f.file(db)) || instance_home(db, project, instance) != Some(file) {
+            continue;
+        }
+        let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
+        errors.extend(rust.diagnostics.iter().cloned());
+        code.push('\n');
+        code.push_str(&rust.code);
     }
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));
@@ -309,6 +339,52 @@ pub fn rust_module(
         });
     }
     Arc::new(RustModule { code, errors })
+}
+
+/// The module an instance is generated in: its template's, for a template
+/// of this crate; for a library template (whose module is generated in its
+/// own crate), that of the first function of this crate it is passed,
+/// else that of the first file of this crate that calls it.
+pub fn instance_home(db: &dyn Db, project: Project, instance: &Instance) -> Option<SourceFile> {
+    let file_of = |name: &str| lookup_function(db, project, name).map(|f| f.file(db));
+    let template = file_of(&instance.template)?;
+    if is_local(db, project, template) {
+        return Some(template);
+    }
+    let local_files = || {
+        project
+            .files(db)
+            .iter()
+            .copied()
+            .filter(move |&f| is_local(db, project, f))
+    };
+    // Of only library functions: the first file that calls it.
+    let calls_it = |file: SourceFile| {
+        file_functions(db, project, file).iter().any(|&f| {
+            let Some(ast) = function_ast(db, f) else {
+                return false;
+            };
+            let mut found = false;
+            nilang_analysis::ast::walk_stmts(&ast.body.stmts, &mut |stmt| {
+                if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
+                    && call.callee.name == instance.template
+                    && call.args.iter().any(|a| {
+                        matches!(&a.kind, nilang_analysis::ast::ExprKind::Var(n) if instance.functions.contains(n))
+                    })
+                {
+                    found = true;
+                }
+            });
+            found
+        })
+    };
+    instance
+        .functions
+        .iter()
+        .filter_map(|f| file_of(f))
+        .find(|&f| is_local(db, project, f))
+        .or_else(|| local_files().find(|&f| calls_it(f)))
+        .or_else(|| local_files().next())
 }
 
 /// The Rust of a file's structs, and `use` items for the structs of the
@@ -322,14 +398,20 @@ fn struct_items_rust(db: &dyn Db, project: Project, file: SourceFile) -> String 
         .iter()
         .filter_map(|(name, (_, i))| {
             let other = *structs.files.get(*i)?;
-            (other != file).then(|| (module_name(other.path(db)), codegen::rust_name(name)))
+            let module = match library_module(db, project, other) {
+                Some(l) => l.rust_path.clone(),
+                None => format!(
+                    "super::{}",
+                    codegen::rust_name(&module_name(other.path(db)))
+                ),
+            };
+            (other != file).then(|| (module, codegen::rust_name(name)))
         })
         .collect();
     others.sort();
     for (module, name) in others {
         code.push_str(&format!(
-            "#[allow(unused_imports)]\nuse super::{}::{name};\n",
-            codegen::rust_name(&module)
+            "#[allow(unused_imports)]\nuse {module}::{name};\n"
         ));
     }
     let own = &parse_file(db, file).structs;

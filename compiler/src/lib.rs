@@ -25,5 +25,6 @@ pub mod db {
 
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};
 
+pub mod project;
 pub mod sarif;
 pub use diagnostics::{Diagnostic, Severity};

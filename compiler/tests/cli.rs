@@ -483,7 +483,7 @@ fn emit_tapes_every_loop_on_request() {
 /// ui file is its own.
 #[test]
 fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
-    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    use nilang_compiler::db::{self, RootDatabase, SourceFile};
     use nilang_compiler::render;
     let root = repository();
     let files = repository_nil_files();
@@ -512,7 +512,11 @@ fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
             .zip(&rel)
             .map(|(p, r)| SourceFile::new(&db, r.clone(), std::fs::read_to_string(p).unwrap()))
             .collect();
-        let project = Project::new(&db, sources.clone());
+        let project = nilang_compiler::project::load(
+            &db,
+            sources.clone(),
+            group.first().map(|p| p.as_path()),
+        );
         let expected: Vec<_> = sources
             .iter()
             .flat_map(|&f| {

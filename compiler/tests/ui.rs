@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::db::{self, RootDatabase, SourceFile};
 use nilang_compiler::diagnostics::CODES;
 use nilang_compiler::render::line_col;
 
@@ -49,7 +49,7 @@ fn annotations(text: &str) -> Expected {
 fn actual(path: &Path, text: &str) -> Expected {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, path.display().to_string(), text.to_string());
-    let project = Project::new(&db, vec![file]);
+    let project = db::project_with_std(&db, vec![file], Vec::new());
     db::file_check_diagnostics(&db, project, file)
         .iter()
         .map(|d| {

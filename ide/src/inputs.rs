@@ -18,3 +18,12 @@ pub fn set_file_text(db: &mut dyn Db, file: SourceFile, text: String) {
 pub fn set_project_files(db: &mut dyn Db, project: Project, files: Vec<SourceFile>) {
     project.set_files(db).to(files);
 }
+
+/// Sets which of a project's files are other packages' modules.
+pub fn set_project_libraries(
+    db: &mut dyn Db,
+    project: Project,
+    libraries: Vec<nilang_analysis::db::LibraryModule>,
+) {
+    project.set_libraries(db).to(libraries);
+}

@@ -50,7 +50,7 @@ pub use format::{FormatRefusal, Indent, format_edits, format_file};
 pub use highlight::{NameClass, classify_names};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
 pub use inlay::{InlayHint, inlay_hints};
-pub use inputs::{Cancelled, set_file_text, set_project_files};
+pub use inputs::{Cancelled, set_file_text, set_project_files, set_project_libraries};
 pub use lenses::{CodeLens, code_lenses};
 pub use navigation::{
     Symbol, definition, function_at, highlights, references, statement_at, symbol_at,
@@ -63,7 +63,10 @@ pub use rename::{prepare_rename, rename};
 pub use signature::{SignatureHelp, signature_help};
 pub use symbols::{DocumentSymbol, SymbolKind, document_symbols, project_symbols};
 
-pub use nilang_analysis::db::{Db, FnId, Project, RootDatabase, SourceFile};
+pub use nilang_analysis::db::{
+    Db, FnId, LibraryModule, Project, RootDatabase, SourceFile, missing_packages, project_with_std,
+};
+pub use nilang_analysis::modules::STD as STD_PACKAGE;
 pub use nilang_syntax::ast::Span;
 pub use nilang_syntax::diagnostics::{Diagnostic, Label, Severity};
 pub use nilang_syntax::files::{is_nil_file, skipped_folder};

@@ -48,6 +48,9 @@ pub fn symbol_at<'db>(
     if let Some(found) = struct_symbol_at(db, file, offset) {
         return Some(found);
     }
+    if let Some(found) = import_symbol_at(db, project, file, offset) {
+        return Some(found);
+    }
     let f = function_at(db, project, file, offset)?;
     let start = db::function_offset(db, f);
     let rel = offset.checked_sub(start)?;
@@ -93,6 +96,26 @@ pub fn symbol_at<'db>(
         .find(|(s, _)| s.start <= rel && rel < s.end)
         .or_else(|| candidates.iter().find(|(s, _)| s.contains(rel)))?;
     Some((inside.1.clone(), inside.0.shift(start)))
+}
+
+/// A name in an `import M: f, g` declaration: the function it imports.
+fn import_symbol_at<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    file: SourceFile,
+    offset: u32,
+) -> Option<(Symbol<'db>, Span)> {
+    let name = db::parse_file(db, file)
+        .imports
+        .iter()
+        .flat_map(|i| i.names.iter().flatten())
+        .find(|n| n.span.contains(offset))?;
+    let function = db::file_scope(db, project, file)
+        .names
+        .get(&name.name)
+        .cloned()
+        .unwrap_or_else(|| name.name.clone());
+    Some((Symbol::Function(function), name.span))
 }
 
 /// Where a symbol is defined: its file and the absolute span of its name.

@@ -21,7 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nilang_ide::{Project, RootDatabase, SourceFile, set_file_text, set_project_files};
+use nilang_ide::{
+    LibraryModule, Project, RootDatabase, SourceFile, set_file_text, set_project_files,
+};
 use tower_lsp_server::ls_types::{Range, TextDocumentContentChangeEvent, Uri};
 
 use crate::line_index::{Encoding, LineIndex};
@@ -100,6 +102,9 @@ pub struct Workspace {
     pub pull_diagnostics: bool,
     pub refresh_diagnostics: bool,
     dirty: HashMap<Uri, bool>,
+    /// The packages a project's files import that were last looked for
+    /// among its Cargo package's dependencies.
+    dependencies_sought: HashMap<Project, Vec<String>>,
 }
 
 /// The key of a document: a `file:` URI rebuilt from its path, so that the
@@ -194,7 +199,14 @@ impl Workspace {
                     Arc::make_mut(&mut self.uris).insert(sibling, sibling_uri);
                     files.push(sibling);
                 }
-                let project = Project::new(&self.db, files.clone());
+                // The standard library's modules join each project; they
+                // are not documents, but goto-definition opens them.
+                let project = nilang_ide::project_with_std(&self.db, files.clone(), Vec::new());
+                for library in project.libraries(&self.db) {
+                    if let Some(uri) = Uri::from_file_path(library.file.path(&self.db)) {
+                        Arc::make_mut(&mut self.uris).insert(library.file, uri);
+                    }
+                }
                 for f in files {
                     self.project_of.insert(f, project);
                 }
@@ -226,8 +238,62 @@ impl Workspace {
         let file = self.add_file(&uri, text);
         self.open.insert(uri.clone(), Document { file, version });
         if let Some(&project) = self.project_of.get(&file) {
+            self.seek_dependencies(project, &uri);
             self.mark_project_dirty(project, &uri);
         }
+    }
+
+    /// When the project's files import packages it does not have, looks
+    /// for their `.nil` modules among the dependencies of the Cargo package
+    /// `near` is in (`cargo metadata`, as `nilc` does), once for each set
+    /// of packages missing, and makes them the project's libraries.
+    fn seek_dependencies(&mut self, project: Project, near: &Uri) {
+        let missing = nilang_ide::missing_packages(&self.db, project);
+        if missing.is_empty() || self.dependencies_sought.get(&project) == Some(&missing) {
+            return;
+        }
+        self.dependencies_sought.insert(project, missing);
+        let Some(path) = near.to_file_path() else {
+            return;
+        };
+        let Some(root) = path
+            .ancestors()
+            .skip(1)
+            .find(|d| d.join("Cargo.toml").is_file())
+        else {
+            return;
+        };
+        let Ok(found) = nilang_build::dependency_modules(root) else {
+            return;
+        };
+        let Ok(found) = nilang_build::load_libraries(&self.db, &found) else {
+            return;
+        };
+        let old: Vec<LibraryModule> = project.libraries(&self.db).clone();
+        let dropped: HashSet<SourceFile> = old
+            .iter()
+            .filter(|l| l.package != nilang_ide::STD_PACKAGE)
+            .map(|l| l.file)
+            .collect();
+        let mut files: Vec<SourceFile> = project
+            .files(&self.db)
+            .iter()
+            .copied()
+            .filter(|f| !dropped.contains(f))
+            .collect();
+        files.extend(found.iter().map(|l| l.file));
+        let mut libraries: Vec<LibraryModule> = old
+            .into_iter()
+            .filter(|l| !dropped.contains(&l.file))
+            .collect();
+        for l in &found {
+            if let Some(uri) = Uri::from_file_path(l.file.path(&self.db)) {
+                Arc::make_mut(&mut self.uris).insert(l.file, uri);
+            }
+        }
+        libraries.extend(found);
+        set_project_files(&mut self.db, project, files);
+        nilang_ide::set_project_libraries(&mut self.db, project, libraries);
     }
 
     /// Applies edits in order. Returns false for a document that is not open.
@@ -252,6 +318,7 @@ impl Workspace {
         }
         set_file_text(&mut self.db, file, text);
         if let Some(&project) = self.project_of.get(&file) {
+            self.seek_dependencies(project, uri);
             self.mark_project_dirty(project, uri);
         }
         true

@@ -132,7 +132,7 @@ fn ui_files() -> Vec<PathBuf> {
 #[test]
 fn diagnostics_match_nilc_check_on_the_ui_suite() {
     support::run(async {
-        use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+        use nilang_compiler::db::{self, RootDatabase, SourceFile};
         use nilang_compiler::render;
 
         let files = ui_files();
@@ -154,7 +154,7 @@ fn diagnostics_match_nilc_check_on_the_ui_suite() {
                 format!("/nilang-test/ui/{stem}/{stem}.nil"),
                 text.clone(),
             );
-            let project = Project::new(&db, vec![file]);
+            let project = db::project_with_std(&db, vec![file], Vec::new());
             let want: Vec<_> = db::file_check_diagnostics(&db, project, file)
                 .iter()
                 .map(|d| render::to_json("", &text, d))
@@ -234,7 +234,7 @@ fn same_diagnostics(
 #[test]
 fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
     support::run(async {
-        use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+        use nilang_compiler::db::{self, RootDatabase, SourceFile};
         use nilang_compiler::render;
 
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -272,7 +272,7 @@ fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
                     )
                 })
                 .collect();
-            let project = Project::new(&db, sources.clone());
+            let project = db::project_with_std(&db, sources.clone(), Vec::new());
             for (path, &file) in paths.iter().zip(&sources) {
                 let text = file.text(&db).clone();
                 let uri = format!("file://{}", path.display());

@@ -47,6 +47,19 @@ pub mod fixed;
 pub mod gpu;
 mod real;
 pub mod rollback;
+/// The standard library: the functions `.nil` files import with `using
+/// std.<module>`, generated from the `.nil` sources the compiler ships
+/// (see docs/stdlib.md). Each function comes with `uncall_`, `_adjoint` and
+/// `_grad` forms, as any generated function.
+pub mod stdlib {
+    crate::include_nil!(pub mod linalg from "stdlib");
+    crate::include_nil!(pub mod stats from "stdlib");
+    crate::include_nil!(pub mod sparse from "stdlib");
+    crate::include_nil!(pub mod lognumber from "stdlib");
+    crate::include_nil!(pub mod sorting from "stdlib");
+    crate::include_nil!(pub mod special from "stdlib");
+    crate::include_nil!(pub mod functional from "stdlib");
+}
 mod stack;
 pub mod tape;
 pub mod tropical;

@@ -38,6 +38,18 @@ impl fmt::Debug for Span {
     }
 }
 
+/// `using std.linalg` (every function of a module) or `import std.linalg:
+/// i_dot, i_norm2` (the functions named), with absolute spans.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Import {
+    /// The module's dotted path as written (`std.linalg`), spaces removed.
+    pub module: Ident,
+    /// `None` for `using`; the names of an `import`.
+    pub names: Option<Vec<Ident>>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
 /// A name and where it was written.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Ident {

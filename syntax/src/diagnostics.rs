@@ -139,6 +139,10 @@ pub const CODES: &[(&str, &str)] = &[
         "E0110",
         "two names that generated Rust would spell alike, or a name it keeps for itself",
     ),
+    ("E0111", "unknown module in `using` or `import`"),
+    ("E0112", "`import` of a name the module does not define"),
+    ("E0113", "`import` of a name this crate also defines"),
+    ("E0114", "a name two `using`s bring in, called"),
     ("E0201", "simultaneous read and write of one variable"),
     (
         "E0202",

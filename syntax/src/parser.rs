@@ -31,6 +31,8 @@ pub struct ParsedFile {
     pub items: Vec<Item>,
     /// The `struct` definitions, in order (absolute spans).
     pub structs: Vec<Arc<StructDef>>,
+    /// The `using` and `import` declarations, in order (absolute spans).
+    pub imports: Vec<Import>,
     /// Syntax errors, with absolute spans.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -148,12 +150,45 @@ pub(crate) fn lower_file(
                 out.structs.push(Arc::new(def));
             }
             struct_diagnostics.extend(lower.diagnostics);
+        } else if matches!(child.kind(), "using_declaration" | "import_declaration")
+            && let Some(import) = lower_import(text, child)
+        {
+            out.imports.push(import);
         }
     }
     out.diagnostics.extend(struct_diagnostics.iter().cloned());
     out.diagnostics
         .sort_by_key(|d| (d.primary.span.start, d.code));
     (out, struct_diagnostics)
+}
+
+/// A `using_declaration` or `import_declaration` node (absolute spans).
+fn lower_import(text: &str, node: Node<'_>) -> Option<Import> {
+    let span = |n: Node<'_>| Span::new(n.start_byte() as u32, n.end_byte() as u32);
+    let path = node.child_by_field_name("module")?;
+    let mut cursor = path.walk();
+    let parts: Vec<&str> = path
+        .named_children(&mut cursor)
+        .map(|n| &text[n.byte_range()])
+        .collect();
+    let module = Ident {
+        name: parts.join("."),
+        span: span(path),
+    };
+    let names = (node.kind() == "import_declaration").then(|| {
+        let mut cursor = node.walk();
+        node.children_by_field_name("name", &mut cursor)
+            .map(|n| Ident {
+                name: text[n.byte_range()].to_string(),
+                span: span(n),
+            })
+            .collect()
+    });
+    Some(Import {
+        module,
+        names,
+        span: span(node),
+    })
 }
 
 /// Reports every `ERROR` and `MISSING` node, without recursion.

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use tree_sitter::{InputEdit, Point, Tree};
 
-use crate::ast::StructDef;
+use crate::ast::{Import, StructDef};
 use crate::diagnostics::Diagnostic;
 use crate::parser::{self, Item, LoweredFunction, ParsedFile};
 
@@ -43,10 +43,11 @@ struct Last {
     /// Indices into `functions` of the ones without a syntax error, by the
     /// hash of their text.
     by_hash: FxHashMap<u64, usize>,
-    /// The file's structs and their lowering diagnostics (absolute spans),
-    /// and where the last of them ends.
+    /// The file's structs and their lowering diagnostics, and its imports
+    /// (absolute spans), and where the last struct or import ends.
     structs: Vec<Arc<StructDef>>,
     struct_diagnostics: Vec<Diagnostic>,
+    imports: Vec<Import>,
     structs_end: usize,
     /// No syntax error anywhere in the file.
     clean: bool,
@@ -159,7 +160,10 @@ impl Reparser {
         let mut structs_end = 0;
         let mut cursor = root.walk();
         for child in root.named_children(&mut cursor) {
-            if child.kind() == "struct_definition" {
+            if matches!(
+                child.kind(),
+                "struct_definition" | "using_declaration" | "import_declaration"
+            ) {
                 structs_end = child.end_byte();
             }
         }
@@ -172,6 +176,7 @@ impl Reparser {
             by_hash,
             structs: parsed.structs.clone(),
             struct_diagnostics,
+            imports: parsed.imports.clone(),
             structs_end,
             clean,
         });
@@ -276,6 +281,7 @@ impl Last {
         ParsedFile {
             items,
             structs: self.structs.clone(),
+            imports: self.imports.clone(),
             diagnostics,
         }
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nilang_compiler::codegen::Options;
-use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::db::{self, RootDatabase, SourceFile};
 use nilang_compiler::render::line_col;
 use nilang_tests::repository::{projects, workspace};
 
@@ -62,7 +62,7 @@ fn generate(root: &Path) -> Generated {
                     SourceFile::new(&db, rel, std::fs::read_to_string(p).unwrap())
                 })
                 .collect();
-            let project = Project::new(&db, files.clone());
+            let project = db::project_with_std(&db, files.clone(), Vec::new());
             let has_kernel = files.iter().any(|&f| {
                 db::file_functions(&db, project, f)
                     .iter()

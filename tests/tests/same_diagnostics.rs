@@ -6,7 +6,7 @@
 //! diagnostics).
 
 use nilang_build::Config;
-use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+use nilang_compiler::db::{self, RootDatabase, SourceFile};
 use nilang_compiler::diagnostics::Diagnostic;
 use nilang_tests::repository::{projects, workspace};
 
@@ -42,7 +42,7 @@ fn the_build_plugin_reports_what_nilc_check_reports() {
             .zip(&relative)
             .map(|(p, r)| SourceFile::new(&db, r.clone(), std::fs::read_to_string(p).unwrap()))
             .collect();
-        let project = Project::new(&db, files.clone());
+        let project = db::project_with_std(&db, files.clone(), Vec::new());
         let reports = Config::new()
             .manifest_dir(&root)
             .out_dir(&out)

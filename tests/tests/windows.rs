@@ -79,3 +79,18 @@ fn a_routine_inside_a_windowed_loop() {
         assert!((g - 2.0 * xi.cos()).abs() < 1e-15);
     }
 }
+
+#[test]
+fn elements_passed_to_a_call_that_only_reads_them() {
+    let x = [0.5, -1.0, 2.0, 4.0];
+    let y = [1.5, 2.0, -0.25, 0.5];
+    let mut out = 1.0;
+    w::dot_by_calls(&mut out, &x, &y).unwrap();
+    assert_eq!(out, 1.0 + 0.75 - 2.0 - 0.5 + 2.0);
+    w::uncall_dot_by_calls(&mut out, &x, &y).unwrap();
+    assert_eq!(out, 1.0);
+    let (mut o, mut o_bar) = (0.0, 1.0);
+    let (mut x_bar, mut y_bar) = ([0.0; 4], [0.0; 4]);
+    w::dot_by_calls_grad(&mut o, &mut o_bar, &x, &mut x_bar, &y, &mut y_bar).unwrap();
+    assert_eq!((x_bar, y_bar), (y, x));
+}

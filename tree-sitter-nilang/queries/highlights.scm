@@ -89,6 +89,18 @@
 (reversed_range
   "reverse" @keyword)
 
+(using_declaration
+  "using" @keyword.import)
+
+(import_declaration
+  "import" @keyword.import)
+
+(module_path
+  (identifier) @module)
+
+(import_declaration
+  name: (identifier) @function)
+
 ; ------------------------------------------------------------------ macros
 
 (function_attribute) @attribute

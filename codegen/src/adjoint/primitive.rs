@@ -132,13 +132,10 @@ pub(crate) fn primitive_bodies(
         );
         return None;
     }
+    let own = inner_name(&rust_name(nilang_analysis::modules::bare_name(&d.name)));
     let path = match &sig.module {
-        Some(m) => format!(
-            "super::{}::{}",
-            rust_name(m),
-            inner_name(&rust_name(&d.name))
-        ),
-        None => inner_name(&rust_name(&d.name)),
+        Some(m) => format!("{m}::{own}"),
+        None => own,
     };
     let mut common = Vec::new();
     for (v, _, _) in &pairs {

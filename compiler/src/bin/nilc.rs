@@ -329,7 +329,8 @@ fn build_project(db: &mut RootDatabase, loaded: &[Loaded]) -> (Project, Vec<Sour
             SourceFile::new(db, l.path.clone(), text)
         })
         .collect();
-    let project = Project::new(db, files.clone());
+    let first = loaded.first().map(|l| Path::new(&l.path));
+    let project = nilang_compiler::project::load(db, files.clone(), first);
     (project, files)
 }
 

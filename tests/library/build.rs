@@ -1,0 +1,3 @@
+fn main() {
+    nilang_build::compile_dir("nil");
+}
