@@ -78,12 +78,14 @@ pub struct Resolution {
 
 impl Resolution {
     /// The definitions named inside `span`, in order (`uses` is sorted by
-    /// span).
+    /// span). An empty span holds the use at exactly that span: the lowering
+    /// gives the values of a tuple variable read by destructuring
+    /// (`a, b ← t`) empty spans of their own.
     pub fn defs_in(&self, span: Span) -> impl Iterator<Item = DefId> + '_ {
         let start = self.uses.partition_point(|(s, _)| s.start < span.start);
         self.uses[start..]
             .iter()
-            .take_while(move |(s, _)| s.start < span.end)
+            .take_while(move |(s, _)| s.start < span.end || *s == span)
             .filter(move |(s, _)| s.end <= span.end)
             .map(|&(_, d)| d)
     }

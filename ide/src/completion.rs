@@ -126,6 +126,8 @@ pub enum CompletionKind {
     Function,
     /// A field of the value before the `.`.
     Field,
+    /// A module (or a part of a module's path) after `using` / `import`.
+    Module,
 }
 
 /// One completion item.
@@ -196,9 +198,14 @@ pub fn completions(
     let before = &text[..offset];
     let word_start = name_start(before).unwrap_or(offset);
     let prefix = before[word_start..].to_lowercase();
-    let items = match before[..word_start].strip_suffix('.') {
-        Some(base) => field_items(db, project, file, base, word_start as u32),
-        None => all_items(db, project, file, offset as u32),
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..word_start];
+    let items = if let Some(items) = import_items(db, project, file, line) {
+        items
+    } else {
+        match before[..word_start].strip_suffix('.') {
+            Some(base) => field_items(db, project, file, base, word_start as u32),
+            None => all_items(db, project, file, offset as u32),
+        }
     };
     let mut matching: Vec<CompletionItem> = items
         .into_iter()
@@ -207,6 +214,70 @@ pub fn completions(
     let incomplete = matching.len() > MAX_COMPLETIONS;
     matching.truncate(MAX_COMPLETIONS);
     (matching, incomplete)
+}
+
+/// In a `using` or `import` line (`line` is its text up to the word being
+/// typed): the next part of a module path, or after `import M:` the
+/// functions of `M`. `None` elsewhere.
+fn import_items(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    line: &str,
+) -> Option<Vec<CompletionItem>> {
+    let trimmed = line.trim_start();
+    let rest = trimmed
+        .strip_prefix("using ")
+        .or_else(|| trimmed.strip_prefix("import "))?
+        .trim_start();
+    let registry = db::module_registry(db, project);
+    let own = std::path::Path::new(file.path(db))
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    if let Some((module, names)) = rest.split_once(':') {
+        // After `import M:`: the functions of M not already listed.
+        let listed: Vec<&str> = names.split(',').map(str::trim).collect();
+        let mut items: Vec<CompletionItem> = registry
+            .modules
+            .get(module.trim())?
+            .iter()
+            .flat_map(|m| m.functions.iter())
+            .filter(|f| !listed.contains(&f.as_str()))
+            .map(|f| CompletionItem::function(f.clone(), None))
+            .collect();
+        items.sort_by(|a, b| a.label.cmp(&b.label));
+        items.dedup();
+        return Some(items);
+    }
+    // The module path typed so far, up to its last `.`.
+    let typed = rest.rsplit_once('.').map_or("", |(p, _)| p);
+    let mut parts: Vec<String> = registry
+        .paths()
+        .into_iter()
+        .filter(|p| Some(*p) != own.as_deref())
+        .filter_map(|p| {
+            let tail = if typed.is_empty() {
+                p
+            } else {
+                p.strip_prefix(typed)?.strip_prefix('.')?
+            };
+            Some(tail.split('.').next()?.to_string())
+        })
+        .collect();
+    parts.sort();
+    parts.dedup();
+    Some(
+        parts
+            .into_iter()
+            .map(|label| CompletionItem {
+                label,
+                kind: CompletionKind::Module,
+                detail: None,
+                documentation: None,
+                snippet: None,
+            })
+            .collect(),
+    )
 }
 
 /// Where the name that `text` ends with starts; `None` when it does not
@@ -343,6 +414,17 @@ fn all_items(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Ve
             .and_then(|g| db::function_ast(db, g))
             .map(|ast| printer::print_signature(&ast));
         items.push(CompletionItem::function(name, detail));
+    }
+    // Other packages' functions the file imports, by the names it calls
+    // them by.
+    let mut imported: Vec<(&String, &String)> =
+        db::file_scope(db, project, file).names.iter().collect();
+    imported.sort();
+    for (name, qualified) in imported {
+        let detail = db::lookup_function(db, project, qualified)
+            .and_then(|g| db::function_ast(db, g))
+            .map(|ast| printer::print_signature(&ast));
+        items.push(CompletionItem::function(name.clone(), detail));
     }
     for (name, _) in builtins::PURE_FUNCTIONS {
         items.push(CompletionItem::function(

@@ -5,8 +5,9 @@
 //! becomes `y += e`), E0205 (`y *= e` accumulates the product into a new
 //! ancilla), E0210 and W0203 (a name read twice: `abs2(x)` for `x * x`, or a
 //! copy through an ancilla), E0406 (the missing `~@routine` at the end of
-//! the block), E0101 (allocate the undefined name) and E0102 (the function
-//! with the closest name). A diagnostic that carries its own suggestion (the
+//! the block), E0101 (allocate the undefined name) and E0102 (`using` the
+//! library module that defines the name, or the function with the closest
+//! name). A diagnostic that carries its own suggestion (the
 //! NiLang.jl spellings, E0006 and some E0102 and E0602) offers that edit.
 
 use nilang_analysis::ast::{Span, StmtKind};
@@ -55,7 +56,11 @@ pub fn fixes(db: &dyn Db, project: Project, file: SourceFile, range: Span) -> Ve
             "E0210" | "W0203" => cx.shared_read(),
             "E0406" => cx.close_routine().into_iter().collect(),
             "E0101" => cx.allocate().into_iter().collect(),
-            "E0102" => cx.closest_function().into_iter().collect(),
+            "E0102" => {
+                let mut fixes = cx.import_module();
+                fixes.extend(cx.closest_function());
+                fixes
+            }
             _ => Vec::new(),
         };
         out.extend(found.into_iter().map(|(title, edits)| Fix {
@@ -273,6 +278,28 @@ impl Cx<'_> {
     }
 
     /// E0102: the function or instruction with the closest name.
+    /// `using M` for each library module that defines the unknown name,
+    /// after the file's last import (or at its top).
+    fn import_module(&self) -> Vec<(String, Vec<(Span, String)>)> {
+        let name = self.slice(self.d.primary.span);
+        let at = db::parse_file(self.db, self.file)
+            .imports
+            .iter()
+            .map(|i| i.span.end)
+            .max();
+        db::module_registry(self.db, self.project)
+            .defining(name)
+            .into_iter()
+            .map(|m| {
+                let edit = match at {
+                    Some(end) => (Span::new(end, end), format!("\nusing {m}")),
+                    None => (Span::new(0, 0), format!("using {m}\n\n")),
+                };
+                (format!("Add `using {m}`"), vec![edit])
+            })
+            .collect()
+    }
+
     fn closest_function(&self) -> Option<(String, Vec<(Span, String)>)> {
         let name = self.slice(self.d.primary.span);
         // The candidates of the resolver's suggestion, in its order.

@@ -28,3 +28,59 @@ fn destructured_names_are_in_scope_after_their_line() {
     assert!(names.iter().any(|n| n == "m"), "{names:?}");
     assert!(names.iter().any(|n| n == "n"), "{names:?}");
 }
+
+/// Completion labels at `$0` in `main`, in a project with a library module
+/// `lib.shapes` (as a dependency crate's module is added).
+fn labels_with_library(marked: &str) -> Vec<String> {
+    use nilang_ide::{LibraryModule, SourceFile, project_with_std};
+    let mut f = Fixture::new(marked);
+    let library = SourceFile::new(
+        &f.db,
+        "lib/shapes.nil".into(),
+        "function area!(a::f64, w::f64, h::f64)\n    a += w * h\nend\n\nfunction perimeter!(p::f64, w::f64, h::f64)\n    p += 2.0 * (w + h)\nend\n".into(),
+    );
+    f.project = project_with_std(
+        &f.db,
+        vec![f.file],
+        vec![LibraryModule {
+            file: library,
+            package: "lib".into(),
+            path: "lib.shapes".into(),
+            rust_path: "::lib::shapes".into(),
+        }],
+    );
+    let (items, _) = nilang_ide::completions(&f.db, f.project, f.file, f.offset);
+    items.into_iter().map(|i| i.label).collect()
+}
+
+#[test]
+fn module_paths_complete_part_by_part_after_using_and_import() {
+    assert_eq!(labels_with_library("using $0\n"), ["lib", "std"]);
+    assert_eq!(labels_with_library("using l$0\n"), ["lib"]);
+    assert_eq!(labels_with_library("import lib.$0\n"), ["shapes"]);
+    let std = labels_with_library("using std.$0\n");
+    assert!(std.iter().any(|m| m == "linalg"), "{std:?}");
+    assert!(!std.iter().any(|m| m.contains('.')), "{std:?}");
+}
+
+#[test]
+fn an_import_completes_the_modules_functions_not_yet_named() {
+    assert_eq!(
+        labels_with_library("import lib.shapes: $0\n"),
+        ["area!", "perimeter!"]
+    );
+    assert_eq!(
+        labels_with_library("import lib.shapes: area!, $0\n"),
+        ["perimeter!"]
+    );
+}
+
+#[test]
+fn imported_functions_complete_by_the_names_calls_use() {
+    let names =
+        labels_with_library("using lib.shapes\nfunction f(a::f64, w::f64)\n    ar$0\nend\n");
+    assert_eq!(names, ["area!"]);
+    // Not imported: not offered.
+    let names = labels_with_library("function f(a::f64, w::f64)\n    ar$0\nend\n");
+    assert!(names.is_empty(), "{names:?}");
+}

@@ -6,7 +6,7 @@ mod fixture;
 
 use expect_test::{Expect, expect};
 use fixture::Fixture;
-use nilang_ide::{Project, RootDatabase, SourceFile, Span};
+use nilang_ide::{RootDatabase, SourceFile, Span};
 
 fn apply(text: &str, edits: &[(Span, String)]) -> String {
     let mut edits = edits.to_vec();
@@ -21,7 +21,7 @@ fn apply(text: &str, edits: &[(Span, String)]) -> String {
 fn codes_at_line(text: &str, code: &str) -> usize {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, "t.nil".into(), text.to_string());
-    let project = Project::new(&db, vec![file]);
+    let project = nilang_ide::project_with_std(&db, vec![file], Vec::new());
     nilang_ide::file_diagnostics(&db, project, file)
         .iter()
         .filter(|d| d.code == code)

@@ -487,6 +487,7 @@ pub fn completion(snap: &Snapshot, position: lsp::Position) -> lsp::CompletionLi
                     CompletionKind::Variable => lsp::CompletionItemKind::VARIABLE,
                     CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
                     CompletionKind::Field => lsp::CompletionItemKind::FIELD,
+                    CompletionKind::Module => lsp::CompletionItemKind::MODULE,
                 }),
                 detail: item.detail,
                 documentation: item.documentation.map(lsp::Documentation::String),

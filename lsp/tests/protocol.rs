@@ -272,7 +272,13 @@ fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
                     )
                 })
                 .collect();
-            let project = db::project_with_std(&db, sources.clone(), Vec::new());
+            // As `nilc check` makes it: with the dependencies' modules
+            // where the files import them.
+            let project = nilang_compiler::project::load(
+                &db,
+                sources.clone(),
+                paths.first().map(|p| p.as_path()),
+            );
             for (path, &file) in paths.iter().zip(&sources) {
                 let text = file.text(&db).clone();
                 let uri = format!("file://{}", path.display());

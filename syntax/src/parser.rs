@@ -109,6 +109,7 @@ pub(crate) fn lower_function(text: &str, node: Node<'_>) -> LoweredFunction {
         offset: node.start_byte() as u32,
         diagnostics: Vec::new(),
         end: None,
+        tuples: Vec::new(),
     };
     let function = lower.function(node).map(Arc::new);
     LoweredFunction {
@@ -145,6 +146,7 @@ pub(crate) fn lower_file(
                 offset: 0,
                 diagnostics: Vec::new(),
                 end: None,
+                tuples: Vec::new(),
             };
             if let Some(def) = lower.struct_def(child) {
                 out.structs.push(Arc::new(def));
@@ -298,6 +300,17 @@ struct Lower<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Inside an index: what `end` stands for there.
     end: Option<Expr>,
+    /// The tuple variables of the function so far (`t ← (x, y)`) and how
+    /// many values each holds: each value is an ancilla of its own, named
+    /// `t.1`, `t.2`, ... ([`tuple_element`]).
+    tuples: Vec<(String, usize)>,
+}
+
+/// The name of the `k`-th value (from 1) of the tuple variable `tuple`:
+/// an ancilla of its own, which `t[k]` reads. The printer writes it back
+/// as `t[k]`.
+pub fn tuple_element(tuple: &str, k: usize) -> String {
+    format!("{tuple}.{k}")
 }
 
 /// The last position of dimension `position` (of `count`) of `base`, as
@@ -676,6 +689,18 @@ impl<'a> Lower<'a> {
                         "write `name ← value` with a fresh variable name",
                     );
                     return None;
+                }
+                if let Some(value_node) = field("value")
+                    && value_node.kind() == "tuple"
+                {
+                    // `t ← (x, y)`: a tuple variable, one ancilla a value.
+                    let name = self.ident(target);
+                    return self
+                        .tuple_variable(name, value_node, allocate, depth)
+                        .map(|block| Stmt {
+                            kind: StmtKind::Begin(block),
+                            span,
+                        });
                 }
                 let name = self.ident(target);
                 match field("direction")?.kind() {
@@ -1098,6 +1123,31 @@ impl<'a> Lower<'a> {
         }
         let names: Vec<Ident> = elements.iter().map(|e| self.ident(*e)).collect();
         let values: Vec<Expr> = match value.kind() {
+            "identifier" if self.tuple_arity(self.text(value)).is_some() => {
+                let tuple = self.text(value).to_string();
+                let arity = self.tuple_arity(&tuple).unwrap_or_default();
+                if arity != names.len() {
+                    self.not_allowed(
+                        value,
+                        format!(
+                            "{} names but the tuple `{tuple}` holds {arity} values",
+                            names.len()
+                        ),
+                        "give as many names as the tuple holds values",
+                    );
+                    return None;
+                }
+                // Each value read gets a span of its own (the analysis
+                // keys uses by span): empty, just after its name.
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, name)| {
+                        let at = Span::new(name.span.end, name.span.end);
+                        Expr::new(ExprKind::Var(tuple_element(&tuple, k + 1)), at)
+                    })
+                    .collect()
+            }
             "tuple" => {
                 let mut cursor = value.walk();
                 let parts: Vec<Node<'_>> = value
@@ -1146,11 +1196,19 @@ impl<'a> Lower<'a> {
                 return None;
             }
         };
+        // A value of a tuple variable has an empty span after its name:
+        // the statement reaches to the tuple's name, so that it holds it.
+        let whole = self.span(value).end;
         let stmts = names
             .into_iter()
             .zip(values)
             .map(|(name, value)| {
-                let span = Span::new(name.span.start, value.span.end);
+                let end = if value.span.start == value.span.end {
+                    whole
+                } else {
+                    value.span.end
+                };
+                let span = Span::new(name.span.start, end);
                 let kind = if allocate {
                     StmtKind::Alloc { name, value }
                 } else {
@@ -1159,6 +1217,79 @@ impl<'a> Lower<'a> {
                 Stmt { kind, span }
             })
             .collect();
+        Some(Block::new(stmts))
+    }
+
+    /// How many values the tuple variable `name` holds, if it is one.
+    fn tuple_arity(&self, name: &str) -> Option<usize> {
+        self.tuples
+            .iter()
+            .rev()
+            .find(|(t, _)| t == name)
+            .map(|(_, n)| *n)
+    }
+
+    /// `t ← (x, y)` (a new tuple variable) or `t → (x, y)` (its values
+    /// checked and freed): one statement per value.
+    fn tuple_variable(
+        &mut self,
+        name: Ident,
+        tuple: Node<'_>,
+        allocate: bool,
+        depth: u32,
+    ) -> Option<Block> {
+        let mut cursor = tuple.walk();
+        let parts: Vec<Node<'_>> = tuple
+            .children_by_field_name("element", &mut cursor)
+            .collect();
+        let values: Vec<Expr> = parts.into_iter().map(|p| self.expr(p, depth + 1)).collect();
+        if allocate {
+            self.tuples.push((name.name.clone(), values.len()));
+        } else if let Some(at) = self.tuples.iter().rposition(|(t, _)| *t == name.name) {
+            // Freed: the name may be a plain variable again.
+            let (_, arity) = self.tuples.remove(at);
+            if arity != values.len() {
+                self.not_allowed(
+                    tuple,
+                    format!(
+                        "the tuple `{}` holds {arity} values, and {} are given",
+                        name.name,
+                        values.len()
+                    ),
+                    "give one value for each value of the tuple, in order",
+                );
+                return None;
+            }
+        }
+        let mut stmts: Vec<Stmt> = values
+            .into_iter()
+            .enumerate()
+            .map(|(k, value)| {
+                // A span of its own (the analysis keys definitions by
+                // span): empty, where its value ends.
+                let element = Ident {
+                    name: tuple_element(&name.name, k + 1),
+                    span: Span::new(value.span.end, value.span.end),
+                };
+                let span = Span::new(name.span.start, value.span.end);
+                let kind = if allocate {
+                    StmtKind::Alloc {
+                        name: element,
+                        value,
+                    }
+                } else {
+                    StmtKind::Dealloc {
+                        name: element,
+                        value,
+                    }
+                };
+                Stmt { kind, span }
+            })
+            .collect();
+        if !allocate {
+            // Freed last first, as the inverse of the allocation frees them.
+            stmts.reverse();
+        }
         Some(Block::new(stmts))
     }
 
@@ -1196,7 +1327,18 @@ impl<'a> Lower<'a> {
         let d = depth + 1;
         let field = |name: &str| node.child_by_field_name(name);
         let kind = match node.kind() {
-            "identifier" => ExprKind::Var(self.text(node).to_string()),
+            "identifier" => {
+                let name = self.text(node);
+                if self.tuple_arity(name).is_some() {
+                    self.not_allowed(
+                        node,
+                        format!("the tuple `{name}` is used as one value"),
+                        format!("read one of its values (`{name}[1]`), take it apart (`a, b ← {name}`) or free it (`{name} → (x, y)`)"),
+                    );
+                    return Expr::new(ExprKind::Error, span);
+                }
+                ExprKind::Var(name.to_string())
+            }
             "integer" => ExprKind::Int(self.text(node).to_string()),
             "float" => ExprKind::Float(self.text(node).to_string()),
             // `3.0im` is `3.0 * im`.
@@ -1289,6 +1431,32 @@ impl<'a> Lower<'a> {
                 let Some(base) = field("value") else {
                     return Expr::new(ExprKind::Error, span);
                 };
+                if base.kind() == "identifier"
+                    && let Some(arity) = self.tuple_arity(self.text(base))
+                {
+                    // `t[k]` of a tuple variable: its k-th value.
+                    let tuple = self.text(base).to_string();
+                    let mut cursor = node.walk();
+                    let indices: Vec<_> =
+                        node.children_by_field_name("index", &mut cursor).collect();
+                    let k = match indices.as_slice() {
+                        [i] if i.kind() == "integer" => self.text(*i).parse::<usize>().ok(),
+                        _ => None,
+                    };
+                    match k {
+                        Some(k) if (1..=arity).contains(&k) => {
+                            return Expr::new(ExprKind::Var(tuple_element(&tuple, k)), span);
+                        }
+                        _ => {
+                            self.not_allowed(
+                                node,
+                                format!("the tuple `{tuple}` holds {arity} values, read by a literal position"),
+                                format!("write `{tuple}[1]` ... `{tuple}[{arity}]`"),
+                            );
+                            return Expr::new(ExprKind::Error, span);
+                        }
+                    }
+                }
                 let base = Box::new(self.expr(base, d));
                 let mut cursor = node.walk();
                 let children: Vec<_> = node.children_by_field_name("index", &mut cursor).collect();

@@ -164,7 +164,7 @@ impl Printer {
                 } else {
                     "→"
                 };
-                let mut s = format!("{prefix}{} {arrow} ", name.name);
+                let mut s = format!("{prefix}{} {arrow} ", element_name(&name.name));
                 write_expr(&mut s, value, 0);
                 self.line(&s);
             }
@@ -196,6 +196,18 @@ impl Printer {
                 self.line(&format!("{prefix}for {} = {}", var.name, range_text(range)));
                 self.block(body);
                 self.line("end");
+            }
+            StmtKind::Begin(block) if tuple_block(block).is_some() => {
+                let (tuple, arrow, values) = tuple_block(block).unwrap_or_default();
+                let mut s = format!("{prefix}{tuple} {arrow} (");
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    write_expr(&mut s, v, 0);
+                }
+                s.push(')');
+                self.line(&s);
             }
             StmtKind::Begin(block) => {
                 self.line(&format!("{prefix}begin"));
@@ -249,6 +261,53 @@ fn is_compound(stmt: &Stmt) -> bool {
         }
         _ => false,
     }
+}
+
+/// A tuple variable's value `t.k` as the source writes it, `t[k]`; other
+/// names as they are.
+fn element_name(name: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((tuple, k)) if k.bytes().all(|b| b.is_ascii_digit()) => format!("{tuple}[{k}]"),
+        _ => name.to_string(),
+    }
+}
+
+/// A block that allocates a tuple variable's values in order (`t ← (x,
+/// y)`), or frees them last first (`t → (x, y)`): the tuple, the arrow and
+/// the values in order.
+fn tuple_block(block: &Block) -> Option<(String, &'static str, Vec<&Expr>)> {
+    let mut tuple = None;
+    let mut arrow = "";
+    let mut values = Vec::new();
+    for stmt in &block.stmts {
+        let (name, value, a) = match &stmt.kind {
+            StmtKind::Alloc { name, value } => (name, value, "←"),
+            StmtKind::Dealloc { name, value } => (name, value, "→"),
+            _ => return None,
+        };
+        let (t, k) = name.name.rsplit_once('.')?;
+        let k: usize = k.parse().ok()?;
+        if *tuple.get_or_insert(t) != t || (!arrow.is_empty() && arrow != a) {
+            return None;
+        }
+        arrow = a;
+        values.push((k, value));
+    }
+    if arrow == "→" {
+        values.reverse();
+    }
+    values
+        .iter()
+        .enumerate()
+        .all(|(i, (k, _))| *k == i + 1)
+        .then(|| {
+            (
+                tuple.unwrap_or_default().to_string(),
+                arrow,
+                values.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, _, v)| !v.is_empty())
 }
 
 pub fn cond_text(cond: &Cond) -> String {
@@ -354,7 +413,7 @@ fn write_call(out: &mut String, callee: &str, args: &[Expr], kwargs: &[KwArg], b
 /// Writes `expr`, parenthesised if it binds looser than `min_prec`.
 fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
     match &expr.kind {
-        ExprKind::Var(name) => out.push_str(name),
+        ExprKind::Var(name) => out.push_str(&element_name(name)),
         ExprKind::Int(text) | ExprKind::Float(text) | ExprKind::Str(text) => out.push_str(text),
         ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         ExprKind::Call {

@@ -23,6 +23,7 @@ nilang::include_nil!(pub mod higher_order);
 nilang::include_nil!(pub mod higher_order_use);
 nilang::include_nil!(pub mod windows);
 nilang::include_nil!(pub mod modules);
+nilang::include_nil!(pub mod stdlib_use);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.

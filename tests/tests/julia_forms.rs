@@ -175,3 +175,23 @@ fn moves_into_empty_slots_and_stacks() {
     assert_eq!(x_bar, 2.0 + 4.0 * x + 1.0);
     assert_eq!((s.as_slice(), s_bar.as_slice()), (&[7.0][..], &[0.0][..]));
 }
+
+#[test]
+fn tuple_variables_forwards_backwards_and_differentiated() {
+    let (x, z) = (1.5, -0.5);
+    let mut y = 0.25;
+    j::tuple_variable(&mut y, x, z).unwrap();
+    let expected = |x: f64, z: f64| (x * z) * (x + z) + (2.0 * x + z) + (x * z) - 2.0 * (x + z);
+    assert!((y - 0.25 - expected(x, z)).abs() < 1e-12, "{y}");
+    j::uncall_tuple_variable(&mut y, x, z).unwrap();
+    assert!((y - 0.25).abs() < 1e-12, "{y}");
+    let (mut y, mut y_bar) = (0.0, 1.0);
+    let (mut x_bar, mut z_bar) = (0.0, 0.0);
+    j::tuple_variable_grad(&mut y, &mut y_bar, x, &mut x_bar, z, &mut z_bar).unwrap();
+    let loss = |p: &[f64]| {
+        let mut y = 0.0;
+        j::tuple_variable(&mut y, p[0], p[1]).unwrap();
+        y
+    };
+    nilang::check_gradient(loss, &[x, z], &[x_bar, z_bar], 1e-6, 1e-9).unwrap();
+}
