@@ -835,6 +835,15 @@ impl Checker<'_> {
                     continue;
                 }
                 let text = b.text();
+                // The copy's name in the help: one the place does not use.
+                let copy = ["t", "tmp", "copy", "c"]
+                    .into_iter()
+                    .find(|n| {
+                        !text
+                            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+                            .any(|w| w == *n)
+                    })
+                    .unwrap_or("copy_");
                 let diagnostic = if self.differentiated {
                     Diagnostic::error(
                         "E0210",
@@ -842,7 +851,7 @@ impl Checker<'_> {
                         format!("`{text}` is read twice by one instruction of a differentiated function"),
                     )
                     .with_help(format!(
-                        "the gradient program would write the adjoint of `{text}` twice from one instruction (a shared write); square with `abs2({text})` or `{text}^2`, or copy it into an ancilla first: `t ← zero(T); t += {text}`, use `t`, then `t -= {text}; t → zero(T)`"
+                        "the gradient program would write the adjoint of `{text}` twice from one instruction (a shared write); square with `abs2({text})` or `{text}^2`, or copy it into an ancilla first: `{copy} ← zero(T); {copy} += {text}`, use `{copy}`, then `{copy} -= {text}; {copy} → zero(T)`"
                     ))
                 } else {
                     Diagnostic::warning(

@@ -561,13 +561,7 @@ pub fn dependency_modules(manifest_dir: &Path) -> Result<Vec<DependencyModules>,
         .other_options(options)
         .exec()
         .map_err(|e| Error::Metadata(format!("cannot read the package metadata: {e}")))?;
-    let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
-    let Some(package) = metadata.packages.iter().find(|p| {
-        std::fs::canonicalize(p.manifest_path.as_std_path())
-            .ok()
-            .as_deref()
-            == Some(manifest.as_path())
-    }) else {
+    let Some(package) = package_of(&metadata, &manifest) else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
@@ -608,6 +602,20 @@ pub fn dependency_modules(manifest_dir: &Path) -> Result<Vec<DependencyModules>,
         });
     }
     Ok(out)
+}
+
+/// The package of `metadata` whose manifest is `manifest`.
+fn package_of<'a>(
+    metadata: &'a cargo_metadata::Metadata,
+    manifest: &Path,
+) -> Option<&'a cargo_metadata::Package> {
+    let manifest = std::fs::canonicalize(manifest).unwrap_or_else(|_| manifest.to_path_buf());
+    metadata.packages.iter().find(|p| {
+        std::fs::canonicalize(p.manifest_path.as_std_path())
+            .ok()
+            .as_deref()
+            == Some(manifest.as_path())
+    })
 }
 
 /// The host's target triple, from `rustc -vV`.
@@ -840,13 +848,7 @@ fn read_metadata(
         workspace_root: Some(metadata.workspace_root.clone().into_std_path_buf()),
         ..Package::default()
     };
-    let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
-    let Some(package) = metadata.packages.iter().find(|p| {
-        std::fs::canonicalize(p.manifest_path.as_std_path())
-            .ok()
-            .as_deref()
-            == Some(manifest.as_path())
-    }) else {
+    let Some(package) = package_of(&metadata, &manifest) else {
         return Ok(found);
     };
     // A renamed dependency on the runtime is where generated code finds it.

@@ -146,3 +146,15 @@ fn julia_habits_get_the_rewrite_as_help() {
             help: write `while (k < n, k != 0)`: the first condition decides whether to iterate, the second must be false on entry and true after every iteration
     "#]].assert_eq(&out);
 }
+
+#[test]
+fn the_shared_read_help_names_a_copy_the_place_does_not_use() {
+    let text = "function f(out!::f64, t::f64)\n    out! += t * t\nend\n";
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "f.nil".into(), text.into());
+    let project = Project::new(&db, vec![file]);
+    let d = db::file_diagnostics(&db, project, file);
+    let help = d[0].help.as_deref().unwrap_or_default();
+    assert!(help.contains("`tmp ← zero(T); tmp += t`"), "{help}");
+    assert!(!help.contains("t += t"), "{help}");
+}

@@ -29,26 +29,10 @@ fn destructured_names_are_in_scope_after_their_line() {
     assert!(names.iter().any(|n| n == "n"), "{names:?}");
 }
 
-/// Completion labels at `$0` in `main`, in a project with a library module
-/// `lib.shapes` (as a dependency crate's module is added).
+/// Completion labels at `$0`, in a project with the library module
+/// `lib.shapes` (`Fixture::with_library`).
 fn labels_with_library(marked: &str) -> Vec<String> {
-    use nilang_ide::{LibraryModule, SourceFile, project_with_std};
-    let mut f = Fixture::new(marked);
-    let library = SourceFile::new(
-        &f.db,
-        "lib/shapes.nil".into(),
-        "function area!(a::f64, w::f64, h::f64)\n    a += w * h\nend\n\nfunction perimeter!(p::f64, w::f64, h::f64)\n    p += 2.0 * (w + h)\nend\n".into(),
-    );
-    f.project = project_with_std(
-        &f.db,
-        vec![f.file],
-        vec![LibraryModule {
-            file: library,
-            package: "lib".into(),
-            path: "lib.shapes".into(),
-            rust_path: "::lib::shapes".into(),
-        }],
-    );
+    let (f, _) = Fixture::with_library(marked);
     let (items, _) = nilang_ide::completions(&f.db, f.project, f.file, f.offset);
     items.into_iter().map(|i| i.label).collect()
 }

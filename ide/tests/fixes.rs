@@ -237,3 +237,33 @@ fn nilang_jl_spellings_are_rewritten() {
         "#]],
     );
 }
+
+#[test]
+fn a_standard_library_function_not_imported() {
+    check(
+        "function f(out::f64, x::[f64], y::[f64])\n    i_do$0t(out, x, y)\nend\n",
+        expect![[r#"
+            E0102: Add `using std.linalg`
+            using std.linalg
+
+            function f(out::f64, x::[f64], y::[f64])
+                i_dot(out, x, y)
+            end
+
+        "#]],
+    );
+    // After the file's imports.
+    check(
+        "using std.stats\n\nfunction f(out::f64, x::[f64])\n    i_nor$0m2(out, x)\nend\n",
+        expect![[r#"
+            E0102: Add `using std.linalg`
+            using std.stats
+            using std.linalg
+
+            function f(out::f64, x::[f64])
+                i_norm2(out, x)
+            end
+
+        "#]],
+    );
+}

@@ -201,36 +201,13 @@ fn definition_of_a_function_passed_and_of_a_function_parameter() {
     );
 }
 
-/// A project of `main` and one library module `shapes.nil` of the package
-/// `lib` (as a dependency crate's module is added).
-fn library_fixture(main: &str) -> (Fixture, nilang_ide::SourceFile) {
-    use nilang_ide::{LibraryModule, SourceFile, project_with_std};
-    let mut f = Fixture::new(main);
-    let library = SourceFile::new(
-        &f.db,
-        "lib/shapes.nil".into(),
-        "function area!(a::f64, w::f64, h::f64)\n    a += w * h\nend\n".into(),
-    );
-    f.project = project_with_std(
-        &f.db,
-        vec![f.file],
-        vec![LibraryModule {
-            file: library,
-            package: "lib".into(),
-            path: "lib.shapes".into(),
-            rust_path: "::lib::shapes".into(),
-        }],
-    );
-    (f, library)
-}
-
 #[test]
 fn definition_of_a_function_of_another_package() {
     for marked in [
         "using lib.shapes\nfunction f(a::f64, w::f64)\n    ar$0ea!(a, w, w)\nend\n",
         "import lib.shapes: ar$0ea!\nfunction f(a::f64, w::f64)\n    area!(a, w, w)\nend\n",
     ] {
-        let (f, library) = library_fixture(marked);
+        let (f, library) = Fixture::with_library(marked);
         let (symbol, span) =
             nilang_ide::symbol_at(&f.db, f.project, f.file, f.offset).expect("symbol");
         assert!(f.span(span).ends_with("`area!`"), "{}", f.span(span));

@@ -39,6 +39,14 @@ pub trait Real:
     fn sqrt(self) -> Self;
     fn exp(self) -> Self;
     fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate for small `self` where the type can be.
+    fn ln_1p(self) -> Self {
+        (Self::one() + self).ln()
+    }
+    /// `e^self - 1`, accurate for small `self` where the type can be.
+    fn exp_m1(self) -> Self {
+        self.exp() - Self::one()
+    }
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn tan(self) -> Self;
@@ -93,6 +101,12 @@ macro_rules! float_real {
             }
             fn ln(self) -> Self {
                 <$t>::ln(self)
+            }
+            fn ln_1p(self) -> Self {
+                <$t>::ln_1p(self)
+            }
+            fn exp_m1(self) -> Self {
+                <$t>::exp_m1(self)
             }
             fn sin(self) -> Self {
                 <$t>::sin(self)
@@ -290,6 +304,12 @@ impl Real for num_dual::Dual64 {
     }
     fn ln(self) -> Self {
         num_dual::DualNum::ln(&self)
+    }
+    fn ln_1p(self) -> Self {
+        num_dual::DualNum::ln_1p(&self)
+    }
+    fn exp_m1(self) -> Self {
+        num_dual::DualNum::exp_m1(&self)
     }
     fn sin(self) -> Self {
         num_dual::DualNum::sin(&self)

@@ -164,7 +164,8 @@ pub fn logaddexp<T: Real>(a: T, b: T) -> T {
     if lo.to_f64() == f64::NEG_INFINITY {
         return hi;
     }
-    hi + (crate::one::<T>() + (lo - hi).exp()).ln()
+    // `ln_1p` keeps the digits of a small `e^(lo - hi)`.
+    hi + (lo - hi).exp().ln_1p()
 }
 
 /// `ln(e^a - e^b)` for `a >= b` (NaN below, `-inf` when equal).
@@ -173,7 +174,8 @@ pub fn logsubexp<T: Real>(a: T, b: T) -> T {
     if b.to_f64() == f64::NEG_INFINITY {
         return a;
     }
-    a + (crate::one::<T>() - (b - a).exp()).ln()
+    // `-expm1` keeps the digits of `1 - e^(b - a)` when `b` is near `a`.
+    a + (-(b - a).exp_m1()).ln()
 }
 
 impl<T: LogBase> Mul for ULog<T> {
@@ -285,5 +287,21 @@ mod tests {
         assert!(z.check_eq(&x, 0.0));
         assert!(!ULog::<Fixed43>::one().check_eq(&ULog::from_log(Fixed43::DELTA), 1.0));
         assert_eq!(ULog::<Fixed43>::zero().log, Fixed43::MIN);
+    }
+}
+
+#[cfg(test)]
+mod precision {
+    use super::{logaddexp, logsubexp};
+
+    #[test]
+    fn far_apart_and_nearly_equal_arguments_keep_their_digits() {
+        // ln(1 + e^-40) = e^-40 to double precision; 1 + e^-40 rounds to 1.
+        let far = logaddexp(0.0_f64, -40.0);
+        assert!((far / (-40.0_f64).exp() - 1.0).abs() < 1e-15, "{far}");
+        // ln(1 - e^-1e-10) = ln(1e-10 - 5e-21 + ...).
+        let near = logsubexp(0.0_f64, -1e-10);
+        let exact = (1e-10_f64 - 5e-21).ln();
+        assert!((near - exact).abs() < 1e-14, "{near} vs {exact}");
     }
 }

@@ -94,3 +94,13 @@ fn elements_passed_to_a_call_that_only_reads_them() {
     w::dot_by_calls_grad(&mut o, &mut o_bar, &x, &mut x_bar, &y, &mut y_bar).unwrap();
     assert_eq!((x_bar, y_bar), (y, x));
 }
+
+#[test]
+fn copies_of_a_read_only_vector_pushed_in_a_loop() {
+    let x = [0.5, -1.0, 2.0];
+    let mut s = nilang::Stack::new();
+    w::push_copies(&mut s, &x).unwrap();
+    assert_eq!(s.len(), 3);
+    w::uncall_push_copies(&mut s, &x).unwrap();
+    assert_eq!(s.len(), 0);
+}
