@@ -30,6 +30,8 @@ pub enum NameClass {
     Field {
         definition: bool,
     },
+    /// A module path in a `using` or `import` line.
+    Module,
 }
 
 /// Every classified name of a file, sorted by position (absolute spans).
@@ -73,6 +75,12 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
                 _ => NameClass::Struct { definition: false },
             };
             out.push((span.shift(offset), class));
+        }
+    }
+    for import in &db::parse_file(db, file).imports {
+        out.push((import.module.span, NameClass::Module));
+        for name in import.names.iter().flatten() {
+            out.push((name.span, NameClass::FunctionCall));
         }
     }
     let structs = db::project_structs(db, project);

@@ -53,6 +53,26 @@ pub fn hover(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Op
                     }
                 }
             }
+            Symbol::Module(path) => {
+                let registry = db::module_registry(db, project);
+                if let Some(files) = registry.modules.get(path) {
+                    let mut functions: Vec<&str> = files
+                        .iter()
+                        .flat_map(|m| m.functions.iter().map(String::as_str))
+                        .collect();
+                    functions.sort_unstable();
+                    sections.push(format!(
+                        "**module** `{path}`: {} function{}\n\n{}",
+                        functions.len(),
+                        if functions.len() == 1 { "" } else { "s" },
+                        functions
+                            .iter()
+                            .map(|f| format!("`{f}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
             Symbol::Instruction(name) => {
                 if let Some(instruction) = builtins::instruction(name) {
                     sections.push(format!(

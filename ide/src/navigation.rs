@@ -20,6 +20,8 @@ pub enum Symbol<'db> {
     Struct(String),
     /// A field of a user struct.
     Field { structure: String, field: String },
+    /// A module path in a `using` or `import` line (`std.linalg`).
+    Module(String),
 }
 
 /// The function whose text contains the byte `offset` of `file`.
@@ -105,8 +107,14 @@ fn import_symbol_at<'db>(
     file: SourceFile,
     offset: u32,
 ) -> Option<(Symbol<'db>, Span)> {
-    let name = db::parse_file(db, file)
-        .imports
+    let imports = &db::parse_file(db, file).imports;
+    if let Some(import) = imports.iter().find(|i| i.module.span.contains(offset)) {
+        return Some((
+            Symbol::Module(import.module.name.clone()),
+            import.module.span,
+        ));
+    }
+    let name = imports
         .iter()
         .flat_map(|i| i.names.iter().flatten())
         .find(|n| n.span.contains(offset))?;
@@ -131,6 +139,17 @@ pub fn definition(
             Some((f.file(db), ast.name.span.shift(db::function_offset(db, f))))
         }
         Symbol::Instruction(_) => None,
+        // A module's first file, at its start (a package: its first module).
+        Symbol::Module(path) => {
+            let registry = db::module_registry(db, project);
+            let first = registry.modules.get(path)?.first()?;
+            project
+                .files(db)
+                .iter()
+                .copied()
+                .find(|&f| module_path_of(db, project, f) == first.path)
+                .map(|f| (f, Span::new(0, 0)))
+        }
         Symbol::Struct(name) => {
             let structs = db::project_structs(db, project);
             let (def, i) = structs.table.by_name.get(name)?;
@@ -196,6 +215,15 @@ pub fn references(
                 out.push(declaration);
             }
         }
+        Symbol::Module(path) => {
+            for &file in project.files(db) {
+                for import in &db::parse_file(db, file).imports {
+                    if import.module.name == *path {
+                        out.push((file, import.module.span));
+                    }
+                }
+            }
+        }
         Symbol::Function(_) | Symbol::Instruction(_) => {
             let declaration = definition(db, project, symbol);
             for &file in project.files(db) {
@@ -222,6 +250,17 @@ pub fn references(
     out.sort_by_key(|(file, span)| (order(*file), span.start));
     out.dedup();
     out
+}
+
+/// The module path of a file: a library module's, or a crate file's stem.
+fn module_path_of(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    match db::library_module(db, project, file) {
+        Some(l) => l.path.clone(),
+        None => std::path::Path::new(file.path(db))
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
 }
 
 /// A struct's name or one of its fields in a struct definition of `file`.

@@ -55,6 +55,19 @@ fn renamable<'db>(
     match symbol_at(db, project, file, offset) {
         None => Err("there is no name here to rename".to_string()),
         Some((Symbol::Instruction(name), _)) => Err(format!("`{name}` is a built-in instruction")),
+        Some((Symbol::Module(path), _)) => Err(format!("`{path}` is a module: rename its file")),
+        // Another package's function: its definition and its other users
+        // are not this crate's to edit.
+        Some((Symbol::Function(name), _))
+            if db::lookup_function(db, project, &name)
+                .is_some_and(|f| !db::is_local(db, project, f.file(db))) =>
+        {
+            let module = nilang_analysis::modules::module_of(&name).unwrap_or_default();
+            Err(format!(
+                "`{}` belongs to the module `{module}` of another package",
+                nilang_analysis::modules::bare_name(&name)
+            ))
+        }
         Some(found) => Ok(found),
     }
 }
@@ -128,6 +141,7 @@ fn clash(db: &dyn Db, project: Project, symbol: &Symbol<'_>, new_name: &str) -> 
                 .then(|| format!("`{structure}` has a field `{new_name}` already"))
         }
         Symbol::Instruction(name) => Some(format!("`{name}` is a built-in instruction")),
+        Symbol::Module(path) => Some(format!("`{path}` is a module: rename its file")),
     }
 }
 

@@ -187,3 +187,23 @@ fn classes() {
     assert_eq!(class_of("INC"), Some(NameClass::Instruction));
     assert_eq!(class_of("add(y, x)"), Some(NameClass::FunctionCall));
 }
+
+#[test]
+fn import_lines_are_classified() {
+    const M: &str = "using std.linalg\nimport std.stats: i_mean_sum\nfunction f(y::f64, x::[f64])\n    i_norm2(y, x)\nend\n";
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "m.nil".into(), M.into());
+    let project = db::project_with_std(&db, vec![file], Vec::new());
+    let classes = classify_names(&db, project, file);
+    let class_of = |needle: &str| {
+        let start = M.find(needle).expect("needle") as u32;
+        classes
+            .iter()
+            .find(|(s, _)| s.start == start)
+            .map(|(_, c)| *c)
+    };
+    assert_eq!(class_of("std.linalg"), Some(NameClass::Module));
+    assert_eq!(class_of("std.stats"), Some(NameClass::Module));
+    assert_eq!(class_of("i_mean_sum"), Some(NameClass::FunctionCall));
+    assert_eq!(class_of("i_norm2"), Some(NameClass::FunctionCall));
+}

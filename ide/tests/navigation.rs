@@ -219,3 +219,40 @@ fn definition_of_a_function_of_another_package() {
         assert!(refs.iter().any(|(file, _)| *file == f.file), "{refs:?}");
     }
 }
+
+#[test]
+fn a_function_of_another_package_is_not_renamed() {
+    let (f, _) = Fixture::with_library(
+        "using lib.shapes\nfunction f(a::f64, w::f64)\n    ar$0ea!(a, w, w)\nend\n",
+    );
+    assert_eq!(
+        nilang_ide::prepare_rename(&f.db, f.project, f.file, f.offset),
+        Err("`area!` belongs to the module `lib.shapes` of another package".to_string())
+    );
+    // This crate's own functions still are.
+    let (f, _) = Fixture::with_library(
+        "function g!(y::f64)\n    y += 1.0\nend\nfunction f(y::f64)\n    g$0!(y)\nend\n",
+    );
+    assert!(nilang_ide::prepare_rename(&f.db, f.project, f.file, f.offset).is_ok());
+}
+
+#[test]
+fn a_module_path_goes_to_its_file_and_hovers_with_its_functions() {
+    let (f, library) = Fixture::with_library(
+        "using lib.sha$0pes\nfunction f(a::f64, w::f64)\n    area!(a, w, w)\nend\n",
+    );
+    let (symbol, span) = nilang_ide::symbol_at(&f.db, f.project, f.file, f.offset).expect("symbol");
+    assert!(f.span(span).ends_with("`lib.shapes`"), "{}", f.span(span));
+    let (file, at) = nilang_ide::definition(&f.db, f.project, &symbol).expect("definition");
+    assert_eq!((file, at.start), (library, 0));
+    let hover = nilang_ide::hover(&f.db, f.project, f.file, f.offset).expect("hover");
+    assert!(
+        hover
+            .markdown
+            .contains("**module** `lib.shapes`: 2 functions")
+            && hover.markdown.contains("`perimeter!`"),
+        "{}",
+        hover.markdown
+    );
+    assert!(nilang_ide::prepare_rename(&f.db, f.project, f.file, f.offset).is_err());
+}

@@ -414,6 +414,7 @@ pub const TOKEN_TYPES: &[lsp::SemanticTokenType] = &[
     lsp::SemanticTokenType::VARIABLE,
     lsp::SemanticTokenType::STRUCT,
     lsp::SemanticTokenType::PROPERTY,
+    lsp::SemanticTokenType::NAMESPACE,
 ];
 
 pub const TOKEN_MODIFIERS: &[lsp::SemanticTokenModifier] = &[
@@ -438,6 +439,7 @@ fn token_kind(class: NameClass) -> (u32, u32) {
         NameClass::LoopVariable => (2, READONLY),
         NameClass::Struct { definition } => (3, if definition { DECLARATION } else { 0 }),
         NameClass::Field { definition } => (4, if definition { DECLARATION } else { 0 }),
+        NameClass::Module => (5, 0),
     }
 }
 

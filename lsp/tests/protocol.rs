@@ -83,7 +83,14 @@ fn initialize_announces_the_capabilities() {
         assert!(caps["completionProvider"].is_object());
         assert_eq!(
             caps["semanticTokensProvider"]["legend"]["tokenTypes"],
-            json!(["function", "parameter", "variable", "struct", "property"])
+            json!([
+                "function",
+                "parameter",
+                "variable",
+                "struct",
+                "property",
+                "namespace"
+            ])
         );
         assert_eq!(result["serverInfo"]["name"], "nilang-lsp");
         client.notify("initialized", json!({})).await;
