@@ -58,9 +58,13 @@ fn write_table(out: &std::path::Path, text: &str) {
     let mut twins = Vec::new();
     let mut twin_text = String::from(
         "# Each random program `pN` again as `const_pN`, with every parameter it does\n# not change declared `Const`: its gradient must give the changed\n# parameters the adjoints `pN`'s does. And `via_pN`, which passes `pN` to\n# the template `via!` (an instance per program, in this file's module).\n\n\
-         function via!(f::Fn<f64, f64, f64, f64, [f64]>, a::f64, b::f64, c::f64, d::f64, v::[f64])\n    f(a, b, c, d, v)\nend\n\n",
+         function via!(f::Fn<f64, f64, f64, f64, [f64]>, a::f64, b::f64, c::f64, d::f64, v::[f64])\n    f(a, b, c, d, v)\nend\n\n\
+         # `part_pN` passes `pN(_, _, _, _, v)` (`v` captured) to `part!`; `cap_pN`\n# passes `pN` with its first scalar it does not change captured to `cap!`.\n\n\
+         function part!(f::Fn<f64, f64, f64, f64>, a::f64, b::f64, c::f64, d::f64)\n    f(a, b, c, d)\nend\n\n\
+         function cap!(f::Fn<f64, f64, f64, [f64]>, x::f64, y::f64, z::f64, v::[f64])\n    f(x, y, z, v)\nend\n\n",
     );
     let mut vias = Vec::new();
+    let mut partials = Vec::new();
     for (n, body) in function_bodies(text).iter().enumerate().take(PROGRAMS) {
         let name = format!("p{n}");
         let mutated = db::mutated_params(&database, project, &name).expect("generated function");
@@ -122,6 +126,88 @@ fn write_table(out: &std::path::Path, text: &str) {
         vias.push(format!(
             "    ({name:?}, via_call_{name}, via_uncall_{name}, via_grad_{name}),"
         ));
+        // Partial applications: `v` captured (it is never changed), and
+        // the first scalar `pN` does not change, if any.
+        let _ = write!(
+            twin_text,
+            "function part_{name}(a::f64, b::f64, c::f64, d::f64, v::[f64])\n    part!({name}(_, _, _, _, v), a, b, c, d)\nend\n\n"
+        );
+        let kept = mutated[..4].iter().position(|m| !*m);
+        if let Some(k) = kept {
+            let holes: Vec<&str> = VARS
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if i == k { *v } else { "_" })
+                .chain(["_"])
+                .collect();
+            let others: Vec<&str> = VARS
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, v)| *v)
+                .collect();
+            let _ = write!(
+                twin_text,
+                "function cap_{name}(a::f64, b::f64, c::f64, d::f64, v::[f64])\n    cap!({name}({}), {}, v)\nend\n\n",
+                holes.join(", "),
+                others.join(", ")
+            );
+        }
+        // Through the template, every scalar is changed but a captured
+        // one; `v` is only read.
+        for (kind, captured) in [("part", None), ("cap", kept)] {
+            if kind == "cap" && captured.is_none() {
+                continue;
+            }
+            let by_value = |i: usize| captured == Some(i);
+            let args: Vec<String> = VARS
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if by_value(i) {
+                        format!("*{v}")
+                    } else {
+                        v.to_string()
+                    }
+                })
+                .collect();
+            let grad_args: Vec<String> = VARS
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if by_value(i) {
+                        format!("*{v}, {v}_bar")
+                    } else {
+                        format!("{v}, {v}_bar")
+                    }
+                })
+                .collect();
+            // `part!` only reads `v` (captured); `cap!` takes it as an
+            // argument its function may change.
+            let v = if kind == "part" {
+                "v"
+            } else {
+                "&mut v.to_vec()"
+            };
+            for (prefix, target) in [
+                ("call", format!("{kind}_{name}")),
+                ("uncall", format!("uncall_{kind}_{name}")),
+            ] {
+                let _ = writeln!(
+                    table,
+                    "fn {kind}_{prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random_const::{target}({}, {v})\n}}",
+                    args.join(", ")
+                );
+            }
+            let _ = writeln!(
+                table,
+                "fn {kind}_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::{kind}_{name}_grad::<f64>({}, {v}, v_bar)\n}}",
+                grad_args.join(", ")
+            );
+            partials.push(format!(
+                "    ({name:?}, {kind}_call_{name}, {kind}_uncall_{name}, {kind}_grad_{name}),"
+            ));
+        }
         let args: Vec<String> = VARS
             .iter()
             .zip(&mutated)
@@ -170,6 +256,11 @@ fn write_table(out: &std::path::Path, text: &str) {
         table,
         "/// Every random program passed to the template `via!`: name, call,\n/// uncall and gradient of its instance.\npub const VIA: &[(&str, Program, Program, Gradient)] = &[\n{}\n];",
         vias.join("\n")
+    );
+    let _ = writeln!(
+        table,
+        "/// Every random program passed partially applied (`v` captured, and\n/// a scalar it does not change): name, call, uncall and gradient of the\n/// instance's caller.\npub const PARTIAL: &[(&str, Program, Program, Gradient)] = &[\n{}\n];",
+        partials.join("\n")
     );
     let twin_path = out.join("random").join("random_const.nil");
     if std::fs::read_to_string(&twin_path).ok().as_deref() != Some(twin_text.as_str()) {

@@ -571,7 +571,9 @@ fn chunk_checks(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<
         .iter()
         .zip(fronts)
         .zip(types)
-        .map(|((ast, front), expr_types)| function_checks(db, project, ast, front, expr_types))
+        .map(|((ast, front), expr_types)| {
+            function_checks(db, project, ast, front, expr_types, false)
+        })
         .collect()
 }
 
@@ -581,12 +583,15 @@ fn checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Checks> {
 }
 
 /// The back half of one function's analysis, and all its diagnostics.
+/// `instance`: `ast` is an instance's tree, whose instances the instance
+/// that reaches it checks (`instance_error`), not it.
 fn function_checks(
     db: &dyn Db,
     project: Project,
     ast: &Function,
     front: &Front,
     expr_types: &crate::typeck::ExprTypes,
+    instance: bool,
 ) -> Checks {
     let (resolution, types) = (&front.resolution, &front.types);
     let callees = ProjectCallees { db, project };
@@ -649,7 +654,9 @@ fn function_checks(
     out.extend(crate::kernel::misuse(ast, &|name| {
         is_kernel(db, project, name)
     }));
-    out.extend(function_value_checks(db, project, ast, resolution));
+    out.extend(function_value_checks(
+        db, project, ast, resolution, instance,
+    ));
     out.sort_by_key(|d| (d.primary.span.start, d.code));
     out.dedup();
     Checks {
@@ -670,20 +677,39 @@ fn function_value_checks(
     project: Project,
     ast: &Function,
     resolution: &Resolution,
+    in_instance: bool,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let taped = project_taped(db, project, false);
+    // The holes of each partial application (`g(_, c)`), by its span.
+    let mut holes: FxHashMap<crate::ast::Span, Vec<bool>> = FxHashMap::default();
+    effects::visit_block(&ast.body, &mut |stmt| {
+        if let crate::ast::StmtKind::Call(call) = &stmt.kind {
+            for arg in &call.args {
+                if let Some((crate::values::Passed { holes: Some(h), .. }, _)) =
+                    crate::values::passed(arg)
+                {
+                    holes.insert(arg.span, h);
+                }
+            }
+        }
+    });
     for (span, name) in &resolution.fn_refs {
         let Some(g) = lookup_function(db, project, name) else {
             continue;
+        };
+        let open = |i: usize| {
+            holes
+                .get(span)
+                .is_none_or(|h| h.get(i).copied().unwrap_or(true))
         };
         let why = match (function_ast(db, g), header(db, g)) {
             (Some(a), _) if a.kernel => Some("it is a GPU kernel"),
             (Some(a), _) if crate::values::is_template(&a) => {
                 Some("it takes a function itself (pass the function it should call instead)")
             }
-            (_, Some(h)) if h.constant.iter().any(|c| *c) => Some(
-                "it has a `Const` parameter, and the derivative of what is passed there would be lost",
+            (_, Some(h)) if h.constant.iter().enumerate().any(|(i, c)| *c && open(i)) => Some(
+                "it has a `Const` parameter the template's calls fill, and the derivative of what is passed there would be lost",
             ),
             _ if taped.iter().any(|t| t == name) => Some("it records a tape"),
             _ => None,
@@ -707,19 +733,60 @@ fn function_value_checks(
         let crate::ast::StmtKind::Call(call) = &stmt.kind else {
             return;
         };
-        let functions: Vec<String> = call
-            .args
-            .iter()
-            .filter_map(|a| {
-                resolution
-                    .fn_refs
-                    .iter()
-                    .find(|(s, _)| *s == a.span)
-                    .map(|(_, n)| n.clone())
-            })
-            .collect();
-        if functions.is_empty() {
+        // The functions passed at the callee's `Fn` parameters.
+        let Some(template) =
+            lookup_function(db, project, &call.callee.name).and_then(|t| function_ast(db, t))
+        else {
             return;
+        };
+        let positions: Vec<usize> = crate::values::function_params(&template)
+            .into_iter()
+            .map(|(i, _, _)| i)
+            .collect();
+        if positions.is_empty() {
+            return;
+        }
+        let Some(functions) = crate::values::passed_functions(call, positions) else {
+            return;
+        };
+        // An instance that cannot be made, or whose code has errors, is
+        // refused here, where the functions are passed (in a template, a
+        // call passing its own `Fn` parameter is checked in each of its
+        // instances instead).
+        let own: Vec<&str> = crate::values::function_params(ast)
+            .into_iter()
+            .map(|(_, n, _)| n)
+            .collect();
+        let arity_ok = functions.iter().all(|p| match &p.holes {
+            Some(h) => lookup_function(db, project, &p.name)
+                .and_then(|g| header(db, g))
+                .is_some_and(|hd| hd.signature.params.len() == h.len()),
+            None => true,
+        });
+        if !arity_ok {
+            return;
+        }
+        if !in_instance && !functions.iter().any(|p| own.contains(&p.name.as_str())) {
+            let instance = Instance {
+                template: call.callee.name.clone(),
+                functions: functions.clone(),
+            };
+            if let Some(why) = instance_error(db, project, &instance) {
+                out.push(
+                    Diagnostic::error(
+                        "E0623",
+                        call.callee.span,
+                        format!(
+                            "`{}` cannot be instantiated with {}",
+                            call.callee.name,
+                            instance.describe()
+                        ),
+                    )
+                    .with_label(why)
+                    .with_help("pass a function whose open parameters have the types the `Fn` parameter gives, and whose captured arguments it does not change"),
+                );
+                return;
+            }
         }
         let instance =
             crate::names::rust_name(&crate::values::instance_name(&call.callee.name, &functions));
@@ -735,15 +802,7 @@ fn function_value_checks(
                     (i.template != call.callee.name || i.functions != functions)
                         && crate::names::rust_name(&i.name()) == instance
                 })
-                .map(|i| {
-                    let passed: Vec<String> =
-                        i.functions.iter().map(|f| format!("`{f}`")).collect();
-                    format!(
-                        "the instance of `{}` with {}",
-                        i.template,
-                        passed.join(", ")
-                    )
-                })
+                .map(|i| format!("the instance of `{}` with {}", i.template, i.describe()))
         };
         if let Some(other) = taken_by {
             out.push(
@@ -1193,7 +1252,7 @@ pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
 #[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct Instance {
     pub template: String,
-    pub functions: Vec<String>,
+    pub functions: Vec<crate::values::Passed>,
 }
 
 impl Instance {
@@ -1201,6 +1260,206 @@ impl Instance {
     pub fn name(&self) -> String {
         crate::values::instance_name(&self.template, &self.functions)
     }
+
+    /// The functions passed, for messages: `` `square!` ``, `` `scale!(_, ·)` ``.
+    pub fn describe(&self) -> String {
+        self.functions
+            .iter()
+            .map(|p| match &p.holes {
+                None => format!("`{}`", p.name),
+                Some(holes) => format!(
+                    "`{}({})`",
+                    p.name,
+                    holes
+                        .iter()
+                        .map(|h| if *h { "_" } else { "·" })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An instance, as a key of the queries about it.
+#[salsa::interned(debug)]
+pub struct InstanceId<'db> {
+    #[returns(ref)]
+    pub instance: Instance,
+}
+
+/// The tree of an instance (`values::instantiate`): the template with its
+/// `Fn` parameters replaced by the functions passed; `Err` with the reason
+/// when it cannot be made (a function unknown, or a partial application
+/// whose types do not fit the `Fn` parameter).
+#[salsa::tracked(returns(ref))]
+pub fn instance_tree<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    id: InstanceId<'db>,
+) -> Result<Arc<Function>, String> {
+    let instance = id.instance(db);
+    let template = lookup_function(db, project, &instance.template)
+        .and_then(|t| function_ast(db, t))
+        .ok_or_else(|| format!("`{}` is not a function", instance.template))?;
+    let fn_params = crate::values::function_params(&template);
+    if fn_params.len() != instance.functions.len() {
+        return Err("it takes another number of functions".into());
+    }
+    let mut captured = Vec::new();
+    for ((i, _, _), passed) in fn_params.iter().zip(&instance.functions) {
+        let function = lookup_function(db, project, &passed.name)
+            .and_then(|g| function_ast(db, g))
+            .ok_or_else(|| format!("`{}` is not a function", passed.name))?;
+        let fn_type = template.params[*i]
+            .ty
+            .as_ref()
+            .ok_or_else(|| "the function parameter has no type".to_string())?;
+        captured.push(crate::values::captured_types(&function, passed, fn_type)?);
+        // A captured argument is read only: the function must not change it.
+        if passed.holes.is_some() {
+            let mutated = mutated_params(db, project, &passed.name).unwrap_or_default();
+            if let Some(k) = passed
+                .captured()
+                .into_iter()
+                .find(|&k| mutated.get(k).copied().unwrap_or(false))
+            {
+                return Err(format!(
+                    "`{}` changes its parameter `{}`, which is captured",
+                    passed.name, function.params[k].name.name
+                ));
+            }
+        }
+    }
+    Ok(Arc::new(crate::values::instantiate(
+        &template,
+        &instance.functions,
+        &captured,
+    )))
+}
+
+/// Everything the analysis decides about an instance's tree, as about a
+/// function of the project: what the Rust backend generates it from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstanceFunction {
+    pub ast: Arc<Function>,
+    pub resolution: Arc<Resolution>,
+    pub types: Arc<FunctionTypes>,
+    pub expr_types: Arc<crate::typeck::ExprTypes>,
+    pub activity: Arc<crate::activity::Activity>,
+    pub reversibility: Arc<check::Checked>,
+    /// Which of its parameters it changes: the template's, the captured
+    /// ones never.
+    pub mutated: Vec<bool>,
+    pub diagnostics: Arc<Vec<Diagnostic>>,
+}
+
+/// The analysis of an instance's tree (`None` when it cannot be made).
+#[salsa::tracked(returns(ref))]
+pub fn instance_function<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    id: InstanceId<'db>,
+) -> Option<Arc<InstanceFunction>> {
+    let ast = instance_tree(db, project, id).as_ref().ok()?.clone();
+    let structs = &project_structs(db, project).table;
+    let items = ProjectItems { db, project };
+    let resolution = resolve::resolve(&ast, &items);
+    let types = types::function_types_in(&ast, &resolution, structs);
+    let front = Front {
+        resolution: Arc::new(resolution),
+        types: Arc::new(types),
+    };
+    let callees = ProjectCallees { db, project };
+    let expr_types = Arc::new(crate::typeck::check_types(
+        &ast,
+        &front.resolution,
+        &front.types,
+        &callees,
+        structs,
+    ));
+    let checks = function_checks(db, project, &ast, &front, &expr_types, true);
+    let template = id.instance(db).template.clone();
+    let template_ast = lookup_function(db, project, &template).and_then(|t| function_ast(db, t))?;
+    let fn_positions: Vec<usize> = crate::values::function_params(&template_ast)
+        .into_iter()
+        .map(|(i, _, _)| i)
+        .collect();
+    let template_mutated = mutated_params(db, project, &template).unwrap_or_default();
+    let mut mutated: Vec<bool> = template_mutated
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !fn_positions.contains(i))
+        .map(|(_, m)| *m)
+        .collect();
+    mutated.resize(ast.params.len(), false);
+    Some(Arc::new(InstanceFunction {
+        ast,
+        resolution: front.resolution,
+        types: front.types,
+        expr_types,
+        activity: checks.activity,
+        reversibility: checks.reversibility,
+        mutated,
+        diagnostics: checks.diagnostics,
+    }))
+}
+
+/// Why an instance cannot be generated: it cannot be made, or its code
+/// has an error (its template's checks hold for any function passed, so
+/// this is rare: a type that only the function passed decides).
+/// The instances it needs in turn (a function passed on) are checked with
+/// it, so that no instance a call reaches fails to build.
+fn instance_error(db: &dyn Db, project: Project, instance: &Instance) -> Option<String> {
+    let mut work = vec![instance.clone()];
+    let mut seen: Vec<Instance> = Vec::new();
+    while let Some(next) = work.pop() {
+        if seen.contains(&next) {
+            continue;
+        }
+        let id = InstanceId::new(db, next.clone());
+        let tree = match instance_tree(db, project, id) {
+            Ok(tree) => tree,
+            Err(why) => return Some(why.clone()),
+        };
+        if let Some(d) = instance_function(db, project, id)
+            .as_ref()?
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == crate::diagnostics::Severity::Error)
+        {
+            return Some(format!(
+                "its code would have an error: {} ({})",
+                d.message, d.code
+            ));
+        }
+        effects::visit_block(&tree.body, &mut |stmt| {
+            let crate::ast::StmtKind::Call(call) = &stmt.kind else {
+                return;
+            };
+            let Some(t) =
+                lookup_function(db, project, &call.callee.name).and_then(|t| function_ast(db, t))
+            else {
+                return;
+            };
+            let positions: Vec<usize> = crate::values::function_params(&t)
+                .into_iter()
+                .map(|(i, _, _)| i)
+                .collect();
+            if positions.is_empty() {
+                return;
+            }
+            if let Some(functions) = crate::values::passed_functions(call, positions) {
+                work.push(Instance {
+                    template: call.callee.name.clone(),
+                    functions,
+                });
+            }
+        });
+        seen.push(next);
+    }
+    None
 }
 
 /// Every instance of the project's templates that its code reaches: the
@@ -1222,31 +1481,27 @@ pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
         .collect();
     let mut work = Vec::new();
     for a in asts.iter().filter(|a| !crate::values::is_template(a)) {
-        template_calls(a, &[], &templates, &mut work);
+        template_calls(a, &templates, &mut work);
     }
     let mut out: Vec<Instance> = Vec::new();
     while let Some(instance) = work.pop() {
         if out.contains(&instance) {
             continue;
         }
-        if let Some(t) = templates.get(instance.template.as_str()) {
-            let binding = crate::values::binding(t, &instance.functions);
-            template_calls(t, &binding, &templates, &mut work);
-        }
+        // An instance's own calls of templates (its function passed on).
+        // One that cannot be made is left out (E0623 where it is asked).
+        let Ok(tree) = instance_tree(db, project, InstanceId::new(db, instance.clone())) else {
+            continue;
+        };
+        template_calls(tree, &templates, &mut work);
         out.push(instance);
     }
     out.sort();
     Arc::new(out)
 }
 
-/// The instances the calls of `f` need, with `binding` (a template's `Fn`
-/// parameters and the functions they stand for) applied.
-fn template_calls(
-    f: &Function,
-    binding: &[(String, String)],
-    templates: &FxHashMap<&str, &Function>,
-    out: &mut Vec<Instance>,
-) {
+/// The instances the calls of `f` need.
+fn template_calls(f: &Function, templates: &FxHashMap<&str, &Function>, out: &mut Vec<Instance>) {
     effects::visit_block(&f.body, &mut |stmt| {
         let crate::ast::StmtKind::Call(call) = &stmt.kind else {
             return;
@@ -1257,7 +1512,7 @@ fn template_calls(
         let positions = crate::values::function_params(t)
             .into_iter()
             .map(|(i, _, _)| i);
-        let Some(functions) = crate::values::passed_functions(call, positions, binding) else {
+        let Some(functions) = crate::values::passed_functions(call, positions) else {
             return;
         };
         out.push(Instance {

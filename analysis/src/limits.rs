@@ -117,6 +117,22 @@ fn is_number_system(ty: &Ty) -> Option<&'static str> {
     }
 }
 
+/// Whether the Rust backend generates the stack instructions and `stack(x)`
+/// for stacks of `elem`: integers, floats, booleans, type parameters and
+/// complex numbers of floats, type parameters, `i64` or `i32` (the
+/// backend's `stack::element_zero`). Not number systems, structs, arrays or
+/// stacks.
+pub fn stack_element(elem: &Ty) -> bool {
+    match elem {
+        Ty::Scalar(_) | Ty::Generic(_) | Ty::Unknown => true,
+        Ty::Constructed("Complex", args) => matches!(
+            args.as_slice(),
+            [Ty::Scalar("f64" | "f32" | "i64" | "i32") | Ty::Generic(_) | Ty::Unknown]
+        ),
+        _ => false,
+    }
+}
+
 fn is_complex(ty: &Ty) -> bool {
     matches!(ty, Ty::Constructed("Complex", _))
 }
@@ -229,6 +245,14 @@ impl Limits<'_> {
 
     fn ty(&self, e: &Expr) -> Ty {
         self.exprs.at(e.span).cloned().unwrap_or(Ty::Unknown)
+    }
+
+    /// The type of a stack instruction's first argument (a variable).
+    fn stack_type(&self, e: &Expr) -> Ty {
+        match self.ty(e) {
+            Ty::Unknown => self.def_type(e.span),
+            t => t,
+        }
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
@@ -443,6 +467,17 @@ impl Limits<'_> {
         let name = call.callee.name.as_str();
         if let Some(instr) = crate::builtins::instruction(name) {
             let stack = matches!(instr.rule, crate::builtins::Rule::Stack);
+            if stack
+                && let Some(s) = call.args.first()
+                && let Ty::Constructed("Stack", elem) = self.stack_type(s)
+                && let [elem] = elem.as_slice()
+                && !stack_element(elem)
+            {
+                self.out.push(e0701(
+                    s.span,
+                    &format!("`{name}` on a stack of `{}` values", elem.display()),
+                ));
+            }
             for (i, arg) in call.args.iter().enumerate() {
                 let mutated = instr.mutates.contains(&i);
                 if mutated && is_negated(arg) {
@@ -820,6 +855,33 @@ impl Limits<'_> {
             ));
         }
         match (name, args) {
+            ("stack", [x]) => {
+                let elem = match self.exprs.at(span) {
+                    Some(Ty::Constructed("Stack", elem)) if elem.len() == 1 => elem[0].clone(),
+                    _ => Ty::Unknown,
+                };
+                match &x.kind {
+                    // A name that is no variable: a scalar type or a type
+                    // parameter (another type the checks know is E0620;
+                    // a struct or an unknown name types as nothing).
+                    ExprKind::Var(n) if self.resolution.def_at(x.span).is_none() => {
+                        let known = elem != Ty::Unknown
+                            || crate::builtins::SCALAR_TYPES.contains(&n.as_str())
+                            || self.generics.contains(n);
+                        if !known {
+                            self.out
+                                .push(e0701(x.span, &format!("a stack of `{n}` values")));
+                        }
+                    }
+                    _ if !stack_element(&elem) => {
+                        self.out.push(e0701(
+                            span,
+                            &format!("a stack of `{}` values", elem.display()),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
             ("zero" | "one", [x]) => {
                 // A scalar type, a type parameter, `Fixed43`, or a value.
                 let unknown_name = matches!(&x.kind, ExprKind::Var(n)

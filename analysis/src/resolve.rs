@@ -595,6 +595,34 @@ impl Resolver<'_> {
                 self.out.fn_refs.push((arg.span, n.clone()));
                 continue;
             }
+            // A function partially applied (`scale!(_, c)`): its captured
+            // arguments are read here.
+            if let ExprKind::Call { callee, args, .. } = &arg.kind
+                && args.iter().any(crate::values::is_hole)
+                && let Some(sig) = self.items.signature(&callee.name)
+            {
+                if sig.params.len() != args.len() {
+                    self.out.diagnostics.push(
+                        Diagnostic::error(
+                            "E0108",
+                            arg.span,
+                            format!(
+                                "`{}` takes {} arguments, and this partial application gives {}",
+                                callee.name,
+                                sig.params.len(),
+                                args.len()
+                            ),
+                        )
+                        .with_label("wrong number of arguments")
+                        .with_help("write one argument or `_` for each of its parameters"),
+                    );
+                }
+                self.out.fn_refs.push((arg.span, callee.name.clone()));
+                for a in args.iter().filter(|a| !crate::values::is_hole(a)) {
+                    self.read_expr(a);
+                }
+                continue;
+            }
             self.read_expr(arg);
         }
         for kw in &call.kwargs {

@@ -668,16 +668,27 @@ impl Cx<'_> {
     fn call(&mut self, call: &Call) {
         // A function parameter passed on whole is checked against the
         // callee's parameter (`function_argument`), not read as a value.
-        let args: Vec<Val> = call
-            .args
-            .iter()
-            .map(|a| match self.var_type(a) {
+        let mut captured_vals: Vec<Val> = Vec::new();
+        let mut args: Vec<Val> = Vec::with_capacity(call.args.len());
+        for a in &call.args {
+            let val = match self.var_type(a) {
                 Some(ty @ Ty::Constructed("Fn", _)) if matches!(a.kind, ExprKind::Var(_)) => {
                     self.record(a, Val::of(ty))
                 }
+                // A partial application is no value; its captured
+                // arguments are, checked below against the instance.
+                _ if self.partial(a).is_some() => {
+                    for x in self.partial(a).into_iter().flatten() {
+                        let v = self.expr(x);
+                        captured_vals.push(v);
+                    }
+                    Val::of(Ty::Unknown)
+                }
                 _ => self.expr(a),
-            })
-            .collect();
+            };
+            args.push(val);
+        }
+        let mut captured_vals = captured_vals.into_iter();
         for kw in &call.kwargs {
             self.expr(&kw.value);
         }
@@ -690,11 +701,64 @@ impl Cx<'_> {
             return;
         };
         let mut bound: FxHashMap<String, Ty> = FxHashMap::default();
-        for (i, ((param, arg), val)) in params.iter().zip(&call.args).zip(&args).enumerate() {
+        // The captured arguments of partial applications, with the types
+        // their parameters have in this callee's type parameters: the
+        // instance takes them as parameters of its own.
+        let mut captured: Vec<(Ty, &Expr, Val)> = Vec::new();
+        for (param, arg) in params.iter().zip(&call.args) {
+            let (Ty::Constructed("Fn", open), Some(inner)) = (param, self.partial(arg)) else {
+                continue;
+            };
+            let ExprKind::Call {
+                callee, args: all, ..
+            } = &arg.kind
+            else {
+                continue;
+            };
+            let Some((types, _)) = self.callees.param_types(&callee.name) else {
+                continue;
+            };
+            let mut map: Vec<(String, Ty)> = Vec::new();
+            let open_types = types
+                .iter()
+                .zip(all)
+                .filter(|(_, a)| crate::values::is_hole(a))
+                .map(|(t, _)| t);
+            for (t, want) in open_types.zip(open) {
+                bind_generics(t, want, &mut map);
+            }
+            let captured_types = types
+                .iter()
+                .zip(all)
+                .filter(|(_, a)| !crate::values::is_hole(a))
+                .map(|(t, _)| t);
+            for (t, x) in captured_types.zip(inner) {
+                let val = captured_vals.next().unwrap_or_else(|| Val::of(Ty::Unknown));
+                captured.push((substitute_generics(t, &map), x, val));
+            }
+        }
+        let positional =
+            params
+                .iter()
+                .zip(&call.args)
+                .zip(&args)
+                .enumerate()
+                .map(|(i, ((p, a), v))| {
+                    (
+                        p.clone(),
+                        a,
+                        v.clone(),
+                        mutated.get(i).copied().unwrap_or(false),
+                    )
+                });
+        let all: Vec<(Ty, &Expr, Val, bool)> = positional
+            .chain(captured.into_iter().map(|(t, x, v)| (t, x, v, false)))
+            .collect();
+        for (param, arg, val, mutable) in &all {
+            let (param, arg, val, mutable) = (param, *arg, val, *mutable);
             if self.function_argument(name, param, arg, val) {
                 continue;
             }
-            let mutable = mutated.get(i).copied().unwrap_or(false);
             let (to, from) = (class(param), class(&val.ty));
             if to == Class::Unknown || from == Class::Unknown {
                 continue;
@@ -1317,6 +1381,18 @@ impl Cx<'_> {
     /// (`crate::values`): E0623 unless a function whose parameter types
     /// are the `Fn` type's meets an `Fn` parameter. True when either side
     /// is a function (nothing else to check).
+    /// The captured arguments of `arg` when it is a partial application
+    /// (`scale!(_, c)`) of a function.
+    fn partial<'e>(&self, arg: &'e Expr) -> Option<Vec<&'e Expr>> {
+        if !self.resolution.fn_refs.iter().any(|(s, _)| *s == arg.span) {
+            return None;
+        }
+        match crate::values::passed(arg)? {
+            (crate::values::Passed { holes: Some(_), .. }, captured) => Some(captured),
+            _ => None,
+        }
+    }
+
     fn function_argument(&mut self, callee: &str, param: &Ty, arg: &Expr, val: &Val) -> bool {
         let passed = self
             .resolution
@@ -1325,12 +1401,25 @@ impl Cx<'_> {
             .find(|(s, _)| *s == arg.span)
             .map(|(_, n)| n.clone());
         let given: Option<Vec<Ty>> = match (&passed, &val.ty) {
-            (Some(f), _) => Some(
-                self.callees
+            (Some(f), _) => Some({
+                let all = self
+                    .callees
                     .param_types(f)
                     .map(|(p, _)| p)
-                    .unwrap_or_default(),
-            ),
+                    .unwrap_or_default();
+                // A partial application: the parameters it leaves open
+                // (of another number of arguments: E0108, reported).
+                match &arg.kind {
+                    ExprKind::Call { args, .. } if args.len() != all.len() => return true,
+                    ExprKind::Call { args, .. } => all
+                        .into_iter()
+                        .zip(args)
+                        .filter(|(_, a)| crate::values::is_hole(a))
+                        .map(|(t, _)| t)
+                        .collect(),
+                    _ => all,
+                }
+            }),
             (None, Ty::Constructed("Fn", args)) => Some(args.clone()),
             _ => None,
         };
@@ -1424,6 +1513,46 @@ impl Cx<'_> {
 /// `ULogarithmic<Fixed43>`.
 fn is_fixed_ulog(ty: &Ty) -> bool {
     matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
+}
+
+/// Binds the type parameters of `pattern` (a function's parameter type) to
+/// the parts of `actual` in the same places (first binding wins).
+fn bind_generics(pattern: &Ty, actual: &Ty, map: &mut Vec<(String, Ty)>) {
+    match (pattern, actual) {
+        (Ty::Generic(g), _) if !map.iter().any(|(n, _)| n == g) => {
+            map.push((g.clone(), actual.clone()));
+        }
+        (Ty::Generic(_), _) => {}
+        (Ty::Slice(a), Ty::Slice(b)) => bind_generics(a, b, map),
+        (Ty::Constructed(n, a), Ty::Constructed(m, b)) if n == m => {
+            for (x, y) in a.iter().zip(b) {
+                bind_generics(x, y, map);
+            }
+        }
+        (Ty::Tuple(a), Ty::Tuple(b)) => {
+            for (x, y) in a.iter().zip(b) {
+                bind_generics(x, y, map);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `ty` with the type parameters `map` binds replaced (unbound ones become
+/// `Unknown`).
+fn substitute_generics(ty: &Ty, map: &[(String, Ty)]) -> Ty {
+    match ty {
+        Ty::Generic(g) => map
+            .iter()
+            .find(|(n, _)| n == g)
+            .map_or(Ty::Unknown, |(_, t)| t.clone()),
+        Ty::Slice(a) => Ty::Slice(Box::new(substitute_generics(a, map))),
+        Ty::Constructed(n, a) => {
+            Ty::Constructed(n, a.iter().map(|x| substitute_generics(x, map)).collect())
+        }
+        Ty::Tuple(a) => Ty::Tuple(a.iter().map(|x| substitute_generics(x, map)).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Whether two lists of types are the same once the type parameters of

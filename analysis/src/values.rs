@@ -43,10 +43,62 @@ pub fn is_template(function: &Function) -> bool {
     !function_params(function).is_empty()
 }
 
+/// A function passed for a `Fn` parameter: by name (`square!`), or
+/// partially applied (`scale!(_, _, c)`: `holes` says which of its
+/// parameters the template's calls fill, in order; the others are the
+/// captured arguments, which the instance takes as parameters of its own).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Passed {
+    pub name: String,
+    pub holes: Option<Vec<bool>>,
+}
+
+impl Passed {
+    /// The positions of the captured arguments (none for a name).
+    pub fn captured(&self) -> Vec<usize> {
+        self.holes
+            .iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, hole)| !**hole)
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+/// Whether an argument of a partial application is a hole, `_`.
+pub fn is_hole(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Var(n) if n == "_")
+}
+
+/// The function an argument passes, with its captured arguments: a name,
+/// or a call with at least one hole (`scale!(_, c)`). `None` for any other
+/// expression.
+pub fn passed(arg: &Expr) -> Option<(Passed, Vec<&Expr>)> {
+    match &arg.kind {
+        ExprKind::Var(name) if name != "_" => Some((
+            Passed {
+                name: name.clone(),
+                holes: None,
+            },
+            Vec::new(),
+        )),
+        ExprKind::Call { callee, args, .. } if args.iter().any(is_hole) => Some((
+            Passed {
+                name: callee.name.clone(),
+                holes: Some(args.iter().map(is_hole).collect()),
+            },
+            args.iter().filter(|a| !is_hole(a)).collect(),
+        )),
+        _ => None,
+    }
+}
+
 /// The name of the instance of `template` with these functions passed
 /// for its `Fn` parameters, in order: `map!` with `square!` is
-/// `map!_with_square!` (Rust `map_with_square`).
-pub fn instance_name(template: &str, functions: &[String]) -> String {
+/// `map!_with_square!` (Rust `map_with_square`); with `scale!(_, c)`,
+/// `map!_with_scale!_p2` (the captured positions, from 1).
+pub fn instance_name(template: &str, functions: &[Passed]) -> String {
     // Modules are left out (`std.functional.i_map!` with `square!` is
     // `i_map!_with_square!`): an instance is generated in this crate.
     let bare = crate::modules::bare_name;
@@ -55,42 +107,356 @@ pub fn instance_name(template: &str, functions: &[String]) -> String {
         bare(template),
         functions
             .iter()
-            .map(|f| bare(f))
+            .map(|f| {
+                let captured = f.captured();
+                if captured.is_empty() {
+                    bare(&f.name).to_string()
+                } else {
+                    let at: Vec<String> = captured.iter().map(|i| (i + 1).to_string()).collect();
+                    format!("{}_p{}", bare(&f.name), at.join("_"))
+                }
+            })
             .collect::<Vec<_>>()
             .join("_and_")
     )
 }
 
-/// What a template's `Fn` parameters stand for in one of its instances:
-/// each parameter's name with the function passed for it.
-pub fn binding(template: &Function, functions: &[String]) -> Vec<(String, String)> {
-    function_params(template)
-        .into_iter()
-        .map(|(_, name, _)| name.to_string())
-        .zip(functions.iter().cloned())
-        .collect()
-}
-
 /// The functions a call passes at `positions` (a template's `Fn`
-/// parameters), with a caller's own `Fn` parameters replaced by what its
-/// `binding` binds them to; `None` when an argument there is not a name.
-/// The instance the call reaches is `instance_name(callee, &these)`.
+/// parameters); `None` when an argument there passes none. The instance
+/// the call reaches is `instance_name(callee, &these)`.
 pub fn passed_functions(
     call: &Call,
     positions: impl IntoIterator<Item = usize>,
-    binding: &[(String, String)],
-) -> Option<Vec<String>> {
+) -> Option<Vec<Passed>> {
     positions
         .into_iter()
-        .map(|i| match &call.args.get(i)?.kind {
-            ExprKind::Var(name) => Some(
-                binding
+        .map(|i| passed(call.args.get(i)?).map(|(p, _)| p))
+        .collect()
+}
+
+/// The arguments of a call of a template as its instance takes them: the
+/// arguments at the other positions than `function_positions`, then the
+/// captured arguments of each partial application, in order.
+pub fn instance_arguments<'a>(call: &'a Call, function_positions: &[usize]) -> Vec<&'a Expr> {
+    let mut out: Vec<&Expr> = call
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !function_positions.contains(i))
+        .map(|(_, a)| a)
+        .collect();
+    for &i in function_positions {
+        if let Some((_, captured)) = call.args.get(i).and_then(passed) {
+            out.extend(captured);
+        }
+    }
+    out
+}
+
+/// The name of the parameter of an instance that holds the `k`-th
+/// captured argument of the function passed for `param`.
+fn captured_param(param: &str, k: usize) -> String {
+    format!("__{}_{}", crate::names::rust_name(param), k + 1)
+}
+
+/// The tree of an instance: the template with each `Fn` parameter
+/// replaced by the function passed for it. A call `f(a, b)` becomes a call
+/// of that function (`g(a, b)`, or `g(a, b, c)` with the captured values
+/// in their places), a function passed on becomes the function itself,
+/// and the `Fn` parameters give way to one parameter per captured value,
+/// last, of the types `captured_types` gives (in order, each already in
+/// the template's type parameters) and `Const` where `captured_constant`
+/// says. Spans are the template's; the new parameters and their uses get
+/// empty spans of their own.
+pub fn instantiate(
+    template: &Function,
+    functions: &[Passed],
+    captured_types: &[Vec<(Type, bool)>],
+) -> Function {
+    let fn_params = function_params(template);
+    let mut out = template.clone();
+    out.name.name = instance_name(&template.name.name, functions);
+    // What each `Fn` parameter stands for: the function, and the names
+    // of the parameters that carry its captured values.
+    let mut bound: Vec<(String, Passed, Vec<String>)> = Vec::new();
+    let mut extra: Vec<Param> = Vec::new();
+    for (((_, name, _), passed), types) in fn_params.iter().zip(functions).zip(captured_types) {
+        let p = &template.params[fn_params
+            .iter()
+            .position(|(_, n, _)| n == name)
+            .unwrap_or(0)];
+        let mut names = Vec::new();
+        for (k, (ty, constant)) in types.iter().enumerate() {
+            let at = p.name.span.start + k as u32;
+            let span = Span::new(at, at);
+            let param_name = captured_param(name, k);
+            names.push(param_name.clone());
+            extra.push(Param {
+                name: Ident {
+                    name: param_name,
+                    span,
+                },
+                ty: Some(Type {
+                    kind: ty.kind.clone(),
+                    span,
+                }),
+                span,
+                constant: *constant,
+            });
+        }
+        bound.push((name.to_string(), passed.clone(), names));
+    }
+    out.params = template
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !fn_params.iter().any(|(j, _, _)| j == i))
+        .map(|(_, p)| p.clone())
+        .chain(extra)
+        .collect();
+    substitute_block(&mut out.body, &bound);
+    out
+}
+
+/// `captured` values as arguments at the captured positions, with empty
+/// spans from `at` on (one each).
+fn with_captured(holes: &[bool], filled: Vec<Expr>, captured: &[String], at: u32) -> Vec<Expr> {
+    let mut filled = filled.into_iter();
+    let mut captured = captured.iter().enumerate();
+    holes
+        .iter()
+        .map(|&hole| {
+            if hole {
+                filled
+                    .next()
+                    .unwrap_or_else(|| Expr::new(ExprKind::Error, Span::new(at, at)))
+            } else {
+                let (k, name) = captured
+                    .next()
+                    .map_or((0, String::new()), |(k, n)| (k, n.clone()));
+                let here = at + k as u32;
+                Expr::new(ExprKind::Var(name), Span::new(here, here))
+            }
+        })
+        .collect()
+}
+
+fn substitute_block(block: &mut Block, bound: &[(String, Passed, Vec<String>)]) {
+    for stmt in &mut block.stmts {
+        substitute_stmt(stmt, bound);
+    }
+}
+
+fn substitute_stmt(stmt: &mut Stmt, bound: &[(String, Passed, Vec<String>)]) {
+    match &mut stmt.kind {
+        StmtKind::Call(call) => {
+            // A function parameter passed on: the function itself.
+            for arg in &mut call.args {
+                let ExprKind::Var(n) = &arg.kind else {
+                    continue;
+                };
+                let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| p == n) else {
+                    continue;
+                };
+                arg.kind = match &passed.holes {
+                    None => ExprKind::Var(passed.name.clone()),
+                    Some(holes) => {
+                        let hole = |k: u32| {
+                            Expr::new(
+                                ExprKind::Var("_".into()),
+                                Span::new(arg.span.start + k, arg.span.start + k),
+                            )
+                        };
+                        let filled: Vec<Expr> = (0..holes.iter().filter(|h| **h).count() as u32)
+                            .map(hole)
+                            .collect();
+                        ExprKind::Call {
+                            callee: Ident {
+                                name: passed.name.clone(),
+                                span: Span::new(arg.span.start, arg.span.start),
+                            },
+                            args: with_captured(
+                                holes,
+                                filled,
+                                names,
+                                arg.span.start + holes.len() as u32,
+                            ),
+                            kwargs: Vec::new(),
+                            broadcast: false,
+                        }
+                    }
+                };
+            }
+            // A call of a function parameter: of the function.
+            if let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| *p == call.callee.name)
+            {
+                call.callee.name = passed.name.clone();
+                if let Some(holes) = &passed.holes {
+                    let args = std::mem::take(&mut call.args);
+                    call.args = with_captured(holes, args, names, call.callee.span.start);
+                }
+            }
+        }
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            for b in branches {
+                substitute_block(&mut b.body, bound);
+            }
+            if let Some(o) = otherwise {
+                substitute_block(o, bound);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+            substitute_block(body, bound)
+        }
+        StmtKind::Inverse(inner)
+        | StmtKind::Routine(inner)
+        | StmtKind::Tape(inner)
+        | StmtKind::InvCheckOff(inner)
+        | StmtKind::InBounds(inner) => substitute_stmt(inner, bound),
+        _ => {}
+    }
+}
+
+/// Binds the type parameters of `pattern` (named in `generics`) to the
+/// parts of `actual` in the same places; `false` where the two differ
+/// otherwise.
+pub fn match_type(
+    pattern: &Type,
+    actual: &Type,
+    generics: &[String],
+    map: &mut Vec<(String, TypeKind)>,
+) -> bool {
+    match (&pattern.kind, &actual.kind) {
+        (TypeKind::Named { name, args }, _) if args.is_empty() && generics.contains(name) => {
+            match map.iter().find(|(g, _)| g == name) {
+                Some((_, bound)) => *bound == actual.kind,
+                None => {
+                    map.push((name.clone(), actual.kind.clone()));
+                    true
+                }
+            }
+        }
+        (TypeKind::Named { name: a, args: xs }, TypeKind::Named { name: b, args: ys }) => {
+            a == b
+                && xs.len() == ys.len()
+                && xs
                     .iter()
-                    .find(|(p, _)| p == name)
-                    .map_or(name, |(_, g)| g)
-                    .clone(),
-            ),
-            _ => None,
+                    .zip(ys)
+                    .all(|(x, y)| match_type(x, y, generics, map))
+        }
+        (TypeKind::Slice(x), TypeKind::Slice(y)) => match_type(x, y, generics, map),
+        (TypeKind::Tuple(xs), TypeKind::Tuple(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .zip(ys)
+                    .all(|(x, y)| match_type(x, y, generics, map))
+        }
+        _ => false,
+    }
+}
+
+/// `ty` with the type parameters `map` binds replaced; `None` when it
+/// names one of `generics` that `map` does not bind.
+pub fn substitute_type(ty: &Type, generics: &[String], map: &[(String, TypeKind)]) -> Option<Type> {
+    let kind = match &ty.kind {
+        TypeKind::Named { name, args } if args.is_empty() && generics.contains(name) => {
+            map.iter().find(|(g, _)| g == name)?.1.clone()
+        }
+        TypeKind::Named { name, args } => TypeKind::Named {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| substitute_type(a, generics, map))
+                .collect::<Option<_>>()?,
+        },
+        TypeKind::Slice(x) => TypeKind::Slice(Box::new(substitute_type(x, generics, map)?)),
+        TypeKind::Tuple(xs) => TypeKind::Tuple(
+            xs.iter()
+                .map(|x| substitute_type(x, generics, map))
+                .collect::<Option<_>>()?,
+        ),
+    };
+    Some(Type {
+        kind,
+        span: ty.span,
+    })
+}
+
+/// The types of the values `passed` captures, in the template's type
+/// parameters: its holes' parameter types matched against the `Fn`
+/// parameter's types (`fn_type`, the `Fn<A, B>` of the template), the
+/// captured parameters' types rewritten by that match. `Err` with the
+/// reason when they do not match or a captured type is left unbound.
+pub fn captured_types(
+    function: &Function,
+    passed: &Passed,
+    fn_type: &Type,
+) -> Result<Vec<(Type, bool)>, String> {
+    let Some(holes) = &passed.holes else {
+        return Ok(Vec::new());
+    };
+    let TypeKind::Named { args: fn_args, .. } = &fn_type.kind else {
+        return Err("the parameter is not a function type".into());
+    };
+    if holes.len() != function.params.len() {
+        return Err(format!(
+            "`{}` takes {} arguments, and {} are given",
+            function.name.name,
+            function.params.len(),
+            holes.len()
+        ));
+    }
+    let generics: Vec<String> = function
+        .generics
+        .iter()
+        .map(|g| g.name.name.clone())
+        .collect();
+    let mut map = Vec::new();
+    let hole_params: Vec<&Param> = function
+        .params
+        .iter()
+        .zip(holes)
+        .filter(|(_, h)| **h)
+        .map(|(p, _)| p)
+        .collect();
+    if hole_params.len() != fn_args.len() {
+        return Err(format!(
+            "it leaves {} parameters open, and the function parameter takes {}",
+            hole_params.len(),
+            fn_args.len()
+        ));
+    }
+    for (p, want) in hole_params.iter().zip(fn_args) {
+        let Some(ty) = &p.ty else {
+            return Err(format!("`{}` has no type", p.name.name));
+        };
+        if !match_type(ty, want, &generics, &mut map) {
+            return Err(format!(
+                "`{}` is not of the type the function parameter gives it",
+                p.name.name
+            ));
+        }
+    }
+    function
+        .params
+        .iter()
+        .zip(holes)
+        .filter(|(_, h)| !**h)
+        .map(|(p, _)| {
+            let ty =
+                p.ty.as_ref()
+                    .ok_or_else(|| format!("`{}` has no type", p.name.name))?;
+            let ty = substitute_type(ty, &generics, &map).ok_or_else(|| {
+                format!(
+                    "the type of `{}` names a type parameter the open parameters do not fix",
+                    p.name.name
+                )
+            })?;
+            Ok((ty, p.constant))
         })
         .collect()
 }

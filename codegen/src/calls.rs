@@ -5,6 +5,11 @@ use super::*;
 
 impl Gen<'_> {
     pub(super) fn call(&mut self, call: &Call, span: Span) {
+        self.call_only(call, span);
+        self.sync_call_stacks(call);
+    }
+
+    fn call_only(&mut self, call: &Call, span: Span) {
         if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
             if stack::is_stack_instruction(instr.name) {
                 self.stack_instruction(instr.name, call, span);
@@ -17,6 +22,10 @@ impl Gen<'_> {
             return;
         }
         let callee = self.callee_name(call);
+        // A call of a template is a call of its instance, which takes the
+        // other arguments, then the captured values of partial applications.
+        let instance_call = self.instance_call(call, &callee);
+        let call = instance_call.as_ref().unwrap_or(call);
         let Some(sig) = self.ctx.callee(&callee) else {
             self.unsupported(span, "a call of an unknown function");
             return;
@@ -231,14 +240,11 @@ impl Gen<'_> {
         self.line("}");
     }
 
-    /// The function a call statement calls: the one an instance's `Fn`
-    /// parameter stands for, for a template the instance of the functions
-    /// passed to it (`nilang_analysis::values`), or the callee itself.
+    /// The function a call statement calls: for a template the instance
+    /// of the functions passed to it (`nilang_analysis::values`), or the
+    /// callee itself.
     pub(super) fn callee_name(&self, call: &Call) -> String {
         let name = &call.callee.name;
-        if let Some((_, g)) = self.binding.iter().find(|(p, _)| p == name) {
-            return g.clone();
-        }
         let Some(sig) = self.ctx.callee(name) else {
             return name.clone();
         };
@@ -248,12 +254,39 @@ impl Gen<'_> {
             .enumerate()
             .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
             .map(|(i, _)| i);
-        match nilang_analysis::values::passed_functions(call, positions, self.binding) {
+        match nilang_analysis::values::passed_functions(call, positions) {
             Some(functions) if !functions.is_empty() => {
                 nilang_analysis::values::instance_name(name, &functions)
             }
             _ => name.clone(),
         }
+    }
+
+    /// `call` (of a template) as a call of its instance `callee`: its
+    /// arguments as the instance takes them
+    /// (`values::instance_arguments`); `None` for other calls.
+    pub(super) fn instance_call(&self, call: &Call, callee: &str) -> Option<Call> {
+        if callee == call.callee.name {
+            return None;
+        }
+        let template = self.ctx.callee(&call.callee.name)?;
+        let positions: Vec<usize> = template
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
+            .map(|(i, _)| i)
+            .collect();
+        if positions.is_empty() {
+            return None;
+        }
+        Some(Call {
+            args: nilang_analysis::values::instance_arguments(call, &positions)
+                .into_iter()
+                .cloned()
+                .collect(),
+            ..call.clone()
+        })
     }
 
     /// The argument for a mutated parameter, and, for an element of an

@@ -215,13 +215,26 @@ impl Gen<'_> {
         };
         let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
         // What a call changes: an instruction's changed operands, a callee's
-        // mutated parameters; everything for a function parameter's call.
+        // mutated parameters (an instance's, for a call of a template: the
+        // instance's arguments are the call's but the functions passed).
         let mutates = |call: &Call, i: usize| {
             if let Some(instr) = crate::builtins::instruction(&call.callee.name) {
                 return instr.mutates.contains(&i);
             }
-            if self.binding.iter().any(|(p, _)| *p == call.callee.name) {
-                return true;
+            let callee = self.callee_name(call);
+            if let Some(instance) = self.instance_call(call, &callee) {
+                let Some(arg) = call.args.get(i) else {
+                    return true;
+                };
+                let Some(k) = instance.args.iter().position(|a| a.span == arg.span) else {
+                    // A function passed: it changes nothing itself.
+                    return false;
+                };
+                return self
+                    .ctx
+                    .callee(&callee)
+                    .and_then(|sig| sig.params.get(k).map(|(m, _)| *m))
+                    .unwrap_or(true);
             }
             self.ctx
                 .callee(&self.callee_name(call))

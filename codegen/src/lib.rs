@@ -190,10 +190,6 @@ pub struct Input<'a> {
     /// The element aliasing the checks left to run time.
     pub alias_checks: &'a [nilang_analysis::check::AliasCheck],
     pub ctx: &'a dyn CodegenContext,
-    /// For an instance of a template (`nilang_analysis::values`): each
-    /// `Fn` parameter's name and the function passed for it. Empty for
-    /// other functions.
-    pub binding: &'a [(String, String)],
 }
 
 pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options) -> Generated {
@@ -253,7 +249,6 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         casts: Vec::new(),
         cast_blocks: Vec::new(),
         windows: Vec::new(),
-        binding: input.binding,
         mode: Mode {
             checks: options.checks,
             record_all: options.tape_loops,
@@ -409,8 +404,6 @@ struct Gen<'a> {
     /// The index windows of the `for` loops being generated, innermost
     /// last (see `codegen::control`).
     windows: Vec<control::Slice>,
-    /// The functions an instance's `Fn` parameters stand for.
-    binding: &'a [(String, String)],
 }
 
 /// The one value that says what [`Gen`] is generating: options fixed for the
@@ -530,13 +523,6 @@ impl Gen<'_> {
         Some((id, kind_of(&self.types.defs[id])))
     }
 
-    /// A parameter `f::Fn<..>` (see `nilang_analysis::values`).
-    fn is_function_param(&self, p: &Param) -> bool {
-        self.resolution
-            .def_at(p.name.span)
-            .is_some_and(|id| matches!(self.types.defs[id], Ty::Constructed("Fn", _)))
-    }
-
     fn access(&self, id: usize) -> Access {
         match self.resolution.defs[id].kind {
             DefKind::Param(i) if self.mutated.get(i).copied().unwrap_or(false) => {
@@ -594,11 +580,9 @@ impl Gen<'_> {
             forwards.push("global_index".to_string());
         }
         let mut csc_checks = Vec::new();
+        // The stack parameters that have an adjoint stack here.
+        let mut stack_bars = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
-            if self.is_function_param(p) {
-                // Bound at compile time: an instance calls its function.
-                continue;
-            }
             let kind = self
                 .resolution
                 .def_at(p.name.span)
@@ -661,6 +645,9 @@ impl Gen<'_> {
                 };
                 let b = adjoint::bar_name(&p.name.name);
                 params.push(format!("{m}{b}: {bar}"));
+                if let Kind::Stack(_) = kind {
+                    stack_bars.push((name.clone(), b.clone(), p.name.name.clone(), p.span));
+                }
                 // The adjoints are laid out like the values.
                 let bar_kind = match &kind {
                     Kind::Csc(inner) => Kind::Array(inner.clone()),
@@ -716,6 +703,18 @@ impl Gen<'_> {
             let what = format!("`{nil_name}` must be stored by column (CSC)");
             self.line(&format!(
                 "if !{name}.is_csc() {{ return Err(nilang::Error::new({location}, nilang::Check::Shape, {what:?}, \"CSC\", \"CSR\")); }}"
+            ));
+        }
+        // A reverse pass keeps each adjoint stack as long as its stack and
+        // indexes it by the stack's positions: one of another length is
+        // reported (checks on or off), never left to panic.
+        for (name, bar, nil_name, span) in stack_bars {
+            let location = self.location(span);
+            let what = format!(
+                "the adjoint stack `{bar}` must hold one adjoint per value of `{nil_name}`"
+            );
+            self.line(&format!(
+                "if {bar}.len() != {name}.len() {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, {name}.len(), {bar}.len())); }}"
             ));
         }
         if let Some(body) = self.mode.ad.as_ref().and_then(|ad| ad.body.clone()) {
@@ -982,8 +981,18 @@ impl Gen<'_> {
         if unknown || written.is_empty() {
             return None;
         }
+        // An ancilla allocated inside a loop or branch of the routine lives
+        // and dies there: at the `~@routine` it is out of scope (as a Rust
+        // local too), and nothing of it is left to set back.
+        let mut nested = Vec::new();
+        nested_allocations(inner, false, &mut |span| {
+            nested.extend(self.resolution.def_at(span));
+        });
         let mut lines = Vec::new();
         for id in written {
+            if nested.contains(&id) {
+                continue;
+            }
             if !self.scratch_ancilla(id, inner) {
                 return None;
             }
@@ -1205,6 +1214,45 @@ impl Gen<'_> {
             StmtKind::Safe(expr) => self.safe(expr, stmt.span),
             StmtKind::Typecast { from, to, value } => self.typecast(from, to, value, stmt.span),
         }
+    }
+}
+
+/// Calls `f` with the name span of each allocation in `stmt` that sits in
+/// a block of its own in the generated Rust (the body of a loop or of a
+/// branch), below the scope `stmt` itself is generated in; `inside` says
+/// that `stmt` already is in such a block. `begin ... end`, `@routine`,
+/// `~`, `@invcheckoff` and `@inbounds` open no Rust block.
+fn nested_allocations(stmt: &Stmt, inside: bool, f: &mut dyn FnMut(Span)) {
+    let block = |stmts: &[Stmt], f: &mut dyn FnMut(Span)| {
+        for s in stmts {
+            nested_allocations(s, true, f);
+        }
+    };
+    match &stmt.kind {
+        StmtKind::Alloc { name, .. } if inside => f(name.span),
+        StmtKind::Begin(b) => {
+            for s in &b.stmts {
+                nested_allocations(s, inside, f);
+            }
+        }
+        StmtKind::Routine(s)
+        | StmtKind::Inverse(s)
+        | StmtKind::InvCheckOff(s)
+        | StmtKind::InBounds(s)
+        | StmtKind::Tape(s) => nested_allocations(s, inside, f),
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } => block(&body.stmts, f),
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            for b in branches {
+                block(&b.body.stmts, f);
+            }
+            if let Some(o) = otherwise {
+                block(&o.stmts, f);
+            }
+        }
+        _ => {}
     }
 }
 

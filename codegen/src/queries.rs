@@ -33,21 +33,42 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
         // An instance has its template's parameters (the `Fn` ones are
         // skipped at the call) and lives in its home module.
-        let (name, f, home) = match lookup_function(self.db, self.project, name) {
-            Some(f) => (name, f, f.file(self.db)),
+        let (name, f, home, analysed) = match lookup_function(self.db, self.project, name) {
+            Some(f) => (name, f, f.file(self.db), None),
             None => {
                 let instance = project_instances(self.db, self.project)
                     .iter()
                     .find(|i| i.name() == name)?;
                 let template = instance.template.as_str();
                 let f = lookup_function(self.db, self.project, template)?;
-                (template, f, instance_home(self.db, self.project, instance)?)
+                let analysed = instance_function(
+                    self.db,
+                    self.project,
+                    InstanceId::new(self.db, instance.clone()),
+                )
+                .clone()?;
+                (
+                    template,
+                    f,
+                    instance_home(self.db, self.project, instance)?,
+                    Some(analysed),
+                )
             }
         };
-        let ast = function_ast(self.db, f)?;
-        let resolution = resolve_function(self.db, f);
-        let types = function_types(self.db, f);
-        let mutated = mutated_params(self.db, self.project, name).unwrap_or_default();
+        let ast = match &analysed {
+            Some(a) => a.ast.clone(),
+            None => function_ast(self.db, f)?,
+        };
+        let resolution = analysed
+            .as_ref()
+            .map_or(resolve_function(self.db, f), |a| &a.resolution);
+        let types = analysed
+            .as_ref()
+            .map_or(function_types(self.db, f), |a| &a.types);
+        let mutated = match &analysed {
+            Some(a) => a.mutated.clone(),
+            None => mutated_params(self.db, self.project, name).unwrap_or_default(),
+        };
         let type_of = |span| {
             resolution
                 .def_at(span)
@@ -143,28 +164,47 @@ fn generate_as<'db>(
     tape_loops: bool,
     locations: bool,
 ) -> codegen::Generated {
-    let Some(mut ast) = function_ast(db, f) else {
+    let Some(ast) = function_ast(db, f) else {
         return codegen::Generated::default();
     };
-    let mut binding: Vec<(String, String)> = Vec::new();
-    if let Some(instance) = instance {
-        binding = nilang_analysis::values::binding(&ast, &instance.functions);
-        let named = Arc::make_mut(&mut ast);
-        named.name.name = instance.name();
-    }
     let project = f.project(db);
     let file = f.file(db);
-    let mutated = mutated_params(db, project, f.name(db)).unwrap_or_default();
+    // An instance is its own tree, analysed as a function of its own
+    // (`db::instance_function`); spans are the template's.
+    let analysed = match instance {
+        Some(i) => match instance_function(db, project, InstanceId::new(db, i.clone())) {
+            Some(a) => Some(a.clone()),
+            None => return codegen::Generated::default(),
+        },
+        None => None,
+    };
+    let mutated = match &analysed {
+        Some(a) => a.mutated.clone(),
+        None => mutated_params(db, project, f.name(db)).unwrap_or_default(),
+    };
+    let none_facts = nilang_analysis::kernel::KernelFacts::default();
     codegen::generate_function(
         &codegen::Input {
-            binding: &binding,
-            function: &ast,
-            resolution: resolve_function(db, f),
-            types: function_types(db, f),
+            function: analysed.as_ref().map_or(&*ast, |a| &*a.ast),
+            resolution: analysed
+                .as_ref()
+                .map_or(resolve_function(db, f), |a| &a.resolution),
+            types: analysed
+                .as_ref()
+                .map_or(function_types(db, f), |a| &a.types),
             mutated: &mutated,
-            activity: function_activity(db, f),
-            facts: kernel_facts(db, f),
-            alias_checks: &reversibility_checks(db, f).alias_checks,
+            activity: analysed
+                .as_ref()
+                .map_or(function_activity(db, f), |a| &a.activity),
+            facts: if analysed.is_some() {
+                &none_facts
+            } else {
+                kernel_facts(db, f)
+            },
+            alias_checks: &analysed
+                .as_ref()
+                .map_or(reversibility_checks(db, f), |a| &a.reversibility)
+                .alias_checks,
             ctx: &ProjectCodegen {
                 db,
                 project,
@@ -234,7 +274,6 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     let facts = kernel_facts(db, f);
     let shaders = codegen::wgsl::all_shaders(&codegen::Input {
         alias_checks: &[],
-        binding: &[],
         function: &ast,
         resolution,
         types,
@@ -369,7 +408,8 @@ pub fn instance_home(db: &dyn Db, project: Project, instance: &Instance) -> Opti
                 if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
                     && call.callee.name == instance.template
                     && call.args.iter().any(|a| {
-                        matches!(&a.kind, nilang_analysis::ast::ExprKind::Var(n) if instance.functions.contains(n))
+                        nilang_analysis::values::passed(a)
+                            .is_some_and(|(p, _)| instance.functions.contains(&p))
                     })
                 {
                     found = true;
@@ -381,7 +421,7 @@ pub fn instance_home(db: &dyn Db, project: Project, instance: &Instance) -> Opti
     instance
         .functions
         .iter()
-        .filter_map(|f| file_of(f))
+        .filter_map(|f| file_of(&f.name))
         .find(|&f| is_local(db, project, f))
         .or_else(|| local_files().find(|&f| calls_it(f)))
         .or_else(|| local_files().next())

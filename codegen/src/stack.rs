@@ -30,6 +30,27 @@ pub(super) fn is_stack_instruction(name: &str) -> bool {
     matches!(name, "PUSH!" | "POP!" | "COPYPUSH!" | "COPYPOP!")
 }
 
+/// The zero of a stack's element type, `elem_rust` in Rust: what `PUSH!`
+/// leaves in the place it empties and what `POP!` wants there. `None` for
+/// the element types the stack instructions do not take (the analysis's
+/// `limits::stack_element`): number systems, structs, arrays, stacks.
+fn element_zero(elem: &Kind, elem_rust: &str) -> Option<String> {
+    let number = |k: &Kind| {
+        matches!(
+            k,
+            Kind::Float(_) | Kind::Generic(_) | Kind::Int("i64" | "i32") | Kind::Unknown
+        )
+    };
+    match elem {
+        // `num_traits::Zero` has no `bool`; its zero is `false`.
+        Kind::Bool => return Some("false".into()),
+        Kind::Int(_) | Kind::Float(_) | Kind::Generic(_) | Kind::Unknown => {}
+        Kind::Complex(inner) if number(inner) => {}
+        _ => return None,
+    }
+    Some(format!("<{elem_rust} as nilang::num_traits::Zero>::zero()"))
+}
+
 impl Gen<'_> {
     pub(super) fn is_stack_def(&self, span: Span) -> bool {
         matches!(self.def_kind(span), Some((_, Kind::Stack(_))))
@@ -133,6 +154,26 @@ impl Gen<'_> {
         };
         let s = rust_name(&s_name);
         let elem_rust = rust_scalar(&elem).unwrap_or_else(|| "f64".into());
+        let Some(zero) = element_zero(&elem, &elem_rust) else {
+            // Reported by the analysis (`limits.rs`); a last guard here.
+            self.unsupported(
+                s_arg.span,
+                &format!(
+                    "`{name}` on a stack of `{}` values",
+                    elem_rust.replace("nilang::", "")
+                ),
+            );
+            return;
+        };
+        // Integers and booleans compare exactly (and `CheckEq` has no
+        // implementation for the narrow integer types).
+        let differ = |a: &str, b: &str| {
+            if matches!(elem, Kind::Int(_) | Kind::Bool) {
+                format!("{a} != {b}")
+            } else {
+                format!("!nilang::CheckEq::check_eq(&{a}, &{b}, ATOL)")
+            }
+        };
         let location = self.location(span);
         let copy = matches!(name, "COPYPUSH!" | "COPYPOP!");
         let place = if copy {
@@ -168,6 +209,8 @@ impl Gen<'_> {
         if self.differentiating() && adjoint::differentiable(&elem) && self.active_at(s_arg.span) {
             self.ad_stack_rule(name, &s_name, x_arg, &elem, &location);
         }
+        // Run plainly inside a reverse pass: `s_bar` follows after it.
+        let sync = self.mode.ad.is_some() && !self.differentiating();
         let empty = format!(
             "return Err(nilang::Error::new({location}, nilang::Check::Stack, \"{name}({s_name}, {}): the stack `{s_name}` is empty\", nilang::Plain(\"a value to take\"), nilang::Plain(\"the stack `{s_name}` empty\")))",
             crate::printer::print_expr(x_arg).replace('"', "\\\"")
@@ -175,9 +218,12 @@ impl Gen<'_> {
         let x_text = crate::printer::print_expr(x_arg);
         match (name, place) {
             ("PUSH!", Some(p)) => {
-                self.line(&format!(
-                    "{s}.push(std::mem::replace(&mut {p}, nilang::num_traits::Zero::zero()));"
-                ));
+                // The element type is known from the stack.
+                let zero = match elem {
+                    Kind::Bool => "false",
+                    _ => "nilang::num_traits::Zero::zero()",
+                };
+                self.line(&format!("{s}.push(std::mem::replace(&mut {p}, {zero}));"));
             }
             ("POP!", Some(p)) => {
                 let v = self.fresh("v");
@@ -186,9 +232,9 @@ impl Gen<'_> {
                 ));
                 if self.mode.checks {
                     let what = format!("`{x_text}` must be zero before `POP!({s_name}, {x_text})`");
-                    let z = format!("<{elem_rust} as nilang::num_traits::Zero>::zero()");
+                    let cond = differ(&p, &zero);
                     self.line(&format!(
-                        "if !nilang::CheckEq::check_eq(&{p}, &{z}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, {z}, &{p})); }}"
+                        "if {cond} {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, {zero}, &{p})); }}"
                     ));
                 }
                 self.line(&format!("{p} = {v};"));
@@ -209,8 +255,9 @@ impl Gen<'_> {
                         "`COPYPOP!({s_name}, {x_text})`: the top of `{s_name}` must equal `{x_text}`"
                     );
                     self.line(&format!("let {e}: {elem_rust} = {value};"));
+                    let cond = differ(&v, &e);
                     self.line(&format!(
-                        "if !nilang::CheckEq::check_eq(&{v}, &{e}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, &{e}, &{v})); }}"
+                        "if {cond} {{ return Err(nilang::Error::new({location}, nilang::Check::Stack, {what:?}, &{e}, &{v})); }}"
                     ));
                 } else {
                     self.line(&format!("let _ = {v};"));
@@ -218,6 +265,61 @@ impl Gen<'_> {
             }
             _ => {}
         }
+        if sync {
+            self.sync_stack_bar(s_arg);
+        }
+    }
+
+    /// After a plain call inside a reverse pass (in a `@routine` run without
+    /// rules): the adjoint stacks of the stacks passed to it follow them.
+    pub(super) fn sync_call_stacks(&mut self, call: &Call) {
+        if self.mode.ad.is_none()
+            || self.differentiating()
+            || crate::builtins::instruction(&call.callee.name).is_some()
+        {
+            return;
+        }
+        for arg in &call.args {
+            if let ExprKind::Var(_) = arg.kind
+                && self.is_stack_def(arg.span)
+            {
+                self.sync_stack_bar(arg);
+            }
+        }
+    }
+
+    /// In a reverse pass, after code that changed the stack `s_arg` without
+    /// adjoint rules (a `@routine` run plainly, the forward part of a fused
+    /// gradient, a plain call): `s_bar` is brought back in step with it, a
+    /// zero adjoint for each value pushed, none kept for a value popped.
+    /// That is what the rules would leave there: such code runs where the
+    /// adjoints of what it writes start at zero (see `plain_routine`, which
+    /// keeps its rules for a stack that held values before the routine).
+    pub(super) fn sync_stack_bar(&mut self, s_arg: &Expr) {
+        let ExprKind::Var(name) = &s_arg.kind else {
+            return;
+        };
+        let Some((_, Kind::Stack(elem))) = self.def_kind(s_arg.span) else {
+            return;
+        };
+        if !adjoint::differentiable(&elem) {
+            return;
+        }
+        let Some(sb) = self.bar_place(s_arg) else {
+            return;
+        };
+        let s = rust_name(name);
+        let zero = self.ad_zero();
+        let zero = match *elem {
+            Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+            _ => zero,
+        };
+        self.line(&format!(
+            "while {sb}.len() < {s}.len() {{ {sb}.push({zero}); }}"
+        ));
+        self.line(&format!(
+            "while {sb}.len() > {s}.len() {{ let _ = {sb}.pop(); }}"
+        ));
     }
 
     fn element_mismatch(&mut self, s_arg: &Expr, x_arg: &Expr, elem: &Kind, kind: &Kind) {

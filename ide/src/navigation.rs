@@ -77,7 +77,11 @@ pub fn symbol_at<'db>(
         candidates.push((call.span, symbol));
     }
     for (span, name) in &resolution.fn_refs {
-        candidates.push((*span, Symbol::Function(name.clone())));
+        // A partial application (`scale!(_, c)`): its name only, so that
+        // its captured arguments are themselves.
+        let written = nilang_analysis::modules::bare_name(name).len() as u32;
+        let span = Span::new(span.start, (span.start + written).min(span.end));
+        candidates.push((span, Symbol::Function(name.clone())));
     }
     for (span, def) in &resolution.uses {
         candidates.push((
@@ -180,6 +184,15 @@ pub fn references(
     include_declaration: bool,
 ) -> Vec<(SourceFile, Span)> {
     let mut out = Vec::new();
+    // Uses are looked for in this crate's files: the standard library and
+    // the dependencies are not this crate's to list (a library function's
+    // definition is still its declaration).
+    let files: Vec<SourceFile> = project
+        .files(db)
+        .iter()
+        .copied()
+        .filter(|&f| db::is_local(db, project, f))
+        .collect();
     match symbol {
         Symbol::Local { function, def } => {
             let resolution = db::resolve_function(db, *function);
@@ -192,7 +205,7 @@ pub fn references(
             }
         }
         Symbol::Struct(_) | Symbol::Field { .. } => {
-            for &file in project.files(db) {
+            for &file in &files {
                 for &f in db::file_functions(db, project, file) {
                     let offset = db::function_offset(db, f);
                     for (span, s) in struct_uses(db, f) {
@@ -216,7 +229,7 @@ pub fn references(
             }
         }
         Symbol::Module(path) => {
-            for &file in project.files(db) {
+            for &file in &files {
                 for import in &db::parse_file(db, file).imports {
                     if import.module.name == *path {
                         out.push((file, import.module.span));
@@ -226,7 +239,7 @@ pub fn references(
         }
         Symbol::Function(_) | Symbol::Instruction(_) => {
             let declaration = definition(db, project, symbol);
-            for &file in project.files(db) {
+            for &file in &files {
                 for &f in db::file_functions(db, project, file) {
                     let offset = db::function_offset(db, f);
                     for call in &db::resolve_function(db, f).calls {

@@ -120,7 +120,12 @@ pub fn project_symbols(
     let query = query.to_lowercase();
     let matches = |name: &str| name.to_lowercase().contains(&query);
     let mut out = Vec::new();
-    for &file in project.files(db) {
+    // This crate's symbols: not the standard library's or dependencies'.
+    for &file in project
+        .files(db)
+        .iter()
+        .filter(|&&f| db::is_local(db, project, f))
+    {
         for symbol in document_symbols(db, project, file) {
             if out.len() >= limit {
                 return out;

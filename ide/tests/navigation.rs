@@ -256,3 +256,20 @@ fn a_module_path_goes_to_its_file_and_hovers_with_its_functions() {
     );
     assert!(nilang_ide::prepare_rename(&f.db, f.project, f.file, f.offset).is_err());
 }
+
+#[test]
+fn a_partial_application_names_its_function_and_its_captured_values() {
+    const PARTIAL: &str = "function scale!(y!::T, x::T, c::T) where T: Real\n    y! += c * x\nend\n\nfunction map!(f::Fn<T, T>, ys::[T], xs::[T]) where T: Real\n    for i = 1:length(xs)\n        f(ys[i], xs[i])\n    end\nend\n\nfunction scaled(ys::[f64], xs::[f64], c::f64)\n    map!(scale!(_, _, c), ys, xs)\nend\n";
+    check_definition(
+        &PARTIAL.replacen("map!(scale!", "map!(sca$0le!", 1),
+        expect![[r#"
+            1:10-1:16 `scale!`
+        "#]],
+    );
+    check_definition(
+        &PARTIAL.replacen("_, _, c)", "_, _, $0c)", 1),
+        expect![[r#"
+            11:39-11:40 `c`
+        "#]],
+    );
+}

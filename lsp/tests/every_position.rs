@@ -64,7 +64,7 @@ fn requests_everywhere_in_the_examples() {
                 }
             }
             if let Some(location) = features::definition(&snap, p) {
-                assert!(uris.contains(&location.uri));
+                assert!(uris.contains(&location.uri), "{name} {p:?}: {location:?}");
             }
             for location in features::references(&snap, p, true).unwrap_or_default() {
                 assert!(uris.contains(&location.uri));

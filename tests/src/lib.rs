@@ -24,6 +24,7 @@ nilang::include_nil!(pub mod higher_order_use);
 nilang::include_nil!(pub mod windows);
 nilang::include_nil!(pub mod modules);
 nilang::include_nil!(pub mod stdlib_use);
+nilang::include_nil!(pub mod regressions);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.
@@ -53,7 +54,7 @@ mod table {
     include!(concat!(env!("OUT_DIR"), "/random_table.rs"));
 }
 
-pub use table::{CONST_TWINS, GRADIENTS, PROGRAMS, VIA};
+pub use table::{CONST_TWINS, GRADIENTS, PARTIAL, PROGRAMS, VIA};
 
 /// An aliased program behind a uniform signature: the array, `[i, j, k]`.
 pub type Indexed = fn(&mut [f64], [i64; 3]) -> nilang::Result;

@@ -44,3 +44,53 @@ fn a_program_through_a_template_is_the_program() {
         }
     }
 }
+
+/// Property: each random program passed partially applied behaves exactly
+/// as the program: `pN(_, _, _, _, v)` to `part!` (the array captured) and,
+/// where it leaves a scalar unchanged, `pN` with that scalar captured to
+/// `cap!`. Bit for bit, forwards, backwards and through the gradient (the
+/// adjoints of the captured values included).
+#[test]
+fn a_program_partially_applied_is_the_program() {
+    use nilang_tests::PARTIAL;
+    assert!(
+        PARTIAL.len() > PROGRAMS.len(),
+        "{} partial cases",
+        PARTIAL.len()
+    );
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for (name, call, uncall, grad) in PARTIAL {
+        let (_, own_call, own_uncall) = PROGRAMS
+            .iter()
+            .find(|(n, ..)| n == name)
+            .expect("a program");
+        let (_, _, own_grad, _) = GRADIENTS
+            .iter()
+            .find(|(n, ..)| n == name)
+            .expect("every program has a gradient");
+        for _ in 0..8 {
+            let v = [rng.next(), rng.next(), rng.next(), rng.next()];
+            let start = [rng.next(), rng.next(), rng.next(), rng.next()];
+            let (mut s, mut t) = (start, start);
+            own_call(&mut s, &v).unwrap_or_else(|e| panic!("{name}: {e}"));
+            call(&mut t, &v).unwrap_or_else(|e| panic!("partial {name}: {e}"));
+            assert_eq!(s.map(f64::to_bits), t.map(f64::to_bits), "{name}");
+            own_uncall(&mut s, &v).unwrap_or_else(|e| panic!("{name} uncall: {e}"));
+            uncall(&mut t, &v).unwrap_or_else(|e| panic!("partial {name} uncall: {e}"));
+            assert_eq!(s.map(f64::to_bits), t.map(f64::to_bits), "{name} uncall");
+            let seed = [rng.next(), rng.next(), rng.next(), rng.next()];
+            let (mut s, mut t) = (start, start);
+            let (mut g, mut h) = (seed, seed);
+            let (mut v_bar, mut w_bar) = ([0.0; 4], [0.0; 4]);
+            own_grad(&mut s, &mut g, &v, &mut v_bar).unwrap_or_else(|e| panic!("{name} grad: {e}"));
+            grad(&mut t, &mut h, &v, &mut w_bar)
+                .unwrap_or_else(|e| panic!("partial {name} grad: {e}"));
+            assert_eq!(g.map(f64::to_bits), h.map(f64::to_bits), "{name} gradient");
+            assert_eq!(
+                v_bar.map(f64::to_bits),
+                w_bar.map(f64::to_bits),
+                "{name} gradient of v"
+            );
+        }
+    }
+}

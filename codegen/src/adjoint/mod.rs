@@ -201,9 +201,6 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let mut values = Vec::new();
     let mut with_bars = Vec::new();
     for (p, arg) in f.params.iter().zip(param_args(g, f)) {
-        if g.is_function_param(p) {
-            continue;
-        }
         let ParamArg { kind, value, .. } = arg;
         values.push(value.clone());
         with_bars.push(value);
@@ -219,6 +216,9 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         values.push(rust_name(&kw.name.name));
         with_bars.push(rust_name(&kw.name.name));
     }
+    // What `f` pushes onto or pops from a stack parameter: the reverse pass
+    // wants `s_bar` in step with `s` as `f` left it.
+    let stack_sync = stack_bar_sync(g, f, &scalar);
     // A function that records needs its forward run: it fills the tape.
     let skipped = if reverse_ok && primitive.is_none() && !g.mode.any_tape {
         skip_forward(g, forward, &with_bars)
@@ -251,7 +251,15 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         g.function(backward, &reverse_fn, false);
         g.mode.skip_values.clear();
     }
-    let fused = if reverse_ok && primitive.is_none() && !g.mode.any_tape && skipped.is_none() {
+    // The fused gradient's plain forward part keeps the adjoint stacks of
+    // ancillas in step, but not those of parameters, which come in in step
+    // with the stacks as they were (`stack_sync`).
+    let fused = if reverse_ok
+        && primitive.is_none()
+        && !g.mode.any_tape
+        && skipped.is_none()
+        && stack_sync.is_empty()
+    {
         fused_gradient(g, &scalar, forward, backward)
     } else {
         None
@@ -293,28 +301,30 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
             if g.mode.tape_param {
                 // The tape `f` records and the reverse pass reads back,
                 // dropped on return.
-                vec![
+                let mut body = vec![
                     "let mut __tape = nilang::Tape::new();".to_string(),
                     format!(
                         "{}({}, &mut __tape)?;",
                         inner_name(&name),
                         values.join(", ")
                     ),
-                    format!(
-                        "{}({}, &mut __tape)",
-                        inner_name(&adjoint_name(&f.name.name)),
-                        with_bars.join(", ")
-                    ),
-                ]
+                ];
+                body.extend(stack_sync.iter().cloned());
+                body.push(format!(
+                    "{}({}, &mut __tape)",
+                    inner_name(&adjoint_name(&f.name.name)),
+                    with_bars.join(", ")
+                ));
+                body
             } else {
-                vec![
-                    format!("{}({})?;", inner_name(&name), values.join(", ")),
-                    format!(
-                        "{}({})",
-                        inner_name(&adjoint_name(&f.name.name)),
-                        with_bars.join(", ")
-                    ),
-                ]
+                let mut body = vec![format!("{}({})?;", inner_name(&name), values.join(", "))];
+                body.extend(stack_sync.iter().cloned());
+                body.push(format!(
+                    "{}({})",
+                    inner_name(&adjoint_name(&f.name.name)),
+                    with_bars.join(", ")
+                ));
+                body
             }
         })),
     });
@@ -322,7 +332,15 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
     let tape_param = std::mem::replace(&mut g.mode.tape_param, false);
     g.function(forward, &grad_name(&f.name.name), false);
     if tape_param {
-        uncall_grad_taped(g, f, forward, &values, &with_bars, uncall_problem);
+        uncall_grad_taped(
+            g,
+            f,
+            forward,
+            &values,
+            &with_bars,
+            &stack_sync,
+            uncall_problem,
+        );
         g.mode.tape_param = true;
         g.mode.ad = None;
         return;
@@ -344,18 +362,21 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
              removed) with the arguments unchanged.",
             grad_name(&f.name.name)
         ),
-        body: Some(vec![
-            format!(
-                "{}({})?;",
-                inner_name(&uncall_adjoint_name(&f.name.name)),
-                with_bars.join(", ")
-            ),
-            format!(
-                "{}({})",
-                inner_name(&uncall_name(&f.name.name)),
-                values.join(", ")
-            ),
-        ]),
+        body: Some(undo_grad_body(
+            vec![
+                format!(
+                    "{}({})?;",
+                    inner_name(&uncall_adjoint_name(&f.name.name)),
+                    with_bars.join(", ")
+                ),
+                format!(
+                    "{}({})",
+                    inner_name(&uncall_name(&f.name.name)),
+                    values.join(", ")
+                ),
+            ],
+            &stack_sync,
+        )),
     });
     g.out.push('\n');
     g.function(
@@ -364,4 +385,53 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         false,
     );
     g.mode.ad = None;
+}
+
+/// The lines that bring the adjoint stack of each stack parameter of `f`
+/// that `f` changes back in step with it, after code that ran `f` (or `~f`)
+/// without adjoint rules: `f_grad` runs `f`, then the reverse pass, which
+/// wants an adjoint per value `f` left on the stack. A value `f` pushed gets
+/// a zero adjoint (nothing is seeded on it); the adjoint of a position that
+/// `f` emptied is dropped (no output sits there to seed), as an adjoint
+/// stack that came in in step with the stack holds one adjoint per value.
+/// `uncall_f_grad` ends with the same lines, which drop again the zeros
+/// `f_grad` pushed.
+fn stack_bar_sync(g: &Gen<'_>, f: &Function, scalar: &str) -> Vec<String> {
+    let zero = format!("<{ADJOINT_TYPE} as nilang::Adjoint<{scalar}>>::zero()");
+    let mut lines = Vec::new();
+    for (p, arg) in f.params.iter().zip(param_args(g, f)) {
+        let Kind::Stack(elem) = &arg.kind else {
+            continue;
+        };
+        if p.constant || !arg.mutated || bar_param_type(&arg.kind).is_none() {
+            continue;
+        }
+        let s = rust_name(&p.name.name);
+        let sb = bar_name(&p.name.name);
+        let zero = match **elem {
+            Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+            _ => zero.clone(),
+        };
+        lines.push(format!(
+            "while {sb}.len() < {s}.len() {{ {sb}.push({zero}); }}"
+        ));
+        lines.push(format!(
+            "while {sb}.len() > {s}.len() {{ let _ = {sb}.pop(); }}"
+        ));
+    }
+    lines
+}
+
+/// The body of `uncall_f_grad`: `uncall_f_adjoint`, then `~f` (the last of
+/// `lines`, an expression), then `sync` when there is any.
+fn undo_grad_body(mut lines: Vec<String>, sync: &[String]) -> Vec<String> {
+    if sync.is_empty() {
+        return lines;
+    }
+    if let Some(last) = lines.pop() {
+        lines.push(format!("{last}?;"));
+    }
+    lines.extend(sync.iter().cloned());
+    lines.push("Ok(())".to_string());
+    lines
 }

@@ -19,7 +19,10 @@ impl Gen<'_> {
     /// same), and the saved adjoints are added back at the end. A variable
     /// allocated just before R (only allocations in between, as in the
     /// inverse of a function whose ancillas are freed at its end) or inside
-    /// R has a zero adjoint already, and needs no saving. This saves a whole
+    /// R has a zero adjoint already, and needs no saving; a stack among them
+    /// starts empty, and R run plainly gives its adjoint stack a zero for
+    /// each value it pushes (`sync_stack_bar`). A stack that held values
+    /// before R keeps R's rules (R could pop them). This saves a whole
     /// adjoint sweep of every compute-copy-uncompute.
     pub(crate) fn plain_routine(
         &mut self,

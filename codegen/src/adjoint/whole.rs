@@ -21,23 +21,27 @@ pub(crate) fn uncall_grad_taped(
     forward: &Function,
     values: &[String],
     with_bars: &[String],
+    stack_sync: &[String],
     problem: Option<(String, String)>,
 ) {
     let name = &f.name.name;
     let body = match problem {
-        None => vec![
-            "let mut __tape = nilang::Tape::new();".to_string(),
-            format!(
-                "{}({}, &mut __tape)?;",
-                inner_name(&uncall_adjoint_name(name)),
-                with_bars.join(", ")
-            ),
-            format!(
-                "{}({}, &mut __tape)",
-                inner_name(&uncall_name(name)),
-                values.join(", ")
-            ),
-        ],
+        None => undo_grad_body(
+            vec![
+                "let mut __tape = nilang::Tape::new();".to_string(),
+                format!(
+                    "{}({}, &mut __tape)?;",
+                    inner_name(&uncall_adjoint_name(name)),
+                    with_bars.join(", ")
+                ),
+                format!(
+                    "{}({}, &mut __tape)",
+                    inner_name(&uncall_name(name)),
+                    values.join(", ")
+                ),
+            ],
+            stack_sync,
+        ),
         Some((location, message)) => {
             let what = if message.contains("overwrite") {
                 format!(

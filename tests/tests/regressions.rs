@@ -1,0 +1,237 @@
+//! Regressions (`tests/nil/regressions.nil`): programs that `nilc check`
+//! accepted but whose generated Rust did not compile, or panicked. Each runs
+//! forwards and backwards, and its gradient is compared with central
+//! differences where it has one.
+
+use nilang::{Check, Complex, Stack};
+use nilang_tests::regressions;
+
+const RTOL: f64 = 1e-6;
+const ATOL: f64 = 1e-8;
+
+/// Bug 1: `f_grad` of a function that pushes onto its stack parameter gave
+/// the adjoint stack no entry for the pushed value, and the reverse pass
+/// panicked reading `s_bar[end]`.
+#[test]
+fn a_gradient_that_pushes_onto_a_stack_parameter() {
+    let x = 1.3;
+    for below in [vec![], vec![0.7], vec![1.0, -2.0]] {
+        // Forwards and backwards.
+        let mut s = Stack::from_vec(below.clone());
+        let mut out = 0.5;
+        regressions::push_then_read(&mut out, x, &mut s).unwrap();
+        assert_eq!(out, 0.5 + 2.0 * x);
+        assert_eq!(s.len(), below.len() + 1);
+        assert_eq!(s.top(), Some(&x));
+        regressions::uncall_push_then_read(&mut out, x, &mut s).unwrap();
+        assert_eq!((out, s.as_slice()), (0.5, &below[..]));
+        // The gradient, whatever the adjoints of the values below.
+        let mut s_bar = Stack::from_vec(vec![0.25; below.len()]);
+        let (mut out, mut out_bar, mut x_bar) = (0.5, 1.0, 0.0);
+        regressions::push_then_read_grad(&mut out, &mut out_bar, x, &mut x_bar, &mut s, &mut s_bar)
+            .unwrap();
+        assert_eq!(x_bar, 2.0);
+        assert_eq!((out, s.as_slice()), (0.5, &below[..]));
+        assert_eq!(s_bar.as_slice(), &vec![0.25; below.len()][..]);
+        let loss = |p: &[f64]| {
+            let mut s = Stack::from_vec(below.clone());
+            let mut out = 0.0;
+            regressions::push_then_read(&mut out, p[0], &mut s).unwrap();
+            out
+        };
+        nilang::check_gradient(loss, &[x], &[x_bar], RTOL, ATOL).unwrap();
+    }
+    // An adjoint stack out of step with the stack is reported, and the
+    // arguments are left as they were.
+    let mut s = Stack::from_vec(vec![1.0]);
+    let mut s_bar = Stack::new();
+    let (mut out, mut out_bar, mut x_bar) = (0.5, 1.0, 0.0);
+    let e =
+        regressions::push_then_read_grad(&mut out, &mut out_bar, x, &mut x_bar, &mut s, &mut s_bar)
+            .unwrap_err();
+    assert_eq!((e.check, e.location.line), (Check::Stack, 11));
+    assert!(e.what.contains("adjoint stack `s_bar`"), "{e}");
+    assert_eq!((e.expected.as_str(), e.found.as_str()), ("1", "0"));
+    assert_eq!((out, out_bar, x_bar), (0.5, 1.0, 0.0));
+    assert_eq!((s.as_slice(), s_bar.len()), (&[1.0][..], 0));
+    // The reverse pass alone too: after the call, `s` holds two values.
+    regressions::push_then_read(&mut out, x, &mut s).unwrap();
+    let mut s_bar = Stack::from_vec(vec![0.0]);
+    let e = regressions::push_then_read_adjoint(
+        &mut out,
+        &mut out_bar,
+        x,
+        &mut x_bar,
+        &mut s,
+        &mut s_bar,
+    )
+    .unwrap_err();
+    assert_eq!(e.check, Check::Stack);
+}
+
+/// Bug 1, popping: the value popped into `x!` takes the seed of `x!` back
+/// onto the adjoint stack; the adjoint the stack's top came in with seeded
+/// nothing (no output sits there after the call), and is replaced.
+#[test]
+fn a_gradient_that_pops_a_stack_parameter() {
+    let mut s = Stack::from_vec(vec![1.0, 2.0]);
+    let mut s_bar = Stack::from_vec(vec![10.0, 20.0]);
+    let (mut x, mut x_bar) = (0.0, 3.0);
+    regressions::pop_top_into_grad(&mut s, &mut s_bar, &mut x, &mut x_bar).unwrap();
+    assert_eq!((s.as_slice(), x), (&[1.0, 2.0][..], 0.0));
+    assert_eq!((s_bar.as_slice(), x_bar), (&[10.0, 3.0][..], 0.0));
+    // The loss seeded so: 10 s[1] + 3 x after the call.
+    let loss = |p: &[f64]| {
+        let mut s = Stack::from_vec(p.to_vec());
+        let mut x = 0.0;
+        regressions::pop_top_into(&mut s, &mut x).unwrap();
+        10.0 * s[0] + 3.0 * x
+    };
+    nilang::check_gradient(loss, &[1.0, 2.0], s_bar.as_slice(), RTOL, ATOL).unwrap();
+}
+
+/// Bug 1, a stack ancilla that a callee pushes onto, or that is pushed onto
+/// inside a routine: the reverse pass runs the routine as plain code, and
+/// the ancilla's adjoint stack follows it.
+#[test]
+fn a_gradient_through_a_stack_ancilla_pushed_in_a_routine() {
+    type Forward = fn(&mut f64, f64) -> nilang::Result;
+    type Gradient = fn(&mut f64, &mut f64, f64, &mut f64) -> nilang::Result;
+    let cases: [(Forward, Forward, Gradient, f64); 3] = [
+        (
+            regressions::through_callee_push,
+            regressions::uncall_through_callee_push,
+            regressions::through_callee_push_grad,
+            1.0,
+        ),
+        (
+            regressions::through_callee_push_neg,
+            regressions::uncall_through_callee_push_neg,
+            regressions::through_callee_push_neg_grad,
+            -1.0,
+        ),
+        (
+            regressions::push_in_routine,
+            regressions::uncall_push_in_routine,
+            regressions::push_in_routine_grad,
+            1.0,
+        ),
+    ];
+    for (forward, backward, gradient, sign) in cases {
+        for (x, y0) in [(1.3, 0.5), (-0.4, -2.0)] {
+            let mut y = y0;
+            forward(&mut y, x).unwrap();
+            assert!((y - sign * (y0 + 3.0 * x * x)).abs() < 1e-12);
+            backward(&mut y, x).unwrap();
+            assert!((y - y0).abs() < 1e-12);
+            let (mut y, mut y_bar, mut x_bar) = (y0, 1.0, 0.0);
+            gradient(&mut y, &mut y_bar, x, &mut x_bar).unwrap();
+            assert_eq!(y, y0);
+            assert!((x_bar - sign * 6.0 * x).abs() < 1e-12, "{x_bar}");
+            let loss = |p: &[f64]| {
+                let mut y = p[1];
+                forward(&mut y, p[0]).unwrap();
+                y
+            };
+            nilang::check_gradient(loss, &[x, y0], &[x_bar, y_bar], RTOL, ATOL).unwrap();
+        }
+    }
+}
+
+/// Bug 2: stacks of booleans (their zero is `false`) and of narrow
+/// integers (compared exactly).
+#[test]
+fn stacks_of_booleans_and_integers() {
+    let (mut b, mut c) = (true, false);
+    regressions::move_flag(&mut b, &mut c).unwrap();
+    assert_eq!((b, c), (false, true));
+    regressions::uncall_move_flag(&mut b, &mut c).unwrap();
+    assert_eq!((b, c), (true, false));
+    // POP! into a flag that is set.
+    let (mut b, mut c) = (true, true);
+    let e = regressions::move_flag(&mut b, &mut c).unwrap_err();
+    assert_eq!((e.check, e.location.line), (Check::Stack, 69));
+    assert_eq!((e.expected.as_str(), e.found.as_str()), ("false", "true"));
+    assert_eq!((b, c), (true, true));
+
+    let mut s = Stack::from_vec(vec![false]);
+    let mut b = true;
+    regressions::push_flags(&mut s, &mut b, false).unwrap();
+    assert_eq!((s.as_slice(), b), (&[false, false, true][..], false));
+    regressions::pop_push_flag(&mut s).unwrap();
+    regressions::uncall_pop_push_flag(&mut s).unwrap();
+    assert_eq!(s.as_slice(), &[false, false, true]);
+    regressions::uncall_push_flags(&mut s, &mut b, false).unwrap();
+    assert_eq!((s.as_slice(), b), (&[false][..], true));
+    // COPYPOP! of a flag other than the top.
+    let mut s = Stack::from_vec(vec![true, false]);
+    let e = regressions::uncall_push_flags(&mut s, &mut false, false).unwrap_err();
+    assert_eq!((e.check, e.location.line), (Check::Stack, 74));
+    assert_eq!((e.expected.as_str(), e.found.as_str()), ("false", "true"));
+
+    let (mut b, mut c) = (200u8, 0u8);
+    regressions::move_byte(&mut b, &mut c).unwrap();
+    assert_eq!((b, c), (0, 200));
+    regressions::uncall_move_byte(&mut b, &mut c).unwrap();
+    assert_eq!((b, c), (200, 0));
+    let e = regressions::move_byte(&mut 1, &mut 2).unwrap_err();
+    assert_eq!((e.check, e.found.as_str()), (Check::Stack, "2"));
+
+    let (mut z, mut w) = (Complex::new(3i64, -4), Complex::new(0, 0));
+    regressions::move_gaussian(&mut z, &mut w).unwrap();
+    assert_eq!((z, w), (Complex::new(0, 0), Complex::new(3, -4)));
+    regressions::uncall_move_gaussian(&mut z, &mut w).unwrap();
+    assert_eq!((z, w), (Complex::new(3, -4), Complex::new(0, 0)));
+}
+
+/// Bug 3: without checks, the uncomputation of a routine with a routine of
+/// its own inside a loop sets the outer ancillas back to zero; those of the
+/// inner routine are out of scope there (and were "reset" too, which did
+/// not compile).
+#[test]
+fn a_routine_in_a_loop_of_a_routine_unchecked() {
+    type Forward = fn(&mut f64, &[f64], &[f64]) -> nilang::Result;
+    type Gradient =
+        fn(&mut f64, &mut f64, &[f64], &mut [f64], &[f64], &mut [f64]) -> nilang::Result;
+    let a = [0.3, -1.2, 2.0, 0.7];
+    let b = [1.1, 0.4, -0.5, 2.5];
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let expected: f64 = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - ma) * (y - mb))
+        .sum::<f64>()
+        / n;
+    let cases: [(Forward, Forward, Gradient); 2] = [
+        (
+            regressions::centered_cross,
+            regressions::uncall_centered_cross,
+            regressions::centered_cross_grad,
+        ),
+        (
+            regressions::centered_cross_unchecked,
+            regressions::uncall_centered_cross_unchecked,
+            regressions::centered_cross_unchecked_grad,
+        ),
+    ];
+    for (forward, backward, gradient) in cases {
+        let mut cov = 0.25;
+        forward(&mut cov, &a, &b).unwrap();
+        assert!((cov - 0.25 - expected).abs() < 1e-12, "{cov} vs {expected}");
+        backward(&mut cov, &a, &b).unwrap();
+        assert!((cov - 0.25).abs() < 1e-12);
+        let (mut cov, mut cov_bar) = (0.25, 1.0);
+        let (mut a_bar, mut b_bar) = ([0.0; 4], [0.0; 4]);
+        gradient(&mut cov, &mut cov_bar, &a, &mut a_bar, &b, &mut b_bar).unwrap();
+        assert_eq!(cov, 0.25);
+        let loss = |p: &[f64]| {
+            let mut cov = 0.0;
+            forward(&mut cov, &p[..4], &p[4..]).unwrap();
+            cov
+        };
+        let point: Vec<f64> = a.iter().chain(&b).copied().collect();
+        let grad: Vec<f64> = a_bar.iter().chain(&b_bar).copied().collect();
+        nilang::check_gradient(loss, &point, &grad, RTOL, ATOL).unwrap();
+    }
+}
