@@ -734,19 +734,7 @@ fn function_value_checks(
             return;
         };
         // The functions passed at the callee's `Fn` parameters.
-        let Some(template) =
-            lookup_function(db, project, &call.callee.name).and_then(|t| function_ast(db, t))
-        else {
-            return;
-        };
-        let positions: Vec<usize> = crate::values::function_params(&template)
-            .into_iter()
-            .map(|(i, _, _)| i)
-            .collect();
-        if positions.is_empty() {
-            return;
-        }
-        let Some(functions) = crate::values::passed_functions(call, positions) else {
+        let Some(Instance { functions, .. }) = called_instance(db, project, call) else {
             return;
         };
         // An instance that cannot be made, or whose code has errors, is
@@ -817,6 +805,24 @@ fn function_value_checks(
         }
     });
     out
+}
+
+/// The instance a call of a template reaches: the functions it passes at
+/// the template's `Fn` parameters; `None` for a call of anything else, or
+/// one that passes no function there.
+fn called_instance(db: &dyn Db, project: Project, call: &crate::ast::Call) -> Option<Instance> {
+    let template = function_ast(db, lookup_function(db, project, &call.callee.name)?)?;
+    let positions: Vec<usize> = crate::values::function_params(&template)
+        .into_iter()
+        .map(|(i, _, _)| i)
+        .collect();
+    if positions.is_empty() {
+        return None;
+    }
+    Some(Instance {
+        template: call.callee.name.clone(),
+        functions: crate::values::passed_functions(call, positions)?,
+    })
 }
 
 /// The functions of every file of the project that name resolution finds
@@ -1435,26 +1441,10 @@ fn instance_error(db: &dyn Db, project: Project, instance: &Instance) -> Option<
             ));
         }
         effects::visit_block(&tree.body, &mut |stmt| {
-            let crate::ast::StmtKind::Call(call) = &stmt.kind else {
-                return;
-            };
-            let Some(t) =
-                lookup_function(db, project, &call.callee.name).and_then(|t| function_ast(db, t))
-            else {
-                return;
-            };
-            let positions: Vec<usize> = crate::values::function_params(&t)
-                .into_iter()
-                .map(|(i, _, _)| i)
-                .collect();
-            if positions.is_empty() {
-                return;
-            }
-            if let Some(functions) = crate::values::passed_functions(call, positions) {
-                work.push(Instance {
-                    template: call.callee.name.clone(),
-                    functions,
-                });
+            if let crate::ast::StmtKind::Call(call) = &stmt.kind
+                && let Some(instance) = called_instance(db, project, call)
+            {
+                work.push(instance);
             }
         });
         seen.push(next);
