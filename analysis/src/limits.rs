@@ -273,8 +273,20 @@ impl Limits<'_> {
             StmtKind::Call(call) => self.call(call),
             StmtKind::Alloc { value, name } | StmtKind::Dealloc { value, name } => {
                 self.value(value);
-                if self.device && !device_type(&self.def_type(name.span), false) {
+                let ty = self.def_type(name.span);
+                if self.device && !device_type(&ty, false) {
                     self.out.push(gpu0701(stmt.span, "this ancilla"));
+                }
+                // An ancilla is made from and checked against a zero of
+                // the runtime's `Real`, which unsigned integers are not
+                // (it needs negation).
+                if let Ty::Scalar(t @ ("u8" | "u16" | "u32" | "u64" | "usize")) = ty
+                    && matches!(stmt.kind, StmtKind::Alloc { .. })
+                {
+                    self.out.push(e0701(
+                        name.span,
+                        &format!("an ancilla of the unsigned type `{t}`"),
+                    ).with_help("use a signed integer type (`i64`, `i32`, `i16`, `i8`) for the ancilla"));
                 }
             }
             StmtKind::If {

@@ -264,6 +264,9 @@ float_real!(f64);
 float_real!(f32);
 int_real!(i64);
 int_real!(i32);
+int_real!(i16);
+int_real!(i8);
+int_real!(isize);
 
 /// Zero of any [`Real`] (the additive identity); generated code writes
 /// `nilang_runtime::zero::<T>()` for NiLang's `zero(T)`.

@@ -235,3 +235,13 @@ fn a_routine_in_a_loop_of_a_routine_unchecked() {
         nilang::check_gradient(loss, &point, &grad, RTOL, ATOL).unwrap();
     }
 }
+
+/// Ancillas of `i16` and `i8`, whose zero and check the runtime lacked.
+#[test]
+fn narrow_integer_ancillas() {
+    let mut y = 0.5;
+    regressions::narrow_integers(&mut y, 3, -2).unwrap();
+    assert_eq!(y, 0.5 - 6.0);
+    regressions::uncall_narrow_integers(&mut y, 3, -2).unwrap();
+    assert_eq!(y, 0.5);
+}
