@@ -876,55 +876,47 @@ impl Checker<'_> {
     fn call(&mut self, call: &Call) {
         let mutated = self.mutated_positions(call);
         let name = &call.callee.name;
-        // The captured arguments of a partial application (`g(_, c)`) go to
-        // `g`'s parameters: the same rule for its `Const` ones.
+        // What each `Const` parameter receives: the call's arguments, and
+        // the values a partial application (`g(_, c)`) captures for `g`.
+        let mut to_constants: Vec<(&Expr, String)> = Vec::new();
+        if let Some(constant) = self.callees.constant_params(name) {
+            to_constants.extend(
+                call.args
+                    .iter()
+                    .zip(&constant)
+                    .filter(|(_, c)| **c)
+                    .map(|(arg, _)| (arg, name.clone())),
+            );
+        }
         for arg in &call.args {
             if let Some((passed, captured)) = crate::values::passed(arg)
                 && passed.holes.is_some()
                 && let Some(constant) = self.callees.constant_params(&passed.name)
             {
                 for (k, x) in passed.captured().into_iter().zip(captured) {
-                    if constant.get(k).copied().unwrap_or(false) && self.reads_active(x) {
-                        self.out.push(
-                            Diagnostic::error(
-                                "E0211",
-                                x.span,
-                                format!(
-                                    "`{}` carries a derivative, and `{}` takes it as `Const`",
-                                    print_expr(x),
-                                    passed.name
-                                ),
-                            )
-                            .with_label("its derivative through this call would be lost")
-                            .with_help(format!(
-                                "remove `Const` from that parameter of `{}`, or declare `{}` `Const` here too",
-                                passed.name,
-                                x.root_var().map(|(n, _)| n).unwrap_or("it")
-                            )),
-                        );
+                    if constant.get(k).copied().unwrap_or(false) {
+                        to_constants.push((x, passed.name.clone()));
                     }
                 }
             }
         }
-        if let Some(constant) = self.callees.constant_params(name) {
-            for (arg, _) in call.args.iter().zip(&constant).filter(|(_, c)| **c) {
-                if self.reads_active(arg) {
-                    self.out.push(
-                        Diagnostic::error(
-                            "E0211",
-                            arg.span,
-                            format!(
-                                "`{}` carries a derivative, and `{name}` takes it as `Const`",
-                                print_expr(arg)
-                            ),
-                        )
-                        .with_label("its derivative through this call would be lost")
-                        .with_help(format!(
-                            "remove `Const` from that parameter of `{name}`, or declare `{}` `Const` here too",
-                            arg.root_var().map(|(n, _)| n).unwrap_or("it")
-                        )),
-                    );
-                }
+        for (arg, callee) in to_constants {
+            if self.reads_active(arg) {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0211",
+                        arg.span,
+                        format!(
+                            "`{}` carries a derivative, and `{callee}` takes it as `Const`",
+                            print_expr(arg)
+                        ),
+                    )
+                    .with_label("its derivative through this call would be lost")
+                    .with_help(format!(
+                        "remove `Const` from that parameter of `{callee}`, or declare `{}` `Const` here too",
+                        arg.root_var().map(|(n, _)| n).unwrap_or("it")
+                    )),
+                );
             }
         }
         for (arg, &m) in call.args.iter().zip(&mutated) {

@@ -77,6 +77,18 @@ pub fn library_module(db: &dyn Db, project: Project, file: SourceFile) -> Option
     project.libraries(db).iter().find(|l| l.file == file)
 }
 
+/// The module path `using` and `import` name `file` by: a library
+/// module's (`std.linalg`), or a crate file's stem.
+pub fn module_path(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    match library_module(db, project, file) {
+        Some(l) => l.path.clone(),
+        None => std::path::Path::new(file.path(db))
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
 /// Whether `file` is one of this crate's own (not a library module).
 pub fn is_local(db: &dyn Db, project: Project, file: SourceFile) -> bool {
     library_module(db, project, file).is_none()
@@ -328,16 +340,8 @@ fn function_chunk(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Ve
 pub fn module_registry(db: &dyn Db, project: Project) -> Arc<crate::modules::Registry> {
     let mut registry = crate::modules::Registry::default();
     for &file in project.files(db) {
-        let (path, package) = match library_module(db, project, file) {
-            Some(l) => (l.path.clone(), Some(l.package.clone())),
-            None => (
-                std::path::Path::new(file.path(db))
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                None,
-            ),
-        };
+        let path = module_path(db, project, file);
+        let package = library_module(db, project, file).map(|l| l.package.clone());
         let functions = parse_file(db, file)
             .items
             .iter()
@@ -729,6 +733,10 @@ fn function_value_checks(
     // The instances this function's calls name (the project's function
     // names are read only where a call passes a function).
     let mut names: Option<Vec<String>> = None;
+    let own: Vec<&str> = crate::values::function_params(ast)
+        .into_iter()
+        .map(|(_, n, _)| n)
+        .collect();
     effects::visit_block(&ast.body, &mut |stmt| {
         let crate::ast::StmtKind::Call(call) = &stmt.kind else {
             return;
@@ -741,10 +749,6 @@ fn function_value_checks(
         // refused here, where the functions are passed (in a template, a
         // call passing its own `Fn` parameter is checked in each of its
         // instances instead).
-        let own: Vec<&str> = crate::values::function_params(ast)
-            .into_iter()
-            .map(|(_, n, _)| n)
-            .collect();
         let arity_ok = functions.iter().all(|p| match &p.holes {
             Some(h) => lookup_function(db, project, &p.name)
                 .and_then(|g| header(db, g))
@@ -1418,98 +1422,89 @@ pub fn instance_function<'db>(
 /// The instances it needs in turn (a function passed on) are checked with
 /// it, so that no instance a call reaches fails to build.
 fn instance_error(db: &dyn Db, project: Project, instance: &Instance) -> Option<String> {
-    let mut work = vec![instance.clone()];
+    let mut why = None;
+    reach_instances(db, project, vec![instance.clone()], |next, tree| {
+        if let Err(e) = tree {
+            why = Some(e.clone());
+            return false;
+        }
+        let analysed = instance_function(db, project, InstanceId::new(db, next.clone()));
+        let error = analysed.as_ref().and_then(|a| {
+            a.diagnostics
+                .iter()
+                .find(|d| d.severity == crate::diagnostics::Severity::Error)
+        });
+        if let Some(d) = error {
+            why = Some(format!(
+                "its code would have an error: {} ({})",
+                d.message, d.code
+            ));
+        }
+        why.is_none()
+    });
+    why
+}
+
+/// Every instance of the project's templates that its code reaches: the
+/// calls of a template with functions, and the instances those reach (a
+/// function passed on). One that cannot be made is left out (E0623 where
+/// it is asked). Only the Rust backend asks for it.
+#[salsa::tracked(returns(ref))]
+pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
+    let mut roots = Vec::new();
+    for_each_function(db, project, |_, file, k, i| {
+        if let Some(ast) = function_chunk(db, project, file, k).get(i)
+            && !crate::values::is_template(ast)
+        {
+            roots.extend(called_instances(db, project, ast));
+        }
+    });
+    let mut out: Vec<Instance> = Vec::new();
+    reach_instances(db, project, roots, |instance, tree| {
+        if tree.is_ok() {
+            out.push(instance.clone());
+        }
+        true
+    });
+    out.sort();
+    Arc::new(out)
+}
+
+/// The instances the calls of `f` reach.
+fn called_instances(db: &dyn Db, project: Project, f: &Function) -> Vec<Instance> {
+    let mut out = Vec::new();
+    effects::visit_block(&f.body, &mut |stmt| {
+        if let crate::ast::StmtKind::Call(call) = &stmt.kind
+            && let Some(instance) = called_instance(db, project, call)
+        {
+            out.push(instance);
+        }
+    });
+    out
+}
+
+/// Visits `roots` and every instance their trees reach in turn, each
+/// once, with its tree (or why it cannot be made), until `each` says stop.
+fn reach_instances(
+    db: &dyn Db,
+    project: Project,
+    mut work: Vec<Instance>,
+    mut each: impl FnMut(&Instance, Result<&Arc<Function>, &String>) -> bool,
+) {
     let mut seen: Vec<Instance> = Vec::new();
     while let Some(next) = work.pop() {
         if seen.contains(&next) {
             continue;
         }
-        let id = InstanceId::new(db, next.clone());
-        let tree = match instance_tree(db, project, id) {
-            Ok(tree) => tree,
-            Err(why) => return Some(why.clone()),
-        };
-        if let Some(d) = instance_function(db, project, id)
-            .as_ref()?
-            .diagnostics
-            .iter()
-            .find(|d| d.severity == crate::diagnostics::Severity::Error)
-        {
-            return Some(format!(
-                "its code would have an error: {} ({})",
-                d.message, d.code
-            ));
+        let tree = instance_tree(db, project, InstanceId::new(db, next.clone()));
+        if !each(&next, tree.as_ref()) {
+            return;
         }
-        effects::visit_block(&tree.body, &mut |stmt| {
-            if let crate::ast::StmtKind::Call(call) = &stmt.kind
-                && let Some(instance) = called_instance(db, project, call)
-            {
-                work.push(instance);
-            }
-        });
+        if let Ok(tree) = tree {
+            work.extend(called_instances(db, project, tree));
+        }
         seen.push(next);
     }
-    None
-}
-
-/// Every instance of the project's templates that its code reaches: the
-/// calls of a template with functions (or, inside an instance, with the
-/// functions its own `Fn` parameters stand for). Only the Rust backend
-/// asks for it.
-#[salsa::tracked(returns(ref))]
-pub fn project_instances(db: &dyn Db, project: Project) -> Arc<Vec<Instance>> {
-    let mut asts: Vec<Arc<Function>> = Vec::new();
-    for_each_function(db, project, |_, file, k, i| {
-        if let Some(ast) = function_chunk(db, project, file, k).get(i) {
-            asts.push(Arc::clone(ast));
-        }
-    });
-    let templates: FxHashMap<&str, &Function> = asts
-        .iter()
-        .filter(|a| crate::values::is_template(a))
-        .map(|a| (a.name.name.as_str(), &**a))
-        .collect();
-    let mut work = Vec::new();
-    for a in asts.iter().filter(|a| !crate::values::is_template(a)) {
-        template_calls(a, &templates, &mut work);
-    }
-    let mut out: Vec<Instance> = Vec::new();
-    while let Some(instance) = work.pop() {
-        if out.contains(&instance) {
-            continue;
-        }
-        // An instance's own calls of templates (its function passed on).
-        // One that cannot be made is left out (E0623 where it is asked).
-        let Ok(tree) = instance_tree(db, project, InstanceId::new(db, instance.clone())) else {
-            continue;
-        };
-        template_calls(tree, &templates, &mut work);
-        out.push(instance);
-    }
-    out.sort();
-    Arc::new(out)
-}
-
-/// The instances the calls of `f` need.
-fn template_calls(f: &Function, templates: &FxHashMap<&str, &Function>, out: &mut Vec<Instance>) {
-    effects::visit_block(&f.body, &mut |stmt| {
-        let crate::ast::StmtKind::Call(call) = &stmt.kind else {
-            return;
-        };
-        let Some(t) = templates.get(call.callee.name.as_str()) else {
-            return;
-        };
-        let positions = crate::values::function_params(t)
-            .into_iter()
-            .map(|(i, _, _)| i);
-        let Some(functions) = crate::values::passed_functions(call, positions) else {
-            return;
-        };
-        out.push(Instance {
-            template: call.callee.name.clone(),
-            functions,
-        });
-    });
 }
 
 /// The parameters of `f` that it mutates, by position.

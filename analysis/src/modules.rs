@@ -335,35 +335,6 @@ fn variable_names(function: &Function) -> FxHashSet<&str> {
     out
 }
 
-/// Calls `f` on every call statement of `stmts`, nested ones included.
-fn walk_calls_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
-    for s in stmts {
-        match &mut s.kind {
-            StmtKind::Call(call) => f(call),
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                for b in branches {
-                    walk_calls_mut(&mut b.body.stmts, f);
-                }
-                if let Some(o) = otherwise {
-                    walk_calls_mut(&mut o.stmts, f);
-                }
-            }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-                walk_calls_mut(&mut body.stmts, f)
-            }
-            StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
-            | StmtKind::Tape(inner)
-            | StmtKind::InvCheckOff(inner)
-            | StmtKind::InBounds(inner) => walk_calls_mut(std::slice::from_mut(&mut **inner), f),
-            _ => {}
-        }
-    }
-}
-
 /// E0114 for each call in `functions` (with their offsets in the file) of
 /// a name that two `using`s bring in.
 pub fn ambiguous_calls(functions: &[(u32, &Function)], scope: &Scope, out: &mut Vec<Diagnostic>) {

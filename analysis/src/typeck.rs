@@ -668,27 +668,26 @@ impl Cx<'_> {
     fn call(&mut self, call: &Call) {
         // A function parameter passed on whole is checked against the
         // callee's parameter (`function_argument`), not read as a value.
-        let mut captured_vals: Vec<Val> = Vec::new();
+        // Per argument, the values a partial application captures.
+        let mut captured_vals: Vec<Vec<Val>> = vec![Vec::new(); call.args.len()];
         let mut args: Vec<Val> = Vec::with_capacity(call.args.len());
-        for a in &call.args {
+        for (i, a) in call.args.iter().enumerate() {
             let val = match self.var_type(a) {
                 Some(ty @ Ty::Constructed("Fn", _)) if matches!(a.kind, ExprKind::Var(_)) => {
                     self.record(a, Val::of(ty))
                 }
                 // A partial application is no value; its captured
                 // arguments are, checked below against the instance.
-                _ if self.partial(a).is_some() => {
-                    for x in self.partial(a).into_iter().flatten() {
-                        let v = self.expr(x);
-                        captured_vals.push(v);
+                _ => match self.partial(a) {
+                    Some(inner) => {
+                        captured_vals[i] = inner.into_iter().map(|x| self.expr(x)).collect();
+                        Val::of(Ty::Unknown)
                     }
-                    Val::of(Ty::Unknown)
-                }
-                _ => self.expr(a),
+                    None => self.expr(a),
+                },
             };
             args.push(val);
         }
-        let mut captured_vals = captured_vals.into_iter();
         for kw in &call.kwargs {
             self.expr(&kw.value);
         }
@@ -705,7 +704,7 @@ impl Cx<'_> {
         // their parameters have in this callee's type parameters: the
         // instance takes them as parameters of its own.
         let mut captured: Vec<(Ty, &Expr, Val)> = Vec::new();
-        for (param, arg) in params.iter().zip(&call.args) {
+        for ((param, arg), vals) in params.iter().zip(&call.args).zip(&captured_vals) {
             let (Ty::Constructed("Fn", open), Some(inner)) = (param, self.partial(arg)) else {
                 continue;
             };
@@ -732,9 +731,8 @@ impl Cx<'_> {
                 .zip(all)
                 .filter(|(_, a)| !crate::values::is_hole(a))
                 .map(|(t, _)| t);
-            for (t, x) in captured_types.zip(inner) {
-                let val = captured_vals.next().unwrap_or_else(|| Val::of(Ty::Unknown));
-                captured.push((substitute_generics(t, &map), x, val));
+            for ((t, x), val) in captured_types.zip(inner).zip(vals) {
+                captured.push((substitute_generics(t, &map), x, val.clone()));
             }
         }
         let positional =
@@ -1377,10 +1375,6 @@ impl Cx<'_> {
         }
     }
 
-    /// A function passed by name, or a parameter that takes one
-    /// (`crate::values`): E0623 unless a function whose parameter types
-    /// are the `Fn` type's meets an `Fn` parameter. True when either side
-    /// is a function (nothing else to check).
     /// The captured arguments of `arg` when it is a partial application
     /// (`scale!(_, c)`) of a function.
     fn partial<'e>(&self, arg: &'e Expr) -> Option<Vec<&'e Expr>> {
@@ -1393,6 +1387,10 @@ impl Cx<'_> {
         }
     }
 
+    /// A function passed by name, or a parameter that takes one
+    /// (`crate::values`): E0623 unless a function whose parameter types
+    /// are the `Fn` type's meets an `Fn` parameter. True when either side
+    /// is a function (nothing else to check).
     fn function_argument(&mut self, callee: &str, param: &Ty, arg: &Expr, val: &Val) -> bool {
         let passed = self
             .resolution

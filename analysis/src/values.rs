@@ -164,9 +164,8 @@ fn captured_param(param: &str, k: usize) -> String {
 /// of that function (`g(a, b)`, or `g(a, b, c)` with the captured values
 /// in their places), a function passed on becomes the function itself,
 /// and the `Fn` parameters give way to one parameter per captured value,
-/// last, of the types `captured_types` gives (in order, each already in
-/// the template's type parameters) and `Const` where `captured_constant`
-/// says. Spans are the template's; the new parameters and their uses get
+/// last, of the types and `Const`-ness `captured_types` gives (in order,
+/// each type already in the template's type parameters). Spans are the template's; the new parameters and their uses get
 /// empty spans of their own.
 pub fn instantiate(
     template: &Function,
@@ -180,11 +179,8 @@ pub fn instantiate(
     // of the parameters that carry its captured values.
     let mut bound: Vec<(String, Passed, Vec<String>)> = Vec::new();
     let mut extra: Vec<Param> = Vec::new();
-    for (((_, name, _), passed), types) in fn_params.iter().zip(functions).zip(captured_types) {
-        let p = &template.params[fn_params
-            .iter()
-            .position(|(_, n, _)| n == name)
-            .unwrap_or(0)];
+    for (((i, name, _), passed), types) in fn_params.iter().zip(functions).zip(captured_types) {
+        let p = &template.params[*i];
         let mut names = Vec::new();
         for (k, (ty, constant)) in types.iter().enumerate() {
             let at = p.name.span.start + k as u32;
@@ -214,7 +210,7 @@ pub fn instantiate(
         .map(|(_, p)| p.clone())
         .chain(extra)
         .collect();
-    substitute_block(&mut out.body, &bound);
+    walk_calls_mut(&mut out.body.stmts, &mut |call| substitute(call, &bound));
     out
 }
 
@@ -241,82 +237,48 @@ fn with_captured(holes: &[bool], filled: Vec<Expr>, captured: &[String], at: u32
         .collect()
 }
 
-fn substitute_block(block: &mut Block, bound: &[(String, Passed, Vec<String>)]) {
-    for stmt in &mut block.stmts {
-        substitute_stmt(stmt, bound);
-    }
-}
-
-fn substitute_stmt(stmt: &mut Stmt, bound: &[(String, Passed, Vec<String>)]) {
-    match &mut stmt.kind {
-        StmtKind::Call(call) => {
-            // A function parameter passed on: the function itself.
-            for arg in &mut call.args {
-                let ExprKind::Var(n) = &arg.kind else {
-                    continue;
+/// A call of the instance's tree with the `Fn` parameters in `bound`
+/// replaced: one passed on becomes the function itself (a partial
+/// application with the captured parameters in place), a call of one a
+/// call of the function.
+fn substitute(call: &mut Call, bound: &[(String, Passed, Vec<String>)]) {
+    for arg in &mut call.args {
+        let ExprKind::Var(n) = &arg.kind else {
+            continue;
+        };
+        let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| p == n) else {
+            continue;
+        };
+        arg.kind = match &passed.holes {
+            None => ExprKind::Var(passed.name.clone()),
+            Some(holes) => {
+                let hole = |k: u32| {
+                    Expr::new(
+                        ExprKind::Var("_".into()),
+                        Span::new(arg.span.start + k, arg.span.start + k),
+                    )
                 };
-                let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| p == n) else {
-                    continue;
-                };
-                arg.kind = match &passed.holes {
-                    None => ExprKind::Var(passed.name.clone()),
-                    Some(holes) => {
-                        let hole = |k: u32| {
-                            Expr::new(
-                                ExprKind::Var("_".into()),
-                                Span::new(arg.span.start + k, arg.span.start + k),
-                            )
-                        };
-                        let filled: Vec<Expr> = (0..holes.iter().filter(|h| **h).count() as u32)
-                            .map(hole)
-                            .collect();
-                        ExprKind::Call {
-                            callee: Ident {
-                                name: passed.name.clone(),
-                                span: Span::new(arg.span.start, arg.span.start),
-                            },
-                            args: with_captured(
-                                holes,
-                                filled,
-                                names,
-                                arg.span.start + holes.len() as u32,
-                            ),
-                            kwargs: Vec::new(),
-                            broadcast: false,
-                        }
-                    }
-                };
-            }
-            // A call of a function parameter: of the function.
-            if let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| *p == call.callee.name)
-            {
-                call.callee.name = passed.name.clone();
-                if let Some(holes) = &passed.holes {
-                    let args = std::mem::take(&mut call.args);
-                    call.args = with_captured(holes, args, names, call.callee.span.start);
+                let filled: Vec<Expr> = (0..holes.iter().filter(|h| **h).count() as u32)
+                    .map(hole)
+                    .collect();
+                ExprKind::Call {
+                    callee: Ident {
+                        name: passed.name.clone(),
+                        span: Span::new(arg.span.start, arg.span.start),
+                    },
+                    args: with_captured(holes, filled, names, arg.span.start + holes.len() as u32),
+                    kwargs: Vec::new(),
+                    broadcast: false,
                 }
             }
+        };
+    }
+    if let Some((_, passed, names)) = bound.iter().find(|(p, _, _)| *p == call.callee.name) {
+        call.callee.name = passed.name.clone();
+        if let Some(holes) = &passed.holes {
+            let args = std::mem::take(&mut call.args);
+            call.args = with_captured(holes, args, names, call.callee.span.start);
         }
-        StmtKind::If {
-            branches,
-            otherwise,
-        } => {
-            for b in branches {
-                substitute_block(&mut b.body, bound);
-            }
-            if let Some(o) = otherwise {
-                substitute_block(o, bound);
-            }
-        }
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-            substitute_block(body, bound)
-        }
-        StmtKind::Inverse(inner)
-        | StmtKind::Routine(inner)
-        | StmtKind::Tape(inner)
-        | StmtKind::InvCheckOff(inner)
-        | StmtKind::InBounds(inner) => substitute_stmt(inner, bound),
-        _ => {}
     }
 }
 

@@ -629,6 +629,20 @@ fn host_triple() -> Option<String> {
         .map(str::to_string)
 }
 
+/// The `.nil` modules of the dependencies of the Cargo package that
+/// `path` (a file) is in, the nearest `Cargo.toml` above it, as library
+/// modules of a project in `db` (what `nilc` and the language server add
+/// when a file imports a package the project lacks); `None` when there is
+/// no such package or it cannot be read.
+pub fn libraries_near(db: &RootDatabase, path: &Path) -> Option<Vec<LibraryModule>> {
+    let absolute = std::path::absolute(path).ok()?;
+    let root = absolute
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("Cargo.toml").is_file())?;
+    load_libraries(db, &dependency_modules(root).ok()?).ok()
+}
+
 /// The files of `dependencies` as library modules of a project in `db`:
 /// `<crate>.<file stem>`, generated in `::<crate>::<module>`.
 pub fn load_libraries(

@@ -245,21 +245,29 @@ impl Gen<'_> {
     /// callee itself.
     pub(super) fn callee_name(&self, call: &Call) -> String {
         let name = &call.callee.name;
-        let Some(sig) = self.ctx.callee(name) else {
+        let positions = self.function_positions(name);
+        if positions.is_empty() {
             return name.clone();
-        };
-        let positions = sig
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
-            .map(|(i, _)| i);
+        }
         match nilang_analysis::values::passed_functions(call, positions) {
             Some(functions) if !functions.is_empty() => {
                 nilang_analysis::values::instance_name(name, &functions)
             }
             _ => name.clone(),
         }
+    }
+
+    /// The positions of a callee's `Fn` parameters (none unless it is a
+    /// template).
+    fn function_positions(&self, name: &str) -> Vec<usize> {
+        self.ctx.callee(name).map_or_else(Vec::new, |sig| {
+            sig.params
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
+                .map(|(i, _)| i)
+                .collect()
+        })
     }
 
     /// `call` (of a template) as a call of its instance `callee`: its
@@ -269,14 +277,7 @@ impl Gen<'_> {
         if callee == call.callee.name {
             return None;
         }
-        let template = self.ctx.callee(&call.callee.name)?;
-        let positions: Vec<usize> = template
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
-            .map(|(i, _)| i)
-            .collect();
+        let positions = self.function_positions(&call.callee.name);
         if positions.is_empty() {
             return None;
         }

@@ -237,7 +237,7 @@ impl Gen<'_> {
                     .unwrap_or(true);
             }
             self.ctx
-                .callee(&self.callee_name(call))
+                .callee(&callee)
                 .and_then(|sig| sig.params.get(i).map(|(m, _)| *m))
                 .unwrap_or(true)
         };

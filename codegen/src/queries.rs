@@ -91,16 +91,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
             .iter()
             .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
             .collect();
-        let module = if home == self.file {
-            None
-        } else if let Some(library) = library_module(self.db, self.project, home) {
-            Some(library.rust_path.clone())
-        } else {
-            Some(format!(
-                "super::{}",
-                codegen::rust_name(&module_name(home.path(self.db)))
-            ))
-        };
+        let module = (home != self.file).then(|| rust_module_path(self.db, self.project, home));
         Some(codegen::CalleeSig {
             module,
             params,
@@ -332,40 +323,33 @@ pub fn rust_module(
     }
     let mut errors = Vec::new();
     let mut code = struct_items_rust(db, project, file);
-    let instances = project_instances(db, project);
     for &f in file_functions(db, project, file) {
-        let offset = function_offset(db, f);
-        let template =
-            function_ast(db, f).is_some_and(|a| nilang_analysis::values::is_template(&a));
-        if !template {
-            let rust = function_rust(db, f, checks, gradients, tape_loops);
-            errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
-            code.push('\n');
-            code.push_str(&rust.code);
+        // A template has no code of its own: each of its instances does.
+        if function_ast(db, f).is_some_and(|a| nilang_analysis::values::is_template(&a)) {
             continue;
         }
-        // A template has no code of its own: each of its instances does.
-        for instance in instances
-            .iter()
-            .filter(|i| &i.template == f.name(db) && instance_home(db, project, i) == Some(file))
-        {
-            let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
-            errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
-            code.push('\n');
-            code.push_str(&rust.code);
-        }
+        let offset = function_offset(db, f);
+        let rust = function_rust(db, f, checks, gradients, tape_loops);
+        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+        code.push('\n');
+        code.push_str(&rust.code);
     }
-    // The instances of library templates that live here (no offsets:
-    // a library module's code is not this file's).
-    for instance in instances.iter() {
+    // The instances that live here: of this file's templates, and of
+    // library templates (whose code is not this file's: no offsets).
+    for instance in project_instances(db, project).iter() {
         let Some(f) = lookup_function(db, project, &instance.template) else {
             continue;
         };
-        if is_local(db, project, f.file(db)) || instance_home(db, project, instance) != Some(file) {
+        if instance_home(db, project, instance) != Some(file) {
             continue;
         }
+        let offset = if f.file(db) == file {
+            function_offset(db, f)
+        } else {
+            0
+        };
         let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
-        errors.extend(rust.diagnostics.iter().cloned());
+        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
         code.push_str(&rust.code);
     }
@@ -378,6 +362,16 @@ pub fn rust_module(
         });
     }
     Arc::new(RustModule { code, errors })
+}
+
+/// How generated code names the Rust module of `file` from a sibling: a
+/// library module by its path (`nilang::stdlib::linalg`), a file of this
+/// crate as `super::<module>`.
+fn rust_module_path(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    match library_module(db, project, file) {
+        Some(l) => l.rust_path.clone(),
+        None => format!("super::{}", codegen::rust_name(&module_name(file.path(db)))),
+    }
 }
 
 /// The module an instance is generated in: its template's, for a template
@@ -438,14 +432,12 @@ fn struct_items_rust(db: &dyn Db, project: Project, file: SourceFile) -> String 
         .iter()
         .filter_map(|(name, (_, i))| {
             let other = *structs.files.get(*i)?;
-            let module = match library_module(db, project, other) {
-                Some(l) => l.rust_path.clone(),
-                None => format!(
-                    "super::{}",
-                    codegen::rust_name(&module_name(other.path(db)))
-                ),
-            };
-            (other != file).then(|| (module, codegen::rust_name(name)))
+            (other != file).then(|| {
+                (
+                    rust_module_path(db, project, other),
+                    codegen::rust_name(name),
+                )
+            })
         })
         .collect();
     others.sort();

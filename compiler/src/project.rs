@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::db::{self, LibraryModule, Project, RootDatabase, SourceFile};
+use crate::db::{self, Project, RootDatabase, SourceFile};
 
 /// A project of `files` (this crate's), whose first file is at `first`.
 pub fn load(db: &RootDatabase, files: Vec<SourceFile>, first: Option<&Path>) -> Project {
@@ -12,20 +12,8 @@ pub fn load(db: &RootDatabase, files: Vec<SourceFile>, first: Option<&Path>) -> 
     if db::missing_packages(db, project).is_empty() {
         return project;
     }
-    match first.and_then(|p| dependency_libraries(db, p)) {
+    match first.and_then(|p| nilang_build::libraries_near(db, p)) {
         Some(libraries) => db::project_with_std(db, files, libraries),
         None => project,
     }
-}
-
-/// The `.nil` modules of the dependencies of the Cargo package `path` is
-/// in (the nearest `Cargo.toml` above it), if that can be read.
-fn dependency_libraries(db: &RootDatabase, path: &Path) -> Option<Vec<LibraryModule>> {
-    let absolute = std::path::absolute(path).ok()?;
-    let root = absolute
-        .ancestors()
-        .skip(1)
-        .find(|d| d.join("Cargo.toml").is_file())?;
-    let dependencies = nilang_build::dependency_modules(root).ok()?;
-    nilang_build::load_libraries(db, &dependencies).ok()
 }

@@ -231,9 +231,7 @@ fn import_items(
         .or_else(|| trimmed.strip_prefix("import "))?
         .trim_start();
     let registry = db::module_registry(db, project);
-    let own = std::path::Path::new(file.path(db))
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned());
+    let own = db::module_path(db, project, file);
     if let Some((module, names)) = rest.split_once(':') {
         // After `import M:`: the functions of M not already listed.
         let listed: Vec<&str> = names.split(',').map(str::trim).collect();
@@ -254,7 +252,7 @@ fn import_items(
     let mut parts: Vec<String> = registry
         .paths()
         .into_iter()
-        .filter(|p| Some(*p) != own.as_deref())
+        .filter(|p| *p != own)
         .filter_map(|p| {
             let tail = if typed.is_empty() {
                 p

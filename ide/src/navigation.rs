@@ -151,7 +151,7 @@ pub fn definition(
                 .files(db)
                 .iter()
                 .copied()
-                .find(|&f| module_path_of(db, project, f) == first.path)
+                .find(|&f| db::module_path(db, project, f) == first.path)
                 .map(|f| (f, Span::new(0, 0)))
         }
         Symbol::Struct(name) => {
@@ -263,17 +263,6 @@ pub fn references(
     out.sort_by_key(|(file, span)| (order(*file), span.start));
     out.dedup();
     out
-}
-
-/// The module path of a file: a library module's, or a crate file's stem.
-fn module_path_of(db: &dyn Db, project: Project, file: SourceFile) -> String {
-    match db::library_module(db, project, file) {
-        Some(l) => l.path.clone(),
-        None => std::path::Path::new(file.path(db))
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    }
 }
 
 /// A struct's name or one of its fields in a struct definition of `file`.

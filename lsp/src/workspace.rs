@@ -253,20 +253,10 @@ impl Workspace {
             return;
         }
         self.dependencies_sought.insert(project, missing);
-        let Some(path) = near.to_file_path() else {
-            return;
-        };
-        let Some(root) = path
-            .ancestors()
-            .skip(1)
-            .find(|d| d.join("Cargo.toml").is_file())
+        let Some(found) = near
+            .to_file_path()
+            .and_then(|path| nilang_build::libraries_near(&self.db, &path))
         else {
-            return;
-        };
-        let Ok(found) = nilang_build::dependency_modules(root) else {
-            return;
-        };
-        let Ok(found) = nilang_build::load_libraries(&self.db, &found) else {
             return;
         };
         let old: Vec<LibraryModule> = project.libraries(&self.db).clone();

@@ -647,6 +647,36 @@ pub fn walk_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     }
 }
 
+/// Calls `f` on every call statement of `stmts` and of the blocks nested
+/// in them, in the order of the text, to change it.
+pub fn walk_calls_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Call(call) => f(call),
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    walk_calls_mut(&mut b.body.stmts, f);
+                }
+                if let Some(o) = otherwise {
+                    walk_calls_mut(&mut o.stmts, f);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                walk_calls_mut(&mut body.stmts, f)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => walk_calls_mut(std::slice::from_mut(&mut **inner), f),
+            _ => {}
+        }
+    }
+}
+
 /// Calls `f` on each expression of `stmt` itself (not of the statements
 /// nested in it).
 pub fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {

@@ -193,6 +193,16 @@ fn lower_import(text: &str, node: Node<'_>) -> Option<Import> {
     })
 }
 
+/// `name ← value` (`allocate`) or `name → value`, at `span`.
+fn ancilla_stmt(allocate: bool, name: Ident, value: Expr, span: Span) -> Stmt {
+    let kind = if allocate {
+        StmtKind::Alloc { name, value }
+    } else {
+        StmtKind::Dealloc { name, value }
+    };
+    Stmt { kind, span }
+}
+
 /// Reports every `ERROR` and `MISSING` node, without recursion.
 fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
     if !root.has_error() {
@@ -1209,12 +1219,7 @@ impl<'a> Lower<'a> {
                     value.span.end
                 };
                 let span = Span::new(name.span.start, end);
-                let kind = if allocate {
-                    StmtKind::Alloc { name, value }
-                } else {
-                    StmtKind::Dealloc { name, value }
-                };
-                Stmt { kind, span }
+                ancilla_stmt(allocate, name, value, span)
             })
             .collect();
         Some(Block::new(stmts))
@@ -1272,18 +1277,7 @@ impl<'a> Lower<'a> {
                     span: Span::new(value.span.end, value.span.end),
                 };
                 let span = Span::new(name.span.start, value.span.end);
-                let kind = if allocate {
-                    StmtKind::Alloc {
-                        name: element,
-                        value,
-                    }
-                } else {
-                    StmtKind::Dealloc {
-                        name: element,
-                        value,
-                    }
-                };
-                Stmt { kind, span }
+                ancilla_stmt(allocate, element, value, span)
             })
             .collect();
         if !allocate {

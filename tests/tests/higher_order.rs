@@ -187,3 +187,14 @@ fn a_recursive_template_with_a_partial_application() {
     .unwrap();
     assert_eq!((x_bar, c_bar, d_bar), (3.0 * c, 3.0 * x, 3.0));
 }
+
+#[test]
+fn a_partial_application_for_a_function_parameter_that_is_not_first() {
+    let (mut x, c) = (2.0, 3.0);
+    let mut y = 0.5;
+    h::affine_last(&mut y, &mut x, c).unwrap();
+    assert_eq!(y, 0.5 + c * x + 1.0);
+    let (mut y, mut y_bar, mut x_bar, mut c_bar) = (0.0, 1.0, 0.0, 0.0);
+    h::affine_last_grad(&mut y, &mut y_bar, &mut x, &mut x_bar, c, &mut c_bar).unwrap();
+    assert_eq!((x_bar, c_bar), (c, x));
+}

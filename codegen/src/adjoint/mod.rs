@@ -298,34 +298,30 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
              the loss with respect to that input (added to what it held)."
         ),
         body: Some(skipped.or(fused).unwrap_or_else(|| {
-            if g.mode.tape_param {
-                // The tape `f` records and the reverse pass reads back,
-                // dropped on return.
-                let mut body = vec![
-                    "let mut __tape = nilang::Tape::new();".to_string(),
-                    format!(
-                        "{}({}, &mut __tape)?;",
-                        inner_name(&name),
-                        values.join(", ")
-                    ),
-                ];
-                body.extend(stack_sync.iter().cloned());
-                body.push(format!(
-                    "{}({}, &mut __tape)",
-                    inner_name(&adjoint_name(&f.name.name)),
-                    with_bars.join(", ")
-                ));
-                body
+            // `f`, the stack adjoints brought in step, the reverse pass;
+            // with the tape `f` records and the reverse pass reads back,
+            // dropped on return, where `f` records one.
+            let tape = if g.mode.tape_param {
+                ", &mut __tape"
             } else {
-                let mut body = vec![format!("{}({})?;", inner_name(&name), values.join(", "))];
-                body.extend(stack_sync.iter().cloned());
-                body.push(format!(
-                    "{}({})",
-                    inner_name(&adjoint_name(&f.name.name)),
-                    with_bars.join(", ")
-                ));
-                body
+                ""
+            };
+            let mut body = Vec::new();
+            if g.mode.tape_param {
+                body.push("let mut __tape = nilang::Tape::new();".to_string());
             }
+            body.push(format!(
+                "{}({}{tape})?;",
+                inner_name(&name),
+                values.join(", ")
+            ));
+            body.extend(stack_sync.iter().cloned());
+            body.push(format!(
+                "{}({}{tape})",
+                inner_name(&adjoint_name(&f.name.name)),
+                with_bars.join(", ")
+            ));
+            body
         })),
     });
     g.out.push('\n');
