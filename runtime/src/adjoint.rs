@@ -11,6 +11,12 @@ pub trait Adjoint<T: Real>: Copy + 'static {
     fn add_scaled(&mut self, g: &Self, s: T);
     /// `self *= s`.
     fn scale(&mut self, s: T);
+    /// The number of adjoints carried (sweeps done at once).
+    const LANES: usize;
+    /// Adjoint number `l` (`l < LANES`).
+    fn lane(&self, l: usize) -> T;
+    /// Adjoint number `l`, to change it.
+    fn lane_mut(&mut self, l: usize) -> &mut T;
 }
 
 impl<T: Real> Adjoint<T> for T {
@@ -25,6 +31,15 @@ impl<T: Real> Adjoint<T> for T {
     #[inline]
     fn scale(&mut self, s: T) {
         *self *= s;
+    }
+    const LANES: usize = 1;
+    #[inline]
+    fn lane(&self, _l: usize) -> T {
+        *self
+    }
+    #[inline]
+    fn lane_mut(&mut self, _l: usize) -> &mut T {
+        self
     }
 }
 
@@ -44,6 +59,15 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
         for a in self.iter_mut() {
             *a *= s;
         }
+    }
+    const LANES: usize = N;
+    #[inline]
+    fn lane(&self, l: usize) -> T {
+        self[l]
+    }
+    #[inline]
+    fn lane_mut(&mut self, l: usize) -> &mut T {
+        &mut self[l]
     }
 }
 
