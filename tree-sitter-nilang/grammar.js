@@ -236,9 +236,25 @@ module.exports = grammar({
       field('arguments', $.argument_list),
     )),
 
-    _callee: $ => choice(prec(PREC.postfix, $.identifier), $.parenthesized_inverse),
+    _callee: $ => choice(
+      prec(PREC.postfix, $.identifier),
+      $.parenthesized_inverse,
+      $.parenthesized_derivative,
+    ),
 
     parenthesized_inverse: $ => seq('(', '~', field('function', $.identifier), ')'),
+
+    // `(∇f)(x, x̄, ...)`: the gradient program of `f`; `(∂f)(x, ẋ, ...)`:
+    // its tangent (forward-mode) program. Each differentiable argument is
+    // followed by its adjoint or tangent.
+    parenthesized_derivative: $ => seq(
+      '(',
+      field('operator', $.derivative_operator),
+      field('function', $.identifier),
+      ')',
+    ),
+
+    derivative_operator: _ => choice('∇', '∂'),
 
     ancilla_statement: $ => seq(
       field('name', choice($._expression, $.destructuring)),
@@ -265,10 +281,15 @@ module.exports = grammar({
 
     same_as_pre: _ => '~',
 
+    // After a condition without parentheses the body starts on a new line
+    // (or after `;`): otherwise `if y + v > 0` could end its condition at
+    // `y` and start the body with `+v`.
     if_statement: $ => seq(
       'if',
-      field('condition', choice($.condition, $._expression)),
-      field('consequence', optional($.block)),
+      choice(
+        seq(field('condition', $.condition), field('consequence', optional($.block))),
+        seq(field('condition', $._expression), field('consequence', optional(alias($.lined_block, $.block)))),
+      ),
       repeat(field('alternative', $.elseif_clause)),
       optional(field('alternative', $.else_clause)),
       'end',
@@ -276,16 +297,22 @@ module.exports = grammar({
 
     elseif_clause: $ => seq(
       'elseif',
-      field('condition', choice($.condition, $._expression)),
-      field('body', optional($.block)),
+      choice(
+        seq(field('condition', $.condition), field('body', optional($.block))),
+        seq(field('condition', $._expression), field('body', optional(alias($.lined_block, $.block)))),
+      ),
     ),
+
+    lined_block: $ => seq($._terminator, repeat($._line), optional($._statement)),
 
     else_clause: $ => seq('else', field('body', optional($.block))),
 
     while_statement: $ => seq(
       'while',
-      field('condition', choice($.condition, $._expression)),
-      field('body', optional($.block)),
+      choice(
+        seq(field('condition', $.condition), field('body', optional($.block))),
+        seq(field('condition', $._expression), field('body', optional(alias($.lined_block, $.block)))),
+      ),
       'end',
     ),
 

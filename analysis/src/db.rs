@@ -1218,8 +1218,64 @@ struct ProjectItems<'a> {
     project: Project,
 }
 
+/// The function a derivative callee (`∇f`, `∂f`) is of, with which of its
+/// parameters have a companion (`crate::derivatives`); `None` when it
+/// cannot be differentiated from `.nil` (E0624 says why).
+fn derived_base<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    name: &str,
+) -> Option<(crate::derivatives::Derivative, FnId<'db>, Vec<bool>)> {
+    let (d, base) = crate::derivatives::Derivative::of(name)?;
+    let f = lookup_function(db, project, base)?;
+    let mask = crate::derivatives::companions(&*function_ast(db, f)?).ok()?;
+    Some((d, f, mask))
+}
+
+/// Why `(∇f)` / `(∂f)` cannot be called (`name` is `∇f` / `∂f`) as far as
+/// `f`'s signature tells, or `None` (also for an unknown `f`: E0102).
+pub fn derivative_problem(db: &dyn Db, project: Project, name: &str) -> Option<String> {
+    let (_, base) = crate::derivatives::Derivative::of(name)?;
+    let ast = function_ast(db, lookup_function(db, project, base)?)?;
+    let mask = match crate::derivatives::companions(&ast) {
+        Ok(mask) => mask,
+        Err(why) => return Some(why),
+    };
+    if !crate::values::function_params(&ast).is_empty() {
+        return Some(format!("`{base}` takes a function (`Fn`) parameter"));
+    }
+    if !mask.contains(&true) {
+        return Some(format!(
+            "`{base}` has no parameter of its float type to differentiate"
+        ));
+    }
+    // Its derivatives run it several times on copies; a change of an
+    // integer would not be undone.
+    let mutated = mutated_params(db, project, base).unwrap_or_default();
+    if let Some(p) = ast
+        .params
+        .iter()
+        .enumerate()
+        .find_map(|(k, p)| (mutated.get(k).copied().unwrap_or(false) && !mask[k]).then_some(p))
+    {
+        return Some(format!(
+            "`{base}` changes `{}`, which is not of its float type",
+            p.name.name
+        ));
+    }
+    None
+}
+
 impl Items for ProjectItems<'_> {
     fn signature(&self, name: &str) -> Option<Signature> {
+        if let Some((d, f, mask)) = derived_base(self.db, self.project, name) {
+            let base = function_signature(self.db, f)?;
+            return Some(Signature {
+                name: name.to_string(),
+                params: crate::derivatives::param_names(d, &base.params, &mask),
+                kwparams: Vec::new(),
+            });
+        }
         function_signature(self.db, lookup_function(self.db, self.project, name)?)
     }
 
@@ -1232,6 +1288,10 @@ impl Items for ProjectItems<'_> {
             .table
             .get(name)
             .map(|d| d.fields.len())
+    }
+
+    fn derivative_problem(&self, name: &str) -> Option<String> {
+        derivative_problem(self.db, self.project, name)
     }
 
     fn defined_in(&self, name: &str) -> Vec<String> {
@@ -1524,14 +1584,36 @@ impl CalleeInfo for ProjectCallees<'_> {
     }
 
     fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
+        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
+            let constant = header(self.db, f)?.constant.clone();
+            return Some(crate::derivatives::interleave(&constant, &mask, |_| false));
+        }
         lookup_function(self.db, self.project, name)
             .and_then(|g| header(self.db, g))
             .map(|h| h.constant.clone())
+    }
+
+    fn derivative_problem(&self, name: &str) -> Option<String> {
+        // What the signature tells is the resolver's (E0624 there); that
+        // `f` records a tape is known only after the project's taping.
+        let (_, base) = crate::derivatives::Derivative::of(name)?;
+        (derivative_problem(self.db, self.project, name).is_none()
+            && project_taped(self.db, self.project, false)
+                .iter()
+                .any(|t| t == base))
+        .then(|| format!("`{base}` records a tape"))
     }
 }
 
 impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
     fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
+        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
+            let (types, mutated) = param_types(self.db, f).clone()?;
+            return Some((
+                crate::derivatives::interleave(&types, &mask, Ty::clone),
+                crate::derivatives::mutated(&mutated, &mask),
+            ));
+        }
         let f = lookup_function(self.db, self.project, name)?;
         param_types(self.db, f).clone()
     }

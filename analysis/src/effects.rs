@@ -18,6 +18,9 @@ pub struct LocalEffects {
     pub writes: Vec<usize>,
     /// `(callee, argument position, parameter passed there)`.
     pub forwards: Vec<(String, usize, usize)>,
+    /// Which parameters have a companion in the function's derivative
+    /// calls (`crate::derivatives`), where it has them.
+    pub companions: Option<Vec<bool>>,
 }
 
 pub fn local_effects(function: &Function) -> LocalEffects {
@@ -29,6 +32,7 @@ pub fn local_effects(function: &Function) -> LocalEffects {
         .collect();
     let mut out = LocalEffects {
         arity: function.params.len(),
+        companions: crate::derivatives::companions(function).ok(),
         ..LocalEffects::default()
     };
     let mut writes = FxHashSet::default();
@@ -99,6 +103,17 @@ pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)
             (name.to_string(), m)
         })
         .collect();
+    // A derivative call changes its companions and what its function changes.
+    let companions: FxHashMap<&str, &[bool]> = functions
+        .iter()
+        .filter_map(|(name, fx)| Some((*name, fx.companions.as_deref()?)))
+        .collect();
+    let derived_mutates = |result: &Mutations, callee: &str, pos: usize| {
+        let (_, base) = crate::derivatives::Derivative::of(callee)?;
+        let mask = companions.get(base)?;
+        let &(k, companion) = crate::derivatives::positions(mask).get(pos)?;
+        Some(companion || result.get(base)?.get(k).copied().unwrap_or(false))
+    };
     loop {
         let mut changed = false;
         for (name, fx) in &functions {
@@ -106,6 +121,7 @@ pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)
                 let callee_mutates = result
                     .get(callee)
                     .and_then(|m| m.get(*pos).copied())
+                    .or_else(|| derived_mutates(&result, callee, *pos))
                     .unwrap_or(false);
                 if callee_mutates {
                     let m = result.get_mut(*name).expect("every function has an entry");
@@ -117,6 +133,17 @@ pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)
             }
         }
         if !changed {
+            for (name, mask) in &companions {
+                if let Some(base) = result.get(*name).cloned() {
+                    let derived = crate::derivatives::mutated(&base, mask);
+                    for d in [
+                        crate::derivatives::Derivative::Gradient,
+                        crate::derivatives::Derivative::Tangent,
+                    ] {
+                        result.insert(d.name(name), derived.clone());
+                    }
+                }
+            }
             return result;
         }
     }

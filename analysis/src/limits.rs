@@ -511,6 +511,12 @@ impl Limits<'_> {
             }
             return;
         }
+        if self.device && crate::derivatives::Derivative::of(name).is_some() {
+            self.out.push(e0701(
+                call.callee.span,
+                "a derivative call `(∇f)` or `(∂f)` on the GPU",
+            ));
+        }
         for arg in &call.args {
             if is_negated(arg) && arg.is_place() {
                 self.out.push(e0701(

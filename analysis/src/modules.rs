@@ -292,10 +292,18 @@ pub fn rewrite(function: &Function, module: Option<&str>, scope: &Scope) -> Func
     }
     let locals = variable_names(function);
     walk_calls_mut(&mut out.body.stmts, &mut |call| {
-        if builtins::instruction(&call.callee.name).is_none()
-            && let Some(q) = scope.names.get(&call.callee.name)
-        {
-            call.callee.name = q.clone();
+        if builtins::instruction(&call.callee.name).is_none() {
+            // `(∇f)` of an imported `f` is the derivative of its qualified name.
+            let (derivative, base) = match Derivative::of(&call.callee.name) {
+                Some((d, base)) => (Some(d), base),
+                None => (None, call.callee.name.as_str()),
+            };
+            if let Some(q) = scope.names.get(base) {
+                call.callee.name = match derivative {
+                    Some(d) => d.name(q),
+                    None => q.clone(),
+                };
+            }
         }
         for arg in &mut call.args {
             if let ExprKind::Var(n) = &mut arg.kind

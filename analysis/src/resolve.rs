@@ -123,6 +123,19 @@ pub trait Items {
     fn defined_in(&self, _name: &str) -> Vec<String> {
         Vec::new()
     }
+    /// Why the derivative call `name` (`∇f`, `∂f`) cannot be made, as far
+    /// as `f`'s signature tells (`crate::derivatives`).
+    fn derivative_problem(&self, _name: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The function a call names: `f` for a derivative call `(∇f)(...)`,
+/// whose callee span is the name `f` (so that navigation, references and
+/// renaming treat it as a mention of `f`).
+fn called_function(name: &str) -> String {
+    crate::derivatives::Derivative::of(name)
+        .map_or_else(|| name.to_string(), |(_, f)| f.to_string())
 }
 
 pub fn resolve(function: &Function, items: &dyn Items) -> Resolution {
@@ -503,10 +516,19 @@ impl Resolver<'_> {
                 callee: Callee::Instruction(instr.name),
             });
             arity = Some(instr.arity);
+        } else if let Some(why) = self.items.derivative_problem(name) {
+            self.out.calls.push(CallRef {
+                span: call.callee.span,
+                callee: Callee::Function(called_function(name)),
+            });
+            self.out
+                .diagnostics
+                .push(crate::derivatives::problem(name, call.callee.span, &why));
+            arity = None;
         } else if let Some(sig) = self.items.signature(name) {
             self.out.calls.push(CallRef {
                 span: call.callee.span,
-                callee: Callee::Function(name.clone()),
+                callee: Callee::Function(called_function(name)),
             });
             arity = Some(sig.params.len());
             kwnames = sig.kwparams;
@@ -526,6 +548,9 @@ impl Resolver<'_> {
         } else {
             let mut candidates = self.items.function_names();
             candidates.extend(builtins::INSTRUCTIONS.iter().map(|i| i.name.to_string()));
+            // `(∇f)` of an unknown `f`: the suggestions are for `f`.
+            let name = &crate::derivatives::Derivative::of(name)
+                .map_or_else(|| name.clone(), |(_, base)| base.to_string());
             let suggestion = builtins::closest(name, candidates.iter().map(String::as_str));
             let julia = crate::julia::instruction_call(name, &call.args);
             let modules = self.items.defined_in(name);

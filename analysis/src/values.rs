@@ -480,6 +480,10 @@ impl<C: Items + ?Sized> Items for WithLocal<'_, C> {
     fn defined_in(&self, name: &str) -> Vec<String> {
         self.inner.defined_in(name)
     }
+
+    fn derivative_problem(&self, name: &str) -> Option<String> {
+        self.inner.derivative_problem(name)
+    }
 }
 
 impl<C: CalleeInfo + ?Sized> CalleeInfo for WithLocal<'_, C> {
@@ -495,6 +499,10 @@ impl<C: CalleeInfo + ?Sized> CalleeInfo for WithLocal<'_, C> {
             Some(params) => Some(vec![false; params.len()]),
             None => self.inner.constant_params(name),
         }
+    }
+
+    fn derivative_problem(&self, name: &str) -> Option<String> {
+        self.inner.derivative_problem(name)
     }
 }
 

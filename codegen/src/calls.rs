@@ -49,9 +49,14 @@ impl Gen<'_> {
             (false, true) => adjoint::uncall_adjoint_name(own),
         };
         let name = inner_name(&name);
-        let path = match &sig.module {
-            Some(m) => format!("{m}::{name}"),
-            None => name,
+        let path = match (crate::ast::Derivative::of(&callee), &sig.module) {
+            // A derivative call goes to this module's entry point for it
+            // (`crate::derivatives`); in a reverse pass, to its reverse pass.
+            (Some((d, base)), _) => {
+                crate::derivatives::entry_name(d, base, call.inverted != ad, ad)
+            }
+            (None, Some(m)) => format!("{m}::{name}"),
+            (None, None) => name,
         };
         // Columns the call changes (`f(A[:, j], ...)`) stay borrowed while
         // it runs: the other arguments that read those matrices are

@@ -27,6 +27,7 @@ mod adjoint;
 mod calls;
 mod cast;
 mod control;
+pub(crate) mod derivatives;
 mod exprs;
 mod instructions;
 mod kinds;

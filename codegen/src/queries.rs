@@ -31,6 +31,23 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
     }
 
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
+        // A derivative call (`(∇f)`): `f`'s parameters with their
+        // companions, reached through this module's entry points.
+        if let Some((_, base)) = nilang_analysis::ast::Derivative::of(name) {
+            let sig = self.callee(base)?;
+            let mask = derivative_mask(self.db, self.project, base)?;
+            let params = sig.params.iter().zip(&mask).flat_map(|(p, &c)| {
+                let companion = c.then(|| (true, p.1.clone()));
+                std::iter::once(p.clone()).chain(companion)
+            });
+            return Some(codegen::CalleeSig {
+                module: None,
+                params: params.collect(),
+                constant: nilang_analysis::derivatives::interleave(&sig.constant, &mask, |_| false),
+                kwparams: Vec::new(),
+                taped: false,
+            });
+        }
         // An instance has its template's parameters (the `Fn` ones are
         // skipped at the call) and lives in its home module.
         let (name, f, home, analysed) = match lookup_function(self.db, self.project, name) {
@@ -353,6 +370,7 @@ pub fn rust_module(
         code.push('\n');
         code.push_str(&rust.code);
     }
+    code.push_str(&derivative_entry_points(db, project, file));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));
         errors.dedup();
@@ -477,4 +495,49 @@ pub fn rust_module_text(
         codegen::module_header(file.path(db), options),
         module.code
     ))
+}
+
+/// Which parameters of `base` have companions in its derivative calls.
+fn derivative_mask(db: &dyn Db, project: Project, base: &str) -> Option<Vec<bool>> {
+    let ast = function_ast(db, lookup_function(db, project, base)?)?;
+    nilang_analysis::derivatives::companions(&ast).ok()
+}
+
+/// The entry points of the derivative calls (`(∇f)(...)`, `(∂f)(...)`)
+/// that `file`'s functions make (`codegen::derivatives`), once each.
+fn derivative_entry_points(db: &dyn Db, project: Project, file: SourceFile) -> String {
+    let mut called: Vec<String> = Vec::new();
+    for &f in file_functions(db, project, file) {
+        let Some(ast) = function_ast(db, f) else {
+            continue;
+        };
+        nilang_analysis::effects::visit_block(&ast.body, &mut |stmt| {
+            if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
+                && nilang_analysis::ast::Derivative::of(&call.callee.name).is_some()
+            {
+                called.push(call.callee.name.clone());
+            }
+        });
+    }
+    called.sort();
+    called.dedup();
+    let ctx = ProjectCodegen {
+        db,
+        project,
+        file,
+        tape_loops: false,
+    };
+    let mut out = String::new();
+    for name in called {
+        let Some((d, base)) = nilang_analysis::ast::Derivative::of(&name) else {
+            continue;
+        };
+        if let (Some(sig), Some(mask)) = (
+            codegen::CodegenContext::callee(&ctx, base),
+            derivative_mask(db, project, base),
+        ) {
+            out.push_str(&codegen::derivatives::entry_points(d, base, &sig, &mask));
+        }
+    }
+    out
 }

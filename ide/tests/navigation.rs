@@ -273,3 +273,32 @@ fn a_partial_application_names_its_function_and_its_captured_values() {
         "#]],
     );
 }
+
+const DERIVATIVES: &str = r#"function sq(y::T, x::T) where T: Real
+    y += x ^ 2
+end
+
+function use_both(y::T, x::T, yb::T, xb::T) where T: Real
+    (∇sq)(y, yb, x, xb)
+    ~(∂sq)(y, yb, x, xb)
+end
+"#;
+
+#[test]
+fn derivative_calls_are_mentions_of_their_function() {
+    check_definition(
+        &DERIVATIVES.replacen("(∇sq)", "(∇s$0q)", 1),
+        expect![[r#"
+            1:10-1:12 `sq`
+        "#]],
+    );
+    check_references(
+        &DERIVATIVES.replacen("function sq", "function s$0q", 1),
+        true,
+        expect![[r#"
+            1:10-1:12 `sq`
+            6:7-6:9 `sq`
+            7:8-7:10 `sq`
+        "#]],
+    );
+}

@@ -230,6 +230,40 @@ pub struct Call {
     pub kwargs: Vec<KwArg>,
 }
 
+/// A derived function: `(∇f)(...)` calls the gradient program of `f`,
+/// `(∂f)(...)` its tangent (forward-mode) program. The call's callee is
+/// named `∇f` / `∂f` (a name no definition can have); the analysis
+/// derives its parameters from `f`'s (`nilang_analysis::derivatives`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Derivative {
+    Gradient,
+    Tangent,
+}
+
+impl Derivative {
+    pub const fn symbol(self) -> char {
+        match self {
+            Derivative::Gradient => '∇',
+            Derivative::Tangent => '∂',
+        }
+    }
+
+    /// The derivative a callee name asks for, and the function it is of.
+    pub fn of(name: &str) -> Option<(Derivative, &str)> {
+        if let Some(base) = name.strip_prefix('∇') {
+            Some((Derivative::Gradient, base))
+        } else {
+            name.strip_prefix('∂')
+                .map(|base| (Derivative::Tangent, base))
+        }
+    }
+
+    /// The callee name of this derivative of `base`.
+    pub fn name(self, base: &str) -> String {
+        format!("{}{base}", self.symbol())
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct KwArg {
     pub name: Ident,

@@ -219,6 +219,10 @@ pub const CODES: &[(&str, &str)] = &[
         "E0623",
         "a function passed where its `Fn` parameter expects other parameter types, a function where a value is expected (or the reverse), or a function that cannot be passed (a kernel, `Const` parameters, a tape)",
     ),
+    (
+        "E0624",
+        "a derivative call `(∇f)(...)` or `(∂f)(...)` of a function that cannot be differentiated from `.nil` (not generic in one `Real` type, other parameter types, a kernel, a tape)",
+    ),
     ("E0701", "not supported by the Rust backend yet"),
     (
         "E0702",

@@ -837,6 +837,13 @@ impl<'a> Lower<'a> {
                 self.ident(callee_node.child_by_field_name("function")?),
                 true,
             )
+        } else if callee_node.kind() == "parenthesized_derivative" {
+            // `(∇f)` / `(∂f)`: a call of the derived function named
+            // `∇f` / `∂f` (see `ast::Derivative`), spanning the name `f`.
+            let operator = self.text(callee_node.child_by_field_name("operator")?);
+            let mut ident = self.ident(callee_node.child_by_field_name("function")?);
+            ident.name = format!("{operator}{}", ident.name);
+            (ident, false)
         } else {
             (self.ident(callee_node), false)
         };
@@ -1381,6 +1388,14 @@ impl<'a> Lower<'a> {
             "boolean" => ExprKind::Bool(self.text(node) == "true"),
             "string" => ExprKind::Str(self.text(node).to_string()),
             "call" => match self.call(node, depth) {
+                Some(call) if crate::ast::Derivative::of(&call.callee.name).is_some() => {
+                    self.not_allowed(
+                        node,
+                        "a derivative call `(∇f)(...)` is a statement, not a value",
+                        "write the call on a line of its own",
+                    );
+                    ExprKind::Error
+                }
                 Some(call) if !call.inverted => ExprKind::Call {
                     callee: call.callee,
                     args: call.args,

@@ -155,7 +155,11 @@ impl Printer {
                 if call.inverted {
                     s.push('~');
                 }
-                write_call(&mut s, &call.callee.name, &call.args, &call.kwargs, false);
+                let callee = match crate::ast::Derivative::of(&call.callee.name) {
+                    Some(_) => format!("({})", call.callee.name),
+                    None => call.callee.name.clone(),
+                };
+                write_call(&mut s, &callee, &call.args, &call.kwargs, false);
                 self.line(&s);
             }
             StmtKind::Alloc { name, value } | StmtKind::Dealloc { name, value } => {

@@ -25,6 +25,7 @@ nilang::include_nil!(pub mod windows);
 nilang::include_nil!(pub mod modules);
 nilang::include_nil!(pub mod stdlib_use);
 nilang::include_nil!(pub mod regressions);
+nilang::include_nil!(pub mod derivatives);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.

@@ -163,6 +163,9 @@
     "SWAP" "ROT" "IROT" "NEG" "CONJ" "INC" "DEC" "MULINT" "DIVINT" "HADAMARD" "PUSH!" "POP!"
     "COPYPUSH!" "COPYPOP!"))
 
+(parenthesized_derivative
+  function: (identifier) @function.call)
+
 (broadcast_call
   function: (identifier) @function.call)
 
@@ -223,6 +226,8 @@
 
 (parenthesized_inverse
   "~" @operator)
+
+(derivative_operator) @operator
 
 (same_as_pre) @operator
 

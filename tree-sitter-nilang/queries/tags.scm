@@ -22,3 +22,6 @@
 
 (parenthesized_inverse
   function: (identifier) @name) @reference.call
+
+(parenthesized_derivative
+  function: (identifier) @name) @reference.call

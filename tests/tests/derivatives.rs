@@ -1,0 +1,224 @@
+//! Derivative calls (`nil/derivatives.nil`): a `.nil` function that takes
+//! the gradient (`(∇f)`) or the tangent (`(∂f)`) of another, run forwards
+//! and backwards, and differentiated again: by its own gradient program
+//! (reverse over reverse, reverse over forward) and on dual numbers
+//! (forward over reverse, forward over forward), against a plain-Rust
+//! formula and central differences.
+
+use nilang::Dual;
+use nilang_tests::derivatives as d;
+
+/// |∇ₓ p(x; w)|² written out by hand.
+fn energy(x: [f64; 2], w: f64) -> f64 {
+    let (r1x, r1y) = (x[0] - 10.0, x[1] - 10.0 + w);
+    let (r2x, r2y) = (x[0] - 10.0, x[1]);
+    let d1 = (r1x * r1x + r1y * r1y).powf(1.5);
+    let d2 = (r2x * r2x + r2y * r2y).powf(1.5);
+    let gx = -r1x / d1 - r2x / d2;
+    let gy = -r1y / d1 - r2y / d2;
+    gx * gx + gy * gy
+}
+
+type Program = fn(&mut f64, &[f64], f64) -> nilang::Result;
+
+fn run(f: Program, x: [f64; 2], w: f64) -> f64 {
+    let mut out = 0.0;
+    f(&mut out, &x, w).unwrap();
+    out
+}
+
+/// |∇ p(x; w)|² over x and w.
+fn full_energy(x: [f64; 2], w: f64) -> f64 {
+    let r1y = x[1] - 10.0 + w;
+    let d1 = ((x[0] - 10.0).powi(2) + r1y * r1y).powf(1.5);
+    energy(x, w) + (r1y / d1).powi(2)
+}
+
+/// Central differences of `energy` in (x1, x2, w).
+fn differences(x: [f64; 2], w: f64) -> [f64; 3] {
+    differences_of(energy, x, w)
+}
+
+fn differences_of(energy: fn([f64; 2], f64) -> f64, x: [f64; 2], w: f64) -> [f64; 3] {
+    let h = 1e-5;
+    let at = |k: usize, s: f64| {
+        let (mut x, mut w) = (x, w);
+        if k < 2 {
+            x[k] += s;
+        } else {
+            w += s;
+        }
+        energy(x, w)
+    };
+    [0, 1, 2].map(|k| (at(k, h) - at(k, -h)) / (2.0 * h))
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0),
+        "{what}: {a} against {b}"
+    );
+}
+
+const POINTS: [([f64; 2], f64); 3] = [([0.0, 8.0], 0.0), ([3.5, 6.25], 0.5), ([1.0, -2.0], -1.25)];
+
+#[test]
+fn gradient_and_tangent_calls_compute_the_field() {
+    for (x, w) in POINTS {
+        let e = energy(x, w);
+        close(run(d::field_energy, x, w), e, "by (∇potential)");
+        close(run(d::field_energy_fwd, x, w), e, "by (∂potential)");
+    }
+}
+
+#[test]
+fn uncalls_undo_them() {
+    let (x, w) = POINTS[1];
+    for (f, inv) in [
+        (
+            d::field_energy as Program,
+            d::uncall_field_energy as Program,
+        ),
+        (d::field_energy_fwd, d::uncall_field_energy_fwd),
+    ] {
+        let mut out = 1.5;
+        f(&mut out, &x, w).unwrap();
+        inv(&mut out, &x, w).unwrap();
+        close(out, 1.5, "uncall");
+    }
+}
+
+/// Reverse over reverse (`field_energy_grad`) and reverse over forward
+/// (`field_energy_fwd_grad`).
+#[test]
+fn gradient_programs_differentiate_derivative_calls() {
+    for (x, w) in POINTS {
+        let fd = differences(x, w);
+        for name in ["reverse over reverse", "reverse over forward"] {
+            let (mut out, mut out_bar) = (0.0, 1.0);
+            let (xv, mut x_bar) = (x, [0.0; 2]);
+            let mut w_bar = 0.0;
+            if name == "reverse over reverse" {
+                d::field_energy_grad(&mut out, &mut out_bar, &xv, &mut x_bar, w, &mut w_bar)
+            } else {
+                d::field_energy_fwd_grad(&mut out, &mut out_bar, &xv, &mut x_bar, w, &mut w_bar)
+            }
+            .unwrap();
+            close(x_bar[0], fd[0], name);
+            close(x_bar[1], fd[1], name);
+            close(w_bar, fd[2], name);
+            assert_eq!(xv, x, "{name}: the inputs are restored");
+            close(out, 0.0, name);
+        }
+    }
+}
+
+/// Two adjoints in one sweep: the lanes of `[f64; 2]` each go through the
+/// derivative calls' reverse passes.
+#[test]
+fn vector_adjoints_take_one_direction_a_lane() {
+    let (x, w) = POINTS[1];
+    let fd = differences(x, w);
+    let (mut out, mut out_bar) = (0.0, [1.0, 2.0]);
+    let (xv, mut x_bar) = (x, [[0.0; 2]; 2]);
+    let mut w_bar = [0.0; 2];
+    d::field_energy_grad(&mut out, &mut out_bar, &xv, &mut x_bar, w, &mut w_bar).unwrap();
+    for lane in 0..2 {
+        let s = (lane + 1) as f64;
+        close(x_bar[0][lane], s * fd[0], "lane");
+        close(x_bar[1][lane], s * fd[1], "lane");
+        close(w_bar[lane], s * fd[2], "lane");
+    }
+}
+
+/// Forward over reverse and forward over forward: the functions run on
+/// dual numbers, the derivative calls inside them on duals of duals.
+#[test]
+fn derivative_calls_run_on_dual_numbers() {
+    for (x, w) in POINTS {
+        let fd = differences(x, w);
+        type DualProgram = fn(&mut Dual<f64>, &[Dual<f64>], Dual<f64>) -> nilang::Result;
+        for (name, f) in [
+            ("forward over reverse", d::field_energy as DualProgram),
+            ("forward over forward", d::field_energy_fwd),
+        ] {
+            for (k, want) in fd.into_iter().enumerate() {
+                let xs = [0, 1].map(|i| Dual::new(x[i], if i == k { 1.0 } else { 0.0 }));
+                let wd = Dual::new(w, if k == 2 { 1.0 } else { 0.0 });
+                let mut out = Dual::constant(0.0);
+                f(&mut out, &xs, wd).unwrap();
+                close(out.re, energy(x, w), name);
+                close(out.eps, want, name);
+            }
+        }
+    }
+}
+
+/// The reverse pass of `~(∇potential)` with adjoints flowing through it.
+#[test]
+fn the_inverse_gradient_call_is_differentiated_too() {
+    for (x, w) in POINTS {
+        let mut out = 0.0;
+        d::full_energy(&mut out, &x, w).unwrap();
+        close(out, full_energy(x, w), "value");
+        let fd = differences_of(full_energy, x, w);
+        let (mut out, mut out_bar) = (0.0, 1.0);
+        let (xv, mut x_bar) = (x, [0.0; 2]);
+        let mut w_bar = 0.0;
+        d::full_energy_grad(&mut out, &mut out_bar, &xv, &mut x_bar, w, &mut w_bar).unwrap();
+        close(x_bar[0], fd[0], "x1");
+        close(x_bar[1], fd[1], "x2");
+        close(w_bar, fd[2], "w");
+    }
+}
+
+/// The reverse pass of a tangent call with adjoints for the direction:
+/// d/d(x, v, w) of (∇ₓp · v)².
+#[test]
+fn a_tangent_calls_direction_gets_its_adjoint() {
+    // ∇ₓp by central differences of p.
+    let p = |x: [f64; 2], w: f64| {
+        let d1 = ((x[0] - 10.0).powi(2) + (x[1] - 10.0 + w).powi(2)).sqrt();
+        let d2 = ((x[0] - 10.0).powi(2) + x[1].powi(2)).sqrt();
+        1.0 / d1 + 1.0 / d2
+    };
+    let slope = |z: [f64; 5]| {
+        let h = 1e-4;
+        let g = [0, 1].map(|k| {
+            let (mut a, mut b) = ([z[0], z[1]], [z[0], z[1]]);
+            a[k] += h;
+            b[k] -= h;
+            (p(a, z[4]) - p(b, z[4])) / (2.0 * h)
+        });
+        (g[0] * z[2] + g[1] * z[3]).powi(2)
+    };
+    let z = [3.5, 6.25, 0.75, -1.5, 0.5];
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    let (x, mut x_bar) = ([z[0], z[1]], [0.0; 2]);
+    let (mut v, mut v_bar) = ([z[2], z[3]], [0.0; 2]);
+    let mut w_bar = 0.0;
+    d::slope_squared_grad(
+        &mut out,
+        &mut out_bar,
+        &x,
+        &mut x_bar,
+        &mut v,
+        &mut v_bar,
+        z[4],
+        &mut w_bar,
+    )
+    .unwrap();
+    let got = [x_bar[0], x_bar[1], v_bar[0], v_bar[1], w_bar];
+    for k in 0..5 {
+        let h = 1e-3;
+        let (mut a, mut b) = (z, z);
+        a[k] += h;
+        b[k] -= h;
+        let fd = (slope(a) - slope(b)) / (2.0 * h);
+        assert!(
+            (got[k] - fd).abs() <= 1e-5 * fd.abs().max(1.0),
+            "component {k}: {} against {fd}",
+            got[k]
+        );
+    }
+}
