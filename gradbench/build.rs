@@ -11,6 +11,8 @@ fn main() {
         "evals/lstm.nil",
         "evals/gmm_posterior.nil",
         "evals/ht.nil",
+        "evals/particle.nil",
+        "evals/saddle.nil",
         "../adbench/gmm.nil",
     ]);
 }

@@ -259,3 +259,25 @@ fn ht_complicated<const W: usize>(bencher: divan::Bencher, case: usize) {
 fn ht_simple<const W: usize>(bencher: divan::Bencher, case: usize) {
     bench(bencher, "ht", ht_input(HT[case], false), BOTH[W]);
 }
+
+/// `particle` and `saddle` (GradBench's inputs: w = 0, start (1, 1)), each
+/// function a nesting of the two derivatives, `ff`, `fr`, `rf`, `rr`: the
+/// whole solver run, as the protocol times it.
+const NESTINGS: [&str; 4] = ["ff", "fr", "rf", "rr"];
+
+fn nested(bencher: divan::Bencher, module: &str, input: Value, function: &str) {
+    let which = evals::module(module)
+        .and_then(|m| m.which(function))
+        .expect("a function of the module");
+    bench(bencher, module, input, which);
+}
+
+#[divan::bench(args = NESTINGS, sample_count = 20)]
+fn particle(bencher: divan::Bencher, function: &str) {
+    nested(bencher, "particle", json!({ "w": 0.0 }), function);
+}
+
+#[divan::bench(args = NESTINGS, sample_count = 20)]
+fn saddle(bencher: divan::Bencher, function: &str) {
+    nested(bencher, "saddle", json!({ "start": [1.0, 1.0] }), function);
+}

@@ -16,17 +16,38 @@ mod llsq;
 mod lse;
 mod lstm;
 mod ode;
+mod particle;
+mod saddle;
+mod solver;
 
 use serde_json::Value;
 
-/// Which of a module's two functions: the primal (`objective`, `primal`,
-/// `cost`, `square`) or its derivative (`jacobian`, `gradient`, `dir`,
-/// `double`).
+/// Which of a module's functions: the primal (`objective`, `primal`,
+/// `cost`, `square`), its derivative (`jacobian`, `gradient`, `dir`,
+/// `double`), or for `particle` and `saddle` one of the four nestings of
+/// derivatives (`ff`, `fr`, `rf`, `rr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
     Primal,
     Derivative,
+    /// The outer derivative's mode, then the inner one's.
+    Nested(Mode, Mode),
 }
+
+/// Forward or reverse mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Forward,
+    Reverse,
+}
+
+/// `ff`, `fr`, `rf`, `rr`.
+const NESTINGS: &[(&str, Which)] = &[
+    ("ff", Which::Nested(Mode::Forward, Mode::Forward)),
+    ("fr", Which::Nested(Mode::Forward, Mode::Reverse)),
+    ("rf", Which::Nested(Mode::Reverse, Mode::Forward)),
+    ("rr", Which::Nested(Mode::Reverse, Mode::Reverse)),
+];
 
 /// One module's prepared input and the buffers its programs run in.
 pub trait Eval {
@@ -39,8 +60,7 @@ pub trait Eval {
 /// A module: the names of its two functions and how its input is prepared.
 pub struct Module {
     pub name: &'static str,
-    pub primal: &'static str,
-    pub derivative: &'static str,
+    pub functions: &'static [(&'static str, Which)],
     pub prepare: fn(&Value) -> Result<Box<dyn Eval>, String>,
 }
 
@@ -48,62 +68,74 @@ pub struct Module {
 pub const MODULES: &[Module] = &[
     Module {
         name: "ba",
-        primal: "objective",
-        derivative: "jacobian",
+        functions: &[
+            ("objective", Which::Primal),
+            ("jacobian", Which::Derivative),
+        ],
         prepare: |v| Ok(Box::new(ba::Ba::of(v)?)),
     },
     Module {
         name: "det",
-        primal: "primal",
-        derivative: "gradient",
+        functions: &[("primal", Which::Primal), ("gradient", Which::Derivative)],
         prepare: |v| Ok(Box::new(det::Det::of(v)?)),
     },
     Module {
         name: "gmm",
-        primal: "objective",
-        derivative: "jacobian",
+        functions: &[
+            ("objective", Which::Primal),
+            ("jacobian", Which::Derivative),
+        ],
         prepare: |v| Ok(Box::new(gmm::Gmm::of(v)?)),
     },
     Module {
         name: "hello",
-        primal: "square",
-        derivative: "double",
+        functions: &[("square", Which::Primal), ("double", Which::Derivative)],
         prepare: |v| Ok(Box::new(hello::Hello::of(v)?)),
     },
     Module {
         name: "ht",
-        primal: "objective",
-        derivative: "jacobian",
+        functions: &[
+            ("objective", Which::Primal),
+            ("jacobian", Which::Derivative),
+        ],
         prepare: |v| Ok(Box::new(ht::Ht::of(v)?)),
     },
     Module {
         name: "kmeans",
-        primal: "cost",
-        derivative: "dir",
+        functions: &[("cost", Which::Primal), ("dir", Which::Derivative)],
         prepare: |v| Ok(Box::new(kmeans::Kmeans::of(v)?)),
     },
     Module {
         name: "llsq",
-        primal: "primal",
-        derivative: "gradient",
+        functions: &[("primal", Which::Primal), ("gradient", Which::Derivative)],
         prepare: |v| Ok(Box::new(llsq::Llsq::of(v)?)),
     },
     Module {
         name: "lse",
-        primal: "primal",
-        derivative: "gradient",
+        functions: &[("primal", Which::Primal), ("gradient", Which::Derivative)],
         prepare: |v| Ok(Box::new(lse::Lse::of(v)?)),
     },
     Module {
         name: "lstm",
-        primal: "objective",
-        derivative: "jacobian",
+        functions: &[
+            ("objective", Which::Primal),
+            ("jacobian", Which::Derivative),
+        ],
         prepare: |v| Ok(Box::new(lstm::Lstm::of(v)?)),
     },
     Module {
+        name: "particle",
+        functions: NESTINGS,
+        prepare: |v| Ok(Box::new(particle::Particle::of(v)?)),
+    },
+    Module {
+        name: "saddle",
+        functions: NESTINGS,
+        prepare: |v| Ok(Box::new(saddle::Saddle::of(v)?)),
+    },
+    Module {
         name: "ode",
-        primal: "primal",
-        derivative: "gradient",
+        functions: &[("primal", Which::Primal), ("gradient", Which::Derivative)],
         prepare: |v| Ok(Box::new(ode::Ode::of(v)?)),
     },
 ];
@@ -111,14 +143,21 @@ pub const MODULES: &[Module] = &[
 impl Module {
     /// Which of this module's functions `function` names.
     pub fn which(&self, function: &str) -> Result<Which, String> {
-        match function {
-            f if f == self.primal => Ok(Which::Primal),
-            f if f == self.derivative => Ok(Which::Derivative),
-            _ => Err(format!(
-                "the module `{}` has no function `{function}` (it has `{}` and `{}`)",
-                self.name, self.primal, self.derivative
-            )),
-        }
+        self.functions
+            .iter()
+            .find(|(name, _)| *name == function)
+            .map(|&(_, which)| which)
+            .ok_or_else(|| {
+                format!(
+                    "the module `{}` has no function `{function}` (it has {})",
+                    self.name,
+                    self.functions
+                        .iter()
+                        .map(|(n, _)| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
     }
 }
 

@@ -17,6 +17,8 @@ pub mod nil {
     nilang_runtime::include_nil!(pub mod lstm);
     nilang_runtime::include_nil!(pub mod gmm_posterior);
     nilang_runtime::include_nil!(pub mod ht);
+    nilang_runtime::include_nil!(pub mod particle);
+    nilang_runtime::include_nil!(pub mod saddle);
     // ADBench's GMM program, compiled here for the pieces `gmm_posterior`
     // calls.
     nilang_runtime::include_nil!(pub mod gmm);

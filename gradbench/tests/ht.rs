@@ -3,7 +3,9 @@
 //! transcription of ADBench's formulas (full 4x4 matrices, pose parameters
 //! as a 3 x (bones + 3) matrix, every vertex skinned), the Jacobian against
 //! central differences of that reference and against what is exact (the
-//! translation columns are -I), for both variants, mirrored or not.
+//! translation columns are -I), for both variants, mirrored or not, and
+//! both ways the tool makes it: reverse sweeps (few points) and forward
+//! mode on dual numbers (from 13 points simple, 21 complicated).
 
 // The reference indexes matrices as the formulas do.
 #![allow(clippy::needless_range_loop)]
@@ -443,10 +445,31 @@ fn a_few_bones() {
 }
 
 #[test]
-fn many_points_cross_batches() {
-    // More points than one gradient sweep takes, and a last partial batch.
-    check(22, 23, true, false, 7);
-    check(22, 23, false, false, 8);
+fn reverse_sweeps_cross_batches() {
+    // Fewer points than forward mode takes (13 simple, 21 complicated), so
+    // reverse sweeps, of 4 points: more than one, and a last partial one.
+    // (The cases above, of 5 to 7 points, are reverse mode's too.)
+    check(22, 11, true, false, 7);
+    check(22, 11, false, false, 8);
+}
+
+#[test]
+fn forward_mode_both_variants() {
+    // Enough points for forward mode (dual numbers, a column a run).
+    check(22, 23, true, false, 10);
+    check(22, 23, false, false, 11);
+    check(22, 30, true, true, 12);
+    check(22, 30, false, true, 13);
+    check(5, 40, true, false, 14);
+    check(5, 40, false, false, 15);
+}
+
+#[test]
+fn forward_mode_crosses_chunks() {
+    // More points than forward mode's residuals take a call (256), and a
+    // last partial chunk.
+    check(22, 300, true, false, 16);
+    check(22, 300, false, true, 17);
 }
 
 #[test]

@@ -659,3 +659,23 @@ fn lstm_against_a_reference_and_differences() {
         1e-6,
     );
 }
+
+/// `particle` and `saddle`: every nesting of the two derivatives gives the
+/// eval's known answer (GradBench's `expect`: w = 0.2071918746486116 from
+/// w0 = 0; each coordinate 8.246324826140356e-6 from (1, 1)).
+#[test]
+fn particle_and_saddle_reach_the_known_answers_in_every_nesting() {
+    for function in ["ff", "fr", "rf", "rr"] {
+        let w = output("particle", function, json!({ "w": 0.0 }));
+        let w = w.as_f64().expect("a number");
+        assert!((w - 0.2071918746486116).abs() <= 1e-12, "{function}: {w}");
+        let r = output("saddle", function, json!({ "start": [1.0, 1.0] }));
+        for x in r.as_array().expect("four numbers") {
+            let x = x.as_f64().expect("a number");
+            assert!(
+                (x / 8.246324826140356e-6 - 1.0).abs() <= 1e-9,
+                "{function}: {r}"
+            );
+        }
+    }
+}

@@ -59,7 +59,7 @@ impl Eval for Ba {
     fn run(&mut self, which: Which) -> nilang_runtime::Result {
         match which {
             Which::Primal => nil_residuals(&self.input, &mut self.reproj, &mut self.w_err),
-            Which::Derivative => nil_jacobian(&self.input, &mut self.jacobian),
+            Which::Derivative | Which::Nested(..) => nil_jacobian(&self.input, &mut self.jacobian),
         }
     }
 
@@ -71,7 +71,7 @@ impl Eval for Ba {
                 "reproj_error": { "elements": &self.reproj[..2], "repeated": self.input.p },
                 "w_err": { "element": self.w_err[0], "repeated": self.input.p },
             }),
-            Which::Derivative => json!({
+            Which::Derivative | Which::Nested(..) => json!({
                 "rows": first_and_last(&self.jacobian.rows),
                 "cols": first_and_last(&self.jacobian.cols),
                 "vals": first_and_last(&self.jacobian.vals),

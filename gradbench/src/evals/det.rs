@@ -34,7 +34,7 @@ impl Eval for Det {
         self.out = 0.0;
         match which {
             Which::Primal => det::det(&mut self.out, &self.a, self.ell),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let mut out_bar = 1.0;
                 self.a_bar.fill(0.0);
                 det::det_grad(
@@ -51,7 +51,7 @@ impl Eval for Det {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.out),
-            Which::Derivative => json!(self.a_bar),
+            Which::Derivative | Which::Nested(..) => json!(self.a_bar),
         }
     }
 }

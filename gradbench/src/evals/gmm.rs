@@ -100,7 +100,7 @@ impl Eval for Gmm {
                 self.m,
                 self.constant,
             ),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let (mut out_bar, mut gamma_bar, mut constant_bar) = (1.0, 0.0, 0.0);
                 self.bars.iter_mut().for_each(|b| b.fill(0.0));
                 let [alpha_bar, mu_bar, icf_bar] = &mut self.bars;
@@ -130,7 +130,7 @@ impl Eval for Gmm {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.out),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 // GradBench's `Independent`: `alpha`, and `mu`, `q`, `l` a
                 // row per component.
                 let (d, k) = (self.d, self.k);

@@ -26,7 +26,7 @@ impl Eval for Hello {
         self.y = 0.0;
         match which {
             Which::Primal => hello::square(&mut self.y, self.x),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let mut y_bar = 1.0;
                 self.x_bar = 0.0;
                 hello::square_grad(&mut self.y, &mut y_bar, self.x, &mut self.x_bar)
@@ -37,7 +37,7 @@ impl Eval for Hello {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.y),
-            Which::Derivative => json!(self.x_bar),
+            Which::Derivative | Which::Nested(..) => json!(self.x_bar),
         }
     }
 }

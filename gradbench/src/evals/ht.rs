@@ -1,18 +1,53 @@
 //! `ht`: the hand model's residuals, and their Jacobian in theta (and in
-//! each point's `us`, for the complicated variant) from the gradient
-//! program of `ht.nil`'s `ht_residuals`.
+//! each point's `us`, for the complicated variant), both from `ht.nil`
+//! (generic in its float type): the residuals are `ht_residuals` on `f64`;
+//! the Jacobian is made on dual numbers (forward mode) or by the gradient
+//! program `ht_residuals_grad` (reverse mode), whichever is faster for the
+//! number of points ([`FORWARD_FROM`]).
 //!
-//! A residual depends on theta and on its own point's vertices only. So
-//! the Jacobian is made K points at a time: one reverse sweep of
-//! `ht_residuals_grad` over those K points (their vertices alone skinned),
-//! with adjoints of W = 3K lanes, the residual r of the sweep seeded with
-//! the unit vector e_r. Lane r of `theta_bar` is then row r's theta part,
-//! and lane r of the point's two `us_bar` entries its two `us` columns.
+//! Forward mode: per column, the stages of `ht_residuals` run on
+//! `Dual<f64>` over all the points: `ht_world` (pose and skinning) once,
+//! then `ht_point_residuals` [`CHUNK`] points a call (a buffer of residuals
+//! that stays in cache), their eps the column. theta[k] is seeded with eps
+//! 1 for the theta columns; for the two `us` columns of the complicated
+//! variant every point's `us` component j at once (a residual depends only
+//! on its own point's `us`, so the eps of residual r is row r's entry of
+//! the compressed column). 26 or 28 poses and skinnings in all, whatever
+//! the number of points. The data are dual constants (eps 0) made once,
+//! in `Ht::of`; `ht_world`'s work arrays are zeroed before each column
+//! rather than uncomputed. The Jacobian is kept column-major, and
+//! `output` writes it out row by row.
+//!
+//! Reverse mode: a residual depends on theta and on its own point's
+//! vertices only. So the Jacobian is made K points at a time: one reverse
+//! sweep of `ht_residuals_grad` over those K points (their vertices alone
+//! skinned), with adjoints of W = 3K lanes, the residual r of the sweep
+//! seeded with the unit vector e_r. Lane r of `theta_bar` is then row r's
+//! theta part, and lane r of the point's two `us_bar` entries its two `us`
+//! columns. A pose a sweep: cheaper than forward mode for few points only
+//! (see [`FORWARD_FROM`]).
 
+use nilang_runtime::Dual;
 use serde_json::{Value, json};
 
 use super::{Eval, Which, number, numbers, rows};
 use crate::nil::ht;
+
+/// The number of points from which the Jacobian is made in forward mode
+/// (below it, by reverse sweeps), simple and complicated variant. Forward
+/// mode costs 26 or 28 poses and skinnings of the points' vertices plus
+/// 26 or 28 dual residuals a point; reverse mode one pose and gradient
+/// sweep per K points. On GradBench's `big` model (22 bones) forward mode
+/// took about 68 µs + 0.8 µs a point (simple) and 78 µs + 2.2 µs a point
+/// (complicated), reverse mode about 22 µs (simple) and 24 µs
+/// (complicated) a sweep of K = 4 points: forward is faster from 13 and
+/// 21 points (of 1 to 100 measured; at GradBench's 100 points and more it
+/// always is).
+const FORWARD_FROM: [usize; 2] = [13, 21];
+
+/// Points whose residuals forward mode makes a call (their 3 `CHUNK`
+/// dual residuals stay in cache).
+const CHUNK: usize = 256;
 
 /// Points one gradient sweep takes (of 2, 4 and 16, 4 was fastest at
 /// 100,000 points: 1.16 s, 0.90 s, 1.50 s).
@@ -23,8 +58,8 @@ const W: usize = 3 * K;
 /// theta's length: global rotation, translation, 4 angles for 5 fingers.
 const THETA: usize = 26;
 
-/// The work arrays of `ht_residuals` (zeros between runs), of numbers or of
-/// adjoints.
+/// The work arrays of `ht_residuals` (zeros between runs), of numbers, of
+/// dual numbers or of adjoints.
 struct Work<T> {
     pose: Vec<T>,
     rot: Vec<T>,
@@ -79,10 +114,13 @@ struct Slots {
 impl Slots {
     fn of(point_verts: &[usize]) -> Slots {
         let mut verts: Vec<usize> = Vec::new();
+        // Each vertex's slot, by the vertex: a point finds its slot in
+        // constant time (a search of `verts` made `prepare` quadratic).
+        let mut slot_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         let of_points = point_verts
             .iter()
             .map(|&v| {
-                let at = verts.iter().position(|&u| u == v).unwrap_or_else(|| {
+                let at = *slot_of.entry(v).or_insert_with(|| {
                     verts.push(v);
                     verts.len() - 1
                 });
@@ -106,24 +144,53 @@ pub struct Ht {
     base_pos: Vec<f64>,
     weights: Vec<f64>,
     points: Vec<f64>,
-    /// The objective's vertices: all that the points use.
+    /// The objective's vertices: all that the points use (and forward
+    /// mode's).
     all: Slots,
     all_vpos: Vec<f64>,
     all_vweights: Vec<f64>,
-    /// The Jacobian's, per sweep of K points.
+    work: Work<f64>,
+    err: Vec<f64>,
+    /// How the Jacobian is made, with its buffers.
+    mode: Mode,
+    /// The last Jacobian: 3 n rows of `columns()`, row-major (reverse
+    /// mode) or column-major (forward mode), as `output` reads it.
+    jac: Vec<f64>,
+}
+
+enum Mode {
+    Forward(Box<Forward>),
+    Reverse(Box<Reverse>),
+}
+
+/// Forward mode's copies of the inputs as dual numbers (the data
+/// constants, of eps 0; theta and `us` seeded per column) and its work
+/// arrays.
+struct Forward {
+    theta: Vec<Dual<f64>>,
+    us: Vec<Dual<f64>>,
+    base_rel: Vec<Dual<f64>>,
+    inv_base_abs: Vec<Dual<f64>>,
+    vpos: Vec<Dual<f64>>,
+    vweights: Vec<Dual<f64>>,
+    points: Vec<Dual<f64>>,
+    err: Vec<Dual<f64>>,
+    work: Work<Dual<f64>>,
+}
+
+/// Reverse mode's sweeps (it shares `Ht`'s `f64` work arrays and residuals)
+/// and adjoints.
+struct Reverse {
+    /// Per sweep of K points, their vertices.
     batches: Vec<Slots>,
     /// One sweep's vertices (gathered each sweep; `Const` data in
     /// `ht.nil`, so they have no adjoints).
     vpos: Vec<f64>,
     vweights: Vec<f64>,
-    work: Work<f64>,
     work_bar: Work<[f64; W]>,
     theta_bar: Vec<[f64; W]>,
     us_bar: Vec<[f64; W]>,
-    err: Vec<f64>,
     err_bar: Vec<[f64; W]>,
-    /// The last Jacobian, row-major: 3 n rows of `columns()`.
-    jac: Vec<f64>,
 }
 
 fn ints(value: &Value, what: &str) -> Result<Vec<i64>, String> {
@@ -269,8 +336,6 @@ impl Ht {
             }
         }
         let all = Slots::of(&point_verts);
-        let per_point = if complicated { 3 } else { 1 };
-        let batches: Vec<Slots> = point_verts.chunks(K * per_point).map(Slots::of).collect();
         let (mut all_vpos, mut all_vweights) = (vec![], vec![]);
         gather(
             &all.verts,
@@ -280,18 +345,40 @@ impl Ht {
             &mut all_vpos,
             &mut all_vweights,
         );
-        let slots = all.verts.len().max(3 * K);
-        let bars = |len: usize| vec![[0.0; W]; len];
+        let ns = all.verts.len();
+        let mode = if n >= FORWARD_FROM[usize::from(complicated)] {
+            let duals = |xs: &[f64]| xs.iter().map(|&x| Dual::constant(x)).collect::<Vec<_>>();
+            Mode::Forward(Box::new(Forward {
+                theta: duals(&theta),
+                us: duals(&us),
+                base_rel: duals(&base_rel),
+                inv_base_abs: duals(&inv_base_abs),
+                vpos: duals(&all_vpos),
+                vweights: duals(&all_vweights),
+                points: duals(&points),
+                err: vec![Dual::constant(0.0); 3 * CHUNK.min(n)],
+                work: Work::new(nb, ns, Dual::constant(0.0)),
+            }))
+        } else {
+            let per_point = if complicated { 3 } else { 1 };
+            let bars = |len: usize| vec![[0.0; W]; len];
+            Mode::Reverse(Box::new(Reverse {
+                batches: point_verts.chunks(K * per_point).map(Slots::of).collect(),
+                vpos: Vec::with_capacity(4 * K * per_point),
+                vweights: Vec::with_capacity(nb * K * per_point),
+                work_bar: Work::new(nb, 3 * K, [0.0; W]),
+                theta_bar: bars(THETA),
+                us_bar: bars(2 * K),
+                err_bar: bars(3 * K),
+            }))
+        };
+        let cols = THETA + if complicated { 2 } else { 0 };
         Ok(Ht {
-            work: Work::new(nb, slots, 0.0),
-            work_bar: Work::new(nb, 3 * K, [0.0; W]),
-            vpos: vec![],
-            vweights: vec![],
-            theta_bar: bars(THETA),
-            us_bar: bars(2 * K),
+            // Reverse mode's sweeps use these too, up to 3 K slots.
+            work: Work::new(nb, ns.max(3 * K), 0.0),
             err: vec![0.0; 3 * n],
-            err_bar: bars(3 * K),
-            jac: vec![],
+            jac: vec![0.0; 3 * n * cols],
+            mode,
             theta,
             us,
             complicated,
@@ -305,7 +392,6 @@ impl Ht {
             all,
             all_vpos,
             all_vweights,
-            batches,
         })
     }
 
@@ -313,14 +399,87 @@ impl Ht {
         THETA + if self.complicated { 2 } else { 0 }
     }
 
-    /// The Jacobian, K points a sweep.
-    fn jacobian(&mut self) -> nilang_runtime::Result {
-        let n = self.points.len() / 3;
+    /// The Jacobian, column-major, in forward mode: per column, `ht_world`
+    /// on dual numbers, then `ht_point_residuals` a chunk of points at a
+    /// time.
+    fn forward(&mut self) -> nilang_runtime::Result {
+        let Mode::Forward(f) = &mut self.mode else {
+            unreachable!("forward mode's buffers")
+        };
+        let rows = self.points.len();
+        let extra = if self.complicated { 2 } else { 0 };
+        let ns = self.all.verts.len();
+        let zero = Dual::constant(0.0);
+        let per_point = if self.complicated { 3 } else { 1 };
+        for (col, out) in self.jac.chunks_exact_mut(rows).enumerate() {
+            // Columns 0 and 1 (complicated): every point's `us` component
+            // col, cleared again for column 2; then theta.
+            if col <= extra && self.complicated {
+                for (i, u) in f.us.iter_mut().enumerate() {
+                    u.eps = if i % 2 == col { 1.0 } else { 0.0 };
+                }
+            }
+            for (k, t) in f.theta.iter_mut().enumerate() {
+                t.eps = if extra + k == col { 1.0 } else { 0.0 };
+            }
+            // The last column's pose and positions, left in the work
+            // arrays (zeroing them is cheaper than `uncall_ht_world`).
+            f.work.fill(ns, zero);
+            let w = &mut f.work;
+            ht::ht_world(
+                &f.theta,
+                self.mirrored,
+                &self.parents,
+                &f.base_rel,
+                &f.inv_base_abs,
+                &f.vpos,
+                &f.vweights,
+                &mut w.pose,
+                &mut w.rot,
+                &mut w.rel,
+                &mut w.absm,
+                &mut w.trans,
+                &mut w.grot,
+                &mut w.pos,
+                &mut w.world,
+            )?;
+            // The residuals a chunk of points at a time, in a buffer that
+            // stays in cache.
+            for (chunk, out) in out.chunks_mut(3 * CHUNK).enumerate() {
+                let (lo, m) = (chunk * CHUNK, out.len() / 3);
+                let err = &mut f.err[..3 * m];
+                err.fill(zero);
+                let us = if self.complicated {
+                    &f.us[2 * lo..2 * (lo + m)]
+                } else {
+                    &f.us[..]
+                };
+                ht::ht_point_residuals(
+                    err,
+                    us,
+                    self.complicated,
+                    &self.all.of_points[per_point * lo..per_point * (lo + m)],
+                    &f.points[3 * lo..3 * (lo + m)],
+                    &w.world,
+                )?;
+                for (o, e) in out.iter_mut().zip(err.iter()) {
+                    *o = e.eps;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The Jacobian, row-major, K points a reverse sweep.
+    fn reverse(&mut self) -> nilang_runtime::Result {
         let cols = self.columns();
+        let Mode::Reverse(r) = &mut self.mode else {
+            unreachable!("reverse mode's buffers")
+        };
+        let n = self.points.len() / 3;
         let extra = cols - THETA;
-        self.jac.resize(3 * n * cols, 0.0);
         let nb = self.parents.len();
-        for (batch, slots) in self.batches.iter().enumerate() {
+        for (batch, slots) in r.batches.iter().enumerate() {
             let lo = batch * K;
             let m = K.min(n - lo);
             let ns = slots.verts.len();
@@ -329,32 +488,32 @@ impl Ht {
                 &self.base_pos,
                 &self.weights,
                 nb,
-                &mut self.vpos,
-                &mut self.vweights,
+                &mut r.vpos,
+                &mut r.vweights,
             );
             let err = &mut self.err[..3 * m];
             err.fill(0.0);
-            let err_bar = &mut self.err_bar[..3 * m];
-            for (r, lanes) in err_bar.iter_mut().enumerate() {
+            let err_bar = &mut r.err_bar[..3 * m];
+            for (row, lanes) in err_bar.iter_mut().enumerate() {
                 *lanes = [0.0; W];
-                lanes[r] = 1.0;
+                lanes[row] = 1.0;
             }
-            self.theta_bar.fill([0.0; W]);
-            self.us_bar.fill([0.0; W]);
+            r.theta_bar.fill([0.0; W]);
+            r.us_bar.fill([0.0; W]);
             // What the last sweep left in the work arrays' adjoints would
             // seed this one.
-            self.work_bar.fill(ns, [0.0; W]);
+            r.work_bar.fill(ns, [0.0; W]);
             let (us, us_bar) = if self.complicated {
-                (&self.us[2 * lo..2 * (lo + m)], &mut self.us_bar[..2 * m])
+                (&self.us[2 * lo..2 * (lo + m)], &mut r.us_bar[..2 * m])
             } else {
-                (&self.us[..], &mut self.us_bar[..0])
+                (&self.us[..], &mut r.us_bar[..0])
             };
-            let (w, wb) = (&mut self.work, &mut self.work_bar);
+            let (w, wb) = (&mut self.work, &mut r.work_bar);
             ht::ht_residuals_grad(
                 err,
                 err_bar,
                 &self.theta,
-                &mut self.theta_bar,
+                &mut r.theta_bar,
                 us,
                 us_bar,
                 self.complicated,
@@ -362,8 +521,8 @@ impl Ht {
                 &self.parents,
                 &self.base_rel,
                 &self.inv_base_abs,
-                &self.vpos,
-                &self.vweights,
+                &r.vpos,
+                &r.vweights,
                 &slots.of_points,
                 &self.points[3 * lo..3 * (lo + m)],
                 &mut w.pose,
@@ -387,10 +546,10 @@ impl Ht {
                 let row = &mut self.jac[(3 * lo + lane) * cols..(3 * lo + lane + 1) * cols];
                 if self.complicated {
                     let p = lane / 3;
-                    row[0] = self.us_bar[2 * p][lane];
-                    row[1] = self.us_bar[2 * p + 1][lane];
+                    row[0] = r.us_bar[2 * p][lane];
+                    row[1] = r.us_bar[2 * p + 1][lane];
                 }
-                for (k, bar) in self.theta_bar.iter().enumerate() {
+                for (k, bar) in r.theta_bar.iter().enumerate() {
                     row[extra + k] = bar[lane];
                 }
             }
@@ -446,7 +605,10 @@ impl Eval for Ht {
                     &mut w.world[..3 * ns],
                 )
             }
-            Which::Derivative => self.jacobian(),
+            Which::Derivative | Which::Nested(..) => match self.mode {
+                Mode::Forward(_) => self.forward(),
+                Mode::Reverse(_) => self.reverse(),
+            },
         }
     }
 
@@ -456,7 +618,22 @@ impl Eval for Ht {
             // Row 3i + j: residual j of point i; columns (du0, du1 of the
             // row's point, when complicated) then theta, as GradBench's
             // reference prints them.
-            Which::Derivative => json!(self.jac.chunks(self.columns()).collect::<Vec<_>>()),
+            Which::Derivative | Which::Nested(..) => {
+                let cols = self.columns();
+                match self.mode {
+                    Mode::Reverse(_) => json!(self.jac.chunks(cols).collect::<Vec<_>>()),
+                    Mode::Forward(_) => {
+                        let rows = self.points.len();
+                        json!(
+                            (0..rows)
+                                .map(|r| (0..cols)
+                                    .map(|c| self.jac[c * rows + r])
+                                    .collect::<Vec<_>>())
+                                .collect::<Vec<_>>()
+                        )
+                    }
+                }
+            }
         }
     }
 }

@@ -90,7 +90,7 @@ impl Eval for Kmeans {
                     &mut self.runmin,
                 )
             }
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let zero = Dual64::from(0.0);
                 let (mut cost, mut cost_bar) = (zero, Dual64::from(1.0));
                 let v = &mut self.dual;
@@ -122,7 +122,9 @@ impl Eval for Kmeans {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.cost),
-            Which::Derivative => json!(self.dir.chunks(self.d).collect::<Vec<_>>()),
+            Which::Derivative | Which::Nested(..) => {
+                json!(self.dir.chunks(self.d).collect::<Vec<_>>())
+            }
         }
     }
 }

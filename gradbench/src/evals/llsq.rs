@@ -34,7 +34,7 @@ impl Eval for Llsq {
         self.y = 0.0;
         match which {
             Which::Primal => llsq::llsq(&mut self.y, &self.x, self.n),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let mut y_bar = 1.0;
                 self.x_bar.fill(0.0);
                 llsq::llsq_grad(&mut self.y, &mut y_bar, &self.x, &mut self.x_bar, self.n)
@@ -45,7 +45,7 @@ impl Eval for Llsq {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.y),
-            Which::Derivative => json!(self.x_bar),
+            Which::Derivative | Which::Nested(..) => json!(self.x_bar),
         }
     }
 }

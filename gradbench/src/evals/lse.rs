@@ -36,7 +36,7 @@ impl Eval for Lse {
         self.out = 0.0;
         match which {
             Which::Primal => lse::lse(&mut self.out, &self.x, &mut self.runmax),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let mut out_bar = 1.0;
                 self.x_bar.fill(0.0);
                 lse::lse_grad(
@@ -54,7 +54,7 @@ impl Eval for Lse {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.out),
-            Which::Derivative => json!(self.x_bar),
+            Which::Derivative | Which::Nested(..) => json!(self.x_bar),
         }
     }
 }

@@ -79,7 +79,7 @@ impl Eval for Lstm {
                 sumexp,
                 golds,
             ),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 let mut loss_bar = 1.0;
                 self.input_bars.iter_mut().for_each(|v| v.fill(0.0));
                 let [main_bar, extra_bar, state_bar, seq_bar] = &mut self.input_bars;
@@ -117,7 +117,7 @@ impl Eval for Lstm {
         match which {
             Which::Primal => json!(self.loss),
             // The gradient in `main_params` then in `extra_params`.
-            Which::Derivative => json!(
+            Which::Derivative | Which::Nested(..) => json!(
                 self.input_bars[0]
                     .iter()
                     .chain(&self.input_bars[1])

@@ -48,7 +48,7 @@ impl Eval for Ode {
         let [k1, k2, k3, k4] = &mut self.ks;
         match which {
             Which::Primal => ode::ode(&mut self.yf, &self.x, self.s, &mut self.ys, k1, k2, k3, k4),
-            Which::Derivative => {
+            Which::Derivative | Which::Nested(..) => {
                 // The gradient of the last component: its adjoint seeded 1.
                 let n = self.x.len();
                 self.yf_bar.fill(0.0);
@@ -79,7 +79,7 @@ impl Eval for Ode {
     fn output(&self, which: Which) -> Value {
         match which {
             Which::Primal => json!(self.yf),
-            Which::Derivative => json!(self.x_bar),
+            Which::Derivative | Which::Nested(..) => json!(self.x_bar),
         }
     }
 }

@@ -1,0 +1,99 @@
+//! The nested derivatives of `particle.nil` and `saddle.nil` on their own:
+//! the outer derivative of each cost, whose inner derivative is a
+//! derivative call, against central differences of the cost, in each of
+//! the four nestings (the gradient program or dual numbers outside,
+//! `(∇f)` or `(∂f)` inside).
+
+use nilang_gradbench::nil::{particle, saddle};
+use nilang_runtime::Dual;
+
+fn close(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-5 * want.abs().max(1e-3),
+        "{what}: {got} against {want}"
+    );
+}
+
+type Cost = fn(&mut f64, f64) -> nilang_runtime::Result;
+
+fn miss(f: Cost, w: f64) -> f64 {
+    let mut out = 0.0;
+    f(&mut out, w).unwrap();
+    out
+}
+
+#[test]
+fn the_particles_cost_has_the_slope_of_its_differences() {
+    // Away from the points where the number of Euler steps changes, the
+    // cost is smooth in w.
+    for w in [0.0, 0.15, 0.3] {
+        let h = 1e-6;
+        let fd = (miss(particle::miss_r, w + h) - miss(particle::miss_r, w - h)) / (2.0 * h);
+        close(
+            miss(particle::miss_f, w),
+            miss(particle::miss_r, w),
+            "the two inner modes",
+        );
+        let (mut out, mut out_bar, mut w_bar) = (0.0, 1.0, 0.0);
+        particle::miss_r_grad(&mut out, &mut out_bar, w, &mut w_bar).unwrap();
+        close(w_bar, fd, "reverse over reverse");
+        let (mut out, mut out_bar, mut w_bar) = (0.0, 1.0, 0.0);
+        particle::miss_f_grad(&mut out, &mut out_bar, w, &mut w_bar).unwrap();
+        close(w_bar, fd, "reverse over forward");
+        for (name, f) in [
+            (
+                "forward over reverse",
+                particle::miss_r::<Dual<f64>>
+                    as fn(&mut Dual<f64>, Dual<f64>) -> nilang_runtime::Result,
+            ),
+            ("forward over forward", particle::miss_f::<Dual<f64>>),
+        ] {
+            let mut out = Dual::constant(0.0);
+            f(&mut out, Dual::variable(w)).unwrap();
+            close(out.eps, fd, name);
+        }
+    }
+}
+
+#[test]
+fn the_saddles_inner_maximum_has_the_gradient_of_its_differences() {
+    let start = [1.0, 1.0];
+    let cost = |a: [f64; 2]| {
+        let mut out = 0.0;
+        saddle::max_cost_r(&mut out, &a, &start).unwrap();
+        out
+    };
+    for a in [[0.5, -0.25], [1.0, 1.0]] {
+        let h = 1e-6;
+        let fd = [0, 1].map(|k| {
+            let (mut p, mut m) = (a, a);
+            p[k] += h;
+            m[k] -= h;
+            (cost(p) - cost(m)) / (2.0 * h)
+        });
+        for inner in ["reverse", "forward"] {
+            let (mut out, mut out_bar) = (0.0, 1.0);
+            let (mut a_bar, mut s_bar) = ([0.0; 2], [0.0; 2]);
+            if inner == "reverse" {
+                saddle::max_cost_r_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start, &mut s_bar)
+            } else {
+                saddle::max_cost_f_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start, &mut s_bar)
+            }
+            .unwrap();
+            close(a_bar[0], fd[0], inner);
+            close(a_bar[1], fd[1], inner);
+            for (k, want) in fd.into_iter().enumerate() {
+                let ad = [0, 1].map(|i| Dual::new(a[i], if i == k { 1.0 } else { 0.0 }));
+                let sd = start.map(Dual::constant);
+                let mut out = Dual::constant(0.0);
+                if inner == "reverse" {
+                    saddle::max_cost_r(&mut out, &ad, &sd)
+                } else {
+                    saddle::max_cost_f(&mut out, &ad, &sd)
+                }
+                .unwrap();
+                close(out.eps, want, "forward outside");
+            }
+        }
+    }
+}
