@@ -28,6 +28,7 @@ fn main() {
     }
     // The table also writes the `Const` twins into `random/`.
     write_table(&out, &text);
+    derivative_programs(&out, &dir, &text);
     aliased(&out, &dir);
     nilang_build::report(
         nilang_build::Config::new()
@@ -269,6 +270,130 @@ fn write_table(out: &std::path::Path, text: &str) {
     let path = out.join("random_table.rs");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
         std::fs::write(&path, table).expect("write random_table.rs");
+    }
+}
+
+/// The random programs whose derivative calls `random_derivatives.rs`
+/// tests: plain ones and ones with every construct (which call plain ones).
+const DERIVED: [std::ops::Range<usize>; 2] = [0..10, PLAIN..PLAIN + 10];
+
+/// `random/random_derivatives.nil`: each random program `pN` up to the last
+/// of [`DERIVED`] again generic in its float type (`gen_pN`, calling the
+/// other `gen_` programs), and for each of `DERIVED` two functions made of
+/// one derivative call: `grad_of_pN` (`(∇gen_pN)`) and `tan_of_pN`
+/// (`(∂gen_pN)`), parameters `a, ga, b, gb, c, gc, d, gd, v, gv`. And
+/// `OUT_DIR/derivatives_table.rs`: their call, uncall and gradient program
+/// behind uniform signatures (`DerivedProgram`, `DerivedGradient`).
+fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str) {
+    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    let last = DERIVED.iter().map(|r| r.end).max().unwrap_or(0);
+    let generic = |body: &str| {
+        let mut out = String::new();
+        let mut rest = body;
+        // `pK(` (a call, `~pK(` too) becomes `gen_pK(`.
+        while let Some(at) = rest.find('p') {
+            let (head, tail) = rest.split_at(at);
+            out.push_str(head);
+            let digits = tail[1..].chars().take_while(char::is_ascii_digit).count();
+            let word_start = !head.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            if word_start && digits > 0 && tail[1 + digits..].starts_with('(') {
+                out.push_str("gen_");
+            }
+            out.push('p');
+            rest = &tail[1..];
+        }
+        out.push_str(rest);
+        // A float ancilla of the float type, so that a dual part is kept.
+        out.replace("← 0.0", "← zero(T)")
+    };
+    let mut nil = String::from(
+        "# Random programs generic in their float type, and derivative calls of them
+# (see build.rs: `derivative_programs`).
+
+",
+    );
+    for (n, body) in function_bodies(text).iter().enumerate().take(last) {
+        let _ = write!(
+            nil,
+            "function gen_p{n}(a::T, b::T, c::T, d::T, v::[T]) where T: Real
+{}end
+
+",
+            generic(body)
+        );
+    }
+    let names: Vec<usize> = DERIVED.iter().flat_map(|r| r.clone()).collect();
+    for &n in &names {
+        for (kind, op) in [("grad_of", '∇'), ("tan_of", '∂')] {
+            let _ = write!(
+                nil,
+                "function {kind}_p{n}(a::T, ga::T, b::T, gb::T, c::T, gc::T, d::T, gd::T, v::[T], gv::[T]) where T: Real
+    ({op}gen_p{n})(a, ga, b, gb, c, gc, d, gd, v, gv)
+end
+
+"
+            );
+        }
+    }
+    let path = dir.join("random_derivatives.nil");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(nil.as_str()) {
+        std::fs::write(&path, &nil).expect("write random_derivatives.nil");
+    }
+    let database = RootDatabase::default();
+    let file = SourceFile::new(&database, "random_derivatives.nil".into(), nil.clone());
+    let project = Project::new(&database, vec![file]);
+    let mut table = String::new();
+    let mut rows = Vec::new();
+    for &n in &names {
+        let mut row = Vec::new();
+        for kind in ["grad_of", "tan_of"] {
+            let name = format!("{kind}_p{n}");
+            let mutated =
+                db::mutated_params(&database, project, &name).expect("generated function");
+            // The scalars are `s[0..8]` in parameter order, the arrays `v`, `gv`.
+            let arg = |k: usize| match (k, mutated[k]) {
+                (8, true) => "&mut *v".to_string(),
+                (8, false) => "&*v".to_string(),
+                (9, true) => "&mut *gv".to_string(),
+                (9, false) => "&*gv".to_string(),
+                (k, true) => format!("&mut *s{k}"),
+                (k, false) => format!("*s{k}"),
+            };
+            let args: Vec<String> = (0..10).map(arg).collect();
+            for (prefix, target) in [("call", name.clone()), ("uncall", format!("uncall_{name}"))] {
+                let _ = writeln!(
+                    table,
+                    "fn {prefix}_{name}(s: &mut [f64; 8], v: &mut [f64], gv: &mut [f64]) -> nilang::Result {{\n    let [s0, s1, s2, s3, s4, s5, s6, s7] = s;\n    random_derivatives::{target}({})\n}}",
+                    args.join(", ")
+                );
+            }
+            let bars: Vec<String> = (0..10)
+                .map(|k| {
+                    let bar = match k {
+                        8 => "v_bar".to_string(),
+                        9 => "gv_bar".to_string(),
+                        k => format!("&mut *g{k}"),
+                    };
+                    format!("{}, {bar}", arg(k))
+                })
+                .collect();
+            let _ = writeln!(
+                table,
+                "fn grad_{name}(s: &mut [f64; 8], g: &mut [f64; 8], v: &mut [f64], v_bar: &mut [f64], gv: &mut [f64], gv_bar: &mut [f64]) -> nilang::Result {{\n    let [s0, s1, s2, s3, s4, s5, s6, s7] = s;\n    let [g0, g1, g2, g3, g4, g5, g6, g7] = g;\n    random_derivatives::{name}_grad::<f64, f64>({})\n}}",
+                bars.join(", ")
+            );
+            row.push(format!("call_{name}, uncall_{name}, grad_{name}"));
+        }
+        rows.push(format!("    (\"p{n}\", {}),", row.join(", ")));
+    }
+    let _ = writeln!(
+        table,
+        "/// Each program of `DERIVED`: name, then call, uncall and gradient of\n/// `grad_of_pN`, then of `tan_of_pN`.\npub const DERIVED: &[(&str, DerivedProgram, DerivedProgram, DerivedGradient, DerivedProgram, DerivedProgram, DerivedGradient)] = &[\n{}\n];",
+        rows.join("\n")
+    );
+    let path = out.join("derivatives_table.rs");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
+        std::fs::write(&path, table).expect("write derivatives_table.rs");
     }
 }
 

@@ -118,6 +118,30 @@ pub fn problem(name: &str, span: Span, why: &str) -> crate::diagnostics::Diagnos
     )
 }
 
+/// The derived function `∇f` / `∂f` as a signature to show (its body
+/// empty): `f`'s parameters with their companions, of the same types.
+pub fn derived_function(d: Derivative, f: &Function) -> Option<Function> {
+    let mask = companions(f).ok()?;
+    let params = interleave(&f.params, &mask, |p| Param {
+        name: Ident {
+            name: companion_name(d, &p.name.name),
+            span: p.name.span,
+        },
+        constant: false,
+        ..p.clone()
+    });
+    Some(Function {
+        name: Ident {
+            name: format!("({})", d.name(&f.name.name)),
+            span: f.name.span,
+        },
+        params,
+        body: Block::default(),
+        primitive: None,
+        ..f.clone()
+    })
+}
+
 /// `items` with, after each item whose `mask` entry is true, its companion.
 pub fn interleave<T: Clone>(items: &[T], mask: &[bool], companion: impl Fn(&T) -> T) -> Vec<T> {
     let mut out = Vec::with_capacity(items.len() * 2);

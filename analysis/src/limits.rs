@@ -512,9 +512,9 @@ impl Limits<'_> {
             return;
         }
         if self.device && crate::derivatives::Derivative::of(name).is_some() {
-            self.out.push(e0701(
+            self.out.push(gpu0701(
                 call.callee.span,
-                "a derivative call `(∇f)` or `(∂f)` on the GPU",
+                "a derivative call (`(∇f)`, `(∂f)`)",
             ));
         }
         for arg in &call.args {

@@ -93,9 +93,12 @@ pub(crate) fn entry_points(d: Derivative, base: &str, sig: &CalleeSig, mask: &[b
             _ => None,
         })
         .unwrap_or_else(|| "T".to_string());
+    // `f`'s programs without their entry snapshot (`__nil_f_grad`, ...), as
+    // generated code calls each other: the caller's entry point restores
+    // its arguments if a call fails.
     let path = match &sig.module {
-        Some(m) => format!("{m}::"),
-        None => String::new(),
+        Some(m) => format!("{m}::__nil_"),
+        None => "__nil_".to_string(),
     };
     let f = rust_name(nilang_analysis::modules::bare_name(base));
     let f = f.trim_start_matches("r#");
@@ -117,7 +120,8 @@ struct Gen {
     params: Vec<Param>,
     /// The float type parameter's name.
     t: String,
-    /// `f`'s module, as a path prefix (`super::m::`), or empty.
+    /// The prefix of `f`'s programs: its module and `__nil_`
+    /// (`super::m::__nil_`).
     path: String,
     /// `f`'s Rust name.
     f: String,

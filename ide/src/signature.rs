@@ -7,6 +7,7 @@
 
 use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
+use nilang_analysis::derivatives::{self, Derivative};
 use nilang_analysis::printer;
 
 use crate::completion::name_start;
@@ -45,6 +46,21 @@ pub fn signature_help(
     };
     let before = text.get(from..offset)?;
     let (open, active) = open_paren(before)?;
+    // `(∇f)(` / `(∂f)(`: the derived function's parameters, companions
+    // included.
+    if let Some(callee) = before[..open].strip_suffix(')') {
+        let name = &callee[name_start(callee)?..];
+        let operator = callee[..callee.len() - name.len()].chars().next_back()?;
+        let derivative = Derivative::of(&format!("{operator}{name}"))?.0;
+        let ast = db::function_ast(db, db::lookup_function(db, project, name)?)?;
+        let label = printer::print_signature(&derivatives::derived_function(derivative, &ast)?);
+        return Some(SignatureHelp {
+            parameters: parameter_ranges(&label)?,
+            label,
+            active,
+            documentation: ast.doc.clone(),
+        });
+    }
     let name = &before[name_start(&before[..open])?..open];
     let (label, documentation) = match db::lookup_function(db, project, name) {
         Some(f) => {

@@ -1,5 +1,6 @@
 //! Go to definition and find references at a `$0` cursor, one snapshot a
-//! case: each location as `line:column-line:column` and the text there.
+//! case: each location as `line:column-line:column` and the text there;
+//! and the signature a derivative call shows.
 
 mod fixture;
 
@@ -301,4 +302,23 @@ fn derivative_calls_are_mentions_of_their_function() {
             7:8-7:10 `sq`
         "#]],
     );
+}
+
+/// Signature help inside `(∇f)(` shows the derived parameters, companions
+/// included, with the one at the cursor.
+#[test]
+fn signature_help_of_a_derivative_call() {
+    let f = Fixture::new(&DERIVATIVES.replacen("(∇sq)(y, yb, x, xb)", "(∇sq)(y, yb, $0", 1));
+    let help = nilang_ide::signature_help(&f.db, f.project, f.file, f.offset).expect("help");
+    let active = help.parameters[help.active];
+    let actual = format!(
+        "{}\nactive: {}\n",
+        help.label,
+        &help.label[active.0 as usize..active.1 as usize]
+    );
+    expect![[r#"
+        function (∇sq)(y::T, y_bar::T, x::T, x_bar::T) where T: Real
+        active: x::T
+    "#]]
+    .assert_eq(&actual);
 }

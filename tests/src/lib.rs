@@ -7,6 +7,7 @@ pub mod typed_programs;
 nilang::include_nil!(pub mod semantics);
 nilang::include_nil!(pub mod random);
 nilang::include_nil!(pub mod random_const);
+nilang::include_nil!(pub mod random_derivatives);
 nilang::include_nil!(pub mod aliased);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
@@ -48,6 +49,28 @@ pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;
 /// A random program's gradient (`p_grad` with `G = f64`) behind a uniform
 /// signature: the four scalars, their adjoints, the array, its adjoint.
 pub type Gradient = fn(&mut [f64; 4], &mut [f64; 4], &[f64], &mut [f64]) -> nilang::Result;
+
+/// A random program's derivative call behind a uniform signature: the
+/// scalars `a, ga, b, gb, c, gc, d, gd`, then `v`, `gv`.
+pub type DerivedProgram = fn(&mut [f64; 8], &mut [f64], &mut [f64]) -> nilang::Result;
+
+/// The gradient program of a derivative call's function: the scalars,
+/// their adjoints, `v`, its adjoint, `gv`, its adjoint.
+pub type DerivedGradient = fn(
+    &mut [f64; 8],
+    &mut [f64; 8],
+    &mut [f64],
+    &mut [f64],
+    &mut [f64],
+    &mut [f64],
+) -> nilang::Result;
+
+#[allow(clippy::all, unused)]
+mod derived_table {
+    use super::{DerivedGradient, DerivedProgram, random_derivatives};
+    include!(concat!(env!("OUT_DIR"), "/derivatives_table.rs"));
+}
+pub use derived_table::DERIVED;
 
 #[allow(clippy::all, unused)]
 mod table {

@@ -222,3 +222,28 @@ fn a_tangent_calls_direction_gets_its_adjoint() {
         );
     }
 }
+
+/// Derivative calls of a library function and of another file's, and the
+/// gradient programs through them.
+#[test]
+fn derivative_calls_reach_other_modules() {
+    let x = [0.5, -1.25, 2.0];
+    let mut out = 0.0;
+    d::library_gradient(&mut out, &x).unwrap();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    close(out, 4.0 * sq, "library gradient");
+    // d/dx of 4 Σ x² is 8 x: the library function's reverse pass.
+    let (mut out, mut out_bar, mut x_bar) = (0.0, 1.0, [0.0; 3]);
+    d::library_gradient_grad(&mut out, &mut out_bar, &x, &mut x_bar).unwrap();
+    for (g, v) in x_bar.iter().zip(x) {
+        close(*g, 8.0 * v, "its gradient");
+    }
+    let mut y = 1.0;
+    d::other_file_tangent(&mut y, 1.5, 0.25).unwrap();
+    close(y, 1.0 + 2.0 * 1.5 * 0.25, "other file's tangent");
+    // d y / d(x, t) = (2 t, 2 x).
+    let (mut y, mut y_bar, mut x_bar, mut t_bar) = (0.0, 1.0, 0.0, 0.0);
+    d::other_file_tangent_grad(&mut y, &mut y_bar, 1.5, &mut x_bar, 0.25, &mut t_bar).unwrap();
+    close(x_bar, 0.5, "d/dx");
+    close(t_bar, 3.0, "d/dt");
+}
