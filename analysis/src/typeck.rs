@@ -13,6 +13,8 @@
 //!   system into another, a non-boolean condition, an argument of the wrong
 //!   kind, `⊻=` on floats);
 //! - E0611: a float into an integer place, which would truncate silently;
+//! - W0612: a value of a type parameter into a concrete float place, which
+//!   drops a dual number's derivative part silently;
 //! - E0612: indexing a value that is not an array;
 //! - E0602, E0621, E0622: a typecast `(T1 => T2)(x)` naming something not a
 //!   number type, from a type `x` does not have there, or of something whose
@@ -550,6 +552,26 @@ impl Cx<'_> {
         if to == Class::Unknown || from == Class::Unknown {
             return;
         }
+        // A value of the function's float type into a concrete float: run
+        // on dual numbers (a derivative call, a Hessian), its dual part
+        // would be dropped without a word.
+        if let (Ty::Scalar(concrete @ ("f64" | "f32")), Ty::Generic(t)) = (place, &val.ty) {
+            self.error(
+                Diagnostic::warning(
+                    "W0612",
+                    value.span,
+                    format!(
+                        "a value of type `{t}` into the `{concrete}` place `{}`",
+                        crate::printer::print_expr(target)
+                    ),
+                )
+                .with_label(format!("this is `{t}`"))
+                .with_secondary(target.span, format!("this place is `{concrete}`"))
+                .with_help(format!(
+                    "when `{t}` is a dual number (derivative calls, Hessians) its derivative part would be lost here: make the place `{t}` (an ancilla `zero({t})`)"
+                )),
+            );
+        }
         let sym = op.as_str(false);
         let mismatch = |what: String, help: String| {
             Diagnostic::error("E0610", value.span, what)
@@ -845,6 +867,19 @@ impl Cx<'_> {
                     "a changed argument must have the parameter's type exactly",
                 ));
                 continue;
+            }
+            if let (Ty::Scalar(concrete @ ("f64" | "f32")), Ty::Generic(t)) = (param, &val.ty) {
+                self.error(
+                    Diagnostic::warning(
+                        "W0612",
+                        arg.span,
+                        format!("`{name}` takes a `{concrete}` here, and this is `{t}`"),
+                    )
+                    .with_label(format!("this is `{t}`"))
+                    .with_help(format!(
+                        "when `{t}` is a dual number (derivative calls, Hessians) its derivative part would be lost here: make `{name}` generic in its float type"
+                    )),
+                );
             }
             if to == Class::Int && matches!(from, Class::Float | Class::Fixed) && !val.rounded {
                 self.error(

@@ -202,6 +202,10 @@ pub const CODES: &[(&str, &str)] = &[
         "E0611",
         "a float value into an integer place (it would be truncated)",
     ),
+    (
+        "W0612",
+        "a value of a type parameter into a `f64`/`f32` place: a dual number's derivative part is dropped there",
+    ),
     ("E0612", "indexing a value that is not an array"),
     (
         "E0620",
