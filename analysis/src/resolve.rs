@@ -516,7 +516,15 @@ impl Resolver<'_> {
                 callee: Callee::Instruction(instr.name),
             });
             arity = Some(instr.arity);
-        } else if let Some(why) = self.items.derivative_problem(name) {
+        } else if let Some(why) = self.items.derivative_problem(name).or_else(|| {
+            // `(∇f)` of a function parameter: its function is only known
+            // per instance.
+            let (_, base) = crate::derivatives::Derivative::of(name)?;
+            crate::values::function_params(self.function)
+                .iter()
+                .any(|(_, p, _)| *p == base)
+                .then(|| format!("`{base}` is a function parameter; derivative calls take a function of the project by name"))
+        }) {
             self.out.calls.push(CallRef {
                 span: call.callee.span,
                 callee: Callee::Function(called_function(name)),

@@ -247,3 +247,128 @@ fn derivative_calls_reach_other_modules() {
     close(x_bar, 0.5, "d/dx");
     close(t_bar, 3.0, "d/dt");
 }
+
+/// Derivative calls of a function that changes an array and takes a
+/// `Const` value: the first-order values against central differences of
+/// `chain!`, and the gradient programs through them against central
+/// differences of the callers.
+#[test]
+fn derivative_calls_of_a_function_that_changes_an_array() {
+    let chain = |y: &[f64], x: f64| {
+        let mut y = y.to_vec();
+        d::ripple(&mut y, x, 0.5).unwrap();
+        y
+    };
+    let y0 = [0.3, -0.7, 1.1, 0.4];
+    let x0 = 0.8;
+    let h = 1e-6;
+    // d Σ chain(y, x) / d(y, x) by central differences.
+    let sum = |y: &[f64], x: f64| chain(y, x).iter().sum::<f64>();
+    let mut g: Vec<f64> = (0..4)
+        .map(|k| {
+            let (mut p, mut m) = (y0, y0);
+            p[k] += h;
+            m[k] -= h;
+            (sum(&p, x0) - sum(&m, x0)) / (2.0 * h)
+        })
+        .collect();
+    g.push((sum(&y0, x0 + h) - sum(&y0, x0 - h)) / (2.0 * h));
+    let want: f64 = g.iter().map(|v| v * v).sum();
+    let energy = |y: &[f64], x: f64| {
+        let mut out = 0.0;
+        let mut y = y.to_vec();
+        d::ripple_gradient(&mut out, &mut y, x).unwrap();
+        out
+    };
+    close(energy(&y0, x0), want, "Σ of the squared gradient");
+    // Its gradient (reverse over reverse) against central differences.
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    let (mut y, mut y_bar) = (y0, [0.0; 4]);
+    let mut x_bar = 0.0;
+    d::ripple_gradient_grad(&mut out, &mut out_bar, &mut y, &mut y_bar, x0, &mut x_bar).unwrap();
+    let hh = 1e-5;
+    for k in 0..5 {
+        let at = |s: f64| {
+            let (mut y, mut x) = (y0, x0);
+            if k < 4 {
+                y[k] += s
+            } else {
+                x += s
+            }
+            energy(&y, x)
+        };
+        let fd = (at(hh) - at(-hh)) / (2.0 * hh);
+        let got = if k < 4 { y_bar[k] } else { x_bar };
+        close(got, fd, "reverse over reverse, an array changed");
+    }
+    // The tangent along (ẏ, ẋ), and its gradient.
+    let yd0 = [0.2, 0.1, -0.4, 0.3];
+    let xd0 = -0.6;
+    let slope = |y: &[f64], x: f64, yd: &[f64], xd: f64| {
+        let mut out = 0.0;
+        let (mut y, mut yd, mut xd) = (y.to_vec(), yd.to_vec(), xd);
+        d::ripple_tangent(&mut out, &mut y, x, &mut yd, &mut xd).unwrap();
+        out
+    };
+    let tangent: Vec<f64> = {
+        let up: Vec<f64> = chain(
+            &y0.iter()
+                .zip(yd0)
+                .map(|(a, b)| a + h * b)
+                .collect::<Vec<_>>(),
+            x0 + h * xd0,
+        );
+        let down: Vec<f64> = chain(
+            &y0.iter()
+                .zip(yd0)
+                .map(|(a, b)| a - h * b)
+                .collect::<Vec<_>>(),
+            x0 - h * xd0,
+        );
+        up.iter()
+            .zip(&down)
+            .map(|(u, d)| (u - d) / (2.0 * h))
+            .collect()
+    };
+    close(
+        slope(&y0, x0, &yd0, xd0),
+        tangent.iter().map(|t| t * t).sum(),
+        "the tangent",
+    );
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    let (mut y, mut y_bar, mut yd, mut yd_bar) = (y0, [0.0; 4], yd0, [0.0; 4]);
+    let (mut x_bar, mut xd, mut xd_bar) = (0.0, xd0, 0.0);
+    d::ripple_tangent_grad(
+        &mut out,
+        &mut out_bar,
+        &mut y,
+        &mut y_bar,
+        x0,
+        &mut x_bar,
+        &mut yd,
+        &mut yd_bar,
+        &mut xd,
+        &mut xd_bar,
+    )
+    .unwrap();
+    let mut z: Vec<f64> = y0.to_vec();
+    z.push(x0);
+    z.extend(yd0);
+    z.push(xd0);
+    let got: Vec<f64> = y_bar
+        .iter()
+        .chain([&x_bar])
+        .chain(&yd_bar)
+        .chain([&xd_bar])
+        .copied()
+        .collect();
+    for k in 0..10 {
+        let at = |s: f64| {
+            let mut z = z.clone();
+            z[k] += s;
+            slope(&z[0..4], z[4], &z[5..9], z[9])
+        };
+        let fd = (at(hh) - at(-hh)) / (2.0 * hh);
+        close(got[k], fd, "reverse over forward, an array changed");
+    }
+}
