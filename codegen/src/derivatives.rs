@@ -60,9 +60,16 @@ pub(crate) fn entry_name(d: Derivative, base: &str, inverted: bool, reverse: boo
 }
 
 /// The code of the entry points of `d` of `base` (see the module docs), for
-/// a module that calls it. `sig` is `base`'s signature as seen from there,
-/// `mask` which of its parameters have companions.
-pub(crate) fn entry_points(d: Derivative, base: &str, sig: &CalleeSig, mask: &[bool]) -> String {
+/// a module that calls it, and with `gradients` their reverse passes.
+/// `sig` is `base`'s signature as seen from there, `mask` which of its
+/// parameters have companions.
+pub(crate) fn entry_points(
+    d: Derivative,
+    base: &str,
+    sig: &CalleeSig,
+    mask: &[bool],
+    gradients: bool,
+) -> String {
     let params: Vec<Param> = sig
         .params
         .iter()
@@ -111,7 +118,9 @@ pub(crate) fn entry_points(d: Derivative, base: &str, sig: &CalleeSig, mask: &[b
     let mut out = String::new();
     for inverted in [false, true] {
         out.push_str(&g.entry(d, base, inverted));
-        out.push_str(&g.reverse(d, base, inverted));
+        if gradients {
+            out.push_str(&g.reverse(d, base, inverted));
+        }
     }
     out
 }

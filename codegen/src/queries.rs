@@ -370,7 +370,13 @@ pub fn rust_module(
         code.push('\n');
         code.push_str(&rust.code);
     }
-    code.push_str(&derivative_entry_points(db, project, file));
+    code.push_str(&derivative_entry_points(
+        db,
+        project,
+        file,
+        gradients,
+        &mut errors,
+    ));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));
         errors.dedup();
@@ -504,18 +510,40 @@ fn derivative_mask(db: &dyn Db, project: Project, base: &str) -> Option<Vec<bool
 }
 
 /// The entry points of the derivative calls (`(∇f)(...)`, `(∂f)(...)`)
-/// that `file`'s functions make (`codegen::derivatives`), once each.
-fn derivative_entry_points(db: &dyn Db, project: Project, file: SourceFile) -> String {
+/// that `file`'s functions make (`codegen::derivatives`), once each; the
+/// reverse passes only with `gradients`. Without them a gradient call
+/// cannot be generated: E0701 at each (absolute spans).
+fn derivative_entry_points(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    gradients: bool,
+    errors: &mut Vec<Diagnostic>,
+) -> String {
     let mut called: Vec<String> = Vec::new();
     for &f in file_functions(db, project, file) {
         let Some(ast) = function_ast(db, f) else {
             continue;
         };
+        let offset = function_offset(db, f);
         nilang_analysis::effects::visit_block(&ast.body, &mut |stmt| {
-            if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
-                && nilang_analysis::ast::Derivative::of(&call.callee.name).is_some()
-            {
-                called.push(call.callee.name.clone());
+            let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind else {
+                return;
+            };
+            match nilang_analysis::ast::Derivative::of(&call.callee.name) {
+                Some((nilang_analysis::ast::Derivative::Gradient, base)) if !gradients => {
+                    errors.push(
+                        Diagnostic::error(
+                            "E0701",
+                            call.callee.span.shift(offset),
+                            format!("`(∇{base})` needs the gradient programs, which this build does not generate"),
+                        )
+                        .with_label("a gradient call")
+                        .with_help("generate gradients (`nilang_build::Config::gradients(true)`, the default), or take the derivative with `(∂f)`"),
+                    );
+                }
+                Some(_) => called.push(call.callee.name.clone()),
+                None => {}
             }
         });
     }
@@ -536,7 +564,9 @@ fn derivative_entry_points(db: &dyn Db, project: Project, file: SourceFile) -> S
             codegen::CodegenContext::callee(&ctx, base),
             derivative_mask(db, project, base),
         ) {
-            out.push_str(&codegen::derivatives::entry_points(d, base, &sig, &mask));
+            out.push_str(&codegen::derivatives::entry_points(
+                d, base, &sig, &mask, gradients,
+            ));
         }
     }
     out

@@ -781,3 +781,36 @@ fn nilc_fmt_writes_checks_and_refuses_broken_files() {
         "function f(x::f64)\n  INC(x\nend\n"
     );
 }
+
+/// Without gradient programs (`--no-gradients`), a tangent call is
+/// generated and a gradient call is E0701 (not a build that fails in rustc).
+#[test]
+fn derivative_calls_without_gradient_programs() {
+    let tmp = scratch("derivatives");
+    let sq = "function sq(y::T, x::T) where T: Real\n    y += x ^ 2\nend\n\n";
+    let tangent = write(
+        tmp.path(),
+        "tangent.nil",
+        format!(
+            "{sq}function slope(y::T, x::T, yd::T, xd::T) where T: Real\n    (∂sq)(y, yd, x, xd)\nend\n"
+        ),
+    );
+    let out = nilc(&["emit", "--no-gradients", &tangent]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let code = stdout(&out);
+    assert!(
+        code.contains("fn __tangent_sq<") && !code.contains("__tangent_sq_adjoint"),
+        "{code}"
+    );
+    let gradient = write(
+        tmp.path(),
+        "gradient.nil",
+        format!(
+            "{sq}function slope(y::T, x::T, yb::T, xb::T) where T: Real\n    (∇sq)(y, yb, x, xb)\nend\n"
+        ),
+    );
+    let out = nilc(&["emit", "--no-gradients", &gradient]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("E0701"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+}
