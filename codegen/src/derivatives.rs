@@ -306,6 +306,26 @@ impl Gen {
         }
     }
 
+    /// A generated function: its doc line, signature (with `G` for a
+    /// reverse pass) and body lines.
+    fn function(
+        &self,
+        name: &str,
+        params: &[String],
+        reverse: bool,
+        doc: &str,
+        lines: &[String],
+    ) -> String {
+        let mut out = self.header(name, params, reverse, doc);
+        for l in lines {
+            out.push_str("    ");
+            out.push_str(l);
+            out.push('\n');
+        }
+        out.push_str("}\n");
+        out
+    }
+
     fn header(&self, name: &str, params: &[String], reverse: bool, doc: &str) -> String {
         let t = &self.t;
         let generics = if reverse {
@@ -367,14 +387,7 @@ impl Gen {
             if inverted { "~" } else { "" },
             d.symbol()
         );
-        let mut out = self.header(&name, &self.entry_params(), false, &doc);
-        for l in lines {
-            out.push_str("    ");
-            out.push_str(&l);
-            out.push('\n');
-        }
-        out.push_str("}\n");
-        out
+        self.function(&name, &self.entry_params(), false, &doc, &lines)
     }
 
     fn companion(&self, k: usize, i: &str) -> String {
@@ -590,14 +603,7 @@ impl Gen {
             if inverted { "~" } else { "" },
             d.symbol()
         );
-        let mut out = self.header(&name, &self.reverse_params(), true, &doc);
-        for l in lines {
-            out.push_str("    ");
-            out.push_str(&l);
-            out.push('\n');
-        }
-        out.push_str("}\n");
-        out
+        self.function(&name, &self.reverse_params(), true, &doc, &lines)
     }
 }
 

@@ -406,7 +406,10 @@ fn check(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
         for k in 0..3 {
             let want = if k == r % 3 { -1.0 } else { 0.0 };
             let got = row[extra + 3 + k];
-            assert!((got - want).abs() <= 1e-12, "row {r}, translation {k}: {got}");
+            assert!(
+                (got - want).abs() <= 1e-12,
+                "row {r}, translation {k}: {got}"
+            );
         }
     }
     assert!(largest > 0.1, "a Jacobian of zeros would pass otherwise");
