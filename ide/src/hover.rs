@@ -2,6 +2,7 @@
 //! docstring and effects, a local's type and role, an instruction, a struct
 //! or field) and the inverse of the statement there, as Markdown.
 
+use nilang_analysis::ast::Derivative;
 use nilang_analysis::ast::Span;
 use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, FnId, Project, SourceFile};
@@ -36,6 +37,33 @@ pub fn hover(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Op
         match symbol {
             Symbol::Function(name) => {
                 if let Some(f) = db::lookup_function(db, project, name) {
+                    // `f` in `(∇f)(...)` / `(∂f)(...)`: the derived
+                    // function's parameters first.
+                    let text = file.text(db);
+                    let before = &text[..span.start as usize];
+                    let derivative = before
+                        .strip_suffix(['∇', '∂'])
+                        .filter(|rest| rest.ends_with('('))
+                        .and_then(|_| before.chars().next_back())
+                        .and_then(|c| Derivative::of(&format!("{c}{name}")).map(|(d, _)| d));
+                    if let Some(d) = derivative
+                        && let Some(ast) = db::function_ast(db, f)
+                        && let Some(derived) =
+                            nilang_analysis::derivatives::derived_function(d, &ast)
+                    {
+                        let what = match d {
+                            Derivative::Gradient => {
+                                "gradient call: the arguments come back unchanged, each companion `b` becomes `Jᵀb`"
+                            }
+                            Derivative::Tangent => {
+                                "tangent call: the arguments become the results, each companion `ẋ` becomes `J ẋ`"
+                            }
+                        };
+                        sections.push(format!(
+                            "**{what}**\n{}",
+                            fence(&printer::print_signature(&derived))
+                        ));
+                    }
                     sections.extend(function_summary(db, project, f));
                     let def = navigation::definition(db, project, symbol);
                     at_definition = def == Some((file, *span));

@@ -273,3 +273,41 @@ fn nothing_between_functions() {
     "#]],
     );
 }
+
+#[test]
+fn hover_on_a_derivative_call_shows_its_parameters() {
+    check(
+        r#"function sq(y::T, x::T) where T: Real
+    y += x ^ 2
+end
+
+function use_it(y::T, x::T, yb::T, xb::T) where T: Real
+    (∇s$0q)(y, yb, x, xb)
+end
+"#,
+        expect![[r#"
+            6:7-6:9 `sq`
+
+            **gradient call: the arguments come back unchanged, each companion `b` becomes `Jᵀb`**
+            ```nilang
+            function (∇sq)(y::T, y_bar::T, x::T, x_bar::T) where T: Real
+            ```
+
+            ---
+
+            ```nilang
+            function sq(y::T, x::T) where T: Real
+            ```
+
+            **mutates:** `y`  
+            **reads only:** `x`
+
+            ---
+
+            **inverse of this statement:**
+            ```nilang
+            ~(∇sq)(y, yb, x, xb)
+            ```
+        "#]],
+    );
+}
