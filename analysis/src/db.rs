@@ -1595,13 +1595,16 @@ impl CalleeInfo for ProjectCallees<'_> {
 
     fn derivative_problem(&self, name: &str) -> Option<String> {
         // What the signature tells is the resolver's (E0624 there); that
-        // `f` records a tape is known only after the project's taping.
-        let (_, base) = crate::derivatives::Derivative::of(name)?;
-        (derivative_problem(self.db, self.project, name).is_none()
+        // `f` records a tape is known only after the project's taping. A
+        // gradient call runs `f_grad`, which keeps its own tape; a tangent
+        // call would need `f`'s tape kept for `~(∂f)`.
+        let (d, base) = crate::derivatives::Derivative::of(name)?;
+        (d == crate::derivatives::Derivative::Tangent
+            && derivative_problem(self.db, self.project, name).is_none()
             && project_taped(self.db, self.project, false)
                 .iter()
                 .any(|t| t == base))
-        .then(|| format!("`{base}` records a tape"))
+        .then(|| format!("`{base}` records a tape, which its tangent call cannot keep (its gradient call `(∇{base})` can)"))
     }
 }
 

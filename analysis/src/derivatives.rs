@@ -21,7 +21,9 @@
 //! either for the tangent itself or when a gradient program differentiates
 //! a derivative call again (nested derivatives). So `f` must be generic in
 //! its float type: exactly one type parameter bounded by `Real`, and its
-//! parameters that type, arrays of it, or integers and booleans.
+//! parameters that type, arrays of it, or integers and booleans. A function
+//! that records a tape has a gradient call (`f_grad` keeps its own tape)
+//! but no tangent call (`~(∂f)` would need the tape of `(∂f)`).
 
 use crate::ast::*;
 
@@ -114,7 +116,7 @@ pub fn problem(name: &str, span: Span, why: &str) -> crate::diagnostics::Diagnos
     .with_help(
         "a function called as `(∇f)` or `(∂f)` must be generic in one float type \
          (`where T: Real`), with parameters of that type, arrays of it, or integers it \
-         does not change, and record no tape",
+         does not change; a tangent call also needs one that records no tape",
     )
 }
 

@@ -69,6 +69,7 @@ pub(crate) fn entry_points(
     sig: &CalleeSig,
     mask: &[bool],
     gradients: bool,
+    location: &str,
 ) -> String {
     let params: Vec<Param> = sig
         .params
@@ -114,6 +115,8 @@ pub(crate) fn entry_points(
         t,
         path,
         f: f.to_string(),
+        taped: sig.taped,
+        location: location.to_string(),
     };
     let mut out = String::new();
     for inverted in [false, true] {
@@ -134,6 +137,12 @@ struct Gen {
     path: String,
     /// `f`'s Rust name.
     f: String,
+    /// `f` records a tape: `f` and `uncall_f` take one (`f_grad` and
+    /// `uncall_f_grad` keep their own).
+    taped: bool,
+    /// Where `f` is defined (a `nilang::Location` expression), for what
+    /// cannot be differentiated.
+    location: String,
 }
 
 impl Gen {
@@ -234,6 +243,17 @@ impl Gen {
             }
         }
         out
+    }
+
+    /// The arguments of `f` or `uncall_f` run on duals `d{k}`, with the
+    /// local tape `__tape` last when `f` records one.
+    fn dual_args_taped(&self, d: &str) -> String {
+        let args = self.dual_args(d, None);
+        if self.taped {
+            format!("{args}, &mut __tape")
+        } else {
+            args
+        }
     }
 
     /// Arguments for one of `f`'s programs run on duals `d{k}` (and seeds
@@ -506,9 +526,22 @@ impl Gen {
                     &|k, i| self.params[k].companion.then(|| self.lane_read("c", k, i)),
                     false,
                 ));
-                lines.push(format!("{p}{f}({})?;", self.dual_args("j", None)));
+                if self.taped {
+                    lines.push("let mut __tape = nilang::Tape::new();".into());
+                }
+                lines.push(format!("{p}{f}({})?;", self.dual_args_taped("j")));
                 self.set_companion_adjoints(&mut lines, "j");
                 lines.push("}".into());
+            }
+            (Derivative::Gradient, true) if self.taped => {
+                // `J⁻¹` of a function that records: its overwrites are not
+                // invertible, and their old values on the tape carry no
+                // tangents.
+                lines.push(format!(
+                    "return Err(nilang::Error::new({}, nilang::Check::NotDifferentiable, {:?}, \"a reverse pass\", \"none\"));",
+                    self.location,
+                    format!("the reverse pass of `~(∇{base})`: `{base}` records a tape")
+                ));
             }
             (Derivative::Gradient, true) => {
                 // `~(∇f)` took Jᵀ back out: b = J⁻ᵀ c. Per lane: u = J⁻¹ B

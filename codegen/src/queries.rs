@@ -560,14 +560,25 @@ fn derivative_entry_points(
         let Some((d, base)) = nilang_analysis::ast::Derivative::of(&name) else {
             continue;
         };
-        if let (Some(sig), Some(mask)) = (
+        let (Some(sig), Some(mask), Some(f)) = (
             codegen::CodegenContext::callee(&ctx, base),
             derivative_mask(db, project, base),
-        ) {
-            out.push_str(&codegen::derivatives::entry_points(
-                d, base, &sig, &mask, gradients,
-            ));
-        }
+            lookup_function(db, project, base),
+        ) else {
+            continue;
+        };
+        // Where `f` is defined, for what its entry points cannot do.
+        let home = f.file(db);
+        let start = function_ast(db, f).map_or(0, |a| a.name.span.start) + function_offset(db, f);
+        let (line, column) =
+            crate::render::line_col_indexed(home.text(db), line_starts(db, home), start);
+        let location = format!(
+            "nilang::Location {{ file: {:?}, line: {line}, column: {column} }}",
+            home.path(db)
+        );
+        out.push_str(&codegen::derivatives::entry_points(
+            d, base, &sig, &mask, gradients, &location,
+        ));
     }
     out
 }

@@ -372,3 +372,44 @@ fn derivative_calls_of_a_function_that_changes_an_array() {
         close(got[k], fd, "reverse over forward, an array changed");
     }
 }
+
+/// A gradient call of a function that records a tape: forwards, backwards,
+/// and through the caller's gradient program (reverse over reverse); the
+/// reverse pass of its inverse is not available, and says so.
+#[test]
+fn gradient_calls_of_a_function_that_records() {
+    // tape_sum adds x² (1 + 2 + 3 + 4) = 10 x²: its gradient is 20 x.
+    let (mut out, mut seed, mut gx) = (0.0, 1.0, 0.5);
+    d::tape_sum_gradient(&mut out, &mut seed, 1.5, &mut gx).unwrap();
+    close(gx, 0.5 + 30.0, "the gradient call");
+    close(out, 0.0, "the output restored");
+    d::uncall_tape_sum_gradient(&mut out, &mut seed, 1.5, &mut gx).unwrap();
+    close(gx, 0.5, "its uncall");
+    // d gx' / d(seed, x, gx) = (20 x, 20 seed, 1), seeded on gx'.
+    let (mut out, mut out_bar, mut seed, mut seed_bar) = (0.0, 0.0, 2.0, 0.0);
+    let (mut x_bar, mut gx, mut gx_bar) = (0.0, 0.0, 1.0);
+    d::tape_sum_gradient_grad(
+        &mut out,
+        &mut out_bar,
+        &mut seed,
+        &mut seed_bar,
+        1.5,
+        &mut x_bar,
+        &mut gx,
+        &mut gx_bar,
+    )
+    .unwrap();
+    close(seed_bar, 30.0, "d/dseed");
+    close(x_bar, 40.0, "d/dx");
+    close(gx_bar, 1.0, "d/dgx");
+    // The function itself runs, and its gradient program reports what it
+    // cannot do, naming `tape_sum`'s definition.
+    let mut y = 0.0;
+    d::tape_sum_slope(&mut y, 1.5).unwrap();
+    close(y, 900.0, "(20 x)²");
+    let (mut y, mut y_bar, mut x_bar) = (0.0, 1.0, 0.0);
+    let e = d::tape_sum_slope_grad(&mut y, &mut y_bar, 1.5, &mut x_bar).unwrap_err();
+    assert_eq!(e.check, nilang::Check::NotDifferentiable, "{e}");
+    assert!(e.to_string().contains("derivatives.nil"), "{e}");
+    assert!(e.to_string().contains("tape_sum"), "{e}");
+}
