@@ -375,6 +375,7 @@ pub fn rust_module(
         project,
         file,
         gradients,
+        tape_loops,
         &mut errors,
     ));
     if !errors.is_empty() {
@@ -518,8 +519,12 @@ fn derivative_entry_points(
     project: Project,
     file: SourceFile,
     gradients: bool,
+    tape_loops: bool,
     errors: &mut Vec<Diagnostic>,
 ) -> String {
+    // Which functions record in this build (with `tape_loops`, every one
+    // with a loop): a tangent call of one cannot keep its tape.
+    let taped = project_taped(db, project, tape_loops);
     let mut called: Vec<String> = Vec::new();
     for &f in file_functions(db, project, file) {
         let Some(ast) = function_ast(db, f) else {
@@ -542,6 +547,19 @@ fn derivative_entry_points(
                         .with_help("generate gradients (`nilang_build::Config::gradients(true)`, the default), or take the derivative with `(∂f)`"),
                     );
                 }
+                Some((nilang_analysis::ast::Derivative::Tangent, base))
+                    if taped.iter().any(|t| t == base) =>
+                {
+                    errors.push(
+                        Diagnostic::error(
+                            "E0701",
+                            call.callee.span.shift(offset),
+                            format!("`(∂{base})` of a function that records a tape in this build (`tape_loops`)"),
+                        )
+                        .with_label("a tangent call")
+                        .with_help("a tangent call cannot keep its function's tape: build without `tape_loops`, or take the derivative with `(∇f)`"),
+                    );
+                }
                 Some(_) => called.push(call.callee.name.clone()),
                 None => {}
             }
@@ -553,7 +571,7 @@ fn derivative_entry_points(
         db,
         project,
         file,
-        tape_loops: false,
+        tape_loops,
     };
     let mut out = String::new();
     for name in called {
