@@ -307,31 +307,50 @@ fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str)
         out.replace("← 0.0", "← zero(T)")
     };
     let mut nil = String::from(
-        "# Random programs generic in their float type, and derivative calls of them
-# (see build.rs: `derivative_programs`).
-
-",
+        "# Random programs generic in their float type, and derivative calls of them\n# (see build.rs: `derivative_programs`).\n\n",
     );
-    for (n, body) in function_bodies(text).iter().enumerate().take(last) {
-        let _ = write!(
-            nil,
-            "function gen_p{n}(a::T, b::T, c::T, d::T, v::[T]) where T: Real
-{}end
-
-",
-            generic(body)
-        );
-    }
+    let bodies = function_bodies(text);
     let names: Vec<usize> = DERIVED.iter().flat_map(|r| r.clone()).collect();
+    // The programs `DERIVED` reaches through calls: only those get a
+    // generic twin (the test crate builds every generated function).
+    let mut needed = vec![false; last];
+    let mut work = names.clone();
+    while let Some(n) = work.pop() {
+        if needed[n] {
+            continue;
+        }
+        needed[n] = true;
+        let body = &bodies[n];
+        for (at, _) in body.match_indices('p') {
+            let digits: String = body[at + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let word_start = !body[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+            if word_start
+                && !digits.is_empty()
+                && body[at + 1 + digits.len()..].starts_with('(')
+                && let Ok(k) = digits.parse::<usize>()
+                && k < last
+            {
+                work.push(k);
+            }
+        }
+    }
+    for (n, body) in bodies.iter().enumerate().take(last) {
+        if needed[n] {
+            let _ = write!(
+                nil,
+                "function gen_p{n}(a::T, b::T, c::T, d::T, v::[T]) where T: Real\n{}end\n\n",
+                generic(body)
+            );
+        }
+    }
     for &n in &names {
         for (kind, op) in [("grad_of", '∇'), ("tan_of", '∂')] {
             let _ = write!(
                 nil,
-                "function {kind}_p{n}(a::T, ga::T, b::T, gb::T, c::T, gc::T, d::T, gd::T, v::[T], gv::[T]) where T: Real
-    ({op}gen_p{n})(a, ga, b, gb, c, gc, d, gd, v, gv)
-end
-
-"
+                "function {kind}_p{n}(a::T, ga::T, b::T, gb::T, c::T, gc::T, d::T, gd::T, v::[T], gv::[T]) where T: Real\n    ({op}gen_p{n})(a, ga, b, gb, c, gc, d, gd, v, gv)\nend\n\n"
             );
         }
     }
