@@ -27,11 +27,6 @@ pub trait CalleeInfo {
     fn constant_params(&self, _name: &str) -> Option<Vec<bool>> {
         None
     }
-
-    /// Why the derivative call `name` (`∇f`, `∂f`) cannot be made.
-    fn derivative_problem(&self, _name: &str) -> Option<String> {
-        None
-    }
 }
 
 /// What the checks of one function found: their diagnostics, and the
@@ -881,10 +876,6 @@ impl Checker<'_> {
     fn call(&mut self, call: &Call) {
         let mutated = self.mutated_positions(call);
         let name = &call.callee.name;
-        if let Some(why) = self.callees.derivative_problem(name) {
-            self.out
-                .push(crate::derivatives::problem(name, call.callee.span, &why));
-        }
         // What each `Const` parameter receives: the call's arguments, and
         // the values a partial application (`g(_, c)`) captures for `g`.
         let mut to_constants: Vec<(&Expr, String)> = Vec::new();

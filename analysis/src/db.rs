@@ -616,7 +616,10 @@ fn function_checks(
     // The taping plan of the build's default options (the backend checks
     // its own under `tape_loops`).
     let taped_fns = project_taped(db, project, false);
-    let taped = |name: &str| taped_fns.binary_search_by(|t| t.as_str().cmp(name)).is_ok();
+    let taped = |name: &str| {
+        crate::derivatives::recorder(name)
+            .is_some_and(|r| taped_fns.binary_search_by(|t| t.as_str().cmp(r)).is_ok())
+    };
     let mut uncalled = Vec::new();
     crate::taping::uncalled_taped(&ast.body.stmts, false, &taped, &mut uncalled);
     out.extend(uncalled);
@@ -1592,20 +1595,6 @@ impl CalleeInfo for ProjectCallees<'_> {
             .and_then(|g| header(self.db, g))
             .map(|h| h.constant.clone())
     }
-
-    fn derivative_problem(&self, name: &str) -> Option<String> {
-        // What the signature tells is the resolver's (E0624 there); that
-        // `f` records a tape is known only after the project's taping. A
-        // gradient call runs `f_grad`, which keeps its own tape; a tangent
-        // call would need `f`'s tape kept for `~(∂f)`.
-        let (d, base) = crate::derivatives::Derivative::of(name)?;
-        (d == crate::derivatives::Derivative::Tangent
-            && derivative_problem(self.db, self.project, name).is_none()
-            && project_taped(self.db, self.project, false)
-                .iter()
-                .any(|t| t == base))
-        .then(|| format!("`{base}` records a tape, which its tangent call cannot keep (its gradient call `(∇{base})` can)"))
-    }
 }
 
 impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
@@ -1855,7 +1844,9 @@ pub fn project_taped(db: &dyn Db, project: Project, tape_loops: bool) -> Arc<Vec
     });
     for &(name, facts) in &facts {
         for callee in &facts.callees {
-            callers.entry(callee.as_str()).or_default().push(name);
+            if let Some(recorder) = crate::derivatives::recorder(callee) {
+                callers.entry(recorder).or_default().push(name);
+            }
         }
         if facts.records && taped.insert(name) {
             work.push(name);

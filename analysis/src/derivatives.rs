@@ -21,9 +21,11 @@
 //! either for the tangent itself or when a gradient program differentiates
 //! a derivative call again (nested derivatives). So `f` must be generic in
 //! its float type: exactly one type parameter bounded by `Real`, and its
-//! parameters that type, arrays of it, or integers and booleans. A function
-//! that records a tape has a gradient call (`f_grad` keeps its own tape)
-//! but no tangent call (`~(∂f)` would need the tape of `(∂f)`).
+//! parameters that type, arrays of it, or integers and booleans. Of a
+//! function that records a tape, a gradient call runs `f_grad`, which keeps
+//! its own; a tangent call runs `f` on its caller's tape, so the caller
+//! records too (`recorder`), and `~(∂f)` is E0702 like any uncall of a
+//! function that records.
 
 use crate::ast::*;
 
@@ -98,6 +100,18 @@ pub fn companions(f: &Function) -> Result<Vec<bool>, String> {
         .collect()
 }
 
+/// The function into whose tape a call of `name` records, if `name`
+/// records: the callee itself, or `f` for a tangent call `(∂f)` (which
+/// runs `f` with its caller's tape); a gradient call `(∇f)` keeps its own
+/// (`f_grad`), so it records nothing of its caller's.
+pub fn recorder(name: &str) -> Option<&str> {
+    match Derivative::of(name) {
+        Some((Derivative::Gradient, _)) => None,
+        Some((Derivative::Tangent, base)) => Some(base),
+        None => Some(name),
+    }
+}
+
 /// E0624 at a derivative call `(name)(...)` that cannot be made, `why`.
 pub fn problem(name: &str, span: Span, why: &str) -> crate::diagnostics::Diagnostic {
     let (d, base) = Derivative::of(name).expect("a derivative callee");
@@ -116,7 +130,7 @@ pub fn problem(name: &str, span: Span, why: &str) -> crate::diagnostics::Diagnos
     .with_help(
         "a function called as `(∇f)` or `(∂f)` must be generic in one float type \
          (`where T: Real`), with parameters of that type, arrays of it, or integers it \
-         does not change; a tangent call also needs one that records no tape",
+         does not change",
     )
 }
 

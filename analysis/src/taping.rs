@@ -181,7 +181,11 @@ fn uncalled_taped_stmt(
 ) {
     match &stmt.kind {
         StmtKind::Call(call) if call.inverted != inverted && taped(&call.callee.name) => {
-            let name = &call.callee.name;
+            // A tangent call `(∂f)` is written with its parentheses.
+            let name = &match crate::derivatives::Derivative::of(&call.callee.name) {
+                Some(_) => format!("({})", call.callee.name),
+                None => call.callee.name.clone(),
+            };
             out.push(
                 Diagnostic::error(
                     "E0702",

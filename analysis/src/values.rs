@@ -500,10 +500,6 @@ impl<C: CalleeInfo + ?Sized> CalleeInfo for WithLocal<'_, C> {
             None => self.inner.constant_params(name),
         }
     }
-
-    fn derivative_problem(&self, name: &str) -> Option<String> {
-        self.inner.derivative_problem(name)
-    }
 }
 
 impl<C: CalleeTypes + ?Sized> CalleeTypes for WithLocal<'_, C> {

@@ -117,6 +117,7 @@ pub(crate) fn entry_points(
         f: f.to_string(),
         taped: sig.taped,
         location: location.to_string(),
+        derivative: d,
     };
     let mut out = String::new();
     for inverted in [false, true] {
@@ -143,6 +144,8 @@ struct Gen {
     /// Where `f` is defined (a `nilang::Location` expression), for what
     /// cannot be differentiated.
     location: String,
+    /// Which derivative the entry points are of.
+    derivative: Derivative,
 }
 
 impl Gen {
@@ -245,6 +248,16 @@ impl Gen {
         out
     }
 
+    /// `, &mut *__tape` where a tangent call passes its caller's tape on
+    /// (`f` records one), else nothing.
+    fn caller_tape(&self) -> &'static str {
+        if self.taped && self.derivative == Derivative::Tangent {
+            ", &mut *__tape"
+        } else {
+            ""
+        }
+    }
+
     /// The arguments of `f` or `uncall_f` run on duals `d{k}`, with the
     /// local tape `__tape` last when `f` records one.
     fn dual_args_taped(&self, d: &str) -> String {
@@ -336,7 +349,11 @@ impl Gen {
         doc: &str,
         lines: &[String],
     ) -> String {
-        let mut out = self.header(name, params, reverse, doc);
+        let mut params = params.to_vec();
+        if !self.caller_tape().is_empty() {
+            params.push("__tape: &mut nilang::Tape".into());
+        }
+        let mut out = self.header(name, &params, reverse, doc);
         for l in lines {
             out.push_str("    ");
             out.push_str(l);
@@ -385,7 +402,11 @@ impl Gen {
                 } else {
                     f.clone()
                 };
-                lines.push(format!("{p}{program}({})?;", self.dual_args("d", None)));
+                lines.push(format!(
+                    "{p}{program}({}{})?;",
+                    self.dual_args("d", None),
+                    self.caller_tape()
+                ));
                 self.store(
                     &mut lines,
                     &|k, i| self.params[k].mutated.then(|| self.place(k, i)),
@@ -576,16 +597,39 @@ impl Gen {
                 lines.push("}".into());
                 lines.push(format!("{p}{f}_grad({})?;", self.plain_args(true)));
             }
+            (Derivative::Tangent, true) if self.taped => {
+                // `~(∂f)` of a function that records runs `f` forwards,
+                // which would record into a tape its reverse pass cannot
+                // give back.
+                lines.push(format!(
+                    "return Err(nilang::Error::new({}, nilang::Check::NotDifferentiable, {:?}, \"a reverse pass\", \"none\"));",
+                    self.location,
+                    format!("the reverse pass of `~(∂{base})`: `{base}` records a tape")
+                ));
+            }
             (Derivative::Tangent, _) => {
                 // `f_adjoint` (for `~(∂f)`: `uncall_f_adjoint`) on duals from
                 // the state after the call, seeds B + εA: it comes back to
-                // the state before and leaves both adjoints.
+                // the state before and leaves both adjoints. A function that
+                // records pops what `(∂f)` pushed onto the caller's tape, once
+                // a lane: each lane after the first gets it back from a copy.
                 let program = if inverted {
                     format!("uncall_{f}_adjoint")
                 } else {
                     format!("{f}_adjoint")
                 };
+                if self.taped {
+                    lines.push(format!(
+                        "let __whole = ({lanes} > 1).then(|| __tape.snapshot());"
+                    ));
+                }
                 lines.push(format!("for l in 0..{lanes} {{"));
+                if self.taped {
+                    lines.push(
+                        "if let (true, Some(w)) = (l > 0, &__whole) { __tape.restore(w.snapshot()); }"
+                            .into(),
+                    );
+                }
                 lines.extend(self.duals(
                     "d",
                     &|k, i| self.value(k, i),
@@ -599,8 +643,9 @@ impl Gen {
                     true,
                 ));
                 lines.push(format!(
-                    "{p}{program}({})?;",
-                    self.dual_args("d", Some("s"))
+                    "{p}{program}({}{})?;",
+                    self.dual_args("d", Some("s")),
+                    self.caller_tape()
                 ));
                 self.store(
                     &mut lines,

@@ -33,7 +33,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
         // A derivative call (`(∇f)`): `f`'s parameters with their
         // companions, reached through this module's entry points.
-        if let Some((_, base)) = nilang_analysis::ast::Derivative::of(name) {
+        if let Some((d, base)) = nilang_analysis::ast::Derivative::of(name) {
             let sig = self.callee(base)?;
             let mask = derivative_mask(self.db, self.project, base)?;
             let params = sig.params.iter().zip(&mask).flat_map(|(p, &c)| {
@@ -45,7 +45,8 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
                 params: params.collect(),
                 constant: nilang_analysis::derivatives::interleave(&sig.constant, &mask, |_| false),
                 kwparams: Vec::new(),
-                taped: false,
+                // A tangent call runs `f` on its caller's tape.
+                taped: sig.taped && d == nilang_analysis::ast::Derivative::Tangent,
             });
         }
         // An instance has its template's parameters (the `Fn` ones are
@@ -522,9 +523,6 @@ fn derivative_entry_points(
     tape_loops: bool,
     errors: &mut Vec<Diagnostic>,
 ) -> String {
-    // Which functions record in this build (with `tape_loops`, every one
-    // with a loop): a tangent call of one cannot keep its tape.
-    let taped = project_taped(db, project, tape_loops);
     let mut called: Vec<String> = Vec::new();
     for &f in file_functions(db, project, file) {
         let Some(ast) = function_ast(db, f) else {
@@ -545,19 +543,6 @@ fn derivative_entry_points(
                         )
                         .with_label("a gradient call")
                         .with_help("generate gradients (`nilang_build::Config::gradients(true)`, the default), or take the derivative with `(∂f)`"),
-                    );
-                }
-                Some((nilang_analysis::ast::Derivative::Tangent, base))
-                    if taped.iter().any(|t| t == base) =>
-                {
-                    errors.push(
-                        Diagnostic::error(
-                            "E0701",
-                            call.callee.span.shift(offset),
-                            format!("`(∂{base})` of a function that records a tape in this build (`tape_loops`)"),
-                        )
-                        .with_label("a tangent call")
-                        .with_help("a tangent call cannot keep its function's tape: build without `tape_loops`, or take the derivative with `(∇f)`"),
                     );
                 }
                 Some(_) => called.push(call.callee.name.clone()),

@@ -413,3 +413,28 @@ fn gradient_calls_of_a_function_that_records() {
     assert!(e.to_string().contains("derivatives.nil"), "{e}");
     assert!(e.to_string().contains("tape_sum"), "{e}");
 }
+
+/// A tangent call of a function that records a tape runs it on the
+/// caller's tape: the caller records, its uncall takes that tape, and its
+/// gradient program (reverse over forward) reads it back.
+#[test]
+fn tangent_calls_of_a_function_that_records() {
+    let mut tape = nilang::Tape::new();
+    let mut out = 1.0;
+    d::tape_sum_tangent(&mut out, 1.5, 0.25, &mut tape).unwrap();
+    close(out, 1.0 + 20.0 * 1.5 * 0.25, "the tangent, 20 x t");
+    assert!(!tape.is_empty(), "the caller recorded");
+    d::uncall_tape_sum_tangent(&mut out, 1.5, 0.25, &mut tape).unwrap();
+    close(out, 1.0, "its uncall");
+    assert!(tape.is_empty(), "the uncall took back what was recorded");
+    // d out / d(x, t) = (20 t, 20 x).
+    let (mut out, mut out_bar, mut x_bar, mut t_bar) = (0.0, 1.0, 0.0, 0.0);
+    d::tape_sum_tangent_grad(&mut out, &mut out_bar, 1.5, &mut x_bar, 0.25, &mut t_bar).unwrap();
+    close(x_bar, 5.0, "d/dx");
+    close(t_bar, 30.0, "d/dt");
+    // Two adjoints in one sweep: each lane reads the tape from a copy.
+    let (mut out, mut out_bar, mut x_bar, mut t_bar) = (0.0, [1.0, 2.0], [0.0; 2], [0.0; 2]);
+    d::tape_sum_tangent_grad(&mut out, &mut out_bar, 1.5, &mut x_bar, 0.25, &mut t_bar).unwrap();
+    close(x_bar[1], 10.0, "d/dx, lane 2");
+    close(t_bar[1], 60.0, "d/dt, lane 2");
+}
