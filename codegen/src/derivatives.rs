@@ -121,9 +121,9 @@ pub(crate) fn entry_points(
     };
     let mut out = String::new();
     for inverted in [false, true] {
-        out.push_str(&g.entry(d, base, inverted));
+        out.push_str(&g.entry(base, inverted));
         if gradients {
-            out.push_str(&g.reverse(d, base, inverted));
+            out.push_str(&g.reverse(base, inverted));
         }
     }
     out
@@ -194,11 +194,10 @@ impl Gen {
         let mut out = Vec::new();
         for (k, p) in self.params.iter().enumerate() {
             out.push(self.primal_decl(k));
-            // A `Const` parameter of the float type has no adjoint.
+            // Only a parameter with a companion has an adjoint (not a
+            // `Const` one of the float type, not an integer).
             if p.companion {
                 out.extend(self.adjoint_decl(&format!("a{k}_adj"), k));
-            }
-            if p.companion {
                 out.push(self.companion_decl(k));
                 out.extend(self.adjoint_decl(&format!("c{k}_adj"), k));
             }
@@ -246,6 +245,35 @@ impl Gen {
             }
         }
         out
+    }
+
+    /// The state of a tangent call as dual numbers `d{k}`: each argument
+    /// of the float type with its companion as the dual part.
+    fn state_duals(&self) -> Vec<String> {
+        self.duals(
+            "d",
+            &|k, i| self.value(k, i),
+            &|k, i| self.params[k].companion.then(|| self.companion(k, i)),
+            false,
+        )
+    }
+
+    /// Writes the duals `d{k}` back: their values into the arguments `f`
+    /// changes, their dual parts into those arguments' companions (what
+    /// `f` only reads, and its tangent, stay as they are).
+    fn write_back_state(&self, lines: &mut Vec<String>) {
+        self.store(
+            lines,
+            &|k, i| self.params[k].mutated.then(|| self.place(k, i)),
+            &|k, i| self.at("d", k, i, "re"),
+        );
+        self.store(
+            lines,
+            &|k, i| {
+                (self.params[k].mutated && self.params[k].companion).then(|| self.companion(k, i))
+            },
+            &|k, i| self.at("d", k, i, "eps"),
+        );
     }
 
     /// `, &mut *__tape` where a tangent call passes its caller's tape on
@@ -339,6 +367,12 @@ impl Gen {
         }
     }
 
+    /// The call an entry point serves, as `.nil` writes it: `` `~(∂f)` ``.
+    fn call(&self, base: &str, inverted: bool) -> String {
+        let tilde = if inverted { "~" } else { "" };
+        format!("`{tilde}({}{base})`", self.derivative.symbol())
+    }
+
     /// A generated function: its doc line, signature (with `G` for a
     /// reverse pass) and body lines.
     fn function(
@@ -376,7 +410,8 @@ impl Gen {
         )
     }
 
-    fn entry(&self, d: Derivative, base: &str, inverted: bool) -> String {
+    fn entry(&self, base: &str, inverted: bool) -> String {
+        let d = self.derivative;
         let name = entry_name(d, base, inverted, false);
         let f = &self.f;
         let p = &self.path;
@@ -391,12 +426,7 @@ impl Gen {
                 lines.push(format!("{p}{program}({})", self.plain_args(true)));
             }
             Derivative::Tangent => {
-                lines.extend(self.duals(
-                    "d",
-                    &|k, i| self.value(k, i),
-                    &|k, i| self.params[k].companion.then(|| self.companion(k, i)),
-                    false,
-                ));
+                lines.extend(self.state_duals());
                 let program = if inverted {
                     format!("uncall_{f}")
                 } else {
@@ -407,26 +437,13 @@ impl Gen {
                     self.dual_args("d", None),
                     self.caller_tape()
                 ));
-                self.store(
-                    &mut lines,
-                    &|k, i| self.params[k].mutated.then(|| self.place(k, i)),
-                    &|k, i| self.at("d", k, i, "re"),
-                );
-                self.store(
-                    &mut lines,
-                    &|k, i| {
-                        (self.params[k].mutated && self.params[k].companion)
-                            .then(|| self.companion(k, i))
-                    },
-                    &|k, i| self.at("d", k, i, "eps"),
-                );
+                self.write_back_state(&mut lines);
                 lines.push("Ok(())".into());
             }
         }
         let doc = format!(
-            "`{}({}{base})`: see `nilang_codegen::derivatives`.",
-            if inverted { "~" } else { "" },
-            d.symbol()
+            "{}: see `nilang_codegen::derivatives`.",
+            self.call(base, inverted)
         );
         self.function(&name, &self.entry_params(), false, &doc, &lines)
     }
@@ -522,7 +539,8 @@ impl Gen {
         );
     }
 
-    fn reverse(&self, d: Derivative, base: &str, inverted: bool) -> String {
+    fn reverse(&self, base: &str, inverted: bool) -> String {
+        let d = self.derivative;
         let name = entry_name(d, base, inverted, true);
         let f = &self.f;
         let t = &self.t;
@@ -630,12 +648,7 @@ impl Gen {
                             .into(),
                     );
                 }
-                lines.extend(self.duals(
-                    "d",
-                    &|k, i| self.value(k, i),
-                    &|k, i| self.params[k].companion.then(|| self.companion(k, i)),
-                    false,
-                ));
+                lines.extend(self.state_duals());
                 lines.extend(self.duals(
                     "s",
                     &|k, i| self.lane_read("c", k, i),
@@ -658,28 +671,15 @@ impl Gen {
                     &|k, i| self.at("s", k, i, "re"),
                 );
                 lines.push(format!("if l + 1 == {lanes} {{"));
-                self.store(
-                    &mut lines,
-                    &|k, i| self.params[k].mutated.then(|| self.place(k, i)),
-                    &|k, i| self.at("d", k, i, "re"),
-                );
-                self.store(
-                    &mut lines,
-                    &|k, i| {
-                        (self.params[k].mutated && self.params[k].companion)
-                            .then(|| self.companion(k, i))
-                    },
-                    &|k, i| self.at("d", k, i, "eps"),
-                );
+                self.write_back_state(&mut lines);
                 lines.push("}".into());
                 lines.push("}".into());
             }
         }
         lines.push("Ok(())".into());
         let doc = format!(
-            "Reverse pass of `{}({}{base})`: see `nilang_codegen::derivatives`.",
-            if inverted { "~" } else { "" },
-            d.symbol()
+            "Reverse pass of {}: see `nilang_codegen::derivatives`.",
+            self.call(base, inverted)
         );
         self.function(&name, &self.reverse_params(), true, &doc, &lines)
     }
