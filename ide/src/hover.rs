@@ -39,14 +39,8 @@ pub fn hover(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Op
                 if let Some(f) = db::lookup_function(db, project, name) {
                     // `f` in `(∇f)(...)` / `(∂f)(...)`: the derived
                     // function's parameters first.
-                    let text = file.text(db);
-                    let before = &text[..span.start as usize];
-                    let derivative = before
-                        .strip_suffix(['∇', '∂'])
-                        .filter(|rest| rest.ends_with('('))
-                        .and_then(|_| before.chars().next_back())
-                        .and_then(|c| Derivative::of(&format!("{c}{name}")).map(|(d, _)| d));
-                    if let Some(d) = derivative
+                    let before = &file.text(db)[..span.start as usize];
+                    if let Some(d) = Derivative::written_before(before)
                         && let Some(ast) = db::function_ast(db, f)
                         && let Some(derived) =
                             nilang_analysis::derivatives::derived_function(d, &ast)

@@ -49,9 +49,9 @@ pub fn signature_help(
     // `(∇f)(` / `(∂f)(`: the derived function's parameters, companions
     // included.
     if let Some(callee) = before[..open].strip_suffix(')') {
-        let name = &callee[name_start(callee)?..];
-        let operator = callee[..callee.len() - name.len()].chars().next_back()?;
-        let derivative = Derivative::of(&format!("{operator}{name}"))?.0;
+        let start = name_start(callee)?;
+        let (before, name) = callee.split_at(start);
+        let derivative = Derivative::written_before(before)?;
         let ast = db::function_ast(db, db::lookup_function(db, project, name)?)?;
         let label = printer::print_signature(&derivatives::derived_function(derivative, &ast)?);
         return Some(SignatureHelp {

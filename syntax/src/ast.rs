@@ -248,14 +248,26 @@ impl Derivative {
         }
     }
 
+    /// The derivative its symbol (`∇`, `∂`) stands for.
+    pub fn from_symbol(c: char) -> Option<Derivative> {
+        [Derivative::Gradient, Derivative::Tangent]
+            .into_iter()
+            .find(|d| d.symbol() == c)
+    }
+
     /// The derivative a callee name asks for, and the function it is of.
     pub fn of(name: &str) -> Option<(Derivative, &str)> {
-        if let Some(base) = name.strip_prefix('∇') {
-            Some((Derivative::Gradient, base))
-        } else {
-            name.strip_prefix('∂')
-                .map(|base| (Derivative::Tangent, base))
-        }
+        let mut chars = name.chars();
+        let d = Derivative::from_symbol(chars.next()?)?;
+        Some((d, chars.as_str()))
+    }
+
+    /// The derivative whose `(∇` / `(∂` ends `text`: what the source has
+    /// before the function's name in a derivative call `(∇f)(...)`.
+    pub fn written_before(text: &str) -> Option<Derivative> {
+        let mut chars = text.chars();
+        let d = Derivative::from_symbol(chars.next_back()?)?;
+        chars.as_str().ends_with('(').then_some(d)
     }
 
     /// The callee name of this derivative of `base`.
