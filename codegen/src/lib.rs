@@ -133,6 +133,12 @@ pub struct Place<'a> {
     pub line_starts: &'a [u32],
 }
 
+/// The Rust expression of a `.nil` location (`nilang::Location`), for the
+/// errors generated code returns.
+pub(crate) fn location_code(path: &str, line: usize, column: usize) -> String {
+    format!("nilang::Location {{ file: {path:?}, line: {line}, column: {column} }}")
+}
+
 /// Options that change the generated code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -509,10 +515,7 @@ impl Gen<'_> {
             self.place.line_starts,
             span.start + self.place.offset,
         );
-        format!(
-            "nilang::Location {{ file: {:?}, line: {line}, column: {col} }}",
-            self.place.path
-        )
+        location_code(self.place.path, line, col)
     }
 
     fn def_kind(&self, span: Span) -> Option<(usize, Kind)> {

@@ -575,10 +575,7 @@ fn derivative_entry_points(
         let start = function_ast(db, f).map_or(0, |a| a.name.span.start) + function_offset(db, f);
         let (line, column) =
             crate::render::line_col_indexed(home.text(db), line_starts(db, home), start);
-        let location = format!(
-            "nilang::Location {{ file: {:?}, line: {line}, column: {column} }}",
-            home.path(db)
-        );
+        let location = codegen::location_code(home.path(db), line, column);
         out.push_str(&codegen::derivatives::entry_points(
             d, base, &sig, &mask, gradients, &location,
         ));
