@@ -23,9 +23,7 @@ fn main() {
     }
     let text = g.out;
     let path = dir.join("random.nil");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(&path, &text).expect("write random.nil");
-    }
+    write_if_changed(&path, &text);
     // The table also writes the `Const` twins into `random/`.
     write_table(&out, &text);
     derivative_programs(&out, &dir, &text);
@@ -264,13 +262,9 @@ fn write_table(out: &std::path::Path, text: &str) {
         partials.join("\n")
     );
     let twin_path = out.join("random").join("random_const.nil");
-    if std::fs::read_to_string(&twin_path).ok().as_deref() != Some(twin_text.as_str()) {
-        std::fs::write(&twin_path, &twin_text).expect("write random_const.nil");
-    }
+    write_if_changed(&twin_path, &twin_text);
     let path = out.join("random_table.rs");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
-        std::fs::write(&path, table).expect("write random_table.rs");
-    }
+    write_if_changed(&path, &table);
 }
 
 /// The random programs whose derivative calls `random_derivatives.rs`
@@ -288,21 +282,15 @@ fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str)
     use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
     let last = DERIVED.iter().map(|r| r.end).max().unwrap_or(0);
     let generic = |body: &str| {
-        let mut out = String::new();
-        let mut rest = body;
         // `pK(` (a call, `~pK(` too) becomes `gen_pK(`.
-        while let Some(at) = rest.find('p') {
-            let (head, tail) = rest.split_at(at);
-            out.push_str(head);
-            let digits = tail[1..].chars().take_while(char::is_ascii_digit).count();
-            let word_start = !head.ends_with(|c: char| c.is_alphanumeric() || c == '_');
-            if word_start && digits > 0 && tail[1 + digits..].starts_with('(') {
-                out.push_str("gen_");
-            }
-            out.push('p');
-            rest = &tail[1..];
+        let mut out = String::new();
+        let mut from = 0;
+        for (at, _) in program_calls(body) {
+            out.push_str(&body[from..at]);
+            out.push_str("gen_");
+            from = at;
         }
-        out.push_str(rest);
+        out.push_str(&body[from..]);
         // A float ancilla of the float type, so that a dual part is kept.
         out.replace("← 0.0", "← zero(T)")
     };
@@ -320,22 +308,11 @@ fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str)
             continue;
         }
         needed[n] = true;
-        let body = &bodies[n];
-        for (at, _) in body.match_indices('p') {
-            let digits: String = body[at + 1..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let word_start = !body[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-            if word_start
-                && !digits.is_empty()
-                && body[at + 1 + digits.len()..].starts_with('(')
-                && let Ok(k) = digits.parse::<usize>()
-                && k < last
-            {
-                work.push(k);
-            }
-        }
+        work.extend(
+            program_calls(&bodies[n])
+                .map(|(_, k)| k)
+                .filter(|&k| k < last),
+        );
     }
     for (n, body) in bodies.iter().enumerate().take(last) {
         if needed[n] {
@@ -355,9 +332,7 @@ fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str)
         }
     }
     let path = dir.join("random_derivatives.nil");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(nil.as_str()) {
-        std::fs::write(&path, &nil).expect("write random_derivatives.nil");
-    }
+    write_if_changed(&path, &nil);
     let database = RootDatabase::default();
     let file = SourceFile::new(&database, "random_derivatives.nil".into(), nil.clone());
     let project = Project::new(&database, vec![file]);
@@ -411,8 +386,30 @@ fn derivative_programs(out: &std::path::Path, dir: &std::path::Path, text: &str)
         rows.join("\n")
     );
     let path = out.join("derivatives_table.rs");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
-        std::fs::write(&path, table).expect("write derivatives_table.rs");
+    write_if_changed(&path, &table);
+}
+
+/// The calls of random programs in a body: where each name `pK` starts,
+/// and `K` (a call of `pK(` after something that does not continue a name).
+fn program_calls(body: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    body.match_indices('p').filter_map(|(at, _)| {
+        let digits = body[at + 1..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count();
+        let word_start = !body[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let call = body[at + 1 + digits..].starts_with('(');
+        (word_start && digits > 0 && call)
+            .then(|| Some((at, body[at + 1..at + 1 + digits].parse().ok()?)))
+            .flatten()
+    })
+}
+
+/// Writes `text` to `path` unless it already holds it, so that an
+/// unchanged output does not rebuild what includes it.
+fn write_if_changed(path: &std::path::Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
     }
 }
 
@@ -815,13 +812,9 @@ fn aliased(out: &std::path::Path, dir: &std::path::Path) {
         entries.join("\n")
     );
     let path = dir.join("aliased.nil");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(&path, &text).expect("write aliased.nil");
-    }
+    write_if_changed(&path, &text);
     let path = out.join("aliased_table.rs");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(table.as_str()) {
-        std::fs::write(&path, table).expect("write aliased_table.rs");
-    }
+    write_if_changed(&path, &table);
 }
 
 /// How many aliased programs [`aliased`] writes.
