@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{Eval, Mode, Which, field_number, solver};
 use crate::nil::particle;
-use nilang_runtime::{Dual, Result};
+use nilang_runtime::{Dual, Real, Result};
 
 pub struct Particle {
     w0: f64,
@@ -25,13 +25,19 @@ impl Particle {
     }
 }
 
-/// The cost at `w` with the inner derivative in mode `inner`.
+/// `out += ` the cost at `w`, on `f64` or dual numbers, with the inner
+/// derivative in mode `inner`.
+fn add_cost<T: Real>(inner: Mode, out: &mut T, w: T) -> Result {
+    match inner {
+        Mode::Reverse => particle::miss_r(out, w),
+        Mode::Forward => particle::miss_f(out, w),
+    }
+}
+
+/// The cost at `w`.
 fn cost(inner: Mode, w: f64) -> Result<f64> {
     let mut out = 0.0;
-    match inner {
-        Mode::Reverse => particle::miss_r(&mut out, w)?,
-        Mode::Forward => particle::miss_f(&mut out, w)?,
-    }
+    add_cost(inner, &mut out, w)?;
     Ok(out)
 }
 
@@ -39,20 +45,17 @@ fn cost(inner: Mode, w: f64) -> Result<f64> {
 fn slope(outer: Mode, inner: Mode, w: f64) -> Result<f64> {
     match outer {
         Mode::Reverse => {
+            let gradient: fn(&mut f64, &mut f64, f64, &mut f64) -> Result = match inner {
+                Mode::Reverse => particle::miss_r_grad,
+                Mode::Forward => particle::miss_f_grad,
+            };
             let (mut out, mut out_bar, mut w_bar) = (0.0, 1.0, 0.0);
-            match inner {
-                Mode::Reverse => particle::miss_r_grad(&mut out, &mut out_bar, w, &mut w_bar)?,
-                Mode::Forward => particle::miss_f_grad(&mut out, &mut out_bar, w, &mut w_bar)?,
-            }
+            gradient(&mut out, &mut out_bar, w, &mut w_bar)?;
             Ok(w_bar)
         }
         Mode::Forward => {
             let mut out = Dual::constant(0.0);
-            let w = Dual::variable(w);
-            match inner {
-                Mode::Reverse => particle::miss_r(&mut out, w)?,
-                Mode::Forward => particle::miss_f(&mut out, w)?,
-            }
+            add_cost(inner, &mut out, Dual::variable(w))?;
             Ok(out.eps)
         }
     }

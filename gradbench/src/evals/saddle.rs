@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{Eval, Mode, Which, numbers, solver};
 use crate::nil::saddle;
-use nilang_runtime::{Dual, Result};
+use nilang_runtime::{Dual, Real, Result};
 
 pub struct Saddle {
     start: [f64; 2],
@@ -30,51 +30,44 @@ impl Saddle {
     }
 }
 
-/// max_b f(a, b), the inner derivative in mode `inner`.
+/// `out += max_b f(a, b)`, on `f64` or dual numbers, with the inner
+/// derivative in mode `inner`.
+fn add_max_cost<T: Real>(inner: Mode, out: &mut T, a: &[T], start: &[T]) -> Result {
+    match inner {
+        Mode::Reverse => saddle::max_cost_r(out, a, start),
+        Mode::Forward => saddle::max_cost_f(out, a, start),
+    }
+}
+
+/// max_b f(a, b).
 fn max_cost(inner: Mode, a: &[f64], start: &[f64]) -> Result<f64> {
     let mut out = 0.0;
-    match inner {
-        Mode::Reverse => saddle::max_cost_r(&mut out, a, start)?,
-        Mode::Forward => saddle::max_cost_f(&mut out, a, start)?,
-    }
+    add_max_cost(inner, &mut out, a, start)?;
     Ok(out)
 }
+
+/// The gradient program of `max_cost` with the inner derivative in mode
+/// `inner`.
+type Gradient = fn(&mut f64, &mut f64, &[f64], &mut [f64], &[f64], &mut [f64]) -> Result;
 
 /// ∇_a max_b f(a, b), the outer derivative in mode `outer`.
 fn max_cost_gradient(outer: Mode, inner: Mode, a: &[f64], start: &[f64]) -> Result<Vec<f64>> {
     match outer {
         Mode::Reverse => {
+            let gradient: Gradient = match inner {
+                Mode::Reverse => saddle::max_cost_r_grad,
+                Mode::Forward => saddle::max_cost_f_grad,
+            };
             let (mut out, mut out_bar) = (0.0, 1.0);
             let (mut a_bar, mut start_bar) = ([0.0; 2], [0.0; 2]);
-            match inner {
-                Mode::Reverse => saddle::max_cost_r_grad(
-                    &mut out,
-                    &mut out_bar,
-                    a,
-                    &mut a_bar,
-                    start,
-                    &mut start_bar,
-                )?,
-                Mode::Forward => saddle::max_cost_f_grad(
-                    &mut out,
-                    &mut out_bar,
-                    a,
-                    &mut a_bar,
-                    start,
-                    &mut start_bar,
-                )?,
-            }
+            gradient(&mut out, &mut out_bar, a, &mut a_bar, start, &mut start_bar)?;
             Ok(a_bar.to_vec())
         }
         Mode::Forward => (0..2)
             .map(|k| {
-                let a = direction(a, k);
                 let start: Vec<Dual<f64>> = start.iter().map(|&s| Dual::constant(s)).collect();
                 let mut out = Dual::constant(0.0);
-                match inner {
-                    Mode::Reverse => saddle::max_cost_r(&mut out, &a, &start)?,
-                    Mode::Forward => saddle::max_cost_f(&mut out, &a, &start)?,
-                }
+                add_max_cost(inner, &mut out, &direction(a, k), &start)?;
                 Ok(out.eps)
             })
             .collect(),
