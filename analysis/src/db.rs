@@ -1224,7 +1224,7 @@ struct ProjectItems<'a> {
 /// The function a derivative callee (`∇f`, `∂f`) is of, with which of its
 /// parameters have a companion (`crate::derivatives`); `None` when it
 /// cannot be differentiated from `.nil` (E0624 says why).
-fn derived_base<'db>(
+pub fn derived_base<'db>(
     db: &'db dyn Db,
     project: Project,
     name: &str,

@@ -35,7 +35,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
         // companions, reached through this module's entry points.
         if let Some((d, base)) = nilang_analysis::ast::Derivative::of(name) {
             let sig = self.callee(base)?;
-            let mask = derivative_mask(self.db, self.project, base)?;
+            let (_, _, mask) = derived_base(self.db, self.project, name)?;
             let params = sig.params.iter().zip(&mask).flat_map(|(p, &c)| {
                 let companion = c.then(|| (true, p.1.clone()));
                 std::iter::once(p.clone()).chain(companion)
@@ -505,12 +505,6 @@ pub fn rust_module_text(
     ))
 }
 
-/// Which parameters of `base` have companions in its derivative calls.
-fn derivative_mask(db: &dyn Db, project: Project, base: &str) -> Option<Vec<bool>> {
-    let ast = function_ast(db, lookup_function(db, project, base)?)?;
-    nilang_analysis::derivatives::companions(&ast).ok()
-}
-
 /// The entry points of the derivative calls (`(∇f)(...)`, `(∂f)(...)`)
 /// that `file`'s functions make (`codegen::derivatives`), once each; the
 /// reverse passes only with `gradients`. Without them a gradient call
@@ -563,10 +557,9 @@ fn derivative_entry_points(
         let Some((d, base)) = nilang_analysis::ast::Derivative::of(&name) else {
             continue;
         };
-        let (Some(sig), Some(mask), Some(f)) = (
+        let (Some(sig), Some((_, f, mask))) = (
             codegen::CodegenContext::callee(&ctx, base),
-            derivative_mask(db, project, base),
-            lookup_function(db, project, base),
+            derived_base(db, project, &name),
         ) else {
             continue;
         };
