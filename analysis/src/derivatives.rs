@@ -173,23 +173,14 @@ pub fn interleave<T: Clone>(items: &[T], mask: &[bool], companion: impl Fn(&T) -
 /// For each parameter of the derived function: the parameter of `f` it
 /// belongs to, and whether it is that parameter's companion.
 pub fn positions(mask: &[bool]) -> Vec<(usize, bool)> {
-    let mut out = Vec::new();
-    for (i, &companion) in mask.iter().enumerate() {
-        out.push((i, false));
-        if companion {
-            out.push((i, true));
-        }
-    }
-    out
+    let params: Vec<(usize, bool)> = (0..mask.len()).map(|i| (i, false)).collect();
+    interleave(&params, mask, |&(i, _)| (i, true))
 }
 
 /// Which parameters the derived function changes: the companions always,
 /// and what `f` changes (`∇f` restores those, but runs `f` on them).
 pub fn mutated(base: &[bool], mask: &[bool]) -> Vec<bool> {
-    positions(mask)
-        .into_iter()
-        .map(|(i, companion)| companion || base.get(i).copied().unwrap_or(false))
-        .collect()
+    interleave(base, mask, |_| true)
 }
 
 /// Parameter names of the derived function.

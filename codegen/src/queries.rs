@@ -36,13 +36,12 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
         if let Some((d, base)) = nilang_analysis::ast::Derivative::of(name) {
             let sig = self.callee(base)?;
             let (_, _, mask) = derived_base(self.db, self.project, name)?;
-            let params = sig.params.iter().zip(&mask).flat_map(|(p, &c)| {
-                let companion = c.then(|| (true, p.1.clone()));
-                std::iter::once(p.clone()).chain(companion)
+            let params = nilang_analysis::derivatives::interleave(&sig.params, &mask, |(_, ty)| {
+                (true, ty.clone())
             });
             return Some(codegen::CalleeSig {
                 module: None,
-                params: params.collect(),
+                params,
                 constant: nilang_analysis::derivatives::interleave(&sig.constant, &mask, |_| false),
                 kwparams: Vec::new(),
                 // A tangent call runs `f` on its caller's tape.
