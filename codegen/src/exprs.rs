@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// An array of one value (`zeros(T, n)`, `ones(T, m, n)`) in parts: the
+/// element's code, each length's code and the element kind.
+pub(super) struct Fill {
+    pub elem: String,
+    pub lens: Vec<String>,
+    pub kind: Kind,
+}
+
 impl Gen<'_> {
     pub(super) fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
         if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
@@ -315,6 +323,29 @@ impl Gen<'_> {
         }
     }
 
+    /// The parts of `zeros(T, dims...)` / `ones(T, dims...)` (one or two
+    /// dimensions); `None` after reporting a missing element type.
+    pub(super) fn fill(&mut self, name: &str, t: &Expr, dims: &[Expr], span: Span) -> Option<Fill> {
+        let Some(kind) = self.type_kind(t) else {
+            self.unsupported(span, "`zeros` without an element type");
+            return None;
+        };
+        let elem = match &kind {
+            Kind::Bool => (name == "ones").to_string(),
+            k => format!(
+                "nilang::{}::<{}>()",
+                if name == "zeros" { "zero" } else { "one" },
+                rust_scalar(k).unwrap_or_default()
+            ),
+        };
+        let int = Kind::Int("i64");
+        let lens = dims
+            .iter()
+            .map(|d| self.whole(|g| g.value_as(d, &int)))
+            .collect();
+        Some(Fill { elem, lens, kind })
+    }
+
     pub(super) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
         if let Some(r) = self.number_call(name, args) {
             return r;
@@ -485,34 +516,21 @@ impl Gen<'_> {
                 }
             }
             ("zeros" | "ones", [t, dims @ ..]) if matches!(dims.len(), 1 | 2) => {
-                let Some(kind) = self.type_kind(t) else {
-                    self.unsupported(span, "`zeros` without an element type");
+                let Some(fill) = self.fill(name, t, dims, span) else {
                     return ("()".into(), Kind::Unknown);
                 };
-                let elem = match &kind {
-                    Kind::Bool => (name == "ones").to_string(),
-                    k => format!(
-                        "nilang::{}::<{}>()",
-                        if name == "zeros" { "zero" } else { "one" },
-                        rust_scalar(k).unwrap_or_default()
-                    ),
-                };
-                let int = Kind::Int("i64");
-                let lens: Vec<String> = dims
-                    .iter()
-                    .map(|d| self.whole(|g| g.value_as(d, &int)))
-                    .collect();
-                if let [m, n] = lens.as_slice() {
+                let elem = &fill.elem;
+                if let [m, n] = fill.lens.as_slice() {
                     (
                         format!(
                             "nilang::ndarray::Array2::from_elem(nilang::ndarray::ShapeBuilder::f((({m}) as usize, ({n}) as usize)), {elem})"
                         ),
-                        Kind::Matrix(Box::new(kind)),
+                        Kind::Matrix(Box::new(fill.kind)),
                     )
                 } else {
                     (
-                        format!("vec![{elem}; ({}) as usize]", lens[0]),
-                        Kind::Array(Box::new(kind)),
+                        format!("vec![{elem}; ({}) as usize]", fill.lens[0]),
+                        Kind::Array(Box::new(fill.kind)),
                     )
                 }
             }

@@ -1153,10 +1153,51 @@ impl Gen<'_> {
                     .def_kind(name.span)
                     .map(|(_, k)| k)
                     .unwrap_or(Kind::Unknown);
+                // A whole array freed as `zeros(...)`/`ones(...)` is compared
+                // element by element with the value; the array is built only
+                // to report a failure.
+                let filled = match (&value.kind, &kind) {
+                    (
+                        ExprKind::Call {
+                            callee,
+                            args,
+                            broadcast: false,
+                            ..
+                        },
+                        Kind::Array(_) | Kind::Matrix(_),
+                    ) if matches!(callee.name.as_str(), "zeros" | "ones")
+                        && matches!(args.len(), 2 | 3)
+                        && self.type_kind(&args[0]).is_some() =>
+                    {
+                        self.fill(&callee.name, &args[0], &args[1..], value.span)
+                    }
+                    _ => None,
+                };
                 let expected = self.value_as(value, &kind);
                 let var = rust_name(&name.name);
                 let e = self.fresh("expected");
-                self.line(&format!("let {e} = {expected};"));
+                let (test, build) = match filled {
+                    Some(fill) => {
+                        let shape = match fill.lens.as_slice() {
+                            [m, n] => format!("(({m}) as usize, ({n}) as usize)"),
+                            lens => format!("({}) as usize", lens[0]),
+                        };
+                        (
+                            format!(
+                                "nilang::CheckFill::check_fill(&{var}, {shape}, &{}, ATOL)",
+                                fill.elem
+                            ),
+                            format!("let {e} = {expected}; "),
+                        )
+                    }
+                    None => {
+                        self.line(&format!("let {e} = {expected};"));
+                        (
+                            format!("nilang::CheckEq::check_eq(&{var}, &{e}, ATOL)"),
+                            String::new(),
+                        )
+                    }
+                };
                 let location = self.location(stmt.span);
                 // An implicit deallocation sits at the `end` of its block;
                 // its name keeps the allocation's span.
@@ -1180,7 +1221,7 @@ impl Gen<'_> {
                     )
                 };
                 self.line(&format!(
-                    "if !nilang::CheckEq::check_eq(&{var}, &{e}, ATOL) {{ return Err(nilang::Error::new({location}, nilang::Check::Deallocation, {what:?}, &{e}, &{var})); }}"
+                    "if !{test} {{ {build}return Err(nilang::Error::new({location}, nilang::Check::Deallocation, {what:?}, &{e}, &{var})); }}"
                 ));
             }
             StmtKind::If {

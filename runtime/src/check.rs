@@ -53,6 +53,40 @@ where
     }
 }
 
+/// Whether an array has a shape and holds one value everywhere (within
+/// `atol`): the deallocation check of `x → zeros(T, n)` without building the
+/// array of zeros to compare with.
+pub trait CheckFill<T> {
+    /// The length of a vector, the rows and columns of a matrix.
+    type Shape;
+    fn check_fill(&self, shape: Self::Shape, value: &T, atol: f64) -> bool;
+}
+
+impl<T: CheckEq> CheckFill<T> for [T] {
+    type Shape = usize;
+    fn check_fill(&self, len: usize, value: &T, atol: f64) -> bool {
+        self.len() == len && self.iter().all(|a| a.check_eq(value, atol))
+    }
+}
+
+impl<T: CheckEq> CheckFill<T> for Vec<T> {
+    type Shape = usize;
+    fn check_fill(&self, len: usize, value: &T, atol: f64) -> bool {
+        self.as_slice().check_fill(len, value, atol)
+    }
+}
+
+impl<T, S> CheckFill<T> for ndarray::ArrayBase<S, ndarray::Ix2>
+where
+    T: CheckEq,
+    S: ndarray::Data<Elem = T>,
+{
+    type Shape = (usize, usize);
+    fn check_fill(&self, (rows, cols): (usize, usize), value: &T, atol: f64) -> bool {
+        self.dim() == (rows, cols) && self.iter().all(|a| a.check_eq(value, atol))
+    }
+}
+
 macro_rules! tuple_check_eq {
     ($($name:ident $index:tt),+) => {
         impl<$($name: CheckEq),+> CheckEq for ($($name,)+) {
@@ -106,6 +140,18 @@ mod tests {
         assert!(!vec![1.0, 2.0].check_eq(&vec![1.0], 1e-8));
         assert!((1i64, vec![true]).check_eq(&(1, vec![true]), 0.0));
         assert!(!(1i64, 2.0f64).check_eq(&(1, 2.1), 1e-8));
+    }
+
+    #[test]
+    fn a_fill_check_compares_the_shape_and_every_element() {
+        assert!(vec![0.0, 1e-10].check_fill(2, &0.0, 1e-8));
+        assert!(!vec![0.0, 1e-10].check_fill(3, &0.0, 1e-8));
+        assert!(!vec![0.0, 1e-6].check_fill(2, &0.0, 1e-8));
+        assert!(vec![true; 3].check_fill(3, &true, 0.0));
+        let m = ndarray::Array2::<f64>::ones((2, 3));
+        assert!(m.check_fill((2, 3), &1.0, 1e-8));
+        assert!(!m.check_fill((3, 2), &1.0, 1e-8));
+        assert!(!m.view().check_fill((2, 3), &0.0, 1e-8));
     }
 
     #[test]

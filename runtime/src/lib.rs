@@ -68,7 +68,7 @@ pub mod ulog;
 
 pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};
-pub use check::{CheckEq, check_inv};
+pub use check::{CheckEq, CheckFill, check_inv};
 pub use complex::Complex;
 pub use dual::Dual;
 pub use error::{Check, Error, IndexValues, Location, Plain, WithValues};

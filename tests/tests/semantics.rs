@@ -6,6 +6,7 @@ use nilang_tests::semantics as s;
 /// Lines in `nil/semantics.nil`.
 const FOR_WITH_STEP_LINE: u32 = 143;
 const LOOP_SCRATCH_END: u32 = 153;
+const FREE_FILLED_V: u32 = 168;
 
 #[test]
 fn for_runs_its_body_k_times() {
@@ -260,4 +261,35 @@ fn literals_passed_for_a_generic_parameter_take_the_callers_type() {
     let mut bar = 1.0_f32;
     g::literal_caller_grad(&mut x, &mut bar).unwrap();
     assert_eq!(bar, 1.0, "x only accumulates constants");
+}
+
+#[test]
+fn an_array_freed_as_zeros_or_ones_is_checked_element_by_element() {
+    let mut out = 0.0;
+    s::free_filled(&mut out, 0.0, 0.0, 3).unwrap();
+    assert_eq!(out, 1.0);
+    let err = s::free_filled(&mut out, 0.5, 0.0, 3).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "tests/nil/semantics.nil:{FREE_FILLED_V}:5: deallocation check failed: `v` must equal `zeros(f64, n)` when deallocated (expected [0.0, 0.0, 0.0], found [0.0, 0.5, 0.0])"
+        )
+    );
+    // A length other than the array's.
+    let err = s::free_filled(&mut out, 0.0, 0.0, 2).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("(expected [0.0, 0.0], found [0.0, 0.0, 0.0])"),
+        "{err}"
+    );
+    // The matrix.
+    let err = s::free_filled(&mut out, 0.0, 0.25, 3).unwrap_err();
+    assert_eq!(err.location.line, FREE_FILLED_V + 1);
+    assert!(
+        err.to_string()
+            .contains("found [[1.0, 1.0],\n [1.25, 1.0]]"),
+        "{err}"
+    );
+    assert_eq!(out, 1.0, "a failed call leaves `out` as it was");
 }
