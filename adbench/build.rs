@@ -1,11 +1,17 @@
 // Compiles the `.nil` programs beside this crate into OUT_DIR, and once more
 // without run-time checks into OUT_DIR/unchecked for the benchmarks, and
 // `gmm.nil` with every loop a `@tape` loop into OUT_DIR/taped (taping
-// against reverse computing on one source).
+// against reverse computing on one source). `cmul` is compiled a second time
+// with its matrix constant (`cmul_const_A`), for the gradient with respect to
+// `x` alone.
 const FILES: &[&str] = &["ba.nil", "cmul.nil", "gmm.nil"];
 
 fn main() {
-    nilang_build::compile_files(FILES);
+    nilang_build::report(
+        nilang_build::Config::new()
+            .variant("cmul", ["A"])
+            .compile_files(FILES),
+    );
     let out_dir = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     nilang_build::report(
         nilang_build::Config::new()

@@ -7,7 +7,14 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 fn main() {
-    nilang_build::compile_dir("nil");
+    nilang_build::report(
+        nilang_build::Config::new()
+            // Per-call activity from Rust: `residuals_all` again with its
+            // matrix constant, and with all its data constant.
+            .variant("residuals_all", ["A"])
+            .variant("residuals_all", ["A", "b", "w"])
+            .compile_dir("nil"),
+    );
 
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let dir = out.join("random");

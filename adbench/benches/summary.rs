@@ -663,11 +663,11 @@ fn sparse_complex() {
     );
     let mut x_bar_only = vec![zero; 1000];
     t.time(
-        "backward pass alone, `A` `Const` (`cmul_const_adjoint`)",
+        "backward pass alone, `A` `Const` (`cmul_const_A_adjoint`)",
         0,
         || {
             y.copy_from_slice(&value);
-            cmul_nil::cmul_const_adjoint(
+            cmul_nil::cmul_const_A_adjoint(
                 &mut y,
                 &mut yb,
                 black_box(&a).view(),
@@ -678,9 +678,9 @@ fn sparse_complex() {
             y[0]
         },
     );
-    t.time("gradient, `A` `Const` (`cmul_const_grad`)", 0, || {
+    t.time("gradient, `A` `Const` (`cmul_const_A_grad`)", 0, || {
         y.fill(zero);
-        cmul_nil::cmul_const_grad(
+        cmul_nil::cmul_const_A_grad(
             &mut y,
             &mut yb,
             black_box(&a).view(),
@@ -698,12 +698,12 @@ fn sparse_complex() {
     );
     t.ratio(
         "backward pass, `A` `Const` / plain forward (target <= 1.5)",
-        "backward pass alone, `A` `Const` (`cmul_const_adjoint`)",
+        "backward pass alone, `A` `Const` (`cmul_const_A_adjoint`)",
         plain,
     );
     t.ratio(
         "gradient, `A` `Const` / plain forward (target <= 1.5)",
-        "gradient, `A` `Const` (`cmul_const_grad`)",
+        "gradient, `A` `Const` (`cmul_const_A_grad`)",
         plain,
     );
     t.ratio(

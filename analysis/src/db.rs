@@ -765,6 +765,7 @@ fn function_value_checks(
             let instance = Instance {
                 template: call.callee.name.clone(),
                 functions: functions.clone(),
+                constants: Vec::new(),
             };
             if let Some(why) = instance_error(db, project, &instance) {
                 out.push(
@@ -829,6 +830,7 @@ fn called_instance(db: &dyn Db, project: Project, call: &crate::ast::Call) -> Op
     Some(Instance {
         template: call.callee.name.clone(),
         functions: crate::values::passed_functions(call, positions)?,
+        constants: Vec::new(),
     })
 }
 
@@ -1326,11 +1328,33 @@ pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
 pub struct Instance {
     pub template: String,
     pub functions: Vec<crate::values::Passed>,
+    /// The parameters made `Const` (a *variant*: a function that is not a
+    /// template, with no functions passed, compiled again with these
+    /// parameters constant, for callers in Rust that differentiate with
+    /// respect to the others only).
+    pub constants: Vec<String>,
 }
 
 impl Instance {
-    /// Its name, as calls of it are generated (`map!_with_square!`).
+    /// A variant of `function` with the parameters `constants` made `Const`.
+    pub fn variant(function: &str, constants: &[String]) -> Instance {
+        Instance {
+            template: function.to_string(),
+            functions: Vec::new(),
+            constants: constants.to_vec(),
+        }
+    }
+
+    /// Its name, as calls of it are generated (`map!_with_square!`); a
+    /// variant's: `f_const_x_w` (`x` and `w` constant).
     pub fn name(&self) -> String {
+        if self.functions.is_empty() && !self.constants.is_empty() {
+            return format!(
+                "{}_const_{}",
+                crate::modules::bare_name(&self.template),
+                self.constants.join("_")
+            );
+        }
         crate::values::instance_name(&self.template, &self.functions)
     }
 
@@ -1405,11 +1429,19 @@ pub fn instance_tree<'db>(
             }
         }
     }
-    Ok(Arc::new(crate::values::instantiate(
-        &template,
-        &instance.functions,
-        &captured,
-    )))
+    let mut tree = crate::values::instantiate(&template, &instance.functions, &captured);
+    if !instance.constants.is_empty() {
+        for name in &instance.constants {
+            let param = tree
+                .params
+                .iter_mut()
+                .find(|p| p.name.name == *name)
+                .ok_or_else(|| format!("`{}` has no parameter `{name}`", instance.template))?;
+            param.constant = true;
+        }
+        tree.name.name = instance.name();
+    }
+    Ok(Arc::new(tree))
 }
 
 /// Everything the analysis decides about an instance's tree, as about a

@@ -40,7 +40,7 @@ pub fn companion_name(d: Derivative, param: &str) -> String {
 }
 
 /// Which of `f`'s parameters have a companion in its derivatives, or why
-/// `f` cannot be differentiated from `.nil` (a sentence for E0625).
+/// `f` cannot be differentiated from `.nil` (a sentence for E0624).
 pub fn companions(f: &Function) -> Result<Vec<bool>, String> {
     let name = &f.name.name;
     if f.kernel {

@@ -95,6 +95,7 @@ pub struct Config {
     manifest_dir: Option<PathBuf>,
     read_metadata: bool,
     emit_cargo_directives: bool,
+    variants: Vec<nilang_codegen::Variant>,
 }
 
 impl Default for Config {
@@ -116,6 +117,7 @@ impl Config {
             manifest_dir: None,
             read_metadata: true,
             emit_cargo_directives: true,
+            variants: Vec::new(),
         }
     }
 
@@ -160,6 +162,29 @@ impl Config {
     /// `crate::rt` works too.
     pub fn runtime_path(mut self, path: impl Into<String>) -> Config {
         self.runtime_path = Some(path.into());
+        self
+    }
+
+    /// Also compile `function` with the parameters `constants` made
+    /// `Const`, as `<function>_const_<names>` (with its uncall and gradient
+    /// programs): per-call activity for Rust callers. `f(y, A, x)` with
+    /// `variant("f", ["A"])` gives `f_const_a_grad(y, y_bar, A, x, x_bar)`,
+    /// which takes no adjoint for `A` and does no adjoint work for it or
+    /// for anything computed from constants only, beside `f_grad`, which
+    /// differentiates with respect to all three. The function must not
+    /// change those parameters (E0209 otherwise).
+    pub fn variant<S: AsRef<str>>(
+        mut self,
+        function: &str,
+        constants: impl IntoIterator<Item = S>,
+    ) -> Config {
+        self.variants.push(nilang_codegen::Variant {
+            function: function.to_string(),
+            constants: constants
+                .into_iter()
+                .map(|c| c.as_ref().to_string())
+                .collect(),
+        });
         self
     }
 
@@ -291,6 +316,7 @@ impl Config {
         if let Some(tape_loops) = self.tape_loops {
             options.tape_loops = tape_loops;
         }
+        options.variants.clone_from(&self.variants);
         if let Some(path) = self.runtime_path.clone().or(package.runtime_path) {
             options.runtime_path = path;
         }
@@ -344,6 +370,22 @@ impl Config {
             Project::new(&db, sources.clone())
         };
 
+        for v in &options.variants {
+            if nilang_analysis::db::lookup_function(&db, project, &v.function)
+                .is_none_or(|f| !sources.contains(&f.file(&db)))
+            {
+                return Err(Error::Metadata(format!(
+                    "`variant(\"{}\", ...)`: the `.nil` files compiled here define no function `{}`",
+                    v.function, v.function
+                )));
+            }
+            if v.constants.is_empty() {
+                return Err(Error::Metadata(format!(
+                    "`variant(\"{}\", ...)` names no parameter to make constant",
+                    v.function
+                )));
+            }
+        }
         let mut outputs: Vec<Output> = Vec::new();
         let mut reports: Vec<Report> = Vec::new();
         let mut failed = false;

@@ -159,3 +159,71 @@ fn package_metadata_sets_tolerance_and_checks() {
         "{err}"
     );
 }
+
+#[test]
+fn a_variant_makes_parameters_constant_or_says_why_not() {
+    let tmp = scratch("variants");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("nil/a.nil"),
+        "function g(y::f64, a::f64, x::f64)\n    y += a * x\nend\n\nfunction f(y::f64, a::f64, x::f64)\n    y += a * x\n    a += 1.0\nend\n",
+    )
+    .unwrap();
+    config(dir).variant("g", ["a"]).compile_dir("nil").unwrap();
+    let code = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    // The function as it is, and the variant, which takes no adjoint for `a`.
+    assert!(code.contains("pub fn g_grad<"), "{code}");
+    let variant = code
+        .split("pub fn g_const_a_grad<")
+        .nth(1)
+        .and_then(|rest| rest.split(") ->").next())
+        .unwrap_or_else(|| panic!("no g_const_a_grad in\n{code}"));
+    assert!(
+        variant.contains("x_bar") && !variant.contains("a_bar"),
+        "{variant}"
+    );
+    assert!(code.contains("pub fn uncall_g_const_a("), "{code}");
+
+    // `f` changes `a`, which cannot then be `Const`.
+    let reports = config(dir)
+        .variant("f", ["a"])
+        .diagnostics(&["nil/a.nil"])
+        .unwrap();
+    let d = &reports[0].diagnostics[0];
+    assert_eq!(d.code, "E0209", "{d:?}");
+    assert!(
+        d.message
+            .starts_with("in the variant of `f` with `a` constant: "),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        &reports[0].text[d.primary.span.start as usize..d.primary.span.end as usize],
+        "a"
+    );
+    assert!(matches!(
+        config(dir).variant("f", ["a"]).compile_dir("nil"),
+        Err(Error::Diagnostics { errors: 1 })
+    ));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/a.rs")).unwrap(),
+        code,
+        "a failed build writes nothing"
+    );
+
+    // A parameter the function lacks.
+    let reports = config(dir)
+        .variant("g", ["b"])
+        .diagnostics(&["nil/a.nil"])
+        .unwrap();
+    let d = &reports[0].diagnostics[0];
+    assert_eq!(d.code, "E0625", "{d:?}");
+    assert_eq!(d.primary.message, "`g` has no parameter `b`");
+
+    // A function the files lack.
+    let err = config(dir)
+        .variant("h", ["a"])
+        .compile_dir("nil")
+        .unwrap_err();
+    assert!(err.to_string().contains("define no function `h`"), "{err}");
+}

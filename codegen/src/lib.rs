@@ -158,6 +158,20 @@ pub struct Options {
     /// renamed dependency, or a re-export such as `crate::rt`. A bare crate
     /// name is taken from the crate root (`::name`).
     pub runtime_path: String,
+    /// Functions compiled a second time with some parameters `Const`, for
+    /// Rust callers that differentiate with respect to the others only
+    /// (per-call activity, decided when the crate builds).
+    pub variants: Vec<Variant>,
+}
+
+/// A function compiled again with the parameters `constants` made `Const`:
+/// `f` with `x` constant becomes `f_const_x` (and `f_const_x_grad`, ...),
+/// whose gradient program takes no adjoint for `x` and does no adjoint work
+/// for it or for what is computed from constants only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub function: String,
+    pub constants: Vec<String>,
 }
 
 /// The runtime crate's name as Rust code writes it.
@@ -171,6 +185,7 @@ impl Default for Options {
             gradients: true,
             tape_loops: false,
             runtime_path: RUNTIME_CRATE.to_string(),
+            variants: Vec::new(),
         }
     }
 }

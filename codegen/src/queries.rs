@@ -497,11 +497,93 @@ pub fn rust_module_text(
     if !module.errors.is_empty() {
         return Err(module.errors.clone());
     }
+    let variants = variant_code(db, project, file, options)?;
     Ok(format!(
-        "{}{}",
+        "{}{}{variants}",
         codegen::module_header(file.path(db), options),
         module.code
     ))
+}
+
+/// The code of the variants (`Options::variants`) of `file`'s functions,
+/// or their errors (absolute spans): E0625 for a variant that cannot be
+/// made, and the errors of the function with those parameters `Const`
+/// (E0209 where it changes one).
+fn variant_code(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    options: &codegen::Options,
+) -> Result<String, Vec<Diagnostic>> {
+    let mut code = String::new();
+    let mut errors = Vec::new();
+    for variant in &options.variants {
+        let Some(f) =
+            lookup_function(db, project, &variant.function).filter(|f| f.file(db) == file)
+        else {
+            continue;
+        };
+        let offset = function_offset(db, f);
+        let instance = Instance::variant(&variant.function, &variant.constants);
+        let id = InstanceId::new(db, instance.clone());
+        let what = format!(
+            "`{}` with {} constant",
+            variant.function,
+            variant
+                .constants
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Err(why) = instance_tree(db, project, id) {
+            let span = function_ast(db, f).map_or_else(Default::default, |a| a.name.span);
+            errors.push(
+                Diagnostic::error("E0625", span, format!("no variant of {what}"))
+                    .with_label(why.clone())
+                    .with_help(
+                        "name parameters of the function in the build script's `variant` call",
+                    )
+                    .shifted(offset),
+            );
+            continue;
+        }
+        let failed: Vec<Diagnostic> = instance_function(db, project, id)
+            .as_ref()
+            .map(|a| {
+                a.diagnostics
+                    .iter()
+                    .filter(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
+                    .map(|d| {
+                        let mut d = d.clone().shifted(offset);
+                        d.message = format!("in the variant of {what}: {}", d.message);
+                        d
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !failed.is_empty() {
+            errors.extend(failed);
+            continue;
+        }
+        let rust = generate_as(
+            db,
+            f,
+            Some(&instance),
+            options.checks,
+            options.gradients,
+            options.tape_loops,
+            true,
+        );
+        errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
+        code.push('\n');
+        code.push_str(&rust.code);
+    }
+    if errors.is_empty() {
+        Ok(code)
+    } else {
+        Err(errors)
+    }
 }
 
 /// The entry points of the derivative calls (`(∇f)(...)`, `(∂f)(...)`)

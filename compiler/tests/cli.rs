@@ -814,3 +814,34 @@ fn derivative_calls_without_gradient_programs() {
     assert!(stderr(&out).contains("E0701"), "{}", stderr(&out));
     assert!(stdout(&out).is_empty());
 }
+
+#[test]
+fn emit_prints_variants_with_constant_parameters() {
+    let tmp = scratch("variants");
+    let file = write(
+        tmp.path(),
+        "mul.nil",
+        "function mul(y::[f64], a::[f64], x::f64)\n    for i = 1:length(y)\n        y[i] += a[i] * x\n    end\nend\n",
+    );
+    let out = nilc(&["emit", "--variant", "mul:a", &file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let code = stdout(&out);
+    let grad = code
+        .split("pub fn mul_const_a_grad<")
+        .nth(1)
+        .and_then(|rest| rest.split(") ->").next())
+        .unwrap_or_else(|| panic!("no mul_const_a_grad in\n{code}"));
+    assert!(grad.contains("x_bar") && !grad.contains("a_bar"), "{grad}");
+    assert!(code.contains("pub fn mul_grad<"), "{code}");
+
+    for (arg, says) in [
+        ("mul:b", "E0625"),
+        ("div:a", "defines no function `div`"),
+        ("mul", "such as `f:x,w`"),
+    ] {
+        let out = nilc(&["emit", "--variant", arg, &file]);
+        assert!(!out.status.success(), "{arg}");
+        assert!(stderr(&out).contains(says), "{arg}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{arg}");
+    }
+}

@@ -206,3 +206,69 @@ fn a_primitive_with_a_const_parameter_takes_its_derivative_from_d() {
     c::scaled_sin_grad(&mut y, &mut y_bar, 0.3, &mut x_bar, 2.5).unwrap();
     assert_eq!(x_bar, 0.3f64.cos() * 2.5);
 }
+
+/// The build script's variants of `residuals_all` (`Config::variant`): the
+/// same function with `A` constant, and with `A`, `b` and `w` constant. Each
+/// takes no adjoint for its constants; the adjoints it gives are those of
+/// the full gradient, and the all-data variant is `residuals` (declared
+/// `Const` in the source) to the bit.
+#[test]
+fn variants_from_the_build_script_drop_the_adjoints_of_their_constants() {
+    use nilang_tests::constants as c;
+    let (a, b, w, x) = model();
+    let (mut out, mut out_bar, mut x_bar) = (0.0, 1.0, vec![0.0; 3]);
+    let (mut a_bar, mut b_bar, mut w_bar) = (
+        nilang::ndarray::Array2::zeros((4, 3)),
+        vec![0.0; 4],
+        vec![0.0; 4],
+    );
+    c::residuals_all_grad(
+        &mut out,
+        &mut out_bar,
+        &x,
+        &mut x_bar,
+        a.view(),
+        a_bar.view_mut(),
+        &b,
+        &mut b_bar,
+        &w,
+        &mut w_bar,
+    )
+    .unwrap();
+
+    let (mut out1, mut out1_bar, mut x1_bar, mut b1_bar, mut w1_bar) =
+        (0.0, 1.0, vec![0.0; 3], vec![0.0; 4], vec![0.0; 4]);
+    c::residuals_all_const_A_grad(
+        &mut out1,
+        &mut out1_bar,
+        &x,
+        &mut x1_bar,
+        a.view(),
+        &b,
+        &mut b1_bar,
+        &w,
+        &mut w1_bar,
+    )
+    .unwrap();
+    assert_eq!(
+        (out1, &x1_bar, &b1_bar, &w1_bar),
+        (out, &x_bar, &b_bar, &w_bar)
+    );
+
+    let (mut out2, mut out2_bar, mut x2_bar) = (0.0, 1.0, vec![0.0; 3]);
+    c::residuals_all_const_A_b_w_grad(&mut out2, &mut out2_bar, &x, &mut x2_bar, a.view(), &b, &w)
+        .unwrap();
+    let (mut out3, mut out3_bar, mut x3_bar) = (0.0, 1.0, vec![0.0; 3]);
+    c::residuals_grad(&mut out3, &mut out3_bar, &x, &mut x3_bar, a.view(), &b, &w).unwrap();
+    assert_eq!((out2, &x2_bar), (out3, &x3_bar));
+    assert_eq!(x2_bar, x_bar);
+
+    // The variants run forwards and backwards like the function.
+    let (mut y, mut z) = (0.0, 0.0);
+    c::residuals_all_const_A(&mut y, &x, a.view(), &b, &w).unwrap();
+    c::residuals_all(&mut z, &x, a.view(), &b, &w).unwrap();
+    assert!(y > 0.0);
+    assert_eq!(y, z);
+    c::uncall_residuals_all_const_A(&mut y, &x, a.view(), &b, &w).unwrap();
+    assert!(y.abs() < 1e-15, "{y}");
+}

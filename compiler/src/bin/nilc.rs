@@ -96,7 +96,26 @@ enum Command {
         /// dependency was renamed to), or a re-export such as `crate::rt`.
         #[arg(long, default_value = nilang_compiler::codegen::RUNTIME_CRATE, value_parser = runtime_path)]
         runtime_path: String,
+        /// Also print a function compiled with some parameters constant, as
+        /// the build script's `Config::variant` makes it: `f:x,w` gives
+        /// `f_const_x_w`. May be repeated.
+        #[arg(long = "variant", value_name = "FUNCTION:PARAMS", value_parser = variant)]
+        variants: Vec<nilang_compiler::codegen::Variant>,
     },
+}
+
+fn variant(text: &str) -> Result<nilang_compiler::codegen::Variant, String> {
+    let (function, params) = text
+        .split_once(':')
+        .ok_or("expected a function and its constant parameters, such as `f:x,w`")?;
+    let constants: Vec<String> = params.split(',').map(|p| p.trim().to_string()).collect();
+    if function.trim().is_empty() || constants.iter().any(String::is_empty) {
+        return Err("expected a function and its constant parameters, such as `f:x,w`".into());
+    }
+    Ok(nilang_compiler::codegen::Variant {
+        function: function.trim().to_string(),
+        constants,
+    })
 }
 
 fn runtime_path(path: &str) -> Result<String, String> {
@@ -163,6 +182,7 @@ fn main() -> ExitCode {
             no_gradients,
             tape_loops,
             runtime_path,
+            variants,
         } => emit(
             &file,
             nilang_compiler::codegen::Options {
@@ -171,6 +191,7 @@ fn main() -> ExitCode {
                 gradients: !no_gradients,
                 tape_loops,
                 runtime_path,
+                variants,
             },
         ),
     };
@@ -584,6 +605,19 @@ fn emit(path: &Path, options: nilang_compiler::codegen::Options) -> Result<ExitC
             render::render_human(&loaded.path, &loaded.text, std::slice::from_ref(d), false)
         );
         return Ok(ExitCode::from(1));
+    }
+    for v in &options.variants {
+        if db::lookup_function(&database, project, &v.function)
+            .is_none_or(|f| f.file(&database) != file)
+        {
+            return Err(Fatal(format!(
+                "--variant {}:{}: `{}` defines no function `{}`",
+                v.function,
+                v.constants.join(","),
+                loaded.path,
+                v.function
+            )));
+        }
     }
     match db::rust_module_text(&database, project, file, &options) {
         Err(errors) => {
