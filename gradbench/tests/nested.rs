@@ -1,8 +1,9 @@
 //! The nested derivatives of `particle.nil` and `saddle.nil` on their own:
 //! the outer derivative of each cost, whose inner derivative is a
 //! derivative call, against central differences of the cost, in each of
-//! the four nestings (the gradient program or dual numbers outside,
-//! `(∇f)` or `(∂f)` inside).
+//! the four nestings: taken from Rust (the gradient program or dual numbers
+//! outside, `(∇f)` or `(∂f)` inside), and taken in `.nil` by the solver's
+//! `particle_slope` (`(∇f)` or `(∂f)` outside too).
 
 use nilang_gradbench::nil::{particle, saddle};
 use nilang_runtime::Dual;
@@ -94,6 +95,32 @@ fn the_saddles_inner_maximum_has_the_gradient_of_its_differences() {
                 .unwrap();
                 close(out.eps, want, "forward outside");
             }
+        }
+    }
+}
+
+/// The four nestings as `particle_slope`'s flags
+/// (`outer_reverse`, `inner_reverse`).
+const NESTINGS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
+
+#[test]
+fn the_particles_slope_in_nil_is_that_of_its_differences() {
+    for w in [0.0, 0.15, 0.3] {
+        let h = 1e-6;
+        let fd = (miss(particle::miss_r, w + h) - miss(particle::miss_r, w - h)) / (2.0 * h);
+        for (outer_reverse, inner_reverse) in NESTINGS {
+            let (mut g, mut c) = (0.0, 0.0);
+            particle::particle_slope(&mut g, &mut c, w, outer_reverse, inner_reverse).unwrap();
+            let what = format!("outer reverse {outer_reverse}, inner reverse {inner_reverse}");
+            close(g, fd, &what);
+            // The tangent program leaves the cost in `c`; the gradient
+            // program leaves `c` as it was.
+            let want = if outer_reverse {
+                0.0
+            } else {
+                miss(particle::miss_r, w)
+            };
+            close(c, want, &what);
         }
     }
 }
