@@ -4,7 +4,9 @@
 //! `evaluate`), and its result becomes GradBench's JSON ([`Eval::output`],
 //! not timed). No derivative is written by hand: each is a gradient
 //! program generated from the `.nil` function (or that program run on dual
-//! numbers, for `kmeans`'s Hessian).
+//! numbers, for `kmeans`'s Hessian), or for `particle` and `saddle`, whose
+//! solvers are `.nil` too, derivative calls (`(∇f)`, `(∂f)`) inside the
+//! `.nil` programs.
 
 mod ba;
 mod det;
@@ -18,7 +20,6 @@ mod lstm;
 mod ode;
 mod particle;
 mod saddle;
-mod solver;
 
 use serde_json::Value;
 

@@ -2,8 +2,8 @@
 //! the outer derivative of each cost, whose inner derivative is a
 //! derivative call, against central differences of the cost, in each of
 //! the four nestings: taken from Rust (the gradient program or dual numbers
-//! outside, `(∇f)` or `(∂f)` inside), and taken in `.nil` by the solver's
-//! `particle_slope` (`(∇f)` or `(∂f)` outside too).
+//! outside, `(∇f)` or `(∂f)` inside), and taken in `.nil` by the solvers'
+//! `particle_slope` and `saddle_gradient` (`(∇f)` or `(∂f)` outside too).
 
 use nilang_gradbench::nil::{particle, saddle};
 use nilang_runtime::Dual;
@@ -73,12 +73,11 @@ fn the_saddles_inner_maximum_has_the_gradient_of_its_differences() {
             (cost(p) - cost(m)) / (2.0 * h)
         });
         for inner in ["reverse", "forward"] {
-            let (mut out, mut out_bar) = (0.0, 1.0);
-            let (mut a_bar, mut s_bar) = ([0.0; 2], [0.0; 2]);
+            let (mut out, mut out_bar, mut a_bar) = (0.0, 1.0, [0.0; 2]);
             if inner == "reverse" {
-                saddle::max_cost_r_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start, &mut s_bar)
+                saddle::max_cost_r_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start)
             } else {
-                saddle::max_cost_f_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start, &mut s_bar)
+                saddle::max_cost_f_grad(&mut out, &mut out_bar, &a, &mut a_bar, &start)
             }
             .unwrap();
             close(a_bar[0], fd[0], inner);
@@ -99,7 +98,7 @@ fn the_saddles_inner_maximum_has_the_gradient_of_its_differences() {
     }
 }
 
-/// The four nestings as `particle_slope`'s flags
+/// The four nestings as `particle_slope`'s and `saddle_gradient`'s flags
 /// (`outer_reverse`, `inner_reverse`).
 const NESTINGS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
 
@@ -120,6 +119,36 @@ fn the_particles_slope_in_nil_is_that_of_its_differences() {
             } else {
                 miss(particle::miss_r, w)
             };
+            close(c, want, &what);
+        }
+    }
+}
+
+#[test]
+fn the_saddles_gradient_in_nil_is_that_of_its_differences() {
+    let start = [1.0, 1.0];
+    let cost = |a: [f64; 2]| {
+        let mut out = 0.0;
+        saddle::saddle_cost(&mut out, &a, &start, true).unwrap();
+        out
+    };
+    for a in [[0.5, -0.25], [1.0, 1.0]] {
+        let h = 1e-6;
+        let fd = [0, 1].map(|k| {
+            let (mut p, mut m) = (a, a);
+            p[k] += h;
+            m[k] -= h;
+            (cost(p) - cost(m)) / (2.0 * h)
+        });
+        for (outer_reverse, inner_reverse) in NESTINGS {
+            let (mut g, mut c) = ([0.0; 2], 0.0);
+            saddle::saddle_gradient(&mut g, &mut c, &a, &start, outer_reverse, inner_reverse)
+                .unwrap();
+            let what = format!("outer reverse {outer_reverse}, inner reverse {inner_reverse}");
+            close(g[0], fd[0], &what);
+            close(g[1], fd[1], &what);
+            // One tangent program a coordinate, each adding the cost.
+            let want = if outer_reverse { 0.0 } else { 2.0 * cost(a) };
             close(c, want, &what);
         }
     }
