@@ -15,6 +15,12 @@
 //! - `exclusive` when every mention of the vector in the body is an access
 //!   of that one form: only then may the window be borrowed mutably.
 //!
+//! A *cell* is the same for an element whose index does not depend on the
+//! loop at all (`x[j]` in a loop over `k`): the backend keeps it in a local
+//! for the whole loop and writes it back after, so that an accumulation
+//! into it (`x_bar[j] += ...` in a reverse pass) is not a load and a store
+//! through memory in every iteration.
+//!
 //! No IO; a pure function of the loop.
 
 use nilang_syntax::ast::*;
@@ -27,8 +33,12 @@ use crate::resolve::{DefId, Resolution};
 pub struct Window {
     pub def: DefId,
     /// The part of the index that is not the loop variable; `None` for
-    /// `x[i]` itself.
+    /// `x[i]` itself. For a cell, the whole index.
     pub offset: Option<Expr>,
+    /// The index does not mention the loop variable: one element.
+    pub cell: bool,
+    /// The first access, as written (for generating the element's code).
+    pub first: Expr,
     /// The spans of the index expressions `x[...]` of this form.
     pub accesses: Vec<Span>,
     /// Every mention of the vector in the body is one of `accesses`.
@@ -62,7 +72,12 @@ pub fn windows(
     let mut out: Vec<Window> = Vec::new();
     for m in &mentions {
         let Mention::Access {
-            def, offset, span, ..
+            def,
+            offset,
+            span,
+            cell,
+            expr,
+            ..
         } = m
         else {
             continue;
@@ -79,12 +94,14 @@ pub fn windows(
         let text = offset.as_ref().map(print_expr);
         match out
             .iter_mut()
-            .find(|w| w.def == *def && w.offset.as_ref().map(print_expr) == text)
+            .find(|w| w.def == *def && w.cell == *cell && w.offset.as_ref().map(print_expr) == text)
         {
             Some(w) => w.accesses.push(*span),
             None => out.push(Window {
                 def: *def,
                 offset: offset.clone(),
+                cell: *cell,
+                first: (**expr).clone(),
                 accesses: vec![*span],
                 exclusive: false,
                 written: written.contains(&resolution.defs[*def].name),
@@ -107,12 +124,15 @@ pub fn windows(
 }
 
 enum Mention {
-    /// `x[e]` with `e` the loop variable plus an offset.
+    /// `x[e]` with `e` the loop variable plus an offset, or (`cell`) an
+    /// index without the loop variable, then `offset` is the index.
     Access {
         def: DefId,
         offset: Option<Expr>,
         span: Span,
         unconditional: bool,
+        cell: bool,
+        expr: Box<Expr>,
     },
     /// Any other mention of a variable.
     Other(DefId),
@@ -228,16 +248,24 @@ impl Scan<'_> {
                 if let (ExprKind::Var(_), [IndexArg::Expr(index)]) =
                     (&base.kind, indices.as_slice())
                     && let Some(def) = self.resolution.def_at(base.span)
-                    && let Some(offset) = offset_of(index, self.var)
                 {
-                    self.mentions.push(Mention::Access {
-                        def,
-                        offset,
-                        span: e.span,
-                        unconditional: always,
-                    });
-                    self.expr(index, always);
-                    return;
+                    let access = match offset_of(index, self.var) {
+                        Some(offset) => Some((offset, false)),
+                        None if !mentions(index, self.var) => Some((Some(index.clone()), true)),
+                        None => None,
+                    };
+                    if let Some((offset, cell)) = access {
+                        self.mentions.push(Mention::Access {
+                            def,
+                            offset,
+                            span: e.span,
+                            unconditional: always,
+                            cell,
+                            expr: Box::new(e.clone()),
+                        });
+                        self.expr(index, always);
+                        return;
+                    }
                 }
                 self.expr(base, always);
                 for i in indices {

@@ -1,5 +1,6 @@
 //! The index windows of `for` loops (`nilang_analysis::windows`): which
-//! vector accesses the Rust backend may take as one slice per loop.
+//! vector accesses the Rust backend may take as one slice per loop, and
+//! which elements (cells) as one local per loop.
 
 use expect_test::{Expect, expect};
 use nilang_analysis::ast::{Stmt, StmtKind, walk_stmts};
@@ -39,11 +40,14 @@ fn check(source: &str, expected: Expect) {
             };
             for w in windows(&var.name, body, resolution, &vector, &mutates) {
                 let offset = w.offset.as_ref().map(|o| format!(" + ({})", print_expr(o)));
+                let index = match (w.cell, &w.offset) {
+                    (true, Some(i)) => format!("{} (cell)", print_expr(i)),
+                    _ => format!("{}{}", var.name, offset.unwrap_or_default()),
+                };
                 out.push_str(&format!(
-                    "  {}[{}{}]{}{} x{}\n",
+                    "  {}[{}]{}{} x{}\n",
                     resolution.defs[w.def].name,
-                    var.name,
-                    offset.unwrap_or_default(),
+                    index,
                     if w.exclusive { " exclusive" } else { "" },
                     if w.written { " written" } else { "" },
                     w.accesses.len()
@@ -75,6 +79,7 @@ end
             for r:
               y[r + (off)] exclusive written x1
               l[r + (d + ((c - 1) * (2 * d - c)) ÷ 2 - c)] exclusive x1
+              x[off + c (cell)] exclusive x1
         "#]],
     );
 }
@@ -112,6 +117,7 @@ end
               x[i] exclusive x2
               y[i + (1)] written x1
               z[i] written x1
+              z[1 (cell)] written x1
         "#]],
     );
 }

@@ -164,6 +164,14 @@ impl Gen<'_> {
         self.block(&body.stmts);
         self.level -= 1;
         self.line("}");
+        let afters: Vec<String> = self.windows[active..]
+            .iter()
+            .rev()
+            .filter_map(|w| w.after.clone())
+            .collect();
+        for line in afters {
+            self.line(&line);
+        }
         self.windows.truncate(active);
         if windowed {
             self.level -= 1;
@@ -262,6 +270,10 @@ impl Gen<'_> {
             if (w.written && !w.exclusive) || routine_writes.contains(&w.def) {
                 continue;
             }
+            if w.cell {
+                out.extend(self.cells(&w));
+                continue;
+            }
             let def = &self.resolution.defs[w.def];
             let base = rust_name(&def.name);
             let int = Kind::Int("i64");
@@ -284,6 +296,7 @@ impl Gen<'_> {
                 slice,
                 counter: counter.clone(),
                 declaration,
+                after: None,
             });
             if self.differentiating()
                 && w.exclusive
@@ -298,8 +311,47 @@ impl Gen<'_> {
                     slice,
                     counter: counter.clone(),
                     declaration,
+                    after: None,
                 });
             }
+        }
+        out
+    }
+
+    /// The locals of a cell (an element at an index the loop does not
+    /// change): the element itself when the body changes it, and in a
+    /// reverse pass its adjoint, which the body accumulates into. Each is
+    /// read before the loop and written back after it; elsewhere the
+    /// element stays where it is (a read-only one is hoisted by the
+    /// compiler anyway). The element's code is generated here, before the
+    /// loop's own windows exist, so that an outer loop's window or cell
+    /// reaches it.
+    fn cells(&mut self, w: &nilang_analysis::windows::Window) -> Vec<Slice> {
+        let mut out = Vec::new();
+        let mut cell = |g: &mut Gen<'_>, array: String, element: String| {
+            let local = g.fresh("cell");
+            out.push(Slice {
+                accesses: w.accesses.clone(),
+                array,
+                slice: local.clone(),
+                counter: String::new(),
+                declaration: format!("let mut {local} = {element};"),
+                after: Some(format!("{element} = {local};")),
+            });
+        };
+        let def = &self.resolution.defs[w.def];
+        let base = rust_name(&def.name);
+        if w.written {
+            let (element, _) = self.whole(|g| g.expr(&w.first));
+            cell(self, base, element);
+        }
+        if self.differentiating()
+            && w.exclusive
+            && self.activity.is_active(w.def)
+            && let Some(bar) = self.bar_place(&Expr::new(ExprKind::Var(def.name.clone()), def.span))
+            && let Some(element) = self.bar_place(&w.first)
+        {
+            cell(self, bar, element);
         }
         out
     }
@@ -311,7 +363,10 @@ impl Gen<'_> {
             .iter()
             .rev()
             .find(|w| w.array == array && w.accesses.contains(&span))
-            .map(|w| format!("{}[{} as usize]", w.slice, w.counter))
+            .map(|w| match w.after {
+                Some(_) => w.slice.clone(),
+                None => format!("{}[{} as usize]", w.slice, w.counter),
+            })
     }
 
     /// A condition's value as a failed check shows it, with the values of
@@ -433,9 +488,12 @@ fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 pub(super) struct Slice {
     accesses: Vec<Span>,
     array: String,
+    /// The slice, or a cell's local.
     slice: String,
     counter: String,
     declaration: String,
+    /// A cell's write-back after the loop (`None` for a slice).
+    after: Option<String>,
 }
 
 /// Whether a step is the literal `-1`.

@@ -104,3 +104,56 @@ fn copies_of_a_read_only_vector_pushed_in_a_loop() {
     w::uncall_push_copies(&mut s, &x).unwrap();
     assert_eq!(s.len(), 0);
 }
+
+fn cells_plain(y: &mut [f64], x: &mut [f64], l: &[f64], m: i64, c: usize) {
+    for r in 1..=y.len() {
+        y[r - 1] += l[r - 1] * 0.5;
+        for k in 1..=(m.min(r as i64 - 1)) as usize {
+            y[r - 1] += l[k - 1] * x[c - 1];
+            x[c - 1] += 0.25 * l[k - 1];
+        }
+    }
+}
+
+#[test]
+fn cells_hold_an_element_for_a_loop_and_write_it_back() {
+    let l = [0.5, -1.0, 2.0, 3.0];
+    let (y0, x0) = ([1.0, 2.0, 3.0, 4.0], [0.25, -0.75, 1.5]);
+    for (m, c) in [(3, 2), (1, 3), (2, 1)] {
+        let (mut y, mut x) = (y0, x0);
+        w::cells(&mut y, &mut x, &l, m, c).unwrap();
+        let (mut ey, mut ex) = (y0, x0);
+        cells_plain(&mut ey, &mut ex, &l, m, c as usize);
+        assert_eq!((y, x), (ey, ex), "m = {m}, c = {c}");
+        w::uncall_cells(&mut y, &mut x, &l, m, c).unwrap();
+        for (a, b) in y.iter().zip(&y0).chain(x.iter().zip(&x0)) {
+            assert!((a - b).abs() < 1e-14, "m = {m}, c = {c}: {a} vs {b}");
+        }
+    }
+    // No inner iteration: `x[9]` is never read.
+    let (mut y, mut x) = (y0, x0);
+    w::cells(&mut y, &mut x, &l, 0, 9).unwrap();
+    assert_eq!(y, [1.25, 1.5, 4.0, 5.5]);
+
+    // The gradient, against central differences of a weighted sum of both
+    // outputs.
+    let weights = [1.0, -2.0, 0.5, 3.0, 0.75, -1.25, 2.0];
+    let loss = |p: &[f64]| {
+        let (mut y, mut x) = ([p[0], p[1], p[2], p[3]], [p[4], p[5], p[6]]);
+        let l = [p[7], p[8], p[9], p[10]];
+        w::cells(&mut y, &mut x, &l, 3, 2).unwrap();
+        y.iter()
+            .chain(&x)
+            .zip(&weights)
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+    };
+    let (mut y, mut x) = (y0, x0);
+    let mut y_bar = [1.0, -2.0, 0.5, 3.0];
+    let mut x_bar = [0.75, -1.25, 2.0];
+    let mut l_bar = [0.0; 4];
+    w::cells_grad(&mut y, &mut y_bar, &mut x, &mut x_bar, &l, &mut l_bar, 3, 2).unwrap();
+    let point: Vec<f64> = y0.iter().chain(&x0).chain(&l).copied().collect();
+    let gradient: Vec<f64> = y_bar.iter().chain(&x_bar).chain(&l_bar).copied().collect();
+    nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
+}
