@@ -15,6 +15,17 @@ fn close(got: f64, want: f64, what: &str) {
     );
 }
 
+/// Central differences of `cost` at `a`, one per coordinate.
+fn differences(cost: &dyn Fn([f64; 2]) -> f64, a: [f64; 2]) -> [f64; 2] {
+    let h = 1e-6;
+    [0, 1].map(|k| {
+        let (mut p, mut m) = (a, a);
+        p[k] += h;
+        m[k] -= h;
+        (cost(p) - cost(m)) / (2.0 * h)
+    })
+}
+
 type Cost = fn(&mut f64, f64) -> nilang_runtime::Result;
 
 fn miss(f: Cost, w: f64) -> f64 {
@@ -65,13 +76,7 @@ fn the_saddles_inner_maximum_has_the_gradient_of_its_differences() {
         out
     };
     for a in [[0.5, -0.25], [1.0, 1.0]] {
-        let h = 1e-6;
-        let fd = [0, 1].map(|k| {
-            let (mut p, mut m) = (a, a);
-            p[k] += h;
-            m[k] -= h;
-            (cost(p) - cost(m)) / (2.0 * h)
-        });
+        let fd = differences(&cost, a);
         for inner in ["reverse", "forward"] {
             let (mut out, mut out_bar, mut a_bar) = (0.0, 1.0, [0.0; 2]);
             if inner == "reverse" {
@@ -133,13 +138,7 @@ fn the_saddles_gradient_in_nil_is_that_of_its_differences() {
         out
     };
     for a in [[0.5, -0.25], [1.0, 1.0]] {
-        let h = 1e-6;
-        let fd = [0, 1].map(|k| {
-            let (mut p, mut m) = (a, a);
-            p[k] += h;
-            m[k] -= h;
-            (cost(p) - cost(m)) / (2.0 * h)
-        });
+        let fd = differences(&cost, a);
         for (outer_reverse, inner_reverse) in NESTINGS {
             let (mut g, mut c) = ([0.0; 2], 0.0);
             saddle::saddle_gradient(&mut g, &mut c, &a, &start, outer_reverse, inner_reverse)

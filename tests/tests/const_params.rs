@@ -79,35 +79,53 @@ fn model() -> (nilang::ndarray::Array2<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
     (a, b, w, x)
 }
 
+/// The output and every adjoint of `residuals_all`'s gradient (`A`, `b`
+/// and `w` differentiated too), seeded with 1.
+struct Full {
+    out: f64,
+    x_bar: Vec<f64>,
+    a_bar: nilang::ndarray::Array2<f64>,
+    b_bar: Vec<f64>,
+    w_bar: Vec<f64>,
+}
+
+fn full_gradient(a: &nilang::ndarray::Array2<f64>, b: &[f64], w: &[f64], x: &[f64]) -> Full {
+    let (mut out, mut out_bar) = (0.0, 1.0);
+    let mut f = Full {
+        out: 0.0,
+        x_bar: vec![0.0; x.len()],
+        a_bar: nilang::ndarray::Array2::zeros(a.dim()),
+        b_bar: vec![0.0; b.len()],
+        w_bar: vec![0.0; w.len()],
+    };
+    nilang_tests::constants::residuals_all_grad(
+        &mut out,
+        &mut out_bar,
+        x,
+        &mut f.x_bar,
+        a.view(),
+        f.a_bar.view_mut(),
+        b,
+        &mut f.b_bar,
+        w,
+        &mut f.w_bar,
+    )
+    .unwrap();
+    f.out = out;
+    f
+}
+
 #[test]
 fn a_const_matrix_gets_no_adjoint_and_the_rest_is_unchanged() {
     use nilang_tests::constants as c;
     let (a, b, w, x) = model();
     let (mut out, mut out_bar, mut x_bar) = (0.0, 1.0, vec![0.0; 3]);
     c::residuals_grad(&mut out, &mut out_bar, &x, &mut x_bar, a.view(), &b, &w).unwrap();
-    let (mut out2, mut out2_bar, mut x2_bar) = (0.0, 1.0, vec![0.0; 3]);
-    let (mut a_bar, mut b_bar, mut w_bar) = (
-        nilang::ndarray::Array2::zeros((4, 3)),
-        vec![0.0; 4],
-        vec![0.0; 4],
-    );
-    c::residuals_all_grad(
-        &mut out2,
-        &mut out2_bar,
-        &x,
-        &mut x2_bar,
-        a.view(),
-        a_bar.view_mut(),
-        &b,
-        &mut b_bar,
-        &w,
-        &mut w_bar,
-    )
-    .unwrap();
-    assert_eq!(x_bar, x2_bar, "the adjoint of x");
-    assert_eq!(out, out2);
+    let full = full_gradient(&a, &b, &w, &x);
+    assert_eq!(x_bar, full.x_bar, "the adjoint of x");
+    assert_eq!(out, full.out);
     assert!(
-        a_bar.iter().any(|&v| v != 0.0),
+        full.a_bar.iter().any(|&v| v != 0.0),
         "the twin does differentiate A"
     );
     // Against central differences of the loss in x.
@@ -216,25 +234,13 @@ fn a_primitive_with_a_const_parameter_takes_its_derivative_from_d() {
 fn variants_from_the_build_script_drop_the_adjoints_of_their_constants() {
     use nilang_tests::constants as c;
     let (a, b, w, x) = model();
-    let (mut out, mut out_bar, mut x_bar) = (0.0, 1.0, vec![0.0; 3]);
-    let (mut a_bar, mut b_bar, mut w_bar) = (
-        nilang::ndarray::Array2::zeros((4, 3)),
-        vec![0.0; 4],
-        vec![0.0; 4],
-    );
-    c::residuals_all_grad(
-        &mut out,
-        &mut out_bar,
-        &x,
-        &mut x_bar,
-        a.view(),
-        a_bar.view_mut(),
-        &b,
-        &mut b_bar,
-        &w,
-        &mut w_bar,
-    )
-    .unwrap();
+    let Full {
+        out,
+        x_bar,
+        b_bar,
+        w_bar,
+        ..
+    } = full_gradient(&a, &b, &w, &x);
 
     let (mut out1, mut out1_bar, mut x1_bar, mut b1_bar, mut w1_bar) =
         (0.0, 1.0, vec![0.0; 3], vec![0.0; 4], vec![0.0; 4]);
