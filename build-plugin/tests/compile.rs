@@ -220,6 +220,28 @@ fn a_variant_makes_parameters_constant_or_says_why_not() {
     assert_eq!(d.code, "E0625", "{d:?}");
     assert_eq!(d.primary.message, "`g` has no parameter `b`");
 
+    // A name another function has, and a variant asked for twice (made once).
+    std::fs::write(
+        dir.join("nil/b.nil"),
+        "function g_const_a(y::f64, x::f64)\n    y += x\nend\n",
+    )
+    .unwrap();
+    let reports = config(dir)
+        .variant("g", ["a"])
+        .diagnostics(&["nil/a.nil", "nil/b.nil"])
+        .unwrap();
+    let d = &reports[0].diagnostics[0];
+    assert_eq!(d.code, "E0625", "{d:?}");
+    assert_eq!(d.primary.message, "its name `g_const_a` is taken");
+    std::fs::remove_file(dir.join("nil/b.nil")).unwrap();
+    config(dir)
+        .variant("g", ["a"])
+        .variant("g", ["a"])
+        .compile_dir("nil")
+        .unwrap();
+    let twice = std::fs::read_to_string(dir.join("out/a.rs")).unwrap();
+    assert_eq!(twice.matches("pub fn g_const_a_grad<").count(), 1);
+
     // A function the files lack.
     let err = config(dir)
         .variant("h", ["a"])

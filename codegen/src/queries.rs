@@ -517,12 +517,16 @@ fn variant_code(
 ) -> Result<String, Vec<Diagnostic>> {
     let mut code = String::new();
     let mut errors = Vec::new();
-    for variant in &options.variants {
+    for (k, variant) in options.variants.iter().enumerate() {
         let Some(f) =
             lookup_function(db, project, &variant.function).filter(|f| f.file(db) == file)
         else {
             continue;
         };
+        // A variant asked for twice is generated once.
+        if options.variants[..k].contains(variant) {
+            continue;
+        }
         let offset = function_offset(db, f);
         let instance = Instance::variant(&variant.function, &variant.constants);
         let id = InstanceId::new(db, instance.clone());
@@ -536,14 +540,40 @@ fn variant_code(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        if let Err(why) = instance_tree(db, project, id) {
+        // Its name must be free: a function of the project, an instance or
+        // another variant spelled alike would be a second Rust function of
+        // that name.
+        let rust = codegen::rust_name(&instance.name());
+        let taken = function_names(db, project)
+            .iter()
+            .any(|n| codegen::rust_name(n) == rust)
+            || project_instances(db, project)
+                .iter()
+                .any(|i| codegen::rust_name(&i.name()) == rust)
+            || options.variants[..k].iter().any(|v| {
+                v != variant
+                    && codegen::rust_name(&Instance::variant(&v.function, &v.constants).name())
+                        == rust
+            });
+        let problem = if taken {
+            Some((
+                format!("its name `{rust}` is taken"),
+                "rename the function that has that name, or ask for the variant once",
+            ))
+        } else {
+            instance_tree(db, project, id).as_ref().err().map(|why| {
+                (
+                    why.clone(),
+                    "name parameters of the function (in `Config::variant` of the build script, or `nilc emit --variant f:x,w`)",
+                )
+            })
+        };
+        if let Some((why, help)) = problem {
             let span = function_ast(db, f).map_or_else(Default::default, |a| a.name.span);
             errors.push(
                 Diagnostic::error("E0625", span, format!("no variant of {what}"))
-                    .with_label(why.clone())
-                    .with_help(
-                        "name parameters of the function in the build script's `variant` call",
-                    )
+                    .with_label(why)
+                    .with_help(help)
                     .shifted(offset),
             );
             continue;
