@@ -43,6 +43,63 @@ impl Rng {
     }
 }
 
+/// The step of the reference central differences of the property tests.
+pub const H: f64 = nilang::FD_STEP;
+/// The wider step whose differences must agree with those at `H` for the
+/// function to count as smooth there.
+pub const H_WIDE: f64 = 1e-4;
+
+/// Derivatives against central differences, component by component, for
+/// programs that branch on floats: a component whose differences at `H`
+/// and `H_WIDE` disagree is not smooth there and is skipped; the others
+/// must agree with the difference at `H` within `RTOL |fd| + ATOL scale`
+/// (the rounding error of a difference is about `eps * |f| / H`, 2e-10
+/// |f|, so `scale` holds the size of the value and the inputs).
+#[derive(Default)]
+pub struct Agreement {
+    pub checked: usize,
+    pub skipped: usize,
+    /// The largest error over its tolerance among the checked components.
+    pub worst: f64,
+    pub failures: Vec<String>,
+}
+
+impl Agreement {
+    pub const RTOL: f64 = 1e-5;
+    pub const ATOL: f64 = 1e-7;
+
+    /// Compares `got` with `fd` where `fd` and `wide` agree; `what(i)`
+    /// names component `i` in a failure.
+    pub fn compare(
+        &mut self,
+        got: &[f64],
+        fd: &[f64],
+        wide: &[f64],
+        scale: f64,
+        what: &dyn Fn(usize) -> String,
+    ) {
+        for i in 0..got.len() {
+            let tol = Self::RTOL * fd[i].abs() + Self::ATOL * scale;
+            if (fd[i] - wide[i]).abs() > tol {
+                self.skipped += 1;
+                continue;
+            }
+            self.checked += 1;
+            let err = (got[i] - fd[i]).abs();
+            self.worst = self.worst.max(err / tol);
+            if err.is_nan() || err > tol {
+                self.failures.push(format!(
+                    "{}: {} against a central difference {} (wide {})",
+                    what(i),
+                    got[i],
+                    fd[i],
+                    wide[i]
+                ));
+            }
+        }
+    }
+}
+
 /// A random program behind a uniform signature: the four scalars, the array.
 pub type Program = fn(&mut [f64; 4], &[f64]) -> nilang::Result;
 

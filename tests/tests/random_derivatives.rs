@@ -15,13 +15,9 @@
 //! (as in random_gradients.rs); the test asserts that skips are rare.
 
 use nilang::{CheckEq, central_difference};
-use nilang_tests::{DERIVED, DerivedProgram, GRADIENTS, PROGRAMS, Rng};
+use nilang_tests::{Agreement, DERIVED, DerivedProgram, GRADIENTS, H, H_WIDE, PROGRAMS, Rng};
 
 const POINTS: usize = 8;
-const H: f64 = nilang::FD_STEP;
-const H_WIDE: f64 = 1e-4;
-const RTOL: f64 = 1e-5;
-const ATOL: f64 = 1e-7;
 
 /// The 16 inputs: the scalars `a, ga, b, gb, c, gc, d, gd`, `v`, `gv`.
 fn split(x: &[f64]) -> ([f64; 8], Vec<f64>, Vec<f64>) {
@@ -42,41 +38,11 @@ fn point(rng: &mut Rng) -> Vec<f64> {
     (0..16).map(|_| rng.next()).collect()
 }
 
-/// Compares `got` with `fd` where `fd` and `wide` agree; returns the
-/// numbers of components checked and skipped.
-fn compare(
-    got: &[f64],
-    fd: &[f64],
-    wide: &[f64],
-    scale: f64,
-    what: &str,
-    failures: &mut Vec<String>,
-) -> (usize, usize) {
-    let (mut checked, mut skipped) = (0, 0);
-    for i in 0..got.len() {
-        let tol = RTOL * fd[i].abs() + ATOL * scale;
-        if (fd[i] - wide[i]).abs() > tol {
-            skipped += 1;
-            continue;
-        }
-        checked += 1;
-        let err = (got[i] - fd[i]).abs();
-        if err.is_nan() || err > tol {
-            failures.push(format!(
-                "{what}, component {i}: {} against a central difference {}",
-                got[i], fd[i]
-            ));
-        }
-    }
-    (checked, skipped)
-}
-
 #[test]
 fn derivative_calls_of_random_programs() {
     assert_eq!(DERIVED.len(), 20);
     let mut rng = Rng(0x6A09_E667_F3BC_C908);
-    let (mut checked, mut skipped) = (0usize, 0usize);
-    let mut failures = Vec::new();
+    let mut agreement = Agreement::default();
     for &(name, gcall, guncall, ggrad, tcall, tuncall, tgrad) in DERIVED {
         let (_, pcall, _) = PROGRAMS
             .iter()
@@ -119,16 +85,9 @@ fn derivative_calls_of_random_programs() {
                 let fd = central_difference(loss, &x, H);
                 let wide = central_difference(loss, &x, H_WIDE);
                 let scale = 1.0 + loss(&x).abs() + x.iter().fold(0.0f64, |m, a| m.max(a.abs()));
-                let (c, k) = compare(
-                    &gradient,
-                    &fd,
-                    &wide,
-                    scale,
-                    &format!("{what}, second order"),
-                    &mut failures,
-                );
-                checked += c;
-                skipped += k;
+                agreement.compare(&gradient, &fd, &wide, scale, &|i| {
+                    format!("{what}, second order, component {i}")
+                });
             }
             // `(∇gen_pN)` is `pN`'s gradient program on the companions.
             let out = run(gcall, &x);
@@ -167,18 +126,17 @@ fn derivative_calls_of_random_programs() {
                 .collect();
             let tangent = [out[1], out[3], out[5], out[7]];
             let scale = 1.0 + x.iter().fold(0.0f64, |m, a| m.max(a.abs()));
-            let (c, k) = compare(
-                &tangent,
-                &fd,
-                &wide,
-                scale,
-                &format!("(∂){name} at {x:?}"),
-                &mut failures,
-            );
-            checked += c;
-            skipped += k;
+            agreement.compare(&tangent, &fd, &wide, scale, &|i| {
+                format!("(∂){name} at {x:?}, component {i}")
+            });
         }
     }
+    let Agreement {
+        checked,
+        skipped,
+        failures,
+        ..
+    } = agreement;
     eprintln!(
         "{} programs, {POINTS} points: {checked} components checked, {skipped} skipped as not smooth",
         DERIVED.len()

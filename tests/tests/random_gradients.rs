@@ -14,30 +14,18 @@
 //! and counted, and the test asserts that skips are rare.
 
 use nilang::{Check, CheckEq, central_difference};
-use nilang_tests::{GRADIENTS, Rng};
+use nilang_tests::{Agreement, GRADIENTS, H, H_WIDE, Rng};
 
 /// Random points per program.
 const POINTS: usize = 32;
-/// The step of the reference central differences (`nilang::FD_STEP`).
-const H: f64 = nilang::FD_STEP;
-/// The wider step whose differences must agree with those at `H` for the
-/// forward value to count as smooth there.
-const H_WIDE: f64 = 1e-4;
-/// Agreement of the adjoint with the differences: relative...
-const RTOL: f64 = 1e-5;
-/// ... with an absolute floor, relative to the size of the loss value and
-/// the inputs (the rounding error of a difference is about
-/// `eps * |f| / H`, 2e-10 |f|).
-const ATOL: f64 = 1e-7;
 
 #[test]
 fn gradients_agree_with_central_differences() {
     assert_eq!(GRADIENTS.len(), 100);
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-    let (mut checked, mut skipped, mut outputs) = (0usize, 0usize, 0usize);
+    let mut outputs = 0usize;
     let mut not_differentiable = Vec::new();
-    let mut failures = Vec::new();
-    let mut worst = 0.0f64;
+    let mut agreement = Agreement::default();
     for (name, call, grad, mutated) in GRADIENTS {
         'points: for _ in 0..POINTS {
             // Inputs in [-2, 2), one in eight within 2e-7 of 0, on a
@@ -77,25 +65,18 @@ fn gradients_agree_with_central_differences() {
                 let fd = central_difference(loss, &x, H);
                 let wide = central_difference(loss, &x, H_WIDE);
                 let scale = 1.0 + loss(&x).abs() + x.iter().fold(0.0f64, |m, a| m.max(a.abs()));
-                for i in 0..8 {
-                    let tol = RTOL * fd[i].abs() + ATOL * scale;
-                    if (fd[i] - wide[i]).abs() > tol {
-                        skipped += 1;
-                        continue;
-                    }
-                    checked += 1;
-                    let err = (gradient[i] - fd[i]).abs();
-                    worst = worst.max(err / tol);
-                    if err.is_nan() || err > tol {
-                        failures.push(format!(
-                            "{name}, output {k}, input {i} at {x:?}: adjoint {}, central difference {} (wide {})",
-                            gradient[i], fd[i], wide[i]
-                        ));
-                    }
-                }
+                agreement.compare(&gradient, &fd, &wide, scale, &|i| {
+                    format!("{name}, output {k}, input {i} at {x:?}")
+                });
             }
         }
     }
+    let Agreement {
+        checked,
+        skipped,
+        worst,
+        failures,
+    } = agreement;
     eprintln!(
         "{} programs, {POINTS} points each, {outputs} (point, output) pairs: {checked} components checked, {skipped} skipped as not smooth, worst error/tolerance {worst:.3}",
         GRADIENTS.len()
