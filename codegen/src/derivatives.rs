@@ -548,6 +548,21 @@ impl Gen {
         let mut lines: Vec<String> = Vec::new();
         let lanes = format!("<G as nilang::Adjoint<{t}>>::LANES");
         match (d, inverted) {
+            // The reverse pass of `~(∇f)` or `~(∂f)` of a function that
+            // records: `~(∇f)`'s would need `J⁻¹` through overwrites, which
+            // are not invertible and whose old values on the tape carry no
+            // tangents; `~(∂f)`'s would run `f` forwards, recording into a
+            // tape its reverse pass cannot give back.
+            (_, true) if self.taped => {
+                lines.push(format!(
+                    "return Err(nilang::Error::new({}, nilang::Check::NotDifferentiable, {:?}, \"a reverse pass\", \"none\"));",
+                    self.location,
+                    format!(
+                        "the reverse pass of `~({}{base})`: `{base}` records a tape",
+                        d.symbol()
+                    )
+                ));
+            }
             (Derivative::Gradient, false) => {
                 // Back to the seeds `b`, then per lane: v = the companions'
                 // adjoints; a's adjoints += tangent of Jᵀb at a + εv; the
@@ -571,16 +586,6 @@ impl Gen {
                 lines.push(format!("{p}{f}({})?;", self.dual_args_taped("j")));
                 self.set_companion_adjoints(&mut lines, "j");
                 lines.push("}".into());
-            }
-            (Derivative::Gradient, true) if self.taped => {
-                // `J⁻¹` of a function that records: its overwrites are not
-                // invertible, and their old values on the tape carry no
-                // tangents.
-                lines.push(format!(
-                    "return Err(nilang::Error::new({}, nilang::Check::NotDifferentiable, {:?}, \"a reverse pass\", \"none\"));",
-                    self.location,
-                    format!("the reverse pass of `~(∇{base})`: `{base}` records a tape")
-                ));
             }
             (Derivative::Gradient, true) => {
                 // `~(∇f)` took Jᵀ back out: b = J⁻ᵀ c. Per lane: u = J⁻¹ B
@@ -614,16 +619,6 @@ impl Gen {
                 self.set_companion_adjoints(&mut lines, "u");
                 lines.push("}".into());
                 lines.push(format!("{p}{f}_grad({})?;", self.plain_args(true)));
-            }
-            (Derivative::Tangent, true) if self.taped => {
-                // `~(∂f)` of a function that records runs `f` forwards,
-                // which would record into a tape its reverse pass cannot
-                // give back.
-                lines.push(format!(
-                    "return Err(nilang::Error::new({}, nilang::Check::NotDifferentiable, {:?}, \"a reverse pass\", \"none\"));",
-                    self.location,
-                    format!("the reverse pass of `~(∂{base})`: `{base}` records a tape")
-                ));
             }
             (Derivative::Tangent, _) => {
                 // `f_adjoint` (for `~(∂f)`: `uncall_f_adjoint`) on duals from
