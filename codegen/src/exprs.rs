@@ -11,6 +11,34 @@ pub(super) struct Fill {
     pub kind: Kind,
 }
 
+impl Fill {
+    /// The code that builds the array, and its kind.
+    pub(super) fn array(&self) -> (String, Kind) {
+        let elem = &self.elem;
+        match self.lens.as_slice() {
+            [m, n] => (
+                format!(
+                    "nilang::ndarray::Array2::from_elem(nilang::ndarray::ShapeBuilder::f((({m}) as usize, ({n}) as usize)), {elem})"
+                ),
+                Kind::Matrix(Box::new(self.kind.clone())),
+            ),
+            lens => (
+                format!("vec![{elem}; ({}) as usize]", lens[0]),
+                Kind::Array(Box::new(self.kind.clone())),
+            ),
+        }
+    }
+
+    /// Its shape as `nilang::CheckFill` takes it: a length, or rows and
+    /// columns.
+    pub(super) fn shape(&self) -> String {
+        match self.lens.as_slice() {
+            [m, n] => format!("(({m}) as usize, ({n}) as usize)"),
+            lens => format!("({}) as usize", lens[0]),
+        }
+    }
+}
+
 impl Gen<'_> {
     pub(super) fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
         if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
@@ -516,22 +544,9 @@ impl Gen<'_> {
                 }
             }
             ("zeros" | "ones", [t, dims @ ..]) if matches!(dims.len(), 1 | 2) => {
-                let Some(fill) = self.fill(name, t, dims, span) else {
-                    return ("()".into(), Kind::Unknown);
-                };
-                let elem = &fill.elem;
-                if let [m, n] = fill.lens.as_slice() {
-                    (
-                        format!(
-                            "nilang::ndarray::Array2::from_elem(nilang::ndarray::ShapeBuilder::f((({m}) as usize, ({n}) as usize)), {elem})"
-                        ),
-                        Kind::Matrix(Box::new(fill.kind)),
-                    )
-                } else {
-                    (
-                        format!("vec![{elem}; ({}) as usize]", fill.lens[0]),
-                        Kind::Array(Box::new(fill.kind)),
-                    )
+                match self.fill(name, t, dims, span) {
+                    Some(fill) => fill.array(),
+                    None => ("()".into(), Kind::Unknown),
                 }
             }
             ("length", [x]) => {

@@ -1188,24 +1188,19 @@ impl Gen<'_> {
                     }
                     _ => None,
                 };
-                let expected = self.value_as(value, &kind);
                 let var = rust_name(&name.name);
                 let e = self.fresh("expected");
                 let (test, build) = match filled {
-                    Some(fill) => {
-                        let shape = match fill.lens.as_slice() {
-                            [m, n] => format!("(({m}) as usize, ({n}) as usize)"),
-                            lens => format!("({}) as usize", lens[0]),
-                        };
-                        (
-                            format!(
-                                "nilang::CheckFill::check_fill(&{var}, {shape}, &{}, ATOL)",
-                                fill.elem
-                            ),
-                            format!("let {e} = {expected}; "),
-                        )
-                    }
+                    Some(fill) => (
+                        format!(
+                            "nilang::CheckFill::check_fill(&{var}, {}, &{}, ATOL)",
+                            fill.shape(),
+                            fill.elem
+                        ),
+                        format!("let {e} = {}; ", fill.array().0),
+                    ),
                     None => {
+                        let expected = self.value_as(value, &kind);
                         self.line(&format!("let {e} = {expected};"));
                         (
                             format!("nilang::CheckEq::check_eq(&{var}, &{e}, ATOL)"),
