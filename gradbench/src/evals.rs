@@ -35,6 +35,18 @@ pub enum Which {
     Nested(Mode, Mode),
 }
 
+impl Which {
+    /// For `particle` and `saddle`, whose `.nil` solvers take the modes as
+    /// flags: whether the outer derivative, then the inner one, is reverse
+    /// mode (only nestings reach them; anything else is both reverse).
+    fn reverse_modes(self) -> (bool, bool) {
+        match self {
+            Which::Nested(outer, inner) => (outer == Mode::Reverse, inner == Mode::Reverse),
+            Which::Primal | Which::Derivative => (true, true),
+        }
+    }
+}
+
 /// Forward or reverse mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

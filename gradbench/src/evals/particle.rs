@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Mode, Which, field_number};
+use super::{Eval, Which, field_number};
 use crate::nil::particle;
 use nilang_runtime::{Result, Tape};
 
@@ -29,22 +29,12 @@ impl Particle {
 
 impl Eval for Particle {
     fn run(&mut self, which: Which) -> Result {
-        let (outer, inner) = match which {
-            Which::Nested(outer, inner) => (outer, inner),
-            // `which` only gives the nestings for this module.
-            Which::Primal | Which::Derivative => (Mode::Reverse, Mode::Reverse),
-        };
+        let (outer_reverse, inner_reverse) = which.reverse_modes();
         // The solver's loop records on this tape (the old values it
         // overwrites); nothing reads it back.
         let mut tape = Tape::new();
         let mut w = 0.0;
-        particle::best_control(
-            &mut w,
-            self.w0,
-            outer == Mode::Reverse,
-            inner == Mode::Reverse,
-            &mut tape,
-        )?;
+        particle::best_control(&mut w, self.w0, outer_reverse, inner_reverse, &mut tape)?;
         self.w = w;
         Ok(())
     }

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Mode, Which, numbers};
+use super::{Eval, Which, numbers};
 use crate::nil::saddle;
 use nilang_runtime::{Result, Tape};
 
@@ -37,11 +37,7 @@ impl Saddle {
 
 impl Eval for Saddle {
     fn run(&mut self, which: Which) -> Result {
-        let (outer, inner) = match which {
-            Which::Nested(outer, inner) => (outer, inner),
-            // `which` only gives the nestings for this module.
-            Which::Primal | Which::Derivative => (Mode::Reverse, Mode::Reverse),
-        };
+        let (outer_reverse, inner_reverse) = which.reverse_modes();
         // The solvers' loops record on this tape (the old values they
         // overwrite); nothing reads it back.
         let mut tape = Tape::new();
@@ -50,8 +46,8 @@ impl Eval for Saddle {
             &mut a,
             &mut b,
             &self.start,
-            outer == Mode::Reverse,
-            inner == Mode::Reverse,
+            outer_reverse,
+            inner_reverse,
             &mut tape,
         )?;
         self.out = [a[0], a[1], b[0], b[1]];
