@@ -281,41 +281,35 @@ impl Gen<'_> {
                 Some(o) => format!(" + {}", self.value_as(o, &int)),
                 None => String::new(),
             };
-            let window = |g: &mut Gen<'_>, array: &str, mutable: bool| {
+            let window = |g: &mut Gen<'_>, array: String, mutable: bool| {
                 let slice = g.fresh("w");
                 let m = if mutable { "mut " } else { "" };
-                let declaration = format!(
-                    "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({n} as usize)];"
-                );
-                (slice, declaration)
-            };
-            let (slice, declaration) = window(self, &base, w.written);
-            out.push(Slice {
-                accesses: w.accesses.clone(),
-                array: base,
-                slice,
-                counter: counter.clone(),
-                declaration,
-                after: None,
-            });
-            if self.differentiating()
-                && w.exclusive
-                && self.activity.is_active(w.def)
-                && let Some(bar) =
-                    self.bar_place(&Expr::new(ExprKind::Var(def.name.clone()), def.span))
-            {
-                let (slice, declaration) = window(self, &bar, true);
-                out.push(Slice {
-                    accesses: w.accesses,
-                    array: bar,
-                    slice,
-                    counter: counter.clone(),
-                    declaration,
+                Slice {
+                    accesses: w.accesses.clone(),
+                    declaration: format!(
+                        "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({n} as usize)];"
+                    ),
+                    element: format!("{slice}[{counter} as usize]"),
+                    array,
                     after: None,
-                });
+                }
+            };
+            out.push(window(self, base, w.written));
+            if let Some(bar) = self.window_adjoint(&w) {
+                out.push(window(self, bar, true));
             }
         }
         out
+    }
+
+    /// In a reverse pass, the adjoint array of an exclusive window's or
+    /// cell's vector (which then gets a window or cell of its own).
+    fn window_adjoint(&mut self, w: &nilang_analysis::windows::Window) -> Option<String> {
+        let def = &self.resolution.defs[w.def];
+        if !(self.differentiating() && w.exclusive && self.activity.is_active(w.def)) {
+            return None;
+        }
+        self.bar_place(&Expr::new(ExprKind::Var(def.name.clone()), def.span))
     }
 
     /// The locals of a cell (an element at an index the loop does not
@@ -333,22 +327,17 @@ impl Gen<'_> {
             out.push(Slice {
                 accesses: w.accesses.clone(),
                 array,
-                slice: local.clone(),
-                counter: String::new(),
                 declaration: format!("let mut {local} = {element};"),
                 after: Some(format!("{element} = {local};")),
+                element: local,
             });
         };
-        let def = &self.resolution.defs[w.def];
-        let base = rust_name(&def.name);
         if w.written {
+            let base = rust_name(&self.resolution.defs[w.def].name);
             let (element, _) = self.whole(|g| g.expr(&w.first));
             cell(self, base, element);
         }
-        if self.differentiating()
-            && w.exclusive
-            && self.activity.is_active(w.def)
-            && let Some(bar) = self.bar_place(&Expr::new(ExprKind::Var(def.name.clone()), def.span))
+        if let Some(bar) = self.window_adjoint(w)
             && let Some(element) = self.bar_place(&w.first)
         {
             cell(self, bar, element);
@@ -363,10 +352,7 @@ impl Gen<'_> {
             .iter()
             .rev()
             .find(|w| w.array == array && w.accesses.contains(&span))
-            .map(|w| match w.after {
-                Some(_) => w.slice.clone(),
-                None => format!("{}[{} as usize]", w.slice, w.counter),
-            })
+            .map(|w| w.element.clone())
     }
 
     /// A condition's value as a failed check shows it, with the values of
@@ -483,14 +469,14 @@ fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     }
 }
 
-/// One index window of a loop being generated: the accesses (by span) of
-/// `array` that read `slice[counter]` instead.
+/// One index window or cell of a loop being generated: the accesses (by
+/// span) of `array` that read `element` instead (`slice[counter]`, or the
+/// cell's local).
 pub(super) struct Slice {
     accesses: Vec<Span>,
     array: String,
-    /// The slice, or a cell's local.
-    slice: String,
-    counter: String,
+    element: String,
+    /// Before the loop.
     declaration: String,
     /// A cell's write-back after the loop (`None` for a slice).
     after: Option<String>,
