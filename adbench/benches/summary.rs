@@ -268,6 +268,19 @@ fn bessel() {
     t.time("gradient, ours (`ibesselj_grad`)", 0, || {
         bessel_nil_gradient(black_box(2), black_box(z))
     });
+    t.time("gradient, ours, unchecked", 0, || {
+        let (mut out, mut out_bar, mut z_bar) = (0.0, 1.0, 0.0);
+        nilang_examples::unchecked::bessel::ibesselj_grad(
+            &mut out,
+            &mut out_bar,
+            black_box(2),
+            black_box(z),
+            &mut z_bar,
+            1e-8,
+        )
+        .unwrap();
+        z_bar
+    });
     t.time("gradient, ours, loops taped", 0, || {
         bessel_nil_gradient_taped(black_box(2), black_box(z))
     });
@@ -310,6 +323,11 @@ fn bessel() {
     t.ratio(
         "gradient / plain (target <= 4)",
         "gradient, ours (`ibesselj_grad`)",
+        plain,
+    );
+    t.ratio(
+        "gradient, unchecked / plain",
+        "gradient, ours, unchecked",
         plain,
     );
     t.ratio(
@@ -372,6 +390,16 @@ fn graph_column<const N: usize>(t: &mut Table, col: usize) {
     t.time("gradient, ours (`embedding_loss_grad`)", col, || {
         petersen::gradient_by(
             nilang_examples::graph::embedding_loss_grad,
+            black_box(&x),
+            k,
+            &mut g,
+        )
+        .unwrap();
+        g[0]
+    });
+    t.time("gradient, ours, unchecked", col, || {
+        petersen::gradient_by(
+            nilang_examples::unchecked::graph::embedding_loss_grad,
             black_box(&x),
             k,
             &mut g,
@@ -470,6 +498,11 @@ fn graph() {
         plain,
     );
     t.ratio("gradient / plain objective (target <= 3)", ours, plain);
+    t.ratio(
+        "gradient, unchecked / plain objective",
+        "gradient, ours, unchecked",
+        plain,
+    );
     t.ratio(
         "gradient, loops taped / plain objective",
         "gradient, ours, loops taped",

@@ -977,9 +977,12 @@ impl Gen<'_> {
     /// whole purpose is to bring them back. The lines that do so, instead of
     /// running the inverse (which, unlike LLVM, nobody can prove dead when
     /// the next run of the routine reads the arrays). Scalars and vectors of
-    /// numbers only; not in a reverse pass or a tape loop.
+    /// numbers only; not where adjoint rules run (a reverse pass passes the
+    /// ancillas' adjoints on through the uncomputation's rules), but in the
+    /// routines a reverse pass runs plainly (`plain_routine`, such as the
+    /// forward sweep of a gradient); not in a tape loop.
     fn zeroing_uncomputation(&self, routine: &Stmt) -> Option<Vec<String>> {
-        if self.mode.checks || self.mode.ad.is_some() || self.mode.tape.is_some() {
+        if self.mode.checks || self.differentiating() || self.mode.tape.is_some() {
             return None;
         }
         let StmtKind::Routine(inner) = &routine.kind else {
