@@ -317,6 +317,7 @@ pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
     ("stack", Some(1)),
     ("length", Some(1)),
     ("size", None),
+    ("nnz", Some(1)),
     ("value", Some(1)),
     ("unwrap", Some(1)),
     ("tget", Some(2)),

@@ -43,6 +43,10 @@ pub trait CalleeTypes {
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct ExprTypes {
     types: Vec<(Span, Ty)>,
+    /// A number literal passed for a callee's type parameter that another
+    /// argument binds (`h(0.5, x)` with `x::T`, `scale!(_, _, 2)` captured
+    /// for a `T` bound by an array of `f64`): the type it is passed as.
+    literal_arguments: Vec<(Span, Ty)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -51,6 +55,16 @@ impl ExprTypes {
     pub fn at(&self, span: Span) -> Option<&Ty> {
         let i = self.types.partition_point(|(s, _)| *s < span);
         self.types
+            .get(i)
+            .filter(|(s, _)| *s == span)
+            .map(|(_, t)| t)
+    }
+
+    /// The type a number literal argument at `span` is passed as, when it
+    /// stands for a type parameter that another argument of the call binds.
+    pub fn literal_argument(&self, span: Span) -> Option<&Ty> {
+        let i = self.literal_arguments.partition_point(|(s, _)| *s < span);
+        self.literal_arguments
             .get(i)
             .filter(|(s, _)| *s == span)
             .map(|(_, t)| t)
@@ -79,6 +93,7 @@ pub fn check_types(
     cx.params();
     cx.block(&function.body.stmts);
     cx.out.types.sort_by_key(|(s, _)| *s);
+    cx.out.literal_arguments.sort_by_key(|(s, _)| *s);
     cx.out.types.dedup_by_key(|(s, _)| *s);
     cx.out
 }
@@ -809,21 +824,7 @@ impl Cx<'_> {
                     _ => "vector",
                 };
                 let (pe, ae) = (param.element(), val.ty.element());
-                let clash = if shape(param) != shape(&val.ty) {
-                    true
-                } else if let Ty::Generic(g) = pe {
-                    match bound.get(g) {
-                        Some(prev) => class(ae) != Class::Unknown && prev != ae,
-                        None => {
-                            if class(ae) != Class::Unknown {
-                                bound.insert(g.clone(), ae.clone());
-                            }
-                            false
-                        }
-                    }
-                } else {
-                    class(pe) != Class::Unknown && class(ae) != Class::Unknown && pe != ae
-                };
+                let clash = shape(param) != shape(&val.ty) || !instantiates(pe, ae, &mut bound);
                 if clash {
                     self.error(wrong(
                         format!(
@@ -857,7 +858,8 @@ impl Cx<'_> {
                 }
                 continue;
             }
-            if mutable && !val.literal && is_number(to) && param != &val.ty {
+            if mutable && !val.literal && is_number(to) && !instantiates(param, &val.ty, &mut bound)
+            {
                 self.error(wrong(
                     format!(
                         "`{name}` changes a `{}` here, and this is `{}`",
@@ -902,6 +904,16 @@ impl Cx<'_> {
                     ),
                     "take its part first: `real(...)`, `imag(...)`, `abs(...)`",
                 ));
+            }
+        }
+        // The literals for type parameters the call binds: passed as the
+        // bound type (read by the Rust backend, which converts them).
+        for (param, arg, val, _) in &all {
+            if let Ty::Generic(g) = param
+                && val.literal
+                && let Some(ty) = bound.get(g)
+            {
+                self.out.literal_arguments.push((arg.span, ty.clone()));
             }
         }
         // The reverse pass of this function takes adjoints in its own scalar
@@ -1025,6 +1037,19 @@ impl Cx<'_> {
                         .with_secondary(exprs[0].span, format!("this is `{}`", a.ty.display()))
                         .with_help(format!("`{name}` changes two places of one type")),
                     );
+                } else if name != "SWAP" && ca == Class::Complex {
+                    self.error(
+                        Diagnostic::error(
+                            "E0610",
+                            exprs[0].span,
+                            format!("`{name}` of `{}` values", a.ty.display()),
+                        )
+                        .with_label(format!("this is `{}`", a.ty.display()))
+                        .with_help(format!(
+                            "`{name}` mixes two real numbers, as in NiLang.jl: apply it to the parts, `{name}(a.re, b.re{rest})` and `{name}(a.im, b.im{rest})`",
+                            rest = if name == "HADAMARD" { "" } else { ", θ" }
+                        )),
+                    );
                 } else if name != "SWAP"
                     && matches!(
                         ca,
@@ -1139,13 +1164,14 @@ impl Cx<'_> {
                     Val::of(Ty::Unknown)
                 }
                 Some(ty) => Val::of(ty),
-                None => match name.as_str() {
-                    "π" | "pi" | "Inf" | "NaN" => Val {
-                        literal: true,
-                        ..Val::of(Ty::Scalar("f64"))
+                None => match crate::types::constant_type(name) {
+                    // `im` is not a literal: a real literal is not promoted
+                    // to a complex place.
+                    Some(ty) => Val {
+                        literal: name != "im",
+                        ..Val::of(ty)
                     },
-                    "im" => Val::of(Ty::Constructed("Complex", vec![Ty::Scalar("f64")])),
-                    _ => Val::of(self.type_name(expr).unwrap_or(Ty::Unknown)),
+                    None => Val::of(self.type_name(expr).unwrap_or(Ty::Unknown)),
                 },
             },
             ExprKind::Int(_) => Val {
@@ -1299,7 +1325,7 @@ impl Cx<'_> {
                 let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
                 Ty::Constructed(ctor, vec![first])
             }
-            ("length" | "size" | "global_index", _) => Ty::Scalar("i64"),
+            ("length" | "size" | "nnz" | "global_index", _) => Ty::Scalar("i64"),
             ("isempty" | "iseven" | "isodd", _) => Ty::Scalar("bool"),
             ("stack", [_]) => Ty::Constructed("Stack", vec![first]),
             ("fixed", [v]) => {
@@ -1366,6 +1392,15 @@ impl Cx<'_> {
                     .with_help("`length` and `size` take arrays and matrices"),
                 ),
             },
+            ("nnz", [v]) if !matches!(v.ty, Ty::Constructed("Csc", _) | Ty::Unknown) => self.error(
+                Diagnostic::error(
+                    "E0610",
+                    args[0].span,
+                    format!("`nnz` of a value of type `{}`", v.ty.display()),
+                )
+                .with_label("not a sparse matrix")
+                .with_help("`nnz` counts the stored entries of a `Csc{T}` matrix; `length` counts an array's elements"),
+            ),
             ("stack", [v]) => {
                 let named_type = self.type_name(&args[0]);
                 let ok = match (&args[0].kind, named_type) {
@@ -1546,6 +1581,41 @@ impl Cx<'_> {
 /// `ULogarithmic<Fixed43>`.
 fn is_fixed_ulog(ty: &Ty) -> bool {
     matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
+}
+
+/// Whether `actual` is `pattern` (a callee's parameter type) with its type
+/// parameters put in, binding them in `bound` on the way (a parameter bound
+/// before must meet the same type again). A part not known on either side
+/// matches: an error was reported where it came from.
+fn instantiates(pattern: &Ty, actual: &Ty, bound: &mut FxHashMap<String, Ty>) -> bool {
+    match (pattern, actual) {
+        (Ty::Unknown, _) | (_, Ty::Unknown) => true,
+        (Ty::Generic(g), _) => match bound.get(g) {
+            Some(prev) => prev == actual,
+            None => {
+                bound.insert(g.clone(), actual.clone());
+                true
+            }
+        },
+        (Ty::Slice(a), Ty::Slice(b)) => instantiates(a, b, bound),
+        (Ty::Constructed(n, a), Ty::Constructed(m, b)) if n == m && a.len() == b.len() => {
+            a.iter().zip(b).all(|(x, y)| instantiates(x, y, bound))
+        }
+        (
+            Ty::Struct {
+                name: n, args: a, ..
+            },
+            Ty::Struct {
+                name: m, args: b, ..
+            },
+        ) if n == m && a.len() == b.len() => {
+            a.iter().zip(b).all(|(x, y)| instantiates(x, y, bound))
+        }
+        (Ty::Tuple(a), Ty::Tuple(b)) if a.len() == b.len() => {
+            a.iter().zip(b).all(|(x, y)| instantiates(x, y, bound))
+        }
+        _ => pattern == actual,
+    }
 }
 
 /// Binds the type parameters of `pattern` (a function's parameter type) to

@@ -416,7 +416,9 @@ fn infer(
         defs.get(id).cloned()
     };
     match &expr.kind {
-        ExprKind::Var(_) => var_type(expr).unwrap_or(Ty::Unknown),
+        ExprKind::Var(name) => var_type(expr)
+            .or_else(|| constant_type(name))
+            .unwrap_or(Ty::Unknown),
         ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
             ("zero" | "one", [arg]) => type_name(arg, function)
                 .or_else(|| var_type(arg))
@@ -487,6 +489,16 @@ fn infer(
             infer(operand, function, resolution, defs, structs)
         }
         _ => Ty::Unknown,
+    }
+}
+
+/// The type of a named constant (`builtins::CONSTANTS`) that is no
+/// variable: `π`, `Inf`, `NaN` are `f64`, `im` is `Complex<f64>`.
+pub fn constant_type(name: &str) -> Option<Ty> {
+    match name {
+        "π" | "pi" | "Inf" | "NaN" => Some(Ty::Scalar("f64")),
+        "im" => Some(Ty::Constructed("Complex", vec![Ty::Scalar("f64")])),
+        _ => None,
     }
 }
 

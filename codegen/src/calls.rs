@@ -69,20 +69,10 @@ impl Gen<'_> {
             .filter_map(|(arg, _)| column_root(arg))
             .collect();
         let reads_guarded = |e: &Expr| guarded.iter().any(|m| mentions(e, m));
-        // What each of the callee's type parameters is bound to by an
-        // argument that is a variable: a literal for another parameter of
-        // that type is converted to it (`h(0.5, x)` with `x::T` passes
-        // `T::from_f64(0.5)`, not an `f64` that would fix `T = f64`).
-        let mut bound: Vec<(String, Kind)> = Vec::new();
-        for (arg, (_, ty)) in call.args.iter().zip(&sig.params) {
-            if let Kind::Generic(g) = kind_of(ty)
-                && !bound.iter().any(|(b, _)| *b == g)
-                && let ExprKind::Var(_) = &arg.kind
-                && let Some((_, k)) = self.def_kind(arg.span)
-            {
-                bound.push((g, k));
-            }
-        }
+        // A literal for a type parameter that another argument binds is
+        // passed as the type the analysis bound (`h(0.5, x)` with `x::T`
+        // passes `T::from_f64(0.5)`, not an `f64` that would fix `T = f64`).
+        let literal_kind = |arg: &Expr| self.expr_types.literal_argument(arg.span).map(kind_of);
         let mut pre: Vec<String> = Vec::new();
         let mut args = Vec::new();
         let mut write_back = Vec::new();
@@ -97,10 +87,7 @@ impl Gen<'_> {
             // A literal converted to the type a variable binds: a constant,
             // whose adjoint is a scratch value of the caller's `G`.
             let bound_literal = matches!(param_kind, Kind::Generic(_))
-                && matches!(strip_sign(arg).kind, ExprKind::Int(_) | ExprKind::Float(_))
-                && bound.iter().any(|(b, k)| {
-                    matches!(&param_kind, Kind::Generic(g) if g == b) && adjoint::differentiable(k)
-                });
+                && literal_kind(arg).is_some_and(|k| adjoint::differentiable(&k));
             if *mutated {
                 match self.mutable_arg(arg) {
                     Some((code, back)) => {
@@ -141,14 +128,9 @@ impl Gen<'_> {
                 }
             } else {
                 let (code, from) = self.expr(arg);
-                let literal = matches!(strip_sign(arg).kind, ExprKind::Int(_) | ExprKind::Float(_));
                 let to = match &param_kind {
-                    Kind::Generic(g) if literal => bound
-                        .iter()
-                        .find(|(b, _)| b == g)
-                        .map(|(_, k)| k.clone())
-                        .unwrap_or_else(|| from.clone()),
-                    Kind::Generic(_) | Kind::Unknown => from.clone(),
+                    Kind::Generic(_) => literal_kind(arg).unwrap_or_else(|| from.clone()),
+                    Kind::Unknown => from.clone(),
                     k => k.clone(),
                 };
                 let code = convert(code, &from, &to);
@@ -358,16 +340,4 @@ fn mentions(e: &Expr, name: &str) -> bool {
         }
     });
     found
-}
-
-/// An expression without its leading signs and parentheses.
-fn strip_sign(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Paren(inner)
-        | ExprKind::Unary {
-            op: UnaryOp::Neg | UnaryOp::Plus,
-            operand: inner,
-        } => strip_sign(inner),
-        _ => e,
-    }
 }

@@ -242,6 +242,16 @@ impl Gen<'_> {
                 self.line(&format!("let {t} = {n};"));
                 self.line(&format!("{a} {op} {t};"));
             }
+            crate::builtins::Rule::Shift { up } if matches!(ka, Kind::Fixed | Kind::Complex(_)) => {
+                // `a += 1` as any other update of a fixed-point (checked)
+                // or complex place.
+                let one = Expr {
+                    kind: ExprKind::Int("1".into()),
+                    span,
+                };
+                let op = if up { InstrOp::Add } else { InstrOp::Sub };
+                self.instruction(&call.args[0], op, &one, span);
+            }
             crate::builtins::Rule::Shift { up } => {
                 let (a, k) = &places[0];
                 let op = if up { "+=" } else { "-=" };

@@ -211,6 +211,8 @@ pub struct Input<'a> {
     pub facts: &'a crate::kernel::KernelFacts,
     /// The element aliasing the checks left to run time.
     pub alias_checks: &'a [nilang_analysis::check::AliasCheck],
+    /// The analysis's types of the function's expressions (`typeck`).
+    pub expr_types: &'a nilang_analysis::typeck::ExprTypes,
     pub ctx: &'a dyn CodegenContext,
 }
 
@@ -264,6 +266,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
         alias_checks: input.alias_checks,
+        expr_types: input.expr_types,
         alias_guarded: None,
         body: Vec::new(),
         tape: None,
@@ -403,6 +406,8 @@ struct Gen<'a> {
     mode: Mode,
     /// The element aliasing checks of the function, by statement.
     alias_checks: &'a [nilang_analysis::check::AliasCheck],
+    /// The analysis's types of the function's expressions.
+    expr_types: &'a nilang_analysis::typeck::ExprTypes,
     /// The statement whose alias checks were generated last (a statement
     /// rewritten into others gets them once).
     alias_guarded: Option<Span>,

@@ -421,9 +421,16 @@ impl Gen<'_> {
                 let (a, ak) = self.expr(a);
                 let (b, bk) = self.expr(b);
                 let k = super::float_kind(&super::unify(&ak, &bk));
+                // Over fixed-point logarithms (`ULogarithmic<Fixed43>`), the
+                // result is computed in f64 and rounded, the same every time.
+                let function = if k == Kind::Fixed {
+                    format!("<nilang::Fixed43 as nilang::ulog::LogBase>::{name}")
+                } else {
+                    format!("nilang::ulog::{name}")
+                };
                 return Some((
                     format!(
-                        "nilang::ulog::{name}({}, {})",
+                        "{function}({}, {})",
                         convert(a, &ak, &k),
                         convert(b, &bk, &k)
                     ),

@@ -209,6 +209,9 @@ fn generate_as<'db>(
             } else {
                 kernel_facts(db, f)
             },
+            expr_types: analysed
+                .as_ref()
+                .map_or(function_expr_types(db, f), |a| &a.expr_types),
             alias_checks: &analysed
                 .as_ref()
                 .map_or(reversibility_checks(db, f), |a| &a.reversibility)
@@ -282,6 +285,7 @@ pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>,
     let facts = kernel_facts(db, f);
     let shaders = codegen::wgsl::all_shaders(&codegen::Input {
         alias_checks: &[],
+        expr_types: function_expr_types(db, f),
         function: &ast,
         resolution,
         types,
