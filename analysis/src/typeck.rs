@@ -906,6 +906,7 @@ impl Cx<'_> {
                 ));
             }
         }
+        self.columns_of_one_matrix(name, &call.args, &mutated);
         // The literals for type parameters the call binds: passed as the
         // bound type (read by the Rust backend, which converts them).
         for (param, arg, val, _) in &all {
@@ -919,12 +920,19 @@ impl Cx<'_> {
         // The reverse pass of this function takes adjoints in its own scalar
         // (its first type parameter, or f64); a callee whose type parameter
         // this call binds to another float would need adjoints in that one.
-        let scalar = self
+        let own: Vec<Ty> = self
             .function
-            .generics
-            .first()
-            .map(|g| Ty::Generic(g.name.name.clone()))
-            .unwrap_or(Ty::Scalar("f64"));
+            .params
+            .iter()
+            .map(|p| {
+                self.resolution
+                    .def_at(p.name.span)
+                    .and_then(|id| self.defs.get(id))
+                    .cloned()
+                    .unwrap_or(Ty::Unknown)
+            })
+            .collect();
+        let scalar = crate::types::adjoint_scalar(self.function, &own);
         let differentiated = self.function.params.iter().any(|p| {
             self.resolution
                 .def_at(p.name.span)
@@ -937,7 +945,30 @@ impl Cx<'_> {
                 .filter(|(_, t)| class(t) == Class::Float && **t != scalar)
                 .collect();
             others.sort_by_key(|(g, _)| *g);
-            if let Some((g, t)) = others.first() {
+            // A callee without type parameters takes its adjoints in its own
+            // scalar (`f32` when all its floats are).
+            let callee_scalar = (!params.iter().any(mentions_generic)
+                && params.iter().any(Ty::has_adjoint))
+            .then(|| crate::types::concrete_adjoint_scalar(&params))
+            .filter(|s| *s != scalar);
+            if let Some(callee_scalar) = callee_scalar {
+                self.error(
+                    Diagnostic::error(
+                        "E0701",
+                        call.callee.span,
+                        format!(
+                            "calling `{name}`, whose gradient is in `{}`, from a function whose gradient is in `{}` is not supported by the Rust backend yet",
+                            callee_scalar.display(),
+                            scalar.display()
+                        ),
+                    )
+                    .with_label("cannot generate its reverse pass")
+                    .with_help(format!(
+                        "make `{name}` generic in its float type (`where T: Real`), so that it takes adjoints in `{}`",
+                        scalar.display()
+                    )),
+                );
+            } else if let Some((g, t)) = others.first() {
                 self.error(
                     Diagnostic::error(
                         "E0701",
@@ -955,6 +986,58 @@ impl Cx<'_> {
                     )),
                 );
             }
+        }
+    }
+
+    /// E0701 for two columns of one matrix (`A[:, j]`, `A[:, k]`) passed to
+    /// one call that changes one of them, or whose matrix carries adjoints:
+    /// the Rust backend borrows each changed column (and, in a reverse pass,
+    /// each column's adjoint) mutably for the whole call.
+    fn columns_of_one_matrix(&mut self, name: &str, args: &[Expr], mutated: &[bool]) {
+        let column_of = |e: &Expr| match &e.kind {
+            ExprKind::Index { base, indices } => match (&base.kind, indices.as_slice()) {
+                (ExprKind::Var(m), [IndexArg::Colon(_), IndexArg::Expr(_)]) => {
+                    Some((m.clone(), self.var_type(base)))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let columns: Vec<(usize, String, Option<Ty>)> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| column_of(a).map(|(m, t)| (i, m, t)))
+            .collect();
+        for (k, (i, m, ty)) in columns.iter().enumerate() {
+            let Some((j, _, _)) = columns[..k].iter().find(|(_, n, _)| n == m) else {
+                continue;
+            };
+            let changed = mutated.get(*i).copied().unwrap_or(false)
+                || mutated.get(*j).copied().unwrap_or(false);
+            let adjoints = ty.as_ref().is_some_and(Ty::has_adjoint);
+            if !(changed || adjoints) {
+                continue;
+            }
+            self.error(
+                Diagnostic::error(
+                    "E0701",
+                    args[*i].span,
+                    format!(
+                        "two columns of `{m}` passed to `{name}`, which {} is not supported by the Rust backend yet",
+                        if changed {
+                            "changes one of them,"
+                        } else {
+                            "gets their adjoints in its reverse pass,"
+                        }
+                    ),
+                )
+                .with_label(format!("a second column of `{m}`"))
+                .with_secondary(args[*j].span, "the first")
+                .with_help(format!(
+                    "copy one of the columns into an ancilla vector first (`c ← zeros(T, size({m}, 1))`, `c .+= {m}[:, k]`) and pass that"
+                )),
+            );
+            return;
         }
     }
 
@@ -1581,6 +1664,17 @@ impl Cx<'_> {
 /// `ULogarithmic<Fixed43>`.
 fn is_fixed_ulog(ty: &Ty) -> bool {
     matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
+}
+
+/// Whether a type mentions a type parameter.
+fn mentions_generic(ty: &Ty) -> bool {
+    match ty {
+        Ty::Generic(_) => true,
+        Ty::Slice(a) => mentions_generic(a),
+        Ty::Constructed(_, a) | Ty::Tuple(a) => a.iter().any(mentions_generic),
+        Ty::Struct { args, .. } => args.iter().any(mentions_generic),
+        _ => false,
+    }
 }
 
 /// Whether `actual` is `pattern` (a callee's parameter type) with its type

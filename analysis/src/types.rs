@@ -70,6 +70,18 @@ impl Ty {
         }
     }
 
+    /// The concrete float types this type is made of (`f64`, `f32`), in
+    /// arrays, complex and log numbers, structs and tuples.
+    fn floats(&self, out: &mut Vec<&'static str>) {
+        match self {
+            Ty::Scalar(s @ ("f64" | "f32")) => out.push(s),
+            Ty::Slice(inner) => inner.floats(out),
+            Ty::Constructed(_, args) | Ty::Tuple(args) => args.iter().for_each(|a| a.floats(out)),
+            Ty::Struct { fields, .. } => fields.iter().for_each(|(_, t)| t.floats(out)),
+            _ => {}
+        }
+    }
+
     /// The element type of an array type, the type itself for scalars.
     pub fn element(&self) -> &Ty {
         match self {
@@ -489,6 +501,30 @@ fn infer(
             infer(operand, function, resolution, defs, structs)
         }
         _ => Ty::Unknown,
+    }
+}
+
+/// The scalar a function's reverse pass takes its adjoints in
+/// (`G: Adjoint<scalar>` in generated code): its first type parameter; for
+/// a function without one, `f32` when every float among its parameters'
+/// types is `f32`, else `f64`. Decided here for the type checks (a call
+/// that binds a callee's adjoints to another scalar, E0701) and the Rust
+/// backend alike.
+pub fn adjoint_scalar(function: &Function, params: &[Ty]) -> Ty {
+    if let Some(g) = function.generics.first() {
+        return Ty::Generic(g.name.name.clone());
+    }
+    concrete_adjoint_scalar(params)
+}
+
+/// [`adjoint_scalar`] of a function without type parameters.
+pub fn concrete_adjoint_scalar(params: &[Ty]) -> Ty {
+    let mut floats = Vec::new();
+    params.iter().for_each(|t| t.floats(&mut floats));
+    if !floats.is_empty() && floats.iter().all(|f| *f == "f32") {
+        Ty::Scalar("f32")
+    } else {
+        Ty::Scalar("f64")
     }
 }
 

@@ -178,6 +178,8 @@ impl Gen<'_> {
                 let half = format!("({one} / {two})");
                 match (callee.name.as_str(), args.as_slice()) {
                     ("identity" | "value", [x]) => self.push_cpartials(x, m, out),
+                    // Values of a type or a shape: no derivative.
+                    ("zero" | "one", _) => {}
                     ("conj", [x]) => {
                         let (a, b) = m.unwrap_or((cone, None));
                         let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));

@@ -108,7 +108,7 @@ pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {
 }
 
 pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backward: &Function) {
-    let scalar = adjoint_scalar(f);
+    let scalar = adjoint_scalar(g, f);
     let name = rust_name(&f.name.name);
     let has_bars = f.params.iter().any(|p| {
         !p.constant

@@ -38,12 +38,25 @@ pub(crate) fn param_args(g: &Gen<'_>, f: &Function) -> Vec<ParamArg> {
         .collect()
 }
 
-/// The scalar type of `f`'s adjoints: its first type parameter, or f64.
-pub(crate) fn adjoint_scalar(f: &Function) -> String {
-    f.generics
-        .first()
-        .map(|t| t.name.name.clone())
-        .unwrap_or_else(|| "f64".into())
+/// The scalar type of `f`'s adjoints, as the analysis decides it
+/// (`types::adjoint_scalar`).
+pub(crate) fn adjoint_scalar(g: &Gen<'_>, f: &Function) -> String {
+    let params: Vec<Ty> = f
+        .params
+        .iter()
+        .map(|p| {
+            g.resolution
+                .def_at(p.name.span)
+                .and_then(|id| g.types.defs.get(id))
+                .cloned()
+                .unwrap_or(Ty::Unknown)
+        })
+        .collect();
+    match nilang_analysis::types::adjoint_scalar(f, &params) {
+        Ty::Generic(t) => t,
+        Ty::Scalar(s) => s.to_string(),
+        _ => "f64".into(),
+    }
 }
 
 /// The two reverse passes of `@primitive(d) function f`, from `d`'s
@@ -58,7 +71,7 @@ pub(crate) fn primitive_bodies(
     d: &Ident,
 ) -> Option<[Vec<String>; 2]> {
     let sig = g.ctx.callee(&d.name)?;
-    let scalar = adjoint_scalar(f);
+    let scalar = adjoint_scalar(g, f);
     let mut outputs = Vec::new();
     let mut inputs = Vec::new();
     let mut reads = Vec::new();
