@@ -1,0 +1,136 @@
+//! The programs of `tests/nil/typed_once.nil`: valid programs the analysis
+//! refused, or accepted and rustc then rejected, before types were decided
+//! once in the analysis. Each runs forwards, backwards (its inputs come
+//! back bit for bit), and where it is differentiable its gradient agrees
+//! with central differences.
+
+use nilang::{Complex, Fixed43, ULog};
+use nilang_tests::typed_once as t;
+
+/// Central difference of `f` at `x`.
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * (1.0 + b.abs())
+}
+
+#[test]
+fn inc_and_dec_of_fixed_point_and_complex_numbers() {
+    let (x0, z0) = (nilang::fixed::from_f64(1.25), Complex::new(0.5, -2.0));
+    let (mut x, mut z) = (x0, z0);
+    t::t41_inc(&mut x, &mut z).unwrap();
+    assert_eq!(x, x0 + Fixed43::from_num(2));
+    assert_eq!(z, Complex::new(-0.5, -2.0));
+    t::uncall_t41_inc(&mut x, &mut z).unwrap();
+    assert_eq!((x, z), (x0, z0));
+}
+
+#[test]
+fn gaussian_logarithms_over_fixed_point_logs_come_back_bit_for_bit() {
+    let log = |v: f64| ULog::from_log(nilang::fixed::from_f64(v));
+    let (x0, y, z) = (log(0.75), log(1.5), log(-0.25));
+    let mut x = x0;
+    t::t41_ulog_fixed(&mut x, y, z).unwrap();
+    // x · (y + z) / (y - z), in values.
+    let value = |u: ULog<Fixed43>| nilang::fixed::to_f64(u.log).exp();
+    let expect = value(x0) * (value(y) + value(z)) / (value(y) - value(z));
+    assert!((value(x) - expect).abs() < 1e-9, "{} {expect}", value(x));
+    t::uncall_t41_ulog_fixed(&mut x, y, z).unwrap();
+    assert!(x == x0, "not restored bit for bit");
+}
+
+#[test]
+fn a_partial_application_capturing_an_integer_for_a_float_parameter() {
+    let (mut ys, mut xs) = (vec![1.0, -1.0, 0.5], vec![0.25, 2.0, -3.0]);
+    t::t41_map_scale(&mut ys, &mut xs).unwrap();
+    assert_eq!(ys, vec![1.5, 3.0, -5.5]);
+    t::uncall_t41_map_scale(&mut ys, &mut xs).unwrap();
+    assert_eq!(ys, vec![1.0, -1.0, 0.5]);
+    // d ys[i] / d xs[i] = 2.
+    let mut ys_bar = vec![1.0, 0.5, -1.0];
+    let mut xs_bar = vec![0.0; 3];
+    t::t41_map_scale_grad(&mut ys, &mut ys_bar, &mut xs, &mut xs_bar).unwrap();
+    assert_eq!(xs_bar, vec![2.0, 1.0, -2.0]);
+}
+
+#[test]
+fn generic_functions_of_complex_values_and_arrays_of_them() {
+    let zs = vec![Complex::new(1.0, 2.0), Complex::new(-0.5, 0.25)];
+    let (z0, x) = (Complex::new(0.1, 0.2), 1.5);
+    let mut z = z0;
+    t::t41_generic_complex(&mut z, x, &zs).unwrap();
+    assert_eq!(z, Complex::new(0.1 + 4.5 + 0.5, 0.2 + 2.25));
+    t::uncall_t41_generic_complex(&mut z, x, &zs).unwrap();
+    assert!((z - z0).norm() < 1e-12);
+    // The real part of z carries 3x + Σ re(zs).
+    let mut z_bar = Complex::new(1.0, 0.0);
+    let mut x_bar = 0.0;
+    let mut zs_bar = vec![Complex::new(0.0, 0.0); 2];
+    t::t41_generic_complex_grad(&mut z, &mut z_bar, x, &mut x_bar, &zs, &mut zs_bar).unwrap();
+    assert_eq!(x_bar, 3.0);
+    assert_eq!(zs_bar, vec![Complex::new(1.0, 0.0); 2]);
+}
+
+#[test]
+fn an_array_of_generic_structs_given_one_of_f64() {
+    let ps = vec![t::T41Pt { x: 1.5, y: 2.0 }, t::T41Pt { x: -0.5, y: 4.0 }];
+    let mut s = 1.0;
+    t::t41_points(&mut s, &ps).unwrap();
+    assert_eq!(s, 1.0 + 3.0 - 2.0);
+    t::uncall_t41_points(&mut s, &ps).unwrap();
+    assert_eq!(s, 1.0);
+    let mut s_bar = 1.0;
+    let mut ps_bar = vec![t::T41Pt { x: 0.0, y: 0.0 }; 2];
+    t::t41_points_grad(&mut s, &mut s_bar, &ps, &mut ps_bar).unwrap();
+    assert_eq!((ps_bar[0].x, ps_bar[0].y), (2.0, 1.5));
+    assert_eq!((ps_bar[1].x, ps_bar[1].y), (4.0, -0.5));
+}
+
+#[test]
+fn an_all_f32_function_calls_a_generic_one_and_takes_f32_adjoints() {
+    let x = 0.75f32;
+    let mut y = 0.5f32;
+    t::t41_all_f32(&mut y, x).unwrap();
+    assert!((y - (0.5 + 1.5 + x.sin())).abs() < 1e-6);
+    t::uncall_t41_all_f32(&mut y, x).unwrap();
+    assert!((y - 0.5).abs() < 1e-6);
+    let (mut y_bar, mut x_bar) = (1.0f32, 0.0f32);
+    t::t41_all_f32_grad(&mut y, &mut y_bar, x, &mut x_bar).unwrap();
+    assert!((x_bar - (2.0 + x.cos())).abs() < 1e-6, "{x_bar}");
+}
+
+#[test]
+fn complex_ancillas_from_a_literal_and_from_zero_are_differentiable() {
+    let a = Complex::new(0.3, -0.7);
+    let loss = |re: f64, im: f64| {
+        let mut r = 0.0;
+        t::t41_complex_ancillas(&mut r, Complex::new(re, im)).unwrap();
+        r
+    };
+    let mut r = 0.0;
+    t::t41_complex_ancillas(&mut r, a).unwrap();
+    // |2a|² + 3 re(a)
+    assert!(close(r, 4.0 * a.norm_sqr() + 0.9));
+    t::uncall_t41_complex_ancillas(&mut r, a).unwrap();
+    assert!(r.abs() < 1e-12);
+    let (mut r_bar, mut a_bar) = (1.0, Complex::new(0.0, 0.0));
+    t::t41_complex_ancillas_grad(&mut r, &mut r_bar, a, &mut a_bar).unwrap();
+    let d_re = central(|v| loss(v, a.im), a.re);
+    let d_im = central(|v| loss(a.re, v), a.im);
+    assert!(
+        close(a_bar.re, d_re) && close(a_bar.im, d_im),
+        "{a_bar} against ({d_re}, {d_im})"
+    );
+}
+
+#[test]
+fn nnz_counts_the_entries_of_a_sparse_matrix() {
+    let a =
+        nilang::sprs::CsMat::new_csc((3, 3), vec![0, 1, 1, 3], vec![0, 0, 2], vec![1.0, 2.0, 3.0]);
+    let mut n = 1;
+    t::t41_count(&mut n, a.view()).unwrap();
+    assert_eq!(n, 4);
+}
