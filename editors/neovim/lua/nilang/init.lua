@@ -9,9 +9,40 @@
 --   })
 --
 -- Needs Neovim 0.10 or later (vim.lsp.config and vim.lsp.enable on 0.11,
--- vim.lsp.start on 0.10).
+-- vim.lsp.start on 0.10). On an older one, setup() says so with an error
+-- message, sets nothing up and returns false; nothing else runs before that
+-- check (this file only defines functions when it is loaded).
 
 local M = {}
+
+-- The oldest Neovim the plugin runs on, as `has()` spells it.
+M.required = 'nvim-0.10'
+
+-- The running Neovim's version, `0.7.2`, with only APIs every Neovim has.
+local function running_version()
+  local ok, version = pcall(function()
+    local v = vim.fn.api_info().version
+    return string.format('%d.%d.%d', v.major, v.minor, v.patch)
+  end)
+  return ok and version or 'unknown'
+end
+
+--- Whether this Neovim is new enough; when it is not, says which version
+--- the plugin needs (an error message) and returns false.
+function M.check_version()
+  if vim.fn.has(M.required) == 1 then
+    return true
+  end
+  local message = 'nilang: this plugin needs Neovim 0.10 or later (this is '
+    .. running_version()
+    .. '); it is not set up'
+  if vim.notify and vim.log and vim.log.levels then
+    vim.notify(message, vim.log.levels.ERROR)
+  else
+    vim.api.nvim_err_writeln(message)
+  end
+  return false
+end
 
 -- The folder of this plugin (editors/neovim).
 local function plugin_root()
@@ -157,7 +188,12 @@ local function on_attach(client, bufnr)
   })
 end
 
+--- Sets the plugin up; returns false (after an error message) on a Neovim
+--- older than 0.10, true otherwise.
 function M.setup(opts)
+  if not M.check_version() then
+    return false
+  end
   opts = opts or {}
   local root = plugin_root()
   vim.filetype.add({ extension = { ['nil'] = 'nilang' } })
@@ -203,6 +239,7 @@ function M.setup(opts)
       end,
     })
   end
+  return true
 end
 
 return M
