@@ -368,26 +368,92 @@ fn to_lsp_symbol(symbol: ide::DocumentSymbol, index: &LineIndex<'_>) -> lsp::Doc
 
 /// The most entries (definitions and their locals or fields) an outline
 /// holds: a huge generated file would otherwise answer tens of megabytes.
+/// A cut outline ends with one more entry that says so.
 pub const MAX_OUTLINE: usize = 10_000;
 
-/// The outline: every function and struct while they fit in
-/// [`MAX_OUTLINE`] entries, each with its locals or fields while those fit
-/// too (definitions first: a long file keeps its whole list of functions
-/// before any function's locals are left out).
-pub fn document_symbols(snap: &Snapshot) -> Vec<lsp::DocumentSymbol> {
-    let index = snap.line_index();
-    let mut symbols = ide::document_symbols(&snap.db, snap.project, snap.file);
-    symbols.truncate(MAX_OUTLINE);
-    let mut budget = MAX_OUTLINE - symbols.len();
+/// What [`cut_outline`] left out: how many entries, and the name of the
+/// first one in the file (where the outline stops being complete).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct OutlineCut {
+    pub omitted: usize,
+    pub first: Span,
+}
+
+/// `symbols` cut to `limit` entries: every definition while they fit,
+/// then each one's locals or fields while those fit too (definitions
+/// first: a long file keeps its whole list of functions before any
+/// function's locals are left out). `None` beside it when nothing was cut.
+pub fn cut_outline(
+    mut symbols: Vec<ide::DocumentSymbol>,
+    limit: usize,
+) -> (Vec<ide::DocumentSymbol>, Option<OutlineCut>) {
+    let mut omitted = 0;
+    let mut first_definition = None;
+    if symbols.len() > limit {
+        first_definition = Some(symbols[limit].selection_range);
+        omitted += symbols[limit..]
+            .iter()
+            .map(|s| 1 + s.children.len())
+            .sum::<usize>();
+        symbols.truncate(limit);
+    }
+    // Locals are dropped from the first definition that runs out of room
+    // on, so its first dropped local comes first in the file (before every
+    // dropped definition, which follows all kept ones).
+    let mut first_local = None;
+    let mut budget = limit - symbols.len();
     for symbol in &mut symbols {
         let keep = symbol.children.len().min(budget);
+        if keep < symbol.children.len() {
+            first_local.get_or_insert(symbol.children[keep].selection_range);
+            omitted += symbol.children.len() - keep;
+        }
         symbol.children.truncate(keep);
         budget -= keep;
     }
-    symbols
+    let cut = first_local
+        .or(first_definition)
+        .map(|first| OutlineCut { omitted, first });
+    (symbols, cut)
+}
+
+/// The last entry of a cut outline: how many entries are not shown, and
+/// the limit; at the first one left out.
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must be written out
+pub fn outline_cut_note(cut: OutlineCut, index: &LineIndex<'_>) -> lsp::DocumentSymbol {
+    let at = index.range(cut.first);
+    lsp::DocumentSymbol {
+        name: format!(
+            "… {} more symbol{} not shown (limit {MAX_OUTLINE})",
+            cut.omitted,
+            if cut.omitted == 1 { "" } else { "s" }
+        ),
+        detail: Some(format!(
+            "the outline lists at most {MAX_OUTLINE} symbols; from here on it is incomplete"
+        )),
+        kind: lsp::SymbolKind::NULL,
+        tags: None,
+        deprecated: None,
+        range: at,
+        selection_range: at,
+        children: None,
+    }
+}
+
+/// The outline: every function and struct while they fit in
+/// [`MAX_OUTLINE`] entries, each with its locals or fields while those fit
+/// too ([`cut_outline`]); when anything was left out, a last entry says
+/// how much ([`outline_cut_note`]).
+pub fn document_symbols(snap: &Snapshot) -> Vec<lsp::DocumentSymbol> {
+    let index = snap.line_index();
+    let symbols = ide::document_symbols(&snap.db, snap.project, snap.file);
+    let (symbols, cut) = cut_outline(symbols, MAX_OUTLINE);
+    let mut out: Vec<lsp::DocumentSymbol> = symbols
         .into_iter()
         .map(|symbol| to_lsp_symbol(symbol, &index))
-        .collect()
+        .collect();
+    out.extend(cut.map(|cut| outline_cut_note(cut, &index)));
+    out
 }
 
 pub fn code_lenses(snap: &Snapshot) -> Vec<lsp::CodeLens> {
@@ -587,5 +653,112 @@ pub fn generated_rust(snap: &Snapshot) -> Result<GeneratedRustResult, Refusal> {
                 (p.line, p.character)
             }))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A definition at `at` with `locals` locals right after its name.
+    fn definition(at: u32, locals: u32) -> ide::DocumentSymbol {
+        let symbol = |name: String, kind, start: u32, children| ide::DocumentSymbol {
+            name,
+            detail: String::new(),
+            kind,
+            range: Span::new(start, start + 1),
+            selection_range: Span::new(start, start + 1),
+            children,
+        };
+        let children = (1..=locals)
+            .map(|i| symbol(format!("x{i}"), SymbolKind::Parameter, at + i, Vec::new()))
+            .collect();
+        symbol(format!("f{at}"), SymbolKind::Function, at, children)
+    }
+
+    fn outline(definitions: u32, locals: u32) -> Vec<ide::DocumentSymbol> {
+        (0..definitions)
+            .map(|i| definition(i * 100, locals))
+            .collect()
+    }
+
+    fn entries(symbols: &[ide::DocumentSymbol]) -> usize {
+        symbols.iter().map(|s| 1 + s.children.len()).sum()
+    }
+
+    #[test]
+    fn an_outline_that_fits_is_not_cut() {
+        // Exactly at the limit: 4 definitions with 2 locals each.
+        let (kept, cut) = cut_outline(outline(4, 2), 12);
+        assert_eq!(kept, outline(4, 2));
+        assert_eq!(cut, None);
+    }
+
+    #[test]
+    fn locals_are_cut_after_the_definitions_and_the_first_dropped_is_named() {
+        // 4 definitions with 2 locals: 12 entries, 3 over a limit of 9.
+        let (kept, cut) = cut_outline(outline(4, 2), 9);
+        assert_eq!(kept.len(), 4);
+        assert_eq!(entries(&kept), 9);
+        assert_eq!(kept[2].children.len(), 1);
+        assert_eq!(
+            cut,
+            Some(OutlineCut {
+                omitted: 3,
+                // f200's second local.
+                first: Span::new(202, 203),
+            })
+        );
+    }
+
+    #[test]
+    fn definitions_past_the_limit_are_counted_with_their_locals() {
+        // 5 definitions with 1 local, a limit of 3: 3 definitions, no local.
+        let (kept, cut) = cut_outline(outline(5, 1), 3);
+        assert_eq!(entries(&kept), 3);
+        assert!(kept.iter().all(|s| s.children.is_empty()));
+        // The first local left out (f0's) comes before the first dropped
+        // definition (f300).
+        assert_eq!(
+            cut,
+            Some(OutlineCut {
+                omitted: 7,
+                first: Span::new(1, 2),
+            })
+        );
+        // Without locals, the first dropped definition.
+        let (_, cut) = cut_outline(outline(5, 0), 3);
+        assert_eq!(
+            cut,
+            Some(OutlineCut {
+                omitted: 2,
+                first: Span::new(300, 301),
+            })
+        );
+    }
+
+    #[test]
+    fn the_note_says_how_many_and_the_limit() {
+        let text = "function f()\nend\n";
+        let index = LineIndex::new(text, crate::line_index::Encoding::Utf16);
+        let note = outline_cut_note(
+            OutlineCut {
+                omitted: 8000,
+                first: Span::new(13, 16),
+            },
+            &index,
+        );
+        assert_eq!(note.name, "… 8000 more symbols not shown (limit 10000)");
+        assert_eq!(note.range.start, lsp::Position::new(1, 0));
+        assert_eq!(note.selection_range, note.range);
+        assert_eq!(note.children, None);
+        let one = OutlineCut {
+            omitted: 1,
+            first: Span::new(0, 0),
+        };
+        assert_eq!(
+            outline_cut_note(one, &index).name,
+            "… 1 more symbol not shown (limit 10000)"
+        );
     }
 }

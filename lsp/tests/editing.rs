@@ -353,7 +353,7 @@ fn rename_highlight_folding_and_workspace_symbols() {
 }
 
 #[test]
-fn a_huge_outline_is_bounded_functions_first() {
+fn a_huge_outline_is_bounded_functions_first_and_says_it_was_cut() {
     support::run(async {
         let mut client = TestClient::initialized().await;
         let uri = "untitled:huge.nil";
@@ -369,14 +369,31 @@ fn a_huge_outline_is_bounded_functions_first() {
             )
             .await;
         let outline = outline.as_array().unwrap();
-        assert_eq!(outline.len(), 6000, "every function");
-        let children: usize = outline
+        // Every function, then the entry that says the outline was cut.
+        assert_eq!(outline.len(), 6001);
+        let (functions, note) = outline.split_at(6000);
+        let children: usize = functions
             .iter()
             .map(|s| s["children"].as_array().map_or(0, Vec::len))
             .sum();
-        assert_eq!(outline.len() + children, nilang_lsp::features::MAX_OUTLINE);
-        assert_eq!(outline[0]["children"].as_array().unwrap().len(), 2);
-        assert_eq!(outline[5999]["children"].as_array().unwrap().len(), 0);
+        assert_eq!(
+            functions.len() + children,
+            nilang_lsp::features::MAX_OUTLINE
+        );
+        assert_eq!(functions[0]["children"].as_array().unwrap().len(), 2);
+        assert_eq!(functions[1999]["children"].as_array().unwrap().len(), 2);
+        assert_eq!(functions[2000]["children"].as_array().unwrap().len(), 0);
+        assert_eq!(functions[5999]["name"], "f5999");
+        assert_eq!(
+            note[0]["name"],
+            "… 8000 more symbols not shown (limit 10000)"
+        );
+        assert!(note[0].get("children").is_none(), "{}", note[0]);
+        // At the first entry left out: `y` of `f2000`, on line 6000.
+        assert_eq!(
+            note[0]["selectionRange"]["start"],
+            json!({ "line": 6000, "character": 15 })
+        );
         client.shutdown_and_exit().await;
     });
 }
