@@ -1123,25 +1123,22 @@ impl Cx<'_> {
                         .with_secondary(exprs[0].span, format!("this is `{}`", a.ty.display()))
                         .with_help(format!("`{name}` changes two places of one type")),
                     );
-                } else if name != "SWAP" && ca == Class::Complex {
-                    self.error(
-                        Diagnostic::error(
-                            "E0610",
-                            exprs[0].span,
-                            format!("`{name}` of `{}` values", a.ty.display()),
-                        )
-                        .with_label(format!("this is `{}`", a.ty.display()))
-                        .with_help(format!(
-                            "`{name}` mixes two real numbers, as in NiLang.jl: apply it to the parts, `{name}(a.re, b.re{rest})` and `{name}(a.im, b.im{rest})`",
-                            rest = if name == "HADAMARD" { "" } else { ", θ" }
-                        )),
-                    );
                 } else if name != "SWAP"
                     && matches!(
                         ca,
-                        Class::Int | Class::Fixed | Class::ULog | Class::Tropical
+                        Class::Int | Class::Fixed | Class::ULog | Class::Tropical | Class::Complex
                     )
                 {
+                    let help = if ca == Class::Complex {
+                        format!(
+                            "`{name}` mixes two real numbers, as in NiLang.jl: apply it to the parts, `{name}(a.re, b.re{rest})` and `{name}(a.im, b.im{rest})`",
+                            rest = if name == "HADAMARD" { "" } else { ", θ" }
+                        )
+                    } else {
+                        format!(
+                            "`{name}` mixes its two places with irrational factors: it needs floats (`f64`, `f32`, a type parameter)"
+                        )
+                    };
                     self.error(
                         Diagnostic::error(
                             "E0610",
@@ -1149,9 +1146,7 @@ impl Cx<'_> {
                             format!("`{name}` of `{}` values", a.ty.display()),
                         )
                         .with_label(format!("this is `{}`", a.ty.display()))
-                        .with_help(format!(
-                            "`{name}` mixes its two places with irrational factors: it needs floats (`f64`, `f32`, a type parameter)"
-                        )),
+                        .with_help(help),
                     );
                 }
                 self.numbers_only(name, &exprs[..2.min(exprs.len())], args);
