@@ -4,14 +4,14 @@ use nilang_analysis::ast::Span;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::resolve::{Callee, DefKind};
 
-use crate::navigation::{Symbol, struct_uses, type_struct_names};
+use crate::navigation::{Symbol, passed_name_span, struct_uses, type_struct_names};
 
 /// What a name stands for, for semantic highlighting.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum NameClass {
     /// A function's name where it is defined.
     FunctionDefinition,
-    /// A call or uncall of a project function.
+    /// A call or uncall of a project function, or one passed as a value.
     FunctionCall,
     /// A built-in instruction (`SWAP`, `INC`, ...).
     Instruction,
@@ -51,6 +51,13 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
                 Callee::Instruction(_) => NameClass::Instruction,
             };
             out.push((call.span.shift(offset), class));
+        }
+        // A function passed as a value is a function too.
+        for (span, name) in &resolution.fn_refs {
+            out.push((
+                passed_name_span(*span, name).shift(offset),
+                NameClass::FunctionCall,
+            ));
         }
         for (span, def) in &resolution.uses {
             let Some(d) = resolution.defs.get(*def) else {

@@ -77,11 +77,10 @@ pub fn symbol_at<'db>(
         candidates.push((call.span, symbol));
     }
     for (span, name) in &resolution.fn_refs {
-        // A partial application (`scale!(_, c)`): its name only, so that
-        // its captured arguments are themselves.
-        let written = nilang_analysis::modules::bare_name(name).len() as u32;
-        let span = Span::new(span.start, (span.start + written).min(span.end));
-        candidates.push((span, Symbol::Function(name.clone())));
+        candidates.push((
+            passed_name_span(*span, name),
+            Symbol::Function(name.clone()),
+        ));
     }
     for (span, def) in &resolution.uses {
         candidates.push((
@@ -102,6 +101,18 @@ pub fn symbol_at<'db>(
         .find(|(s, _)| s.start <= rel && rel < s.end)
         .or_else(|| candidates.iter().find(|(s, _)| s.contains(rel)))?;
     Some((inside.1.clone(), inside.0.shift(start)))
+}
+
+/// The name of a function passed as a value, from the argument's span
+/// (function-relative) in [`Resolution::fn_refs`]: the argument itself for
+/// a function passed by name (`map!(square!, …)`), its callee's name for a
+/// partial application (`scale!(_, c)`), so that its captured arguments
+/// stay themselves.
+///
+/// [`Resolution::fn_refs`]: nilang_analysis::resolve::Resolution::fn_refs
+pub(crate) fn passed_name_span(span: Span, name: &str) -> Span {
+    let written = nilang_analysis::modules::bare_name(name).len() as u32;
+    Span::new(span.start, (span.start + written).min(span.end))
 }
 
 /// A name in an `import M: f, g` declaration: the function it imports.
@@ -242,7 +253,8 @@ pub fn references(
             for &file in &files {
                 for &f in db::file_functions(db, project, file) {
                     let offset = db::function_offset(db, f);
-                    for call in &db::resolve_function(db, f).calls {
+                    let resolution = db::resolve_function(db, f);
+                    for call in &resolution.calls {
                         let same = match (&call.callee, symbol) {
                             (Callee::Function(a), Symbol::Function(b)) => a == b,
                             (Callee::Instruction(a), Symbol::Instruction(b)) => a == b,
@@ -250,6 +262,15 @@ pub fn references(
                         };
                         if same {
                             out.push((file, call.span.shift(offset)));
+                        }
+                    }
+                    // Passed as a value: by name (`i_mapsum(sq!, …)`) or
+                    // partially applied (`scale!(_, c)`).
+                    if let Symbol::Function(b) = symbol {
+                        for (span, name) in &resolution.fn_refs {
+                            if name == b {
+                                out.push((file, passed_name_span(*span, name).shift(offset)));
+                            }
                         }
                     }
                 }
