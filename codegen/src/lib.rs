@@ -274,6 +274,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         casts: Vec::new(),
         cast_blocks: Vec::new(),
         windows: Vec::new(),
+        failing: Vec::new(),
         mode: Mode {
             checks: options.checks,
             record_all: options.tape_loops,
@@ -431,6 +432,9 @@ struct Gen<'a> {
     /// The index windows of the `for` loops being generated, innermost
     /// last (see `codegen::control`).
     windows: Vec<control::Slice>,
+    /// The bodies generated so far that can fail (`__nil_f_adjoint`, ...):
+    /// an entry point that ends in a call of one saves its arguments too.
+    failing: Vec<String>,
 }
 
 /// The one value that says what [`Gen`] is generating: options fixed for the
@@ -751,7 +755,21 @@ impl Gen<'_> {
         }
         self.level -= 1;
         self.line("}");
-        let fails = self.out[body_at..].contains("Err(") || self.out[body_at..].contains('?');
+        // A body fails when it returns an error, passes one on (`?`), or
+        // ends in a call of a body generated before it that fails (`f_grad`
+        // calling `f_adjoint_accumulating`).
+        let fails = {
+            let body = &self.out[body_at..];
+            body.contains("Err(")
+                || body.contains('?')
+                || self
+                    .failing
+                    .iter()
+                    .any(|callee| body.contains(&format!("{callee}(")))
+        };
+        if fails {
+            self.failing.push(inner.clone());
+        }
         if self.mode.tape_param {
             // The tape is an argument like the others. A call that only
             // records marks its lengths and cuts back to them; one that

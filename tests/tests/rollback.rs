@@ -130,3 +130,16 @@ const LOCATION: nilang::Location = nilang::Location {
     line: 1,
     column: 1,
 };
+
+#[test]
+fn a_failing_accumulate_only_gradient_puts_back_the_adjoints() {
+    // x < 2: no failure, the gradient is 2.
+    let (mut out, mut out_bar, mut x_bar) = (1.25, 1.0, 0.25);
+    r::loss_then_fail_grad(&mut out, &mut out_bar, 0.5, &mut x_bar).unwrap();
+    assert_eq!(x_bar, 2.25);
+    // x >= 2: the deallocation fails, and every argument is as passed.
+    let (mut out, mut out_bar, mut x_bar) = (1.25, 1.0, 0.25);
+    let err = r::loss_then_fail_grad(&mut out, &mut out_bar, 3.0, &mut x_bar).unwrap_err();
+    assert_eq!(err.check, Check::Deallocation);
+    assert_eq!((out, out_bar, x_bar), (1.25, 1.0, 0.25));
+}
