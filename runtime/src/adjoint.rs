@@ -24,9 +24,13 @@ impl<T: Real> Adjoint<T> for T {
     fn zero() -> Self {
         crate::zero()
     }
+    /// A zero cotangent `g` adds exactly nothing, also where the local
+    /// derivative `s` is infinite or NaN (no `0 · inf`).
     #[inline]
     fn add_scaled(&mut self, g: &Self, s: T) {
-        *self += *g * s;
+        if !g.is_exactly_zero() {
+            *self += *g * s;
+        }
     }
     #[inline]
     fn scale(&mut self, s: T) {
@@ -51,7 +55,7 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
     #[inline]
     fn add_scaled(&mut self, g: &Self, s: T) {
         for (a, b) in self.iter_mut().zip(g) {
-            *a += *b * s;
+            a.add_scaled(b, s);
         }
     }
     #[inline]

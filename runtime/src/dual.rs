@@ -233,6 +233,11 @@ impl<T: Real> Num for Dual<T> {
 
 impl<T: Real> Real for Dual<T> {
     #[inline]
+    fn is_exactly_zero(self) -> bool {
+        self.re.is_exactly_zero() && self.eps.is_exactly_zero()
+    }
+
+    #[inline]
     fn from_i64(v: i64) -> Self {
         Dual::constant(T::from_i64(v))
     }

@@ -70,6 +70,13 @@ pub trait Real:
     /// Whether two values agree: within `atol` for floating point, exactly
     /// for integers.
     fn approx_eq(self, other: Self, atol: f64) -> bool;
+    /// Whether this is exactly zero, every part of it (a dual number's
+    /// derivative part too, which `==` does not compare): a zero adjoint
+    /// that adds nothing (`Adjoint::add_scaled`).
+    #[inline]
+    fn is_exactly_zero(self) -> bool {
+        self == crate::zero()
+    }
     fn abs2(self) -> Self {
         self * self
     }
@@ -287,6 +294,9 @@ pub fn one<T: Real>() -> T {
 /// of a Hessian per run. Comparisons, `min`, `max` and rounding look at the
 /// value only; the tolerance check compares both parts.
 impl Real for num_dual::Dual64 {
+    fn is_exactly_zero(self) -> bool {
+        self.re == 0.0 && self.eps == 0.0
+    }
     fn from_i64(v: i64) -> Self {
         num_dual::Dual64::from(v as f64)
     }

@@ -199,10 +199,15 @@ impl Gen<'_> {
                         self.push_cpartials(x, Self::compose(&m, c("conj", &z), Some(z)), out)
                     }
                     ("abs", [x]) => {
+                        // At z = 0, the subgradient 0 (not 0/0).
                         let z = self.value_as(x, &ck);
                         let r = format!("({two} * {})", c("abs", &z));
-                        let a = format!("({} / {r})", c("conj", &z));
-                        let b = format!("({z} / {r})");
+                        let czero = self.czero();
+                        let a = format!(
+                            "(if {z} == {czero} {{ {czero} }} else {{ {} / {r} }})",
+                            c("conj", &z)
+                        );
+                        let b = format!("(if {z} == {czero} {{ {czero} }} else {{ {z} / {r} }})");
                         self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                     }
                     ("angle", [x]) => {

@@ -25,6 +25,10 @@ pub(crate) trait Deriv {
     fn powf(&mut self, x: &str, p: &str) -> String;
     /// One if `a cmp b`, else zero (`yes`), or the other way round.
     fn pick(&mut self, a: &str, cmp: &str, b: &str, yes: bool) -> String;
+    /// `q`, but zero where `x` is zero: a derivative at a singular point
+    /// (`sqrt` at 0) takes the subgradient 0 (docs/language.md,
+    /// "Derivatives at singular points").
+    fn zero_at_zero(&mut self, x: &str, q: &str) -> String;
     fn unsupported(&mut self, span: Span, what: &str);
 }
 
@@ -84,6 +88,11 @@ impl Deriv for Gen<'_> {
         let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
         let (t, f) = if yes { (one, zero) } else { (zero, one) };
         format!("(if {a} {cmp} {b} {{ {t} }} else {{ {f} }})")
+    }
+
+    fn zero_at_zero(&mut self, x: &str, q: &str) -> String {
+        let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+        format!("(if {x} == {zero} {{ {zero} }} else {{ {q} }})")
     }
 
     fn unsupported(&mut self, span: Span, what: &str) {
@@ -159,12 +168,20 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                         let p = d.powi(&l, &format!("({n}) - 1"));
                         push_partials(d, lhs, Some(times(&mult, format!("({nk} * {p})"))), out);
                     } else {
+                        // At x = 0: p x^(p-1) is the subgradient 0 where it
+                        // is infinite (p < 1), 1 for p = 1; x^p ln x is 0.
                         let p = d.value(rhs);
                         let pl = d.powf(&l, &format!("{p} - {one}"));
-                        push_partials(d, lhs, Some(times(&mult, format!("({p} * {pl})"))), out);
+                        let dl = d.zero_at_zero(&l, &format!("{p} * {pl}"));
+                        let zero = format!("({one} - {one})");
+                        let at_zero = d.pick(&l, "==", &zero, true);
+                        let p_one = d.pick(&p, "==", &one, true);
+                        let dl = format!("({dl} + {at_zero} * {p_one})");
+                        push_partials(d, lhs, Some(times(&mult, dl)), out);
                         let ln = d.real_fn("ln", &l);
                         let pw = d.powf(&l, &p);
-                        push_partials(d, rhs, Some(times(&mult, format!("({ln} * {pw})"))), out);
+                        let dp = d.zero_at_zero(&l, &format!("{ln} * {pw}"));
+                        push_partials(d, rhs, Some(times(&mult, dp)), out);
                     }
                 }
                 // Comparisons, logic, integer division: no derivative.
@@ -251,7 +268,10 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             let q = match f {
                 "abs" => r(d, "signum"),
                 "abs2" => format!("(({one} + {one}) * {v})"),
-                "sqrt" => format!("({one} / (({one} + {one}) * {}))", r(d, "sqrt")),
+                "sqrt" => {
+                    let q = format!("{one} / (({one} + {one}) * {})", r(d, "sqrt"));
+                    d.zero_at_zero(&v, &q)
+                }
                 "exp" => r(d, "exp"),
                 "log" => format!("({one} / {v})"),
                 "sin" => r(d, "cos"),

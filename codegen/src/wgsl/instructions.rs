@@ -252,6 +252,11 @@ impl Deriv for W<'_> {
         format!("select({f}({e}), {f}({t}), {a} {cmp} {b})")
     }
 
+    fn zero_at_zero(&mut self, x: &str, q: &str) -> String {
+        let f = self.float;
+        format!("select({q}, {f}(0), {x} == {f}(0))")
+    }
+
     fn unsupported(&mut self, span: Span, what: &str) {
         W::unsupported(self, span, what)
     }
