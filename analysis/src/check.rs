@@ -1103,7 +1103,48 @@ impl Checker<'_> {
                 .with_help("running the loop backwards needs the same range: change a copy, or move the change out of the loop"),
             );
         }
+        self.for_each_collection(var, body);
         self.block(body);
+    }
+
+    /// E0411 for a `for x in xs` whose body changes `xs`: the loop counts
+    /// `xs`'s positions before it runs and checks `x` equal to `xs[k]`
+    /// after each pass (the parser's lowering, `x ← xs[k]; body; x → xs[k]`),
+    /// and going backwards it needs the same collection.
+    fn for_each_collection(&mut self, var: &Ident, body: &Block) {
+        let lowered = var.span.start == var.span.end
+            && var.name.starts_with("__")
+            && var.name.ends_with("_k");
+        let (Some(first), Some(_)) = (body.stmts.first(), body.stmts.last()) else {
+            return;
+        };
+        let StmtKind::Alloc { name, value } = &first.kind else {
+            return;
+        };
+        if !lowered || body.stmts.len() < 2 {
+            return;
+        }
+        let Some((collection, _)) = value.root_var() else {
+            return;
+        };
+        let mut writes = Vec::new();
+        for stmt in &body.stmts[1..body.stmts.len() - 1] {
+            visit_stmt(stmt, &mut |s| self.direct_writes(s, &mut writes));
+        }
+        if let Some((_, span)) = writes.iter().find(|(n, _)| n == collection) {
+            self.out.push(
+                Diagnostic::error(
+                    "E0411",
+                    *span,
+                    format!("the body of `for {} in {collection}` changes `{collection}`", name.name),
+                )
+                .with_label("changed here")
+                .with_secondary(value.span, "the collection the loop walks")
+                .with_help(format!(
+                    "loop over the positions instead, `for k = 1:length({collection})`, and change `{collection}[k]` there; a stack grows and shrinks outside the loop"
+                )),
+            );
+        }
     }
 
     /// Ancillas alive at the end of their scope are deallocated with the

@@ -38,6 +38,16 @@ pub fn source_path(name: &str) -> String {
     format!("{}/std/{name}.nil", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The path a run-time error names for a file: `std/<module>.nil` for a
+/// module of the standard library (its [`source_path`] is the build
+/// machine's), the file's own path otherwise.
+pub fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match MODULES.iter().find(|m| source_path(m.name) == path) {
+        Some(m) => format!("std/{}.nil", m.name).into(),
+        None => path.into(),
+    }
+}
+
 /// The standard library's modules as files of a project, with the library
 /// entries that say so. Generated code reaches them as
 /// `<runtime>::stdlib::<name>` (the runtime is `nilang` in generated code).
@@ -55,4 +65,23 @@ pub fn library(db: &dyn Db) -> (Vec<SourceFile>, Vec<LibraryModule>) {
         });
     }
     (files, libraries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run-time error in a standard-library function (a template instance
+    /// generated in the user's crate included) names `std/<module>.nil`,
+    /// never the build machine's path.
+    #[test]
+    fn errors_name_std_files_relatively() {
+        for m in MODULES {
+            assert_eq!(
+                shown_path(&source_path(m.name)),
+                format!("std/{}.nil", m.name)
+            );
+        }
+        assert_eq!(shown_path("src/model.nil"), "src/model.nil");
+    }
 }

@@ -191,6 +191,7 @@ fn generate_as<'db>(
         None => mutated_params(db, project, f.name(db)).unwrap_or_default(),
     };
     let none_facts = nilang_analysis::kernel::KernelFacts::default();
+    let shown_path = nilang_analysis::stdlib::shown_path(file.path(db));
     codegen::generate_function(
         &codegen::Input {
             function: analysed.as_ref().map_or(&*ast, |a| &*a.ast),
@@ -228,7 +229,7 @@ fn generate_as<'db>(
         },
         &if locations {
             codegen::Place {
-                path: file.path(db),
+                path: &shown_path,
                 text: file.text(db),
                 offset: function_offset(db, f),
                 line_starts: line_starts(db, file),

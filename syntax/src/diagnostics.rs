@@ -192,6 +192,8 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0406", "`@routine` without a matching `~@routine`"),
     ("E0407", "`~@routine` without a preceding `@routine`"),
     ("E0409", "a `@tape` loop under `~`"),
+    ("E0410", "`for` range with step 0"),
+    ("E0411", "`for x in xs` body changes `xs`"),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
     (
