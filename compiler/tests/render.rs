@@ -99,6 +99,66 @@ fn indexed_line_and_column_agree_with_the_scan() {
     }
 }
 
+/// NiLang.jl habits that used to get cascades (`tests/ui/julia_cascades.nil`):
+/// one diagnostic each, its message, help line and suggested edit.
+#[test]
+fn julia_cascades_get_one_error_naming_what_to_write() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ui/julia_cascades.nil");
+    let text = std::fs::read_to_string(path).expect("the ui file");
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, "julia_cascades.nil".into(), text.clone());
+    let project = Project::new(&db, vec![file]);
+    let mut out = String::new();
+    for d in db::file_diagnostics(&db, project, file).iter() {
+        let (line, column) = render::line_col(&text, d.primary.span.start);
+        let shown = &text[d.primary.span.range()];
+        out.push_str(&format!(
+            "{line}:{column} {} `{shown}`: {}\n    help: {}\n",
+            d.code,
+            d.message,
+            d.help.as_deref().unwrap_or("-")
+        ));
+        if let Some(s) = &d.suggestion {
+            out.push_str(&format!(
+                "    edit: `{}` -> `{}`\n",
+                &text[s.span.range()],
+                s.replacement
+            ));
+        }
+    }
+    expect![[r#"
+        6:15 E0006 `x -> x < 0`: `x -> x < 0` is a closure; closures are not in the language
+            help: write it as a named `function` and pass its name, or pass a partial application of one, such as `f!(_, c)` with `c` fixed (docs/language.md, "Functions as values")
+        11:5 E0006 `return y`: `return` is not in the language: a function returns nothing
+            help: a function's results are written into the parameters it changes (by convention named with `!`, such as `out!`): accumulate into one (`out! += y`) and remove the `return`
+        15:5 E0006 `@zeros f64 a b`: `@zeros` is NiLang.jl's macro; here each ancilla is allocated on its own line
+            help: write `a ← zero(f64)`, `b ← zero(f64)`
+            edit: `@zeros f64 a b` -> `a ← zero(f64)
+            b ← zero(f64)`
+        20:12 E0006 `|> INV`: `|> INV` is NiLang.jl's; here what runs backwards is written with `~`
+            help: to run a call backwards write `~f(args...)` (or `~begin ... end` for a block); to apply a function, call it: `f(x)`
+        24:5 E0006 `PlusEq(identity)(y, x)`: `PlusEq(f)(y, x...)` is NiLang.jl's instruction object; here it is the operator `+=`
+            help: write `y += x`
+            edit: `PlusEq(identity)(y, x)` -> `y += x`
+        28:5 E0006 `Grad(f)(Val(1), y, x)`: `Grad(f)(Val(i), ...)` is NiLang.jl's gradient; here it is the derivative call `(∇f)(...)`
+            help: write `(∇f)(...)` with `f`'s arguments, each differentiable one followed by its companion that receives the gradient (docs/language.md, "Derivatives inside `.nil`")
+        32:5 E0006 `@skip! y`: `@skip!` is NiLang.jl's macro; it is not in the language
+            help: remove `@skip!`: an argument a call only reads needs no mark here (the analysis finds what each call changes), and a statement for its side effect only (printing) is written `@safe ...`
+        37:13 E0006 `@skip!(x)`: `@skip!` is NiLang.jl's macro; it is not in the language
+            help: remove `@skip!`: an argument a call only reads needs no mark here (the analysis finds what each call changes), and a statement for its side effect only (printing) is written `@safe ...`
+        41:10 E0006 `@const length(x)`: `@const` is NiLang.jl's macro; it is not needed here
+            help: remove `@const`: an expression on the right of an instruction is only read, and a parameter that carries no derivative is declared `Const<T>`
+            edit: `@const ` -> ``
+        45:5 E0006 `FLOAT64_STACK`: `FLOAT64_STACK` is one of NiLang.jl's global stacks; here there is no global state
+            help: use a stack of your own: a parameter `s::Stack<f64>`, or an ancilla `s ← stack(f64)` that is empty again when freed; then `s[end+1] ↔ x` pushes and `s[end] ↔ x` pops (docs/language.md, "Stacks")
+        49:12 E0006 `2i`: `2i` is Julia's implicit multiplication; here `*` is written
+            help: write `2 * i`
+            edit: `2i` -> `2 * i`
+        53:5 E0006 `for (i, v) in enumerate(x)`: `for (i, v) in enumerate(x)` is Julia's; here a loop runs over a range or over one collection
+            help: write `for i = 1:length(x)` and read `x[i]` where the body reads `v`
+    "#]].assert_eq(&out);
+}
+
 /// NiLang.jl habits (`tests/ui/julia_habits.nil`): each diagnostic's message
 /// and the rewrite in its help line.
 #[test]
@@ -130,8 +190,6 @@ fn julia_habits_get_the_rewrite_as_help() {
             help: `swap` is NiLang.jl's spelling of an instruction: write `SWAP(x, y)`
         19:9 E0006 `k!=`: `k!=` reads as the name `k!` followed by `=`
             help: for "not equal", put a space before `!=`: `k != 0`
-        19:9 E0101 `k!`: undefined variable `k!`
-            help: `k!` is not `k`: a name may end in `!`, so `k!=` reads as `k! =`; for "not equal" write `k != ...`
         24:25 E0602 `Float64`: unknown type `Float64`
             help: this is Julia's spelling: write `f64`
         24:37 E0602 `AbstractVector{Float64}`: unknown type `AbstractVector`

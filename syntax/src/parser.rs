@@ -110,6 +110,7 @@ pub(crate) fn lower_function(text: &str, node: Node<'_>) -> LoweredFunction {
         diagnostics: Vec::new(),
         end: None,
         tuples: Vec::new(),
+        habit_end: 0,
     };
     let function = lower.function(node).map(Arc::new);
     LoweredFunction {
@@ -147,6 +148,7 @@ pub(crate) fn lower_file(
                 diagnostics: Vec::new(),
                 end: None,
                 tuples: Vec::new(),
+                habit_end: 0,
             };
             if let Some(def) = lower.struct_def(child) {
                 out.structs.push(Arc::new(def));
@@ -210,15 +212,27 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
     }
     let mut cursor = root.walk();
     let mut saw_from = false;
+    // The end of the last Julia habit reported: what starts inside it (the
+    // `(y, x)` of `PlusEq(f)(y, x)`) is not reported again.
+    let mut habit_end = 0;
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
-        if !node.is_error() && crate::julia::statement(node, text, 0).is_some() {
-            // A NiLang.jl `@from` loop: the lowering reports it (E0006)
-            // and leaves it out; what it contains is not reported again,
-            // nor the `end` it leaves over.
+        if node.start_byte() < habit_end && node.id() != root.id() {
             descend = false;
-            saw_from = true;
+        } else if let Some((_, _, end)) = crate::julia::type_spelling(node, text) {
+            // Accepted as written (`zero(Complex{T})`).
+            descend = false;
+            habit_end = end;
+        } else if !node.is_error()
+            && let Some(habit) = crate::julia::statement(node, text, 0)
+        {
+            // A NiLang.jl statement (`@from` loop, `return`, ...): the
+            // lowering reports it (E0006) and leaves it out; what it
+            // contains is not reported again, nor the `end` it leaves over.
+            descend = false;
+            saw_from |= habit.message.starts_with("`@from");
+            habit_end = habit.primary.span.end as usize;
         } else if saw_from && node.is_error() && text[node.byte_range()].trim() == "end" {
             descend = false;
         } else if node.is_missing() {
@@ -233,8 +247,10 @@ fn collect_syntax_errors(root: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) 
             );
             descend = false;
         } else if node.is_error()
-            && let Some(habit) = crate::julia::error_node(node, text)
+            && let Some((habit, opens_loop)) = crate::julia::error_habit(node, text)
         {
+            habit_end = habit.primary.span.end as usize;
+            saw_from |= opens_loop;
             out.push(habit);
             descend = false;
         } else if node.is_error() {
@@ -314,6 +330,9 @@ struct Lower<'a> {
     /// many values each holds: each value is an ancilla of its own, named
     /// `t.1`, `t.2`, ... ([`tuple_element`]).
     tuples: Vec<(String, usize)>,
+    /// Where the Julia habit the last statement was (absolute), if it was
+    /// one: the statements of its block that start before are left out.
+    habit_end: usize,
 }
 
 /// The name of the `k`-th value (from 1) of the tuple variable `tuple`:
@@ -614,10 +633,29 @@ impl<'a> Lower<'a> {
     fn block(&mut self, node: Node<'_>, depth: u32) -> Block {
         let mut stmts = Vec::new();
         let mut cursor = node.walk();
+        // The end of a Julia habit (absolute): the statements that start
+        // inside it are left out with it.
+        let mut habit_end = 0;
         for child in node.named_children(&mut cursor) {
+            if child.start_byte() < habit_end {
+                continue;
+            }
+            if child.is_error()
+                && let Some((habit, opens_loop)) = crate::julia::error_habit(child, self.text)
+            {
+                // Reported with the syntax errors. A loop head that is a
+                // habit: the rest of the block is its body.
+                if opens_loop {
+                    break;
+                }
+                habit_end = habit.primary.span.end as usize;
+                continue;
+            }
+            self.habit_end = 0;
             if let Some(stmt) = self.stmt(child, depth + 1) {
                 stmts.push(stmt);
             }
+            habit_end = habit_end.max(self.habit_end);
         }
         Block::new(stmts)
     }
@@ -634,7 +672,13 @@ impl<'a> Lower<'a> {
             return None;
         }
         if let Some(habit) = crate::julia::statement(node, self.text, self.offset as usize) {
+            self.habit_end = (habit.primary.span.end + self.offset) as usize;
             self.diagnostics.push(habit);
+            return None;
+        }
+        if crate::julia::holds_habit(node, self.text) {
+            // Reported with the syntax errors; what is left of the
+            // statement would be checked as something else.
             return None;
         }
         let span = self.span(node);
@@ -761,7 +805,7 @@ impl<'a> Lower<'a> {
                     }
                 } else {
                     let body = self.opt_block(field("body"), depth);
-                    self.for_each(var, range, body, span.end, depth)
+                    self.for_each(var, range, false, body, span.end, depth)
                 }
             }
             "begin_block" => StmtKind::Begin(self.opt_block(field("body"), depth)),
@@ -1327,6 +1371,25 @@ impl<'a> Lower<'a> {
         }
         let d = depth + 1;
         let field = |name: &str| node.child_by_field_name(name);
+        if let Some((ctor, element, _)) = crate::julia::type_spelling(node, self.text) {
+            // `zero(Complex{T})`, `one(ULogarithmic<Fixed43>)`: the type
+            // written where `zero` and `one` take a value of it.
+            let element = Expr::new(ExprKind::Var(element.to_string()), span);
+            let zero = Expr::call("zero", vec![element], span);
+            return if ctor == "Complex" {
+                let im = Expr::new(ExprKind::Var("im".to_string()), span);
+                Expr::new(
+                    ExprKind::Binary {
+                        op: BinaryOp::Mul,
+                        lhs: Box::new(zero),
+                        rhs: Box::new(im),
+                    },
+                    span,
+                )
+            } else {
+                Expr::call("ulog", vec![zero], span)
+            };
+        }
         let kind = match node.kind() {
             "identifier" => {
                 let name = self.text(node);
@@ -1533,6 +1596,28 @@ impl<'a> Lower<'a> {
                     .filter(|c| c.kind() != "comment")
                     .collect();
                 ExprKind::Tuple(children.into_iter().map(|c| self.expr(c, d)).collect())
+            }
+            "macro_call"
+                if let (Some(name), Some(arg)) = (field("name"), field("argument"))
+                    && matches!(self.text(name), "@const" | "@skip") =>
+            {
+                // NiLang.jl's `@const e` and `@skip!(e)`: one E0006, and
+                // `e` is checked as written without the macro.
+                let arg = if self.text(name) == "@skip" {
+                    if !(arg.kind() == "unary" && self.text(arg).starts_with('!')) {
+                        return Expr::new(ExprKind::Error, span);
+                    }
+                    self.diagnostics.push(crate::julia::skip(span));
+                    match arg.named_child(arg.named_child_count().saturating_sub(1) as u32) {
+                        Some(operand) => operand,
+                        None => return Expr::new(ExprKind::Error, span),
+                    }
+                } else {
+                    self.diagnostics
+                        .push(crate::julia::constant(span, self.span(arg)));
+                    arg
+                };
+                return self.expr(arg, d);
             }
             "macro_call" => ExprKind::Macro {
                 name: field("name")
