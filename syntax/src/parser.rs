@@ -171,13 +171,30 @@ fn lower_import(text: &str, node: Node<'_>) -> Option<Import> {
     let span = |n: Node<'_>| Span::new(n.start_byte() as u32, n.end_byte() as u32);
     let path = node.child_by_field_name("module")?;
     let mut cursor = path.walk();
+    // An unfinished path (`using std.` and a line break) ends at the line
+    // break: tree-sitter goes on into the next lines' comment and `using`.
+    let line_end = text[path.start_byte()..]
+        .find('\n')
+        .map_or(text.len(), |i| path.start_byte() + i);
     let parts: Vec<&str> = path
         .named_children(&mut cursor)
+        .filter(|n| n.end_byte() <= line_end)
         .map(|n| &text[n.byte_range()])
         .collect();
-    let module = Ident {
-        name: parts.join("."),
-        span: span(path),
+    let module = if path.end_byte() <= line_end {
+        Ident {
+            name: parts.join("."),
+            span: span(path),
+        }
+    } else {
+        let written = text[path.start_byte()..line_end].trim_end();
+        Ident {
+            name: written.to_string(),
+            span: Span::new(
+                path.start_byte() as u32,
+                (path.start_byte() + written.len()) as u32,
+            ),
+        }
     };
     let names = (node.kind() == "import_declaration").then(|| {
         let mut cursor = node.walk();
