@@ -333,9 +333,10 @@ module.exports = grammar({
       optional(seq(':', field('stop', $._expression))),
     ),
 
-    // `reverse(a:s:b)` visits the elements of `a:s:b` backwards; inverting a
-    // `for` loop produces it, and inverting it again gives the range back.
-    reversed_range: $ => seq('reverse', '(', field('range', $.range), ')'),
+    // `reverse(a:s:b)` visits the elements of `a:s:b` backwards, and
+    // `reverse(xs)` the elements of a collection; inverting a `for` loop
+    // produces them, and inverting it again gives the range back.
+    reversed_range: $ => seq('reverse', '(', field('range', choice($.range, $._expression)), ')'),
 
     begin_block: $ => seq('begin', field('body', optional($.block)), 'end'),
 

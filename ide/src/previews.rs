@@ -130,7 +130,9 @@ pub fn inverse_preview(
     let one = chosen.len() == 1 && target != InverseTarget::File;
     Ok(InversePreview {
         function: one.then(|| chosen[0].name(db).clone()),
-        source: sources.join("\n"),
+        // The same text as `nilc inverse`: the file's imports (and for the
+        // whole file its structs) above the inverses.
+        source: db::inverse_header(db, file, !one) + &sources.join("\n"),
     })
 }
 

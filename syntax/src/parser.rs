@@ -814,7 +814,16 @@ impl<'a> Lower<'a> {
             "for_statement" => {
                 let var = self.ident(field("variable")?);
                 let range = field("range")?;
-                if matches!(range.kind(), "range" | "reversed_range") {
+                // `reverse(xs)` of a collection (not of a range) walks it
+                // backwards.
+                let reversed_collection = (range.kind() == "reversed_range")
+                    .then(|| range.child_by_field_name("range"))
+                    .flatten()
+                    .filter(|inner| inner.kind() != "range");
+                if let Some(xs) = reversed_collection {
+                    let body = self.opt_block(field("body"), depth);
+                    self.for_each(var, xs, true, body, span.end, depth)
+                } else if matches!(range.kind(), "range" | "reversed_range") {
                     StmtKind::For {
                         var,
                         range: self.for_range(range, depth)?,
@@ -963,7 +972,8 @@ impl<'a> Lower<'a> {
         Cond { pre, post, span }
     }
 
-    /// `for x in xs body end`: a loop over the positions of `xs` in which
+    /// `for x in xs body end` (with `reversed`, `for x in reverse(xs)`, the
+    /// positions last first): a loop over the positions of `xs` in which
     /// `x` is a copy of the element, allocated before the body and checked
     /// equal to it (and freed) after: `for k = 1:length(xs); x ← xs[k];
     /// body; x → xs[k]; end`. The position variable has an empty span at the
@@ -973,6 +983,7 @@ impl<'a> Lower<'a> {
         &mut self,
         var: Ident,
         xs: Node<'_>,
+        reversed: bool,
         body: Block,
         end_at: u32,
         depth: u32,
@@ -1035,7 +1046,7 @@ impl<'a> Lower<'a> {
                 start: Expr::new(ExprKind::Int("1".to_string()), whole),
                 step: None,
                 stop: length,
-                reversed: false,
+                reversed,
                 span: whole,
             },
             body: Block::new(stmts),

@@ -197,8 +197,22 @@ impl Printer {
                 self.line("end");
             }
             StmtKind::For { var, range, body } => {
-                self.line(&format!("{prefix}for {} = {}", var.name, range_text(range)));
-                self.block(body);
+                if let Some((element, collection, inner)) = for_each_parts(var, range, body) {
+                    let collection = if range.reversed {
+                        format!("reverse({collection})")
+                    } else {
+                        collection
+                    };
+                    self.line(&format!("{prefix}for {element} in {collection}"));
+                    self.level += 1;
+                    for stmt in inner {
+                        self.stmt(stmt);
+                    }
+                    self.level -= 1;
+                } else {
+                    self.line(&format!("{prefix}for {} = {}", var.name, range_text(range)));
+                    self.block(body);
+                }
                 self.line("end");
             }
             StmtKind::Begin(block) if tuple_block(block).is_some() => {
@@ -332,6 +346,49 @@ pub fn cond_text(cond: &Cond) -> String {
         Post::Missing => write_expr(&mut s, &cond.pre, 0),
     }
     s
+}
+
+/// A `for x in xs` as the parser lowers it (`for __x_k = 1:length(xs);
+/// x ← xs[__x_k]; body; x → xs[__x_k]; end`, the position variable with an
+/// empty span): the element's name, the collection as written (`xs`,
+/// `A[:, j]`, `A[i, :]`) and the body. `None` for any other loop.
+fn for_each_parts<'b>(
+    var: &Ident,
+    range: &Range,
+    body: &'b Block,
+) -> Option<(String, String, &'b [Stmt])> {
+    if var.span.start != var.span.end {
+        return None;
+    }
+    let element = var.name.strip_prefix("__")?.strip_suffix("_k")?;
+    let [first, inner @ .., last] = body.stmts.as_slice() else {
+        return None;
+    };
+    let (
+        StmtKind::Alloc { name, value },
+        StmtKind::Dealloc {
+            name: freed,
+            value: again,
+        },
+    ) = (&first.kind, &last.kind)
+    else {
+        return None;
+    };
+    if name.name != element || freed.name != element || value != again || range.step.is_some() {
+        return None;
+    }
+    let ExprKind::Index { base, indices } = &value.kind else {
+        return None;
+    };
+    let is_position = |a: &IndexArg| matches!(a, IndexArg::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if *n == var.name));
+    let base_text = print_expr(base);
+    let collection = match indices.as_slice() {
+        [k] if is_position(k) => base_text,
+        [k, IndexArg::Expr(j)] if is_position(k) => format!("{base_text}[:, {}]", print_expr(j)),
+        [IndexArg::Expr(i), k] if is_position(k) => format!("{base_text}[{}, :]", print_expr(i)),
+        _ => return None,
+    };
+    Some((element.to_string(), collection, inner))
 }
 
 pub fn range_text(range: &Range) -> String {
@@ -516,6 +573,17 @@ fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
 }
 
 /// A struct definition, one field a line.
+/// A `using` or `import` declaration, one line.
+pub fn print_import(import: &Import) -> String {
+    match &import.names {
+        None => format!("using {}\n", import.module.name),
+        Some(names) => {
+            let names: Vec<&str> = names.iter().map(|n| n.name.as_str()).collect();
+            format!("import {}: {}\n", import.module.name, names.join(", "))
+        }
+    }
+}
+
 pub fn print_struct(def: &StructDef) -> String {
     let mut p = Printer::default();
     if let Some(doc) = &def.doc {

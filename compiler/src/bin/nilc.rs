@@ -722,15 +722,9 @@ fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {
         }
         None => functions.to_vec(),
     };
-    let mut out = String::new();
-    if function.is_none() {
-        // The file's structs are their own inverse: the inverse module
-        // declares them too, so that it checks on its own.
-        for s in &db::parse_file(&database, file).structs {
-            out.push_str(&nilang_compiler::printer::print_struct(s));
-            out.push('\n');
-        }
-    }
+    // The imports, and the structs (their own inverse) for the whole file:
+    // the inverse module checks on its own.
+    let mut out = db::inverse_header(&database, file, function.is_none());
     for (i, f) in selected.iter().enumerate() {
         if i > 0 {
             out.push('\n');
