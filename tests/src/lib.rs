@@ -24,6 +24,7 @@ nilang::include_nil!(pub mod higher_order);
 nilang::include_nil!(pub mod higher_order_use);
 nilang::include_nil!(pub mod typed_once);
 nilang::include_nil!(pub mod singular);
+nilang::include_nil!(pub mod julia_spellings);
 nilang::include_nil!(pub mod windows);
 nilang::include_nil!(pub mod modules);
 nilang::include_nil!(pub mod stdlib_use);
