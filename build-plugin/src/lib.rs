@@ -374,8 +374,26 @@ impl Config {
             if nilang_analysis::db::lookup_function(&db, project, &v.function)
                 .is_none_or(|f| !sources.contains(&f.file(&db)))
             {
+                // The closest name they do define (`mul!` for `mul`).
+                let defined: Vec<String> = sources
+                    .iter()
+                    .flat_map(|&file| nilang_analysis::db::file_functions(&db, project, file))
+                    .map(|f| f.name(&db).clone())
+                    .collect();
+                let bang = format!("{}!", v.function);
+                let closest = defined
+                    .iter()
+                    .find(|n| **n == bang)
+                    .map(String::as_str)
+                    .or_else(|| {
+                        nilang_analysis::builtins::closest(
+                            &v.function,
+                            defined.iter().map(String::as_str),
+                        )
+                    });
+                let hint = closest.map_or(String::new(), |n| format!("; did you mean `{n}`?"));
                 return Err(Error::Metadata(format!(
-                    "`variant(\"{}\", ...)`: the `.nil` files compiled here define no function `{}`",
+                    "`variant(\"{}\", ...)`: the `.nil` files compiled here define no function `{}`{hint}",
                     v.function, v.function
                 )));
             }

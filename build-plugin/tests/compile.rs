@@ -248,4 +248,21 @@ fn a_variant_makes_parameters_constant_or_says_why_not() {
         .compile_dir("nil")
         .unwrap_err();
     assert!(err.to_string().contains("define no function `h`"), "{err}");
+    assert!(!err.to_string().contains("did you mean"), "{err}");
+    // A name without its `!`: the closest defined name is suggested.
+    std::fs::write(
+        dir.join("nil/b.nil"),
+        "function mul!(y::f64, x::f64)\n    y += x\nend\n",
+    )
+    .unwrap();
+    let err = config(dir)
+        .variant("mul", ["x"])
+        .compile_dir("nil")
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("define no function `mul`; did you mean `mul!`?"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("nil/b.nil")).unwrap();
 }
