@@ -1103,7 +1103,9 @@ impl Checker<'_> {
                 .with_help("running the loop backwards needs the same range: change a copy, or move the change out of the loop"),
             );
         }
-        self.for_each_collection(var, body);
+        if let Some(each) = ForEach::of(var, range, body) {
+            self.for_each_collection(&each);
+        }
         self.block(body);
     }
 
@@ -1111,24 +1113,12 @@ impl Checker<'_> {
     /// `xs`'s positions before it runs and checks `x` equal to `xs[k]`
     /// after each pass (the parser's lowering, `x ← xs[k]; body; x → xs[k]`),
     /// and going backwards it needs the same collection.
-    fn for_each_collection(&mut self, var: &Ident, body: &Block) {
-        let lowered = var.span.start == var.span.end
-            && var.name.starts_with("__")
-            && var.name.ends_with("_k");
-        let (Some(first), Some(_)) = (body.stmts.first(), body.stmts.last()) else {
-            return;
-        };
-        let StmtKind::Alloc { name, value } = &first.kind else {
-            return;
-        };
-        if !lowered || body.stmts.len() < 2 {
-            return;
-        }
-        let Some((collection, _)) = value.root_var() else {
+    fn for_each_collection(&mut self, each: &ForEach<'_>) {
+        let Some((collection, _)) = each.value.root_var() else {
             return;
         };
         let mut writes = Vec::new();
-        for stmt in &body.stmts[1..body.stmts.len() - 1] {
+        for stmt in each.body {
             visit_stmt(stmt, &mut |s| self.direct_writes(s, &mut writes));
         }
         if let Some((_, span)) = writes.iter().find(|(n, _)| n == collection) {
@@ -1136,10 +1126,13 @@ impl Checker<'_> {
                 Diagnostic::error(
                     "E0411",
                     *span,
-                    format!("the body of `for {} in {collection}` changes `{collection}`", name.name),
+                    format!(
+                        "the body of `for {} in {collection}` changes `{collection}`",
+                        each.element.name
+                    ),
                 )
                 .with_label("changed here")
-                .with_secondary(value.span, "the collection the loop walks")
+                .with_secondary(each.value.span, "the collection the loop walks")
                 .with_help(format!(
                     "loop over the positions instead, `for k = 1:length({collection})`, and change `{collection}[k]` there; a stack grows and shrinks outside the loop"
                 )),

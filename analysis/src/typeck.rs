@@ -997,19 +997,13 @@ impl Cx<'_> {
     /// the Rust backend borrows each changed column (and, in a reverse pass,
     /// each column's adjoint) mutably for the whole call.
     fn columns_of_one_matrix(&mut self, name: &str, args: &[Expr], mutated: &[bool]) {
-        let column_of = |e: &Expr| match &e.kind {
-            ExprKind::Index { base, indices } => match (&base.kind, indices.as_slice()) {
-                (ExprKind::Var(m), [IndexArg::Colon(_), IndexArg::Expr(_)]) => {
-                    Some((m.clone(), self.var_type(base)))
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let columns: Vec<(usize, String, Option<Ty>)> = args
+        let columns: Vec<(usize, &str, Option<Ty>)> = args
             .iter()
             .enumerate()
-            .filter_map(|(i, a)| column_of(a).map(|(m, t)| (i, m, t)))
+            .filter_map(|(i, a)| {
+                let (base, m, _) = a.matrix_column()?;
+                Some((i, m, self.var_type(base)))
+            })
             .collect();
         for (k, (i, m, ty)) in columns.iter().enumerate() {
             let Some((j, _, _)) = columns[..k].iter().find(|(_, n, _)| n == m) else {

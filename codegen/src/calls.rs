@@ -66,7 +66,7 @@ impl Gen<'_> {
             .iter()
             .zip(&sig.params)
             .filter(|(_, (mutated, _))| *mutated)
-            .filter_map(|(arg, _)| column_root(arg))
+            .filter_map(|(arg, _)| arg.matrix_column().map(|(_, m, _)| m))
             .collect();
         let reads_guarded = |e: &Expr| guarded.iter().any(|m| mentions(e, m));
         // A literal for a type parameter that another argument binds is
@@ -315,17 +315,6 @@ impl Gen<'_> {
             format!("&mut {t}"),
             Some((format!("let mut {t} = {place};"), format!("{place} = {t};"))),
         ))
-    }
-}
-
-/// The matrix of a column argument `A[:, j]`.
-fn column_root(arg: &Expr) -> Option<&str> {
-    let ExprKind::Index { base, indices } = &arg.kind else {
-        return None;
-    };
-    match (&base.kind, indices.as_slice()) {
-        (ExprKind::Var(m), [IndexArg::Colon(_), IndexArg::Expr(_)]) => Some(m),
-        _ => None,
     }
 }
 

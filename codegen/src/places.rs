@@ -163,15 +163,7 @@ impl Gen<'_> {
     /// `A[:, j]` of a matrix `A`: the matrix, the 0-based column and the
     /// element kind.
     pub(super) fn column_of(&mut self, expr: &Expr) -> Option<(String, String, Kind)> {
-        let ExprKind::Index { base, indices } = &expr.kind else {
-            return None;
-        };
-        let [IndexArg::Colon(_), IndexArg::Expr(col)] = indices.as_slice() else {
-            return None;
-        };
-        let ExprKind::Var(name) = &base.kind else {
-            return None;
-        };
+        let (base, name, col) = expr.matrix_column()?;
         let (_, Kind::Matrix(elem)) = self.def_kind(base.span)? else {
             return None;
         };

@@ -516,9 +516,96 @@ pub enum IndexArg {
     Colon(Span),
 }
 
+/// The position variable the parser gives `for x in xs`: `__x_k`, written
+/// with an empty span so that it is never taken for `x`.
+pub fn for_each_position(element: &str) -> String {
+    format!("__{element}_k")
+}
+
+/// Which line of a matrix `for x in A[:, j]` or `for x in A[i, :]` walks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Line {
+    /// `A[:, j]`: the fixed index is the column.
+    Column,
+    /// `A[i, :]`: the fixed index is the row.
+    Row,
+}
+
+/// A `for x in xs` as the parser lowers it: `for __x_k = 1:length(xs);
+/// x ← xs[__x_k]; body; x → xs[__x_k]; end` (reversed for `reverse(xs)`),
+/// the position variable with an empty span. Read back by the printer
+/// (which writes the loop as it was written) and by the checks (E0411).
+pub struct ForEach<'a> {
+    /// `x`.
+    pub element: &'a Ident,
+    /// What `x` copies: `xs[k]`, `A[k, j]` or `A[i, k]`.
+    pub value: &'a Expr,
+    /// The array or matrix walked (`xs`, `A`).
+    pub base: &'a Expr,
+    /// For a matrix, the line walked and its fixed index.
+    pub line: Option<(Line, &'a Expr)>,
+    /// The body as written, between the copy and its release.
+    pub body: &'a [Stmt],
+}
+
+impl<'a> ForEach<'a> {
+    /// The loop `for var = range body end`, if the parser lowered it from
+    /// a `for x in xs`.
+    pub fn of(var: &Ident, range: &Range, body: &'a Block) -> Option<ForEach<'a>> {
+        if var.span.start != var.span.end || range.step.is_some() {
+            return None;
+        }
+        let [first, inner @ .., last] = body.stmts.as_slice() else {
+            return None;
+        };
+        let (
+            StmtKind::Alloc { name, value },
+            StmtKind::Dealloc {
+                name: freed,
+                value: again,
+            },
+        ) = (&first.kind, &last.kind)
+        else {
+            return None;
+        };
+        if var.name != for_each_position(&name.name) || freed.name != name.name || value != again {
+            return None;
+        }
+        let ExprKind::Index { base, indices } = &value.kind else {
+            return None;
+        };
+        let is_position = |a: &IndexArg| matches!(a, IndexArg::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if *n == var.name));
+        let line = match indices.as_slice() {
+            [k] if is_position(k) => None,
+            [k, IndexArg::Expr(j)] if is_position(k) => Some((Line::Column, j)),
+            [IndexArg::Expr(i), k] if is_position(k) => Some((Line::Row, i)),
+            _ => return None,
+        };
+        Some(ForEach {
+            element: name,
+            value,
+            base,
+            line,
+            body: inner,
+        })
+    }
+}
+
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
+    }
+
+    /// A column `A[:, j]` of a matrix variable: the variable's expression,
+    /// its name and the column index.
+    pub fn matrix_column(&self) -> Option<(&Expr, &str, &Expr)> {
+        let ExprKind::Index { base, indices } = &self.kind else {
+            return None;
+        };
+        match (&base.kind, indices.as_slice()) {
+            (ExprKind::Var(m), [IndexArg::Colon(_), IndexArg::Expr(j)]) => Some((base, m, j)),
+            _ => None,
+        }
     }
 
     /// A call `name(args...)` written by the compiler, all of it at `span`.

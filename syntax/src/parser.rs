@@ -992,7 +992,7 @@ impl<'a> Lower<'a> {
         let xs = self.expr(xs, depth + 1);
         let at = Span::new(var.span.start, var.span.start);
         let position = Ident {
-            name: format!("__{}_k", var.name),
+            name: for_each_position(&var.name),
             span: at,
         };
         let k = IndexArg::Expr(Expr::new(ExprKind::Var(position.name.clone()), at));

@@ -123,8 +123,13 @@ impl Printer {
     }
 
     fn block(&mut self, block: &Block) {
+        self.stmts(&block.stmts);
+    }
+
+    /// Statements one level in.
+    fn stmts(&mut self, stmts: &[Stmt]) {
         self.level += 1;
-        for stmt in &block.stmts {
+        for stmt in stmts {
             self.stmt(stmt);
         }
         self.level -= 1;
@@ -197,18 +202,18 @@ impl Printer {
                 self.line("end");
             }
             StmtKind::For { var, range, body } => {
-                if let Some((element, collection, inner)) = for_each_parts(var, range, body) {
+                if let Some(each) = ForEach::of(var, range, body) {
+                    let collection = collection_text(&each);
                     let collection = if range.reversed {
                         format!("reverse({collection})")
                     } else {
                         collection
                     };
-                    self.line(&format!("{prefix}for {element} in {collection}"));
-                    self.level += 1;
-                    for stmt in inner {
-                        self.stmt(stmt);
-                    }
-                    self.level -= 1;
+                    self.line(&format!(
+                        "{prefix}for {} in {collection}",
+                        each.element.name
+                    ));
+                    self.stmts(each.body);
                 } else {
                     self.line(&format!("{prefix}for {} = {}", var.name, range_text(range)));
                     self.block(body);
@@ -348,47 +353,15 @@ pub fn cond_text(cond: &Cond) -> String {
     s
 }
 
-/// A `for x in xs` as the parser lowers it (`for __x_k = 1:length(xs);
-/// x ← xs[__x_k]; body; x → xs[__x_k]; end`, the position variable with an
-/// empty span): the element's name, the collection as written (`xs`,
-/// `A[:, j]`, `A[i, :]`) and the body. `None` for any other loop.
-fn for_each_parts<'b>(
-    var: &Ident,
-    range: &Range,
-    body: &'b Block,
-) -> Option<(String, String, &'b [Stmt])> {
-    if var.span.start != var.span.end {
-        return None;
+/// The collection a `for x in xs` walks, as written: `xs`, `A[:, j]`,
+/// `A[i, :]`.
+fn collection_text(each: &ForEach<'_>) -> String {
+    let base = print_expr(each.base);
+    match each.line {
+        None => base,
+        Some((Line::Column, j)) => format!("{base}[:, {}]", print_expr(j)),
+        Some((Line::Row, i)) => format!("{base}[{}, :]", print_expr(i)),
     }
-    let element = var.name.strip_prefix("__")?.strip_suffix("_k")?;
-    let [first, inner @ .., last] = body.stmts.as_slice() else {
-        return None;
-    };
-    let (
-        StmtKind::Alloc { name, value },
-        StmtKind::Dealloc {
-            name: freed,
-            value: again,
-        },
-    ) = (&first.kind, &last.kind)
-    else {
-        return None;
-    };
-    if name.name != element || freed.name != element || value != again || range.step.is_some() {
-        return None;
-    }
-    let ExprKind::Index { base, indices } = &value.kind else {
-        return None;
-    };
-    let is_position = |a: &IndexArg| matches!(a, IndexArg::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if *n == var.name));
-    let base_text = print_expr(base);
-    let collection = match indices.as_slice() {
-        [k] if is_position(k) => base_text,
-        [k, IndexArg::Expr(j)] if is_position(k) => format!("{base_text}[:, {}]", print_expr(j)),
-        [IndexArg::Expr(i), k] if is_position(k) => format!("{base_text}[{}, :]", print_expr(i)),
-        _ => return None,
-    };
-    Some((element.to_string(), collection, inner))
 }
 
 pub fn range_text(range: &Range) -> String {
@@ -572,7 +545,6 @@ fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
     }
 }
 
-/// A struct definition, one field a line.
 /// A `using` or `import` declaration, one line.
 pub fn print_import(import: &Import) -> String {
     match &import.names {
@@ -584,6 +556,7 @@ pub fn print_import(import: &Import) -> String {
     }
 }
 
+/// A struct definition, one field a line.
 pub fn print_struct(def: &StructDef) -> String {
     let mut p = Printer::default();
     if let Some(doc) = &def.doc {
