@@ -509,17 +509,7 @@ fn chunk_signatures(
         .iter()
         .zip(fronts)
         .map(|(ast, front)| {
-            let params = ast
-                .params
-                .iter()
-                .map(|p| {
-                    front
-                        .resolution
-                        .def_at(p.name.span)
-                        .and_then(|id| front.types.defs.get(id).cloned())
-                        .unwrap_or(Ty::Unknown)
-                })
-                .collect();
+            let params = types::param_types(ast, &front.resolution, &front.types.defs);
             let mutated = mutated_params(db, project, &ast.name.name).unwrap_or_default();
             Some((params, mutated))
         })

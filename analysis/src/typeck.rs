@@ -78,10 +78,13 @@ pub fn check_types(
     callees: &dyn CalleeTypes,
     structs: &StructTable,
 ) -> ExprTypes {
+    let params = crate::types::param_types(function, resolution, &types.defs);
     let mut cx = Cx {
         function,
         resolution,
         defs: &types.defs,
+        adjoint_scalar: crate::types::adjoint_scalar(function, &params),
+        differentiated: params.iter().any(Ty::has_adjoint),
         callees,
         structs,
         out: ExprTypes::default(),
@@ -197,6 +200,11 @@ struct Cx<'a> {
     function: &'a Function,
     resolution: &'a Resolution,
     defs: &'a [Ty],
+    /// The scalar this function's reverse pass takes adjoints in
+    /// (`types::adjoint_scalar`).
+    adjoint_scalar: Ty,
+    /// Whether it has a parameter with an adjoint (a reverse pass).
+    differentiated: bool,
     callees: &'a dyn CalleeTypes,
     structs: &'a StructTable,
     out: ExprTypes,
@@ -918,28 +926,10 @@ impl Cx<'_> {
             }
         }
         // The reverse pass of this function takes adjoints in its own scalar
-        // (its first type parameter, or f64); a callee whose type parameter
-        // this call binds to another float would need adjoints in that one.
-        let own: Vec<Ty> = self
-            .function
-            .params
-            .iter()
-            .map(|p| {
-                self.resolution
-                    .def_at(p.name.span)
-                    .and_then(|id| self.defs.get(id))
-                    .cloned()
-                    .unwrap_or(Ty::Unknown)
-            })
-            .collect();
-        let scalar = crate::types::adjoint_scalar(self.function, &own);
-        let differentiated = self.function.params.iter().any(|p| {
-            self.resolution
-                .def_at(p.name.span)
-                .and_then(|id| self.defs.get(id))
-                .is_some_and(Ty::has_adjoint)
-        });
-        if differentiated {
+        // (`types::adjoint_scalar`); a callee whose type parameter this call
+        // binds to another float would need adjoints in that one.
+        let scalar = self.adjoint_scalar.clone();
+        if self.differentiated {
             let mut others: Vec<(&String, &Ty)> = bound
                 .iter()
                 .filter(|(_, t)| class(t) == Class::Float && **t != scalar)

@@ -504,6 +504,22 @@ fn infer(
     }
 }
 
+/// The types of a function's positional parameters (`Unknown` where one
+/// has none), from its resolution and its definitions' types.
+pub fn param_types(function: &Function, resolution: &Resolution, defs: &[Ty]) -> Vec<Ty> {
+    function
+        .params
+        .iter()
+        .map(|p| {
+            resolution
+                .def_at(p.name.span)
+                .and_then(|id| defs.get(id))
+                .cloned()
+                .unwrap_or(Ty::Unknown)
+        })
+        .collect()
+}
+
 /// The scalar a function's reverse pass takes its adjoints in
 /// (`G: Adjoint<scalar>` in generated code): its first type parameter; for
 /// a function without one, `f32` when every float among its parameters'

@@ -41,17 +41,7 @@ pub(crate) fn param_args(g: &Gen<'_>, f: &Function) -> Vec<ParamArg> {
 /// The scalar type of `f`'s adjoints, as the analysis decides it
 /// (`types::adjoint_scalar`).
 pub(crate) fn adjoint_scalar(g: &Gen<'_>, f: &Function) -> String {
-    let params: Vec<Ty> = f
-        .params
-        .iter()
-        .map(|p| {
-            g.resolution
-                .def_at(p.name.span)
-                .and_then(|id| g.types.defs.get(id))
-                .cloned()
-                .unwrap_or(Ty::Unknown)
-        })
-        .collect();
+    let params = nilang_analysis::types::param_types(f, g.resolution, &g.types.defs);
     match nilang_analysis::types::adjoint_scalar(f, &params) {
         Ty::Generic(t) => t,
         Ty::Scalar(s) => s.to_string(),
