@@ -35,15 +35,19 @@ pub const MODULES: &[Module] = modules![
 /// Where a module's source is on disk, as compiled in (so an editor can
 /// open it from goto-definition; the text itself is compiled in).
 pub fn source_path(name: &str) -> String {
-    format!("{}/std/{name}.nil", env!("CARGO_MANIFEST_DIR"))
+    format!("{STD_DIR}{name}.nil")
 }
+
+/// The folder of the standard library's sources on the machine that built
+/// this crate.
+const STD_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/std/");
 
 /// The path a run-time error names for a file: `std/<module>.nil` for a
 /// module of the standard library (its [`source_path`] is the build
 /// machine's), the file's own path otherwise.
 pub fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
-    match MODULES.iter().find(|m| source_path(m.name) == path) {
-        Some(m) => format!("std/{}.nil", m.name).into(),
+    match path.strip_prefix(STD_DIR) {
+        Some(module) => format!("std/{module}").into(),
         None => path.into(),
     }
 }

@@ -203,11 +203,10 @@ impl Gen<'_> {
                         let z = self.value_as(x, &ck);
                         let r = format!("({two} * {})", c("abs", &z));
                         let czero = self.czero();
-                        let a = format!(
-                            "(if {z} == {czero} {{ {czero} }} else {{ {} / {r} }})",
-                            c("conj", &z)
-                        );
-                        let b = format!("(if {z} == {czero} {{ {czero} }} else {{ {z} / {r} }})");
+                        let at_zero =
+                            |q: String| format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})");
+                        let a = at_zero(format!("{} / {r}", c("conj", &z)));
+                        let b = at_zero(format!("{z} / {r}"));
                         self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                     }
                     ("angle", [x]) => {
