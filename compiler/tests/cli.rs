@@ -3,6 +3,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::path_with_nilc;
+
 fn nilc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nilc"))
         .args(args)
@@ -559,16 +562,6 @@ fn ci_doc(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../docs/ci")
         .join(name)
-}
-
-/// `PATH` with the `nilc` under test first, as `cargo install` would have it.
-fn path_with_nilc() -> std::ffi::OsString {
-    let bin = Path::new(env!("CARGO_BIN_EXE_nilc")).parent().unwrap();
-    let mut paths = vec![bin.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).unwrap()
 }
 
 #[test]

@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::path_with_nilc;
+
 const CLEAN: &str = "function f(y::f64, x::f64)\n    y += x\nend\n";
 const BROKEN: &str = "function f(y::f64, x::f64)\n    y += x * y\nend\n";
 /// Calls `f` of another file: checked with it, as one project.
@@ -13,16 +16,6 @@ const CALLER: &str = "function g(y::f64, x::f64)\n    f(y, x)\nend\n";
 
 fn hook() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ci/pre-commit-hook")
-}
-
-/// `PATH` with the `nilc` under test first, as `cargo install` would have it.
-fn path_with_nilc() -> std::ffi::OsString {
-    let bin = Path::new(env!("CARGO_BIN_EXE_nilc")).parent().unwrap();
-    let mut paths = vec![bin.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).unwrap()
 }
 
 struct Repo {
