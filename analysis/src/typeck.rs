@@ -53,22 +53,20 @@ pub struct ExprTypes {
 impl ExprTypes {
     /// The type of the expression at `span` (function-relative), if typed.
     pub fn at(&self, span: Span) -> Option<&Ty> {
-        let i = self.types.partition_point(|(s, _)| *s < span);
-        self.types
-            .get(i)
-            .filter(|(s, _)| *s == span)
-            .map(|(_, t)| t)
+        by_span(&self.types, span)
     }
 
     /// The type a number literal argument at `span` is passed as, when it
     /// stands for a type parameter that another argument of the call binds.
     pub fn literal_argument(&self, span: Span) -> Option<&Ty> {
-        let i = self.literal_arguments.partition_point(|(s, _)| *s < span);
-        self.literal_arguments
-            .get(i)
-            .filter(|(s, _)| *s == span)
-            .map(|(_, t)| t)
+        by_span(&self.literal_arguments, span)
     }
+}
+
+/// The type at `span` in a table sorted by span (a binary search).
+fn by_span(table: &[(Span, Ty)], span: Span) -> Option<&Ty> {
+    let i = table.partition_point(|(s, _)| *s < span);
+    table.get(i).filter(|(s, _)| *s == span).map(|(_, t)| t)
 }
 
 pub fn check_types(
