@@ -3,11 +3,12 @@
 //! each function timed by `Eval::run` (what a timing in the protocol
 //! measures), for the derivative / primal ratios in BENCHMARKS.md. Inputs
 //! are drawn as GradBench's generators draw them, from a splitmix
-//! generator rather than numpy's.
+//! generator rather than numpy's. The checked programs run, or the
+//! unchecked ones with `NILANG_GRADBENCH_BUILD=unchecked`, as in the tool.
 //!
 //! `cargo bench -p nilang-gradbench --bench evals`
 
-use nilang_gradbench::evals::{self, Which};
+use nilang_gradbench::evals::{self, Build, Which};
 use serde_json::{Value, json};
 
 fn main() {
@@ -44,8 +45,9 @@ fn rows(values: Vec<f64>, width: usize) -> Vec<Vec<f64>> {
 
 /// Times `module`'s primal or derivative at `input`.
 fn bench(bencher: divan::Bencher, module: &str, input: Value, which: Which) {
+    let build = Build::from_env().expect("a build");
     let mut eval = evals::prepare(module, &input).expect("a valid input");
-    bencher.bench_local(|| eval.run(which).expect("the program runs"));
+    bencher.bench_local(|| eval.run(which, build).expect("the program runs"));
 }
 
 const BOTH: [Which; 2] = [Which::Primal, Which::Derivative];

@@ -1,12 +1,33 @@
-//! The evals: each module's input is turned once into the values of its
-//! `.nil` program ([`prepare`], timed as `prepare`), then one of its two
-//! functions runs as often as asked ([`Eval::run`], each run timed as
-//! `evaluate`), and its result becomes GradBench's JSON ([`Eval::output`],
-//! not timed). No derivative is written by hand: each is a gradient
-//! program generated from the `.nil` function (or that program run on dual
-//! numbers, for `kmeans`'s Hessian), or for `particle` and `saddle`, whose
+//! The evals: each module's input is turned into the arrays of its `.nil`
+//! program ([`prepare`], timed as `prepare`), then one of its two functions
+//! runs as often as asked ([`Eval::run`], each run timed as `evaluate`), and
+//! its result becomes GradBench's JSON ([`Eval::output`], not timed). No
+//! derivative is written by hand: each is a gradient program generated from
+//! the `.nil` function (or that program run on dual numbers, for `kmeans`'s
+//! Hessian and `ht`'s forward mode), or for `particle` and `saddle`, whose
 //! solvers are `.nil` too, derivative calls (`(∇f)`, `(∂f)`) inside the
 //! `.nil` programs.
+//!
+//! Timed as every other GradBench tool is: `prepare` only converts the JSON
+//! into the program's arrays and sizes the buffers the programs work in (by
+//! the input's counts, never by its values); everything else that depends
+//! on the input and belongs to the function (`ba`'s sparse structure, the
+//! vertices `ht` skins, `gmm`'s Wishart constant, the dual-number copies of
+//! `kmeans` and `ht`) happens in [`Eval::run`]. [`Eval::replace_input`] lets
+//! the tests hold the evals to that.
+
+/// Calls `module::function(args)` of the checked programs ([`crate::nil`])
+/// or of the unchecked ones ([`crate::nil_unchecked`]), as `build` says.
+macro_rules! call {
+    ($build:expr, $module:ident :: $function:ident ( $($arg:expr),* $(,)? )) => {
+        match $build {
+            $crate::evals::Build::Checked => $crate::nil::$module::$function($($arg),*),
+            $crate::evals::Build::Unchecked => {
+                $crate::nil_unchecked::$module::$function($($arg),*)
+            }
+        }
+    };
+}
 
 mod ba;
 mod det;
@@ -62,12 +83,67 @@ const NESTINGS: &[(&str, Which)] = &[
     ("rr", Which::Nested(Mode::Reverse, Mode::Reverse)),
 ];
 
-/// One module's prepared input and the buffers its programs run in.
+/// Which build of the `.nil` programs runs: compiled with the run-time
+/// reversibility checks (the compiler's default) or without them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Build {
+    #[default]
+    Checked,
+    Unchecked,
+}
+
+impl Build {
+    /// The environment variable that chooses the build when no flag does.
+    pub const VARIABLE: &'static str = "NILANG_GRADBENCH_BUILD";
+
+    /// `checked` or `unchecked`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Build::Checked => "checked",
+            Build::Unchecked => "unchecked",
+        }
+    }
+
+    /// The build named `name` (`checked` or `unchecked`).
+    pub fn named(name: &str) -> Result<Build, String> {
+        match name {
+            "checked" => Ok(Build::Checked),
+            "unchecked" => Ok(Build::Unchecked),
+            other => Err(format!("`{other}` is no build: `checked` or `unchecked`")),
+        }
+    }
+
+    /// The build [`Build::VARIABLE`] names; checked where it is unset or
+    /// empty.
+    pub fn from_env() -> Result<Build, String> {
+        match std::env::var(Build::VARIABLE) {
+            Ok(name) if !name.is_empty() => {
+                Build::named(&name).map_err(|e| format!("{}: {e}", Build::VARIABLE))
+            }
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(Build::default()),
+            Err(std::env::VarError::NotUnicode(_)) => Err(format!(
+                "{} is not `checked` or `unchecked`",
+                Build::VARIABLE
+            )),
+        }
+    }
+}
+
+/// One module's prepared input (the program's arrays, converted from the
+/// JSON) and the buffers its programs run in.
 pub trait Eval {
-    /// Runs the function once (what a timing measures).
-    fn run(&mut self, which: Which) -> nilang_runtime::Result;
+    /// Runs the function once, in `build` (what a timing measures).
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result;
     /// The result of the last run, as GradBench expects it.
     fn output(&self, which: Which) -> Value;
+    /// Converts `input` as [`prepare`] does and puts its arrays in place of
+    /// the prepared ones, keeping everything else `prepare` made (the
+    /// buffers): a run afterwards must answer for `input`, which shows that
+    /// `prepare` left nothing that depends on the input's values (or on
+    /// more than the counts the buffers are sized by) outside the timed
+    /// run. `input` must have the counts the buffers were sized for (an
+    /// error names the one that differs).
+    fn replace_input(&mut self, input: &Value) -> Result<(), String>;
 }
 
 /// A module: the names of its two functions and how its input is prepared.
@@ -188,12 +264,23 @@ pub fn module(name: &str) -> Result<&'static Module, String> {
     })
 }
 
-/// Turns `module`'s JSON input into its program's values.
+/// Turns `module`'s JSON input into its program's arrays.
 pub fn prepare(module_name: &str, input: &Value) -> Result<Box<dyn Eval>, String> {
     (module(module_name)?.prepare)(input)
 }
 
 // ------------------------------------------------------------ JSON input
+
+/// Fails unless the count `what` of a replacing input is the prepared one.
+fn same_count(what: &str, prepared: usize, replacing: usize) -> Result<(), String> {
+    if prepared == replacing {
+        Ok(())
+    } else {
+        Err(format!(
+            "the buffers were sized for {what} = {prepared}, not {replacing}"
+        ))
+    }
+}
 
 fn number(value: &Value, what: &str) -> Result<f64, String> {
     value

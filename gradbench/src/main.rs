@@ -4,14 +4,30 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+use nilang_gradbench::evals::Build;
 use nilang_gradbench::protocol::Tool;
 
-const USAGE: &str = "usage: nilang-gradbench [--multithreaded]\n\nA GradBench tool: reads the eval's messages, one JSON object a line, on\nstandard input and answers each on standard output. `--multithreaded` is\naccepted; the programs run on one thread.";
+const USAGE: &str = "usage: nilang-gradbench [--multithreaded] [--checked | --unchecked]
+
+A GradBench tool: reads the eval's messages, one JSON object a line, on
+standard input and answers each on standard output.
+
+  --multithreaded  accepted; the programs run on one thread
+  --checked        run the programs compiled with their run-time
+                   reversibility checks (the default)
+  --unchecked      run the programs compiled without them
+
+Without either flag the environment variable NILANG_GRADBENCH_BUILD
+(`checked` or `unchecked`) chooses; unset, the checked programs run. The
+answer to `start` names the build in its `config`.";
 
 fn main() -> ExitCode {
+    let mut flag = None;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--multithreaded" => {}
+            "--checked" => flag = Some(Build::Checked),
+            "--unchecked" => flag = Some(Build::Unchecked),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -22,7 +38,14 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut tool = Tool::new();
+    let build = match flag.map_or_else(Build::from_env, Ok) {
+        Ok(build) => build,
+        Err(e) => {
+            eprintln!("nilang-gradbench: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut tool = Tool::with_build(build);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {

@@ -5,13 +5,14 @@
 //! with per-run `timings`, or an `error`).
 //!
 //! [`Tool::respond`] is the whole protocol on values: no IO, so the binary
-//! only moves lines between it and the pipes.
+//! only moves lines between it and the pipes. The tool answers `start` with
+//! its name and, as `config`, the build of the programs it runs.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::evals;
+use crate::evals::{self, Build};
 
 /// One timing of a response: `evaluate` for each run of the function,
 /// `prepare` for turning the JSON input into the program's values.
@@ -82,15 +83,26 @@ impl Runs {
 #[derive(Debug, PartialEq)]
 pub struct Malformed(pub String);
 
-/// The tool's state: the modules the eval defined.
+/// The tool's state: the build its programs run in and the modules the
+/// eval defined.
 #[derive(Default)]
 pub struct Tool {
+    build: Build,
     defined: Vec<String>,
 }
 
 impl Tool {
+    /// A tool that runs the checked programs.
     pub fn new() -> Tool {
         Tool::default()
+    }
+
+    /// A tool that runs the programs of `build`.
+    pub fn with_build(build: Build) -> Tool {
+        Tool {
+            build,
+            defined: Vec::new(),
+        }
     }
 
     /// The response to one line of the eval, or why the line is no message.
@@ -105,7 +117,11 @@ impl Tool {
         };
         let kind = message.get("kind").and_then(Value::as_str).unwrap_or("");
         Ok(match kind {
-            "start" => json!({ "id": id, "tool": "nilang" }),
+            "start" => json!({
+                "id": id,
+                "tool": "nilang",
+                "config": { "build": self.build.name() },
+            }),
             "define" => self.define(id, &message),
             "evaluate" => self.evaluate(id, &message),
             // `analysis` and any other kind: acknowledged.
@@ -139,7 +155,7 @@ impl Tool {
         }
         let input = message.get("input").unwrap_or(&Value::Null);
         let mut timings = Vec::new();
-        match evaluate(module, function, input, &mut timings) {
+        match evaluate(module, function, input, self.build, &mut timings) {
             Ok(output) => json!({
                 "id": id,
                 "success": true,
@@ -154,12 +170,13 @@ impl Tool {
     }
 }
 
-/// Prepares the input (timed as `prepare`), runs the function as often as
-/// asked (each run timed as `evaluate`) and returns its output.
+/// Prepares the input (timed as `prepare`), runs the function in `build` as
+/// often as asked (each run timed as `evaluate`) and returns its output.
 fn evaluate(
     module: &str,
     function: &str,
     input: &Value,
+    build: Build,
     timings: &mut Vec<Timing>,
 ) -> Result<Value, String> {
     let module = evals::module(module)?;
@@ -171,7 +188,7 @@ fn evaluate(
         name: "prepare",
         duration: start.elapsed(),
     });
-    runs.repeat(timings, || eval.run(which))
+    runs.repeat(timings, || eval.run(which, build))
         .map_err(|e| e.to_string())?;
     Ok(eval.output(which))
 }

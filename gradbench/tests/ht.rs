@@ -5,38 +5,76 @@
 //! central differences of that reference and against what is exact (the
 //! translation columns are -I), for both variants, mirrored or not, and
 //! both ways the tool makes it: reverse sweeps (few points) and forward
-//! mode on dual numbers (from 13 points simple, 21 complicated).
+//! mode on dual numbers (from 13 points simple, 21 complicated); in both
+//! builds, and again from an eval prepared for another model and other
+//! points (the vertices skinned are chosen by each run, not by `prepare`).
 
 // The reference indexes matrices as the formulas do.
 #![allow(clippy::needless_range_loop)]
 
 mod support;
 
+use nilang_gradbench::evals::{self, Build};
 use serde_json::{Value, json};
 
-/// Sends `messages` (one a line) and returns the responses; the tool must
-/// end with success.
-fn session(messages: &[String]) -> Vec<Value> {
-    let (responses, ok, stderr) = support::session(messages);
+/// Sends `messages` (one a line) to the tool run with `args` and returns
+/// the responses; the tool must end with success.
+fn session(args: &[&str], messages: &[String]) -> Vec<Value> {
+    let (responses, ok, stderr) = support::session_with(args, &[], messages);
     assert!(ok, "{stderr}");
     responses
 }
 
-/// `ht`'s `function` at `input`, in a fresh session: the response.
-fn evaluate(function: &str, input: &Value) -> Value {
-    let responses = session(&[
-        json!({ "id": 0, "kind": "define", "module": "ht" }).to_string(),
-        json!({ "id": 1, "kind": "evaluate", "module": "ht", "function": function, "input": input })
-            .to_string(),
-    ]);
+/// `ht`'s `function` at `input`, in a fresh session of the tool run with
+/// `args`: the response.
+fn evaluate_with(args: &[&str], function: &str, input: &Value) -> Value {
+    let responses = session(
+        args,
+        &[
+            json!({ "id": 0, "kind": "define", "module": "ht" }).to_string(),
+            json!({ "id": 1, "kind": "evaluate", "module": "ht", "function": function, "input": input })
+                .to_string(),
+        ],
+    );
     assert_eq!(responses[0]["success"], true, "{}", responses[0]);
     responses[1].clone()
 }
 
+fn evaluate(function: &str, input: &Value) -> Value {
+    evaluate_with(&[], function, input)
+}
+
+/// The output, of the checked build, which the unchecked one must give too.
 fn output(function: &str, input: &Value) -> Value {
-    let response = evaluate(function, input);
-    assert_eq!(response["success"], true, "{response}");
-    response["output"].clone()
+    let outputs: Vec<Value> = [[].as_slice(), &["--unchecked"]]
+        .iter()
+        .map(|args| {
+            let response = evaluate_with(args, function, input);
+            assert_eq!(response["success"], true, "{response}");
+            response["output"].clone()
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
+    outputs[0].clone()
+}
+
+/// The output at `then` of an eval prepared for `first` (and run once on
+/// it), its input then replaced by `then`, in each build (they must agree).
+fn replaced(function: &str, first: &Value, then: &Value) -> Value {
+    let module = evals::module("ht").unwrap();
+    let which = module.which(function).unwrap();
+    let outputs: Vec<Value> = [Build::Checked, Build::Unchecked]
+        .into_iter()
+        .map(|build| {
+            let mut eval = (module.prepare)(first).expect("a valid input");
+            eval.run(which, build).expect("a run");
+            eval.replace_input(then).expect("the same counts");
+            eval.run(which, build).expect("a run");
+            eval.output(which)
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
+    outputs[0].clone()
 }
 
 /// A splitmix generator: numbers in [0, 1).
@@ -371,10 +409,34 @@ fn numbers(v: &Value) -> Vec<f64> {
 
 /// Objective and Jacobian of one generated case against the reference.
 fn check(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
+    check_with(nb, n, complicated, mirrored, seed, &output);
+}
+
+/// Objective and Jacobian of one generated case against the reference,
+/// again from an eval prepared for another case of as many bones,
+/// vertices and points (another model, mirrored the other way, other
+/// correspondences, points, theta and us).
+fn check_replaced(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
+    let (first, ..) = generate(nb, 12, 7, n, complicated, !mirrored, seed + 1000);
+    check_with(nb, n, complicated, mirrored, seed, &|function, input| {
+        replaced(function, &first, input)
+    });
+}
+
+/// Objective and Jacobian that `get` gives for one generated case against
+/// the reference.
+fn check_with(
+    nb: usize,
+    n: usize,
+    complicated: bool,
+    mirrored: bool,
+    seed: u64,
+    get: &dyn Fn(&str, &Value) -> Value,
+) {
     let (nv, ntri) = (12, 9);
     let (input, model, theta, us) = generate(nb, nv, ntri, n, complicated, mirrored, seed);
     let want = reference(&model, &theta, &us);
-    let got = numbers(&output("objective", &input));
+    let got = numbers(&get("objective", &input));
     assert_eq!(got.len(), 3 * n);
     for (r, (g, w)) in got.iter().zip(&want).enumerate() {
         assert!(
@@ -385,7 +447,7 @@ fn check(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
     // The residuals are not trivially small: a wrong pose would show.
     assert!(want.iter().map(|x| x.abs()).sum::<f64>() > 0.1 * n as f64);
 
-    let jac = output("jacobian", &input);
+    let jac = get("jacobian", &input);
     let rows = jac.as_array().expect("rows");
     let extra = if complicated { 2 } else { 0 };
     assert_eq!(rows.len(), 3 * n);
@@ -475,6 +537,18 @@ fn forward_mode_crosses_chunks() {
     // last partial chunk.
     check(22, 300, true, false, 16);
     check(22, 300, false, true, 17);
+}
+
+#[test]
+fn replaced_after_prepare_reverse_sweeps() {
+    check_replaced(22, 11, true, false, 21);
+    check_replaced(22, 11, false, false, 22);
+}
+
+#[test]
+fn replaced_after_prepare_forward_mode() {
+    check_replaced(22, 23, true, false, 23);
+    check_replaced(22, 30, false, true, 24);
 }
 
 #[test]

@@ -1,12 +1,16 @@
 //! The tool driven over pipes as GradBench's intermediary drives it: every
 //! message kind, repetition by `min_runs`/`min_seconds`, an undefined module,
-//! a malformed line; and each eval's outputs against independent values (a
-//! plain-Rust reference, central differences of it).
+//! a malformed line, the choice of build; and each eval's outputs against
+//! independent values (a plain-Rust reference, central differences of it),
+//! in both builds, and again from an eval prepared for another input whose
+//! arrays were then replaced (so nothing `prepare` made may depend on the
+//! input's values: that work belongs to the timed runs).
 
 mod support;
 
+use nilang_gradbench::evals::{self, Build};
 use serde_json::{Value, json};
-use support::session;
+use support::{session, session_with};
 
 fn evaluate(id: u64, module: &str, function: &str, input: Value) -> String {
     json!({ "id": id, "kind": "evaluate", "module": module, "function": function, "input": input })
@@ -17,13 +21,52 @@ fn define(id: u64, module: &str) -> String {
     json!({ "id": id, "kind": "define", "module": module }).to_string()
 }
 
-/// One module's function at one input, in a fresh session.
+/// One module's function at one input, in a fresh session of each build:
+/// the checked programs' output, which the unchecked ones must give too
+/// (the checks compare, they compute nothing the result depends on).
 fn output(module: &str, function: &str, input: Value) -> Value {
-    let (responses, ok, stderr) =
-        session(&[define(0, module), evaluate(1, module, function, input)]);
-    assert!(ok, "{stderr}");
-    assert_eq!(responses[1]["success"], true, "{}", responses[1]);
-    responses[1]["output"].clone()
+    let messages = [define(0, module), evaluate(1, module, function, input)];
+    let outputs: Vec<Value> = [[].as_slice(), &["--unchecked"]]
+        .iter()
+        .map(|args| {
+            let (responses, ok, stderr) = session_with(args, &[], &messages);
+            assert!(ok, "{stderr}");
+            assert_eq!(responses[1]["success"], true, "{}", responses[1]);
+            responses[1]["output"].clone()
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
+    outputs[0].clone()
+}
+
+/// `module`'s `function` at `then`, from an eval prepared for `first` (and
+/// run once on it) whose input was then replaced by `then`, in each build
+/// (the two must agree). Anything input-dependent made by `prepare`, or
+/// kept from a run, would answer for `first`.
+fn replaced(module: &str, function: &str, first: &Value, then: &Value) -> Value {
+    let module = evals::module(module).unwrap();
+    let which = module.which(function).unwrap();
+    let outputs: Vec<Value> = [Build::Checked, Build::Unchecked]
+        .into_iter()
+        .map(|build| {
+            let mut eval = (module.prepare)(first).expect("a valid input");
+            eval.run(which, build).expect("a run");
+            eval.replace_input(then).expect("the same counts");
+            eval.run(which, build).expect("a run");
+            eval.output(which)
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
+    outputs[0].clone()
+}
+
+/// `module`'s `function` at `input`, prepared for it, in `build`.
+fn fresh(module: &str, function: &str, input: &Value, build: Build) -> Value {
+    let module = evals::module(module).unwrap();
+    let which = module.which(function).unwrap();
+    let mut eval = (module.prepare)(input).expect("a valid input");
+    eval.run(which, build).expect("a run");
+    eval.output(which)
 }
 
 #[test]
@@ -46,6 +89,7 @@ fn every_message_kind_is_answered_with_its_id() {
         .collect();
     assert_eq!(ids, [0, 1, 2, 3, 4, 5, 6]);
     assert_eq!(responses[0]["tool"], "nilang");
+    assert_eq!(responses[0]["config"]["build"], "checked");
     assert_eq!(responses[1], json!({ "id": 1, "success": true }));
     assert_eq!(responses[2]["output"], 9.0);
     assert_eq!(responses[4]["output"], -3.0);
@@ -127,6 +171,151 @@ fn a_malformed_line_stops_the_tool_with_a_message() {
     assert!(!ok);
     assert!(stderr.contains("numeric \"id\""), "{stderr}");
 }
+
+/// The build a session runs: checked by default, `--unchecked` or
+/// NILANG_GRADBENCH_BUILD=unchecked for the other, the flag over the
+/// variable, anything else refused before a message is read.
+#[test]
+fn a_flag_or_the_environment_chooses_the_build() {
+    let start = [json!({ "id": 0, "kind": "start" }).to_string()];
+    let build = |args: &[&str], env: &[(&str, &str)]| -> Value {
+        let (responses, ok, stderr) = session_with(args, env, &start);
+        assert!(ok, "{stderr}");
+        responses[0]["config"]["build"].clone()
+    };
+    assert_eq!(build(&[], &[]), "checked");
+    assert_eq!(build(&["--unchecked"], &[]), "unchecked");
+    assert_eq!(build(&["--checked"], &[]), "checked");
+    let unchecked = [("NILANG_GRADBENCH_BUILD", "unchecked")];
+    assert_eq!(build(&[], &unchecked), "unchecked");
+    assert_eq!(build(&["--checked"], &unchecked), "checked");
+    assert_eq!(build(&[], &[("NILANG_GRADBENCH_BUILD", "")]), "checked");
+    let (responses, ok, stderr) = session_with(&[], &[("NILANG_GRADBENCH_BUILD", "fast")], &start);
+    assert!(!ok && responses.is_empty());
+    assert!(stderr.contains("`fast` is no build"), "{stderr}");
+}
+
+/// Every module, prepared for one input and given another of the same
+/// counts, answers exactly as when prepared for the second, in both
+/// builds; the two inputs' answers differ, so an answer kept from the
+/// first would show.
+#[test]
+fn every_eval_answers_for_an_input_replaced_after_prepare() {
+    let ba = |w: f64, cam0: f64| {
+        let mut v = ba_input(3, 5, 12);
+        v["w"] = json!(w);
+        v["cam"][0] = json!(cam0);
+        v
+    };
+    let ht = |shift: f64| {
+        json!({
+            "theta": (0..26).map(|i| 0.01 * i as f64 + shift).collect::<Vec<_>>(),
+            "data": {
+                "model": {
+                    "parents": [-1, 0],
+                    "base_relatives": [IDENTITY, IDENTITY],
+                    "inverse_base_absolutes": [IDENTITY, IDENTITY],
+                    "base_positions": [[0.1, 0.2, 0.3, 1.0], [0.4, -0.5, 0.6, 1.0], [0.7, 0.8, -0.9, 1.0]],
+                    "weights": [[0.5, 0.5], [1.0, 0.0], [0.2, 0.8]],
+                    "triangles": [[0, 1, 2]],
+                    "is_mirrored": false,
+                },
+                "correspondences": [2, 0],
+                "points": [[0.1, 0.1, 0.1], [0.2, shift, 0.3]],
+            },
+        })
+    };
+    let pairs: Vec<(&str, Value, Value)> = vec![
+        ("hello", json!(3.0), json!(-2.5)),
+        (
+            "lse",
+            json!({ "x": [1.0, 2.0, 3.0] }),
+            json!({ "x": [0.5, -4.0, 9.0] }),
+        ),
+        (
+            "llsq",
+            json!({ "x": [0.1, 0.2, 0.3], "n": 5 }),
+            json!({ "x": [-0.3, 0.5, 0.7], "n": 9 }),
+        ),
+        (
+            "det",
+            json!({ "A": [1.0, 2.0, 3.0, 4.0], "ell": 2 }),
+            json!({ "A": [2.0, -1.0, 0.5, 3.0], "ell": 2 }),
+        ),
+        (
+            "kmeans",
+            json!({ "points": [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]], "centroids": [[0.0, 0.0], [5.0, 5.0]] }),
+            json!({ "points": [[1.0, 2.0], [2.0, 2.0], [4.0, 0.0], [4.0, 1.0]], "centroids": [[1.0, 1.0], [4.0, 4.0]] }),
+        ),
+        (
+            "ode",
+            json!({ "x": [0.3, 0.4, 0.5], "s": 4 }),
+            json!({ "x": [0.9, -0.2, 0.1], "s": 4 }),
+        ),
+        (
+            "gmm",
+            json!({ "d": 2, "k": 2, "n": 3, "m": 0, "gamma": 1.0, "alpha": [0.1, 0.2],
+                    "mu": [[0.0, 0.1], [0.2, 0.3]], "q": [[0.1, 0.0], [0.0, 0.1]], "l": [[0.3], [0.1]],
+                    "x": [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]] }),
+            json!({ "d": 2, "k": 2, "n": 3, "m": 3, "gamma": 0.5, "alpha": [-0.1, 0.4],
+                    "mu": [[0.5, 0.1], [0.2, -0.3]], "q": [[0.2, 0.1], [-0.1, 0.1]], "l": [[-0.3], [0.2]],
+                    "x": [[1.0, 2.0], [0.0, -1.0], [0.5, 1.5]] }),
+        ),
+        (
+            "lstm",
+            json!({ "main_params": [[0.1, 0.2, 0.3, 0.4], [0.2, 0.1, 0.0, -0.1]], "extra_params": [[0.3], [0.4], [0.5]],
+                    "state": [[0.1], [0.2]], "sequence": [[0.3], [0.6], [0.9]] }),
+            json!({ "main_params": [[0.3, -0.1, 0.2, 0.5], [-0.2, 0.4, 0.1, 0.3]], "extra_params": [[0.1], [0.7], [0.2]],
+                    "state": [[0.4], [-0.2]], "sequence": [[0.8], [0.1], [0.5]] }),
+        ),
+        ("ba", ba(0.4, -0.75), ba(0.6, -0.5)),
+        ("ht", ht(0.0), ht(0.3)),
+        ("particle", json!({ "w": 0.0 }), json!({ "w": 0.1 })),
+        (
+            "saddle",
+            json!({ "start": [1.0, 1.0] }),
+            json!({ "start": [0.5, 2.0] }),
+        ),
+    ];
+    let modules: Vec<&str> = pairs.iter().map(|(m, ..)| *m).collect();
+    for module in evals::MODULES {
+        assert!(
+            modules.contains(&module.name),
+            "no case for `{}`",
+            module.name
+        );
+    }
+    for (module, first, then) in &pairs {
+        let functions = evals::module(module).unwrap().functions;
+        // The solvers' four nestings share their Rust side; one is enough
+        // (a solve takes seconds unoptimised).
+        let functions = if functions.len() > 2 {
+            &functions[functions.len() - 1..]
+        } else {
+            functions
+        };
+        for (function, _) in functions {
+            let want = fresh(module, function, then, Build::Checked);
+            assert_ne!(
+                fresh(module, function, first, Build::Checked),
+                want,
+                "{module} {function}: the two inputs must answer differently"
+            );
+            assert_eq!(
+                replaced(module, function, first, then),
+                want,
+                "{module} {function}"
+            );
+        }
+    }
+}
+
+const IDENTITY: [[f64; 4]; 4] = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+];
 
 fn lse_reference(x: &[f64]) -> f64 {
     let a = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -291,12 +480,10 @@ struct GmmCase {
     x: Vec<Vec<f64>>,
 }
 
-#[test]
-fn gmm_against_a_reference_and_differences() {
+/// The GradBench input of a `gmm` case (d 3, k 4, n 5) drawn from `seed`.
+fn gmm_input(seed: u64, m: i64, gamma: f64) -> Value {
     let (d, k, n) = (3usize, 4usize, 5usize);
-    let l_sz = d * (d - 1) / 2;
-    // Deterministic values in [-1, 1).
-    let mut state = 7u64;
+    let mut state = seed;
     let mut next = move || {
         state = state
             .wrapping_mul(6364136223846793005)
@@ -308,19 +495,43 @@ fn gmm_against_a_reference_and_differences() {
             .map(|_| (0..cols).map(|_| next()).collect())
             .collect()
     };
-    let (mu, q, l, x) = (matrix(k, d), matrix(k, d), matrix(k, l_sz), matrix(n, d));
+    let (mu, q, l, x) = (matrix(k, d), matrix(k, d), matrix(k, 3), matrix(n, d));
     let alpha: Vec<f64> = matrix(1, k).remove(0);
+    json!({
+        "d": d, "k": k, "n": n, "alpha": alpha, "mu": mu, "q": q, "l": l, "x": x,
+        "m": m, "gamma": gamma, "min_runs": 1, "min_seconds": 0.0,
+    })
+}
+
+#[test]
+fn gmm_against_a_reference_and_differences() {
+    gmm_check(&|function, input| output("gmm", function, input));
+}
+
+/// From an eval prepared for another `gmm` input (other values, `m` and
+/// `gamma`, so another Wishart constant), the same answers.
+#[test]
+fn gmm_replaced_after_prepare_against_the_reference() {
+    let first = gmm_input(11, 0, 0.5);
+    gmm_check(&|function, input| replaced("gmm", function, &first, &input));
+}
+
+/// Checks the `gmm` answers `get` gives against the reference.
+fn gmm_check(get: &dyn Fn(&str, Value) -> Value) {
+    let input = gmm_input(7, 2, 1.5);
+    let (d, k) = (3usize, 4usize);
+    let l_sz = d * (d - 1) / 2;
+    let field = |name: &str| input[name].clone();
+    let matrix = |name: &str| -> Vec<Vec<f64>> { serde_json::from_value(field(name)).unwrap() };
+    let (mu, q, l, x) = (matrix("mu"), matrix("q"), matrix("l"), matrix("x"));
+    let alpha: Vec<f64> = serde_json::from_value(field("alpha")).unwrap();
     let case = GmmCase {
         d,
         m: 2,
         gamma: 1.5,
-        x: x.clone(),
+        x,
     };
-    let input = json!({
-        "d": d, "k": k, "n": n, "alpha": alpha, "mu": mu, "q": q, "l": l, "x": x,
-        "m": case.m, "gamma": case.gamma, "min_runs": 1, "min_seconds": 0.0,
-    });
-    let objective = output("gmm", "objective", input.clone()).as_f64().unwrap();
+    let objective = get("objective", input.clone()).as_f64().unwrap();
     let want = gmm_reference(&case, &alpha, &mu, &q, &l);
     assert!(
         (objective - want).abs() <= 1e-10 * want.abs(),
@@ -329,7 +540,7 @@ fn gmm_against_a_reference_and_differences() {
 
     // The jacobian, flattened in GradBench's order, against differences of
     // the reference in the same order.
-    let jacobian = output("gmm", "jacobian", input);
+    let jacobian = get("jacobian", input);
     fn flat(v: &Value) -> Vec<f64> {
         match v {
             Value::Array(items) => items.iter().flat_map(flat).collect(),
@@ -385,8 +596,25 @@ fn ba_input(n: usize, m: usize, p: usize) -> Value {
 
 #[test]
 fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
+    ba_check(3, 5, 12, &|function, input| output("ba", function, input));
+}
+
+/// From an eval prepared for other cameras and points (n 2, m 7: other
+/// columns for every observation's entries, so another sparse structure)
+/// and another weight, the same answers.
+#[test]
+fn ba_replaced_after_prepare_against_the_plain_residuals_and_the_hand_written_jacobian() {
+    let mut first = ba_input(2, 7, 12);
+    first["w"] = json!(0.9);
+    ba_check(3, 5, 12, &|function, input| {
+        replaced("ba", function, &first, &input)
+    });
+}
+
+/// Checks the `ba` answers `get` gives for n cameras, m points and p
+/// observations against the plain residuals and hand-written Jacobian.
+fn ba_check(n: usize, m: usize, p: usize, get: &dyn Fn(&str, Value) -> Value) {
     use nilang_adbench::ba::{BaInput, BaJacobian, manual_jacobian, residuals};
-    let (n, m, p) = (3, 5, 12);
     let g = ba_input(n, m, p);
     let reference = BaInput {
         n,
@@ -406,7 +634,7 @@ fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
     };
     let (mut reproj, mut w_err) = (vec![0.0; 2 * p], vec![0.0; p]);
     residuals(&reference, &mut reproj, &mut w_err);
-    let objective = output("ba", "objective", g.clone());
+    let objective = get("objective", g.clone());
     assert_eq!(objective["reproj_error"]["repeated"], p);
     assert_eq!(objective["w_err"]["repeated"], p);
     assert_close(&objective["reproj_error"]["elements"], &reproj[..2], 1e-12);
@@ -414,7 +642,7 @@ fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
 
     let mut jac = BaJacobian::new(&reference);
     manual_jacobian(&reference, &mut jac);
-    let jacobian = output("ba", "jacobian", g);
+    let jacobian = get("jacobian", g);
     let want_vals: Vec<f64> = jac.vals[..30]
         .iter()
         .chain(jac.vals.last())
@@ -444,9 +672,19 @@ fn ba_against_the_plain_residuals_and_the_hand_written_jacobian() {
     // last entry is the last weight's column.
     assert_eq!(&want_rows[..3], &[0, 15, 30]);
     assert_eq!(*want_cols.last().unwrap() as usize, 11 * n + 3 * m + p - 1);
+}
+
+#[test]
+fn ba_returns_every_row_pointer_of_a_small_jacobian() {
     // Fewer than ten observations: every row pointer comes back.
     let small = output("ba", "jacobian", ba_input(1, 1, 2));
-    assert_eq!(ints(&small["rows"]), [0, 15, 30, 45, 60, 61, 62]);
+    let rows: Vec<u64> = small["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, [0, 15, 30, 45, 60, 61, 62]);
 }
 
 /// The determinant by Gaussian elimination with partial pivoting: another
@@ -499,11 +737,27 @@ fn det_against_elimination_and_differences() {
 
 #[test]
 fn kmeans_cost_and_newton_direction_against_a_reference() {
+    kmeans_check(0, &|function, input| output("kmeans", function, input));
+}
+
+/// From an eval prepared for other points and centroids (so other dual
+/// numbers), the same answers.
+#[test]
+fn kmeans_replaced_after_prepare_against_a_reference() {
+    let (first, ..) = kmeans_input(5);
+    kmeans_check(0, &|function, input| {
+        replaced("kmeans", function, &first, &input)
+    });
+}
+
+/// 40 points of dimension 3 drawn from `seed`, the last 4 the centroids:
+/// the input, the points and the centroids.
+fn kmeans_input(seed: usize) -> (Value, Vec<Vec<f64>>, Vec<Vec<f64>>) {
     let (n, k, d) = (40usize, 4usize, 3usize);
     let points: Vec<Vec<f64>> = (0..n)
         .map(|i| {
             (0..d)
-                .map(|c| ((i * 31 + c * 17) % 53) as f64 / 53.0)
+                .map(|c| ((i * 31 + c * 17 + seed * 7) % 53) as f64 / 53.0)
                 .collect()
         })
         .collect();
@@ -512,6 +766,13 @@ fn kmeans_cost_and_newton_direction_against_a_reference() {
     let centroids: Vec<Vec<f64>> = points[n - k..].to_vec();
     let input =
         json!({ "points": points, "centroids": centroids, "min_runs": 1, "min_seconds": 0.0 });
+    (input, points, centroids)
+}
+
+/// Checks the `kmeans` answers `get` gives for the input of `seed`.
+fn kmeans_check(seed: usize, get: &dyn Fn(&str, Value) -> Value) {
+    let (input, points, centroids) = kmeans_input(seed);
+    let k = centroids.len();
     let sq = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
     let nearest = |p: &[f64]| {
         (0..k)
@@ -519,7 +780,7 @@ fn kmeans_cost_and_newton_direction_against_a_reference() {
             .unwrap()
     };
     let cost: f64 = points.iter().map(|p| sq(&centroids[nearest(p)], p)).sum();
-    let got = output("kmeans", "cost", input.clone()).as_f64().unwrap();
+    let got = get("cost", input.clone()).as_f64().unwrap();
     assert!((got - cost).abs() <= 1e-12 * cost, "{got} vs {cost}");
     // J / H: J_j = Σ 2 (C_j - P_i) over the points nearest to C_j, H_j = 2
     // times their count, so J / H is C_j minus the mean of its points.
@@ -531,7 +792,7 @@ fn kmeans_cost_and_newton_direction_against_a_reference() {
             want.push(value - mean);
         }
     }
-    let dir = output("kmeans", "dir", input);
+    let dir = get("dir", input);
     let got: Vec<f64> = dir
         .as_array()
         .unwrap()

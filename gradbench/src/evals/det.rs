@@ -2,8 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, numbers, whole};
-use crate::nil::det;
+use super::{Build, Eval, Which, numbers, same_count, whole};
 
 pub struct Det {
     a: Vec<f64>,
@@ -30,22 +29,32 @@ impl Det {
 }
 
 impl Eval for Det {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.out = 0.0;
         match which {
-            Which::Primal => det::det(&mut self.out, &self.a, self.ell),
+            Which::Primal => call!(build, det::det(&mut self.out, &self.a, self.ell)),
             Which::Derivative | Which::Nested(..) => {
                 let mut out_bar = 1.0;
                 self.a_bar.fill(0.0);
-                det::det_grad(
-                    &mut self.out,
-                    &mut out_bar,
-                    &self.a,
-                    &mut self.a_bar,
-                    self.ell,
+                call!(
+                    build,
+                    det::det_grad(
+                        &mut self.out,
+                        &mut out_bar,
+                        &self.a,
+                        &mut self.a_bar,
+                        self.ell,
+                    )
                 )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let new = Det::of(input)?;
+        same_count("`ell`", self.ell as usize, new.ell as usize)?;
+        self.a = new.a;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

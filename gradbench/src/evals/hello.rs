@@ -2,8 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, number};
-use crate::nil::hello;
+use super::{Build, Eval, Which, number};
 
 pub struct Hello {
     x: f64,
@@ -22,16 +21,24 @@ impl Hello {
 }
 
 impl Eval for Hello {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.y = 0.0;
         match which {
-            Which::Primal => hello::square(&mut self.y, self.x),
+            Which::Primal => call!(build, hello::square(&mut self.y, self.x)),
             Which::Derivative | Which::Nested(..) => {
                 let mut y_bar = 1.0;
                 self.x_bar = 0.0;
-                hello::square_grad(&mut self.y, &mut y_bar, self.x, &mut self.x_bar)
+                call!(
+                    build,
+                    hello::square_grad(&mut self.y, &mut y_bar, self.x, &mut self.x_bar)
+                )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        self.x = Hello::of(input)?.x;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

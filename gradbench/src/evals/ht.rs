@@ -13,8 +13,8 @@
 //! variant every point's `us` component j at once (a residual depends only
 //! on its own point's `us`, so the eps of residual r is row r's entry of
 //! the compressed column). 26 or 28 poses and skinnings in all, whatever
-//! the number of points. The data are dual constants (eps 0) made once,
-//! in `Ht::of`; `ht_world`'s work arrays are zeroed before each column
+//! the number of points. The data are copied into dual constants (eps 0)
+//! once a run; `ht_world`'s work arrays are zeroed before each column
 //! rather than uncomputed. The Jacobian is kept column-major, and
 //! `output` writes it out row by row.
 //!
@@ -26,12 +26,18 @@
 //! theta part, and lane r of the point's two `us_bar` entries its two `us`
 //! columns. A pose a sweep: cheaper than forward mode for few points only
 //! (see [`FORWARD_FROM`]).
+//!
+//! Only the vertices the points use are skinned. Which they are is chosen
+//! by each run, in the time measured ([`Choice`]: a slot per vertex used,
+//! in the order of first use, and each point's slots), and their base
+//! positions and weights gathered into the slots; `prepare` only converts
+//! the JSON and sizes the buffers by the counts of points, vertices and
+//! bones.
 
 use nilang_runtime::Dual;
 use serde_json::{Value, json};
 
-use super::{Eval, Which, number, numbers, rows};
-use crate::nil::ht;
+use super::{Build, Eval, Which, number, numbers, rows, same_count};
 
 /// The number of points from which the Jacobian is made in forward mode
 /// (below it, by reverse sweeps), simple and complicated variant. Forward
@@ -58,8 +64,9 @@ const W: usize = 3 * K;
 /// theta's length: global rotation, translation, 4 angles for 5 fingers.
 const THETA: usize = 26;
 
-/// The work arrays of `ht_residuals` (zeros between runs), of numbers, of
-/// dual numbers or of adjoints.
+/// The work arrays of `ht_residuals`, of numbers, of dual numbers or of
+/// adjoints: zeroed before each use (what the programs uncompute comes
+/// back as rounding errors, not zeros, which would seed the next use).
 struct Work<T> {
     pose: Vec<T>,
     rot: Vec<T>,
@@ -103,35 +110,54 @@ impl<T: Copy> Work<T> {
     }
 }
 
-/// The vertices some points use, one slot each, and each point's slots.
-struct Slots {
+/// The vertices some points use, one slot each, and each point's slots:
+/// chosen by [`Choice::choose`] in a run, in buffers sized once.
+struct Choice {
     /// Vertex ids, in the order of first use.
     verts: Vec<usize>,
     /// Per point its vertex's slot (simple) or its triangle's three.
     of_points: Vec<i64>,
+    /// Each vertex's slot, by the vertex ([`UNUSED`] for none): a point
+    /// finds its slot in constant time. Only the entries of `verts` are
+    /// set between choices.
+    slot_of: Vec<u32>,
 }
 
-impl Slots {
-    fn of(point_verts: &[usize]) -> Slots {
-        let mut verts: Vec<usize> = Vec::new();
-        // Each vertex's slot, by the vertex: a point finds its slot in
-        // constant time (a search of `verts` made `prepare` quadratic).
-        let mut slot_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-        let of_points = point_verts
-            .iter()
-            .map(|&v| {
-                let at = *slot_of.entry(v).or_insert_with(|| {
-                    verts.push(v);
-                    verts.len() - 1
-                });
-                at as i64
-            })
-            .collect();
-        Slots { verts, of_points }
+/// A vertex without a slot.
+const UNUSED: u32 = u32::MAX;
+
+impl Choice {
+    /// Room for `points` point vertices among `nv` vertices.
+    fn new(nv: usize, points: usize) -> Choice {
+        Choice {
+            verts: Vec::with_capacity(nv.min(points)),
+            of_points: Vec::with_capacity(points),
+            slot_of: vec![UNUSED; nv],
+        }
+    }
+
+    /// Gives each of `point_verts` (the vertices of some points, in order)
+    /// its vertex's slot, a new slot for a vertex not seen before.
+    fn choose(&mut self, point_verts: impl Iterator<Item = usize>) {
+        for &v in &self.verts {
+            self.slot_of[v] = UNUSED;
+        }
+        self.verts.clear();
+        self.of_points.clear();
+        for v in point_verts {
+            let mut slot = self.slot_of[v];
+            if slot == UNUSED {
+                slot = self.verts.len() as u32;
+                self.slot_of[v] = slot;
+                self.verts.push(v);
+            }
+            self.of_points.push(i64::from(slot));
+        }
     }
 }
 
-pub struct Ht {
+/// The input, as `ht.nil`'s arrays.
+struct Input {
     theta: Vec<f64>,
     /// 2 a point, empty for the simple variant.
     us: Vec<f64>,
@@ -143,10 +169,43 @@ pub struct Ht {
     /// 4 a vertex, and nb a vertex.
     base_pos: Vec<f64>,
     weights: Vec<f64>,
+    /// Three vertex ids a triangle.
+    triangles: Vec<usize>,
+    /// Per point its vertex (simple) or its triangle (complicated).
+    corr: Vec<usize>,
+    /// 3 a point.
     points: Vec<f64>,
+}
+
+impl Input {
+    /// Points, vertices and bones.
+    fn counts(&self) -> (usize, usize, usize) {
+        (self.corr.len(), self.base_pos.len() / 4, self.parents.len())
+    }
+
+    /// Vertices a point uses: 3 (its triangle's) or 1.
+    fn per_point(&self) -> usize {
+        if self.complicated { 3 } else { 1 }
+    }
+
+    /// The vertices of the points `from..to`, in order.
+    fn point_verts(&self, from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
+        self.corr[from..to].iter().flat_map(|c| {
+            let verts = if self.complicated {
+                &self.triangles[3 * c..3 * c + 3]
+            } else {
+                std::slice::from_ref(c)
+            };
+            verts.iter().copied()
+        })
+    }
+}
+
+pub struct Ht {
+    input: Input,
     /// The objective's vertices: all that the points use (and forward
-    /// mode's).
-    all: Slots,
+    /// mode's), with their base positions and weights.
+    all: Choice,
     all_vpos: Vec<f64>,
     all_vweights: Vec<f64>,
     work: Work<f64>,
@@ -164,8 +223,8 @@ enum Mode {
 }
 
 /// Forward mode's copies of the inputs as dual numbers (the data
-/// constants, of eps 0; theta and `us` seeded per column) and its work
-/// arrays.
+/// constants, of eps 0; theta and `us` seeded per column), made by each
+/// run, and its work arrays.
 struct Forward {
     theta: Vec<Dual<f64>>,
     us: Vec<Dual<f64>>,
@@ -181,8 +240,8 @@ struct Forward {
 /// Reverse mode's sweeps (it shares `Ht`'s `f64` work arrays and residuals)
 /// and adjoints.
 struct Reverse {
-    /// Per sweep of K points, their vertices.
-    batches: Vec<Slots>,
+    /// One sweep's K points' vertices (chosen each sweep).
+    batch: Choice,
     /// One sweep's vertices (gathered each sweep; `Const` data in
     /// `ht.nil`, so they have no adjoints).
     vpos: Vec<f64>,
@@ -228,8 +287,11 @@ fn matrices(model: &Value, field: &str, count: usize) -> Result<Vec<f64>, String
     Ok(out)
 }
 
-impl Ht {
-    pub fn of(input: &Value) -> Result<Ht, String> {
+impl Input {
+    /// GradBench's input as the program's arrays, checked: bones' parents
+    /// earlier bones, vertex and triangle ids in range, a row of `us` a
+    /// point or none.
+    fn of(input: &Value) -> Result<Input, String> {
         let theta = numbers(input, "theta")?;
         if theta.len() != THETA {
             return Err(format!(
@@ -291,7 +353,7 @@ impl Ht {
                     ));
                 }
             }
-            triangles.extend(verts);
+            triangles.extend(verts.into_iter().map(|v| v as usize));
         }
         let ntri = triangle_items.len();
         let corr = ints(
@@ -318,9 +380,8 @@ impl Ht {
             }
         };
         let complicated = !us.is_empty();
-        // Each point's vertices: its own, or its triangle's three.
         let limit = if complicated { ntri } else { nv };
-        let mut point_verts = Vec::with_capacity(if complicated { 3 * n } else { n });
+        let mut corr_ids = Vec::with_capacity(n);
         for (i, &c) in corr.iter().enumerate() {
             if c < 0 || c >= limit as i64 {
                 let what = if complicated { "triangle" } else { "vertex" };
@@ -328,42 +389,51 @@ impl Ht {
                     "correspondence {i} names {what} {c}, but there are {limit}"
                 ));
             }
-            let c = c as usize;
-            if complicated {
-                point_verts.extend(triangles[3 * c..3 * c + 3].iter().map(|&v| v as usize));
-            } else {
-                point_verts.push(c);
-            }
+            corr_ids.push(c as usize);
         }
-        let all = Slots::of(&point_verts);
-        let (mut all_vpos, mut all_vweights) = (vec![], vec![]);
-        gather(
-            &all.verts,
-            &base_pos,
-            &weights,
-            nb,
-            &mut all_vpos,
-            &mut all_vweights,
-        );
-        let ns = all.verts.len();
+        Ok(Input {
+            theta,
+            us,
+            complicated,
+            mirrored,
+            parents,
+            base_rel,
+            inv_base_abs,
+            base_pos,
+            weights,
+            triangles,
+            corr: corr_ids,
+            points,
+        })
+    }
+}
+
+impl Ht {
+    /// The input converted, and the buffers sized by its counts.
+    pub fn of(input: &Value) -> Result<Ht, String> {
+        let input = Input::of(input)?;
+        let (n, nv, nb) = input.counts();
+        let complicated = input.complicated;
+        let per_point = input.per_point();
+        // The most slots a choice can take.
+        let slots = nv.min(per_point * n);
         let mode = if n >= FORWARD_FROM[usize::from(complicated)] {
-            let duals = |xs: &[f64]| xs.iter().map(|&x| Dual::constant(x)).collect::<Vec<_>>();
+            let duals = |len: usize| vec![Dual::constant(0.0); len];
             Mode::Forward(Box::new(Forward {
-                theta: duals(&theta),
-                us: duals(&us),
-                base_rel: duals(&base_rel),
-                inv_base_abs: duals(&inv_base_abs),
-                vpos: duals(&all_vpos),
-                vweights: duals(&all_vweights),
-                points: duals(&points),
-                err: vec![Dual::constant(0.0); 3 * CHUNK.min(n)],
-                work: Work::new(nb, ns, Dual::constant(0.0)),
+                theta: duals(THETA),
+                us: duals(input.us.len()),
+                base_rel: duals(input.base_rel.len()),
+                inv_base_abs: duals(input.inv_base_abs.len()),
+                vpos: Vec::with_capacity(4 * slots),
+                vweights: Vec::with_capacity(nb * slots),
+                points: duals(input.points.len()),
+                err: duals(3 * CHUNK.min(n)),
+                work: Work::new(nb, slots, Dual::constant(0.0)),
             }))
         } else {
-            let per_point = if complicated { 3 } else { 1 };
             let bars = |len: usize| vec![[0.0; W]; len];
             Mode::Reverse(Box::new(Reverse {
-                batches: point_verts.chunks(K * per_point).map(Slots::of).collect(),
+                batch: Choice::new(nv, K * per_point),
                 vpos: Vec::with_capacity(4 * K * per_point),
                 vweights: Vec::with_capacity(nb * K * per_point),
                 work_bar: Work::new(nb, 3 * K, [0.0; W]),
@@ -374,47 +444,63 @@ impl Ht {
         };
         let cols = THETA + if complicated { 2 } else { 0 };
         Ok(Ht {
+            all: Choice::new(nv, per_point * n),
+            all_vpos: Vec::with_capacity(4 * slots),
+            all_vweights: Vec::with_capacity(nb * slots),
             // Reverse mode's sweeps use these too, up to 3 K slots.
-            work: Work::new(nb, ns.max(3 * K), 0.0),
+            work: Work::new(nb, slots.max(3 * K), 0.0),
             err: vec![0.0; 3 * n],
             jac: vec![0.0; 3 * n * cols],
             mode,
-            theta,
-            us,
-            complicated,
-            mirrored,
-            parents,
-            base_rel,
-            inv_base_abs,
-            base_pos,
-            weights,
-            points,
-            all,
-            all_vpos,
-            all_vweights,
+            input,
         })
     }
 
     fn columns(&self) -> usize {
-        THETA + if self.complicated { 2 } else { 0 }
+        THETA + if self.input.complicated { 2 } else { 0 }
     }
 
-    /// The Jacobian, column-major, in forward mode: per column, `ht_world`
-    /// on dual numbers, then `ht_point_residuals` a chunk of points at a
-    /// time.
-    fn forward(&mut self) -> nilang_runtime::Result {
+    /// The Jacobian, column-major, in forward mode: the points' vertices
+    /// chosen and the inputs copied into dual numbers, then per column,
+    /// `ht_world` on dual numbers and `ht_point_residuals` a chunk of
+    /// points at a time.
+    fn forward(&mut self, build: Build) -> nilang_runtime::Result {
         let Mode::Forward(f) = &mut self.mode else {
             unreachable!("forward mode's buffers")
         };
-        let rows = self.points.len();
-        let extra = if self.complicated { 2 } else { 0 };
+        let input = &self.input;
+        let (n, _, nb) = input.counts();
+        self.all.choose(input.point_verts(0, n));
         let ns = self.all.verts.len();
+        gather(
+            &self.all.verts,
+            &input.base_pos,
+            &input.weights,
+            nb,
+            &mut f.vpos,
+            &mut f.vweights,
+            Dual::constant,
+        );
+        for (duals, xs) in [
+            (&mut f.us, &input.us),
+            (&mut f.base_rel, &input.base_rel),
+            (&mut f.inv_base_abs, &input.inv_base_abs),
+            (&mut f.points, &input.points),
+            (&mut f.theta, &input.theta),
+        ] {
+            for (d, &x) in duals.iter_mut().zip(xs) {
+                *d = Dual::constant(x);
+            }
+        }
+        let rows = 3 * n;
+        let complicated = input.complicated;
+        let extra = if complicated { 2 } else { 0 };
         let zero = Dual::constant(0.0);
-        let per_point = if self.complicated { 3 } else { 1 };
+        let per_point = input.per_point();
         for (col, out) in self.jac.chunks_exact_mut(rows).enumerate() {
             // Columns 0 and 1 (complicated): every point's `us` component
             // col, cleared again for column 2; then theta.
-            if col <= extra && self.complicated {
+            if col <= extra && complicated {
                 for (i, u) in f.us.iter_mut().enumerate() {
                     u.eps = if i % 2 == col { 1.0 } else { 0.0 };
                 }
@@ -426,22 +512,25 @@ impl Ht {
             // arrays (zeroing them is cheaper than `uncall_ht_world`).
             f.work.fill(ns, zero);
             let w = &mut f.work;
-            ht::ht_world(
-                &f.theta,
-                self.mirrored,
-                &self.parents,
-                &f.base_rel,
-                &f.inv_base_abs,
-                &f.vpos,
-                &f.vweights,
-                &mut w.pose,
-                &mut w.rot,
-                &mut w.rel,
-                &mut w.absm,
-                &mut w.trans,
-                &mut w.grot,
-                &mut w.pos,
-                &mut w.world,
+            call!(
+                build,
+                ht::ht_world(
+                    &f.theta,
+                    input.mirrored,
+                    &input.parents,
+                    &f.base_rel,
+                    &f.inv_base_abs,
+                    &f.vpos,
+                    &f.vweights,
+                    &mut w.pose,
+                    &mut w.rot,
+                    &mut w.rel,
+                    &mut w.absm,
+                    &mut w.trans,
+                    &mut w.grot,
+                    &mut w.pos,
+                    &mut w.world,
+                )
             )?;
             // The residuals a chunk of points at a time, in a buffer that
             // stays in cache.
@@ -449,18 +538,21 @@ impl Ht {
                 let (lo, m) = (chunk * CHUNK, out.len() / 3);
                 let err = &mut f.err[..3 * m];
                 err.fill(zero);
-                let us = if self.complicated {
+                let us = if complicated {
                     &f.us[2 * lo..2 * (lo + m)]
                 } else {
                     &f.us[..]
                 };
-                ht::ht_point_residuals(
-                    err,
-                    us,
-                    self.complicated,
-                    &self.all.of_points[per_point * lo..per_point * (lo + m)],
-                    &f.points[3 * lo..3 * (lo + m)],
-                    &w.world,
+                call!(
+                    build,
+                    ht::ht_point_residuals(
+                        err,
+                        us,
+                        complicated,
+                        &self.all.of_points[per_point * lo..per_point * (lo + m)],
+                        &f.points[3 * lo..3 * (lo + m)],
+                        &w.world,
+                    )
                 )?;
                 for (o, e) in out.iter_mut().zip(err.iter()) {
                     *o = e.eps;
@@ -470,26 +562,30 @@ impl Ht {
         Ok(())
     }
 
-    /// The Jacobian, row-major, K points a reverse sweep.
-    fn reverse(&mut self) -> nilang_runtime::Result {
+    /// The Jacobian, row-major, K points a reverse sweep: each sweep
+    /// chooses and gathers its points' vertices.
+    fn reverse(&mut self, build: Build) -> nilang_runtime::Result {
         let cols = self.columns();
         let Mode::Reverse(r) = &mut self.mode else {
             unreachable!("reverse mode's buffers")
         };
-        let n = self.points.len() / 3;
+        let input = &self.input;
+        let (n, _, nb) = input.counts();
+        let complicated = input.complicated;
         let extra = cols - THETA;
-        let nb = self.parents.len();
-        for (batch, slots) in r.batches.iter().enumerate() {
-            let lo = batch * K;
+        for lo in (0..n).step_by(K) {
             let m = K.min(n - lo);
+            r.batch.choose(input.point_verts(lo, lo + m));
+            let slots = &r.batch;
             let ns = slots.verts.len();
             gather(
                 &slots.verts,
-                &self.base_pos,
-                &self.weights,
+                &input.base_pos,
+                &input.weights,
                 nb,
                 &mut r.vpos,
                 &mut r.vweights,
+                |x| x,
             );
             let err = &mut self.err[..3 * m];
             err.fill(0.0);
@@ -500,51 +596,55 @@ impl Ht {
             }
             r.theta_bar.fill([0.0; W]);
             r.us_bar.fill([0.0; W]);
-            // What the last sweep left in the work arrays' adjoints would
-            // seed this one.
+            // What the last sweep left in the work arrays and their
+            // adjoints would seed this one.
+            self.work.fill(ns, 0.0);
             r.work_bar.fill(ns, [0.0; W]);
-            let (us, us_bar) = if self.complicated {
-                (&self.us[2 * lo..2 * (lo + m)], &mut r.us_bar[..2 * m])
+            let (us, us_bar) = if complicated {
+                (&input.us[2 * lo..2 * (lo + m)], &mut r.us_bar[..2 * m])
             } else {
-                (&self.us[..], &mut r.us_bar[..0])
+                (&input.us[..], &mut r.us_bar[..0])
             };
             let (w, wb) = (&mut self.work, &mut r.work_bar);
-            ht::ht_residuals_grad(
-                err,
-                err_bar,
-                &self.theta,
-                &mut r.theta_bar,
-                us,
-                us_bar,
-                self.complicated,
-                self.mirrored,
-                &self.parents,
-                &self.base_rel,
-                &self.inv_base_abs,
-                &r.vpos,
-                &r.vweights,
-                &slots.of_points,
-                &self.points[3 * lo..3 * (lo + m)],
-                &mut w.pose,
-                &mut wb.pose,
-                &mut w.rot,
-                &mut wb.rot,
-                &mut w.rel,
-                &mut wb.rel,
-                &mut w.absm,
-                &mut wb.absm,
-                &mut w.trans,
-                &mut wb.trans,
-                &mut w.grot,
-                &mut wb.grot,
-                &mut w.pos[..3 * ns],
-                &mut wb.pos[..3 * ns],
-                &mut w.world[..3 * ns],
-                &mut wb.world[..3 * ns],
+            call!(
+                build,
+                ht::ht_residuals_grad(
+                    err,
+                    err_bar,
+                    &input.theta,
+                    &mut r.theta_bar,
+                    us,
+                    us_bar,
+                    complicated,
+                    input.mirrored,
+                    &input.parents,
+                    &input.base_rel,
+                    &input.inv_base_abs,
+                    &r.vpos,
+                    &r.vweights,
+                    &slots.of_points,
+                    &input.points[3 * lo..3 * (lo + m)],
+                    &mut w.pose,
+                    &mut wb.pose,
+                    &mut w.rot,
+                    &mut wb.rot,
+                    &mut w.rel,
+                    &mut wb.rel,
+                    &mut w.absm,
+                    &mut wb.absm,
+                    &mut w.trans,
+                    &mut wb.trans,
+                    &mut w.grot,
+                    &mut wb.grot,
+                    &mut w.pos[..3 * ns],
+                    &mut wb.pos[..3 * ns],
+                    &mut w.world[..3 * ns],
+                    &mut wb.world[..3 * ns],
+                )
             )?;
             for lane in 0..3 * m {
                 let row = &mut self.jac[(3 * lo + lane) * cols..(3 * lo + lane + 1) * cols];
-                if self.complicated {
+                if complicated {
                     let p = lane / 3;
                     row[0] = r.us_bar[2 * p][lane];
                     row[1] = r.us_bar[2 * p + 1][lane];
@@ -558,58 +658,89 @@ impl Ht {
     }
 }
 
-/// The base positions and weights of `verts`, a slot each.
-fn gather(
+/// The base positions and weights of `verts`, a slot each, as `T`.
+fn gather<T>(
     verts: &[usize],
     base_pos: &[f64],
     weights: &[f64],
     nb: usize,
-    vpos: &mut Vec<f64>,
-    vweights: &mut Vec<f64>,
+    vpos: &mut Vec<T>,
+    vweights: &mut Vec<T>,
+    to: impl Fn(f64) -> T + Copy,
 ) {
     vpos.clear();
     vweights.clear();
     for &v in verts {
-        vpos.extend_from_slice(&base_pos[4 * v..4 * v + 4]);
-        vweights.extend_from_slice(&weights[nb * v..nb * v + nb]);
+        vpos.extend(base_pos[4 * v..4 * v + 4].iter().map(|&x| to(x)));
+        vweights.extend(weights[nb * v..nb * v + nb].iter().map(|&x| to(x)));
     }
 }
 
 impl Eval for Ht {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         match which {
             Which::Primal => {
+                let input = &self.input;
+                let (n, _, nb) = input.counts();
+                self.all.choose(input.point_verts(0, n));
+                gather(
+                    &self.all.verts,
+                    &input.base_pos,
+                    &input.weights,
+                    nb,
+                    &mut self.all_vpos,
+                    &mut self.all_vweights,
+                    |x| x,
+                );
                 self.err.fill(0.0);
                 let ns = self.all.verts.len();
+                self.work.fill(ns, 0.0);
                 let w = &mut self.work;
-                ht::ht_residuals(
-                    &mut self.err,
-                    &self.theta,
-                    &self.us,
-                    self.complicated,
-                    self.mirrored,
-                    &self.parents,
-                    &self.base_rel,
-                    &self.inv_base_abs,
-                    &self.all_vpos,
-                    &self.all_vweights,
-                    &self.all.of_points,
-                    &self.points,
-                    &mut w.pose,
-                    &mut w.rot,
-                    &mut w.rel,
-                    &mut w.absm,
-                    &mut w.trans,
-                    &mut w.grot,
-                    &mut w.pos[..3 * ns],
-                    &mut w.world[..3 * ns],
+                call!(
+                    build,
+                    ht::ht_residuals(
+                        &mut self.err,
+                        &input.theta,
+                        &input.us,
+                        input.complicated,
+                        input.mirrored,
+                        &input.parents,
+                        &input.base_rel,
+                        &input.inv_base_abs,
+                        &self.all_vpos,
+                        &self.all_vweights,
+                        &self.all.of_points,
+                        &input.points,
+                        &mut w.pose,
+                        &mut w.rot,
+                        &mut w.rel,
+                        &mut w.absm,
+                        &mut w.trans,
+                        &mut w.grot,
+                        &mut w.pos[..3 * ns],
+                        &mut w.world[..3 * ns],
+                    )
                 )
             }
             Which::Derivative | Which::Nested(..) => match self.mode {
-                Mode::Forward(_) => self.forward(),
-                Mode::Reverse(_) => self.reverse(),
+                Mode::Forward(_) => self.forward(build),
+                Mode::Reverse(_) => self.reverse(build),
             },
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let input = Input::of(input)?;
+        let (n, nv, nb) = input.counts();
+        let (pn, pnv, pnb) = self.input.counts();
+        same_count("the points", pn, n)?;
+        same_count("the vertices", pnv, nv)?;
+        same_count("the bones", pnb, nb)?;
+        if input.complicated != self.input.complicated {
+            return Err("the buffers were sized for the other variant".into());
+        }
+        self.input = input;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {
@@ -623,7 +754,7 @@ impl Eval for Ht {
                 match self.mode {
                     Mode::Reverse(_) => json!(self.jac.chunks(cols).collect::<Vec<_>>()),
                     Mode::Forward(_) => {
-                        let rows = self.points.len();
+                        let rows = self.input.points.len();
                         json!(
                             (0..rows)
                                 .map(|r| (0..cols)

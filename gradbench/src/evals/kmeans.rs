@@ -1,13 +1,14 @@
 //! `kmeans`: the cost, and Newton's direction J / H from one sweep of the
 //! cost's gradient program on dual numbers (forward over reverse): every
 //! centroid coordinate seeded 1, the adjoints' values are J and, since H is
-//! diagonal, their tangents H·1 = diag H.
+//! diagonal, their tangents H·1 = diag H. Each run copies the points and
+//! centroids into its dual numbers (the centroids seeded 1), in buffers
+//! kept from run to run.
 
 use nilang_runtime::num_dual::Dual64;
 use serde_json::{Value, json};
 
-use super::{Eval, Which, rows};
-use crate::nil::kmeans;
+use super::{Build, Eval, Which, rows, same_count};
 
 pub struct Kmeans {
     n: usize,
@@ -24,8 +25,8 @@ pub struct Kmeans {
     dir: Vec<f64>,
 }
 
-/// The derivative's values: the inputs as dual numbers and every buffer's
-/// adjoint.
+/// The derivative's values: the inputs as dual numbers (copied by each
+/// run) and every buffer's adjoint.
 struct Duals {
     points: Vec<Dual64>,
     centroids: Vec<Dual64>,
@@ -49,8 +50,8 @@ impl Kmeans {
         }
         let zero = Dual64::from(0.0);
         let dual = Duals {
-            points: points.iter().map(|&v| Dual64::from(v)).collect(),
-            centroids: centroids.iter().map(|&v| Dual64::new(v, 1.0)).collect(),
+            points: vec![zero; points.len()],
+            centroids: vec![zero; centroids.len()],
             points_bar: vec![zero; points.len()],
             centroids_bar: vec![zero; centroids.len()],
             dist: vec![zero; k],
@@ -74,42 +75,63 @@ impl Kmeans {
 }
 
 impl Eval for Kmeans {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         let (n, k, d) = (self.n as i64, self.k as i64, self.d as i64);
         match which {
             Which::Primal => {
                 self.cost = 0.0;
-                kmeans::kmeans_cost(
-                    &mut self.cost,
-                    &self.points,
-                    &self.centroids,
-                    n,
-                    k,
-                    d,
-                    &mut self.dist,
-                    &mut self.runmin,
+                call!(
+                    build,
+                    kmeans::kmeans_cost(
+                        &mut self.cost,
+                        &self.points,
+                        &self.centroids,
+                        n,
+                        k,
+                        d,
+                        &mut self.dist,
+                        &mut self.runmin,
+                    )
                 )
             }
             Which::Derivative | Which::Nested(..) => {
                 let zero = Dual64::from(0.0);
                 let (mut cost, mut cost_bar) = (zero, Dual64::from(1.0));
                 let v = &mut self.dual;
-                v.points_bar.fill(zero);
-                v.centroids_bar.fill(zero);
-                kmeans::kmeans_cost_grad(
-                    &mut cost,
-                    &mut cost_bar,
-                    &v.points,
+                for (dual, &x) in v.points.iter_mut().zip(&self.points) {
+                    *dual = Dual64::from(x);
+                }
+                // Every centroid coordinate seeded 1.
+                for (dual, &x) in v.centroids.iter_mut().zip(&self.centroids) {
+                    *dual = Dual64::new(x, 1.0);
+                }
+                // The buffers' adjoints too: a reverse sweep leaves
+                // rounding errors in them, which would seed this run.
+                for bar in [
                     &mut v.points_bar,
-                    &v.centroids,
                     &mut v.centroids_bar,
-                    n,
-                    k,
-                    d,
-                    &mut v.dist,
                     &mut v.dist_bar,
-                    &mut v.runmin,
                     &mut v.runmin_bar,
+                ] {
+                    bar.fill(zero);
+                }
+                call!(
+                    build,
+                    kmeans::kmeans_cost_grad(
+                        &mut cost,
+                        &mut cost_bar,
+                        &v.points,
+                        &mut v.points_bar,
+                        &v.centroids,
+                        &mut v.centroids_bar,
+                        n,
+                        k,
+                        d,
+                        &mut v.dist,
+                        &mut v.dist_bar,
+                        &mut v.runmin,
+                        &mut v.runmin_bar,
+                    )
                 )?;
                 for (out, g) in self.dir.iter_mut().zip(&v.centroids_bar) {
                     *out = g.re / g.eps;
@@ -117,6 +139,15 @@ impl Eval for Kmeans {
                 Ok(())
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let new = Kmeans::of(input)?;
+        same_count("the points", self.n, new.n)?;
+        same_count("the centroids", self.k, new.k)?;
+        same_count("the dimension", self.d, new.d)?;
+        (self.points, self.centroids) = (new.points, new.centroids);
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

@@ -2,8 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, numbers, whole};
-use crate::nil::llsq;
+use super::{Build, Eval, Which, numbers, same_count, whole};
 
 pub struct Llsq {
     x: Vec<f64>,
@@ -30,16 +29,26 @@ impl Llsq {
 }
 
 impl Eval for Llsq {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.y = 0.0;
         match which {
-            Which::Primal => llsq::llsq(&mut self.y, &self.x, self.n),
+            Which::Primal => call!(build, llsq::llsq(&mut self.y, &self.x, self.n)),
             Which::Derivative | Which::Nested(..) => {
                 let mut y_bar = 1.0;
                 self.x_bar.fill(0.0);
-                llsq::llsq_grad(&mut self.y, &mut y_bar, &self.x, &mut self.x_bar, self.n)
+                call!(
+                    build,
+                    llsq::llsq_grad(&mut self.y, &mut y_bar, &self.x, &mut self.x_bar, self.n)
+                )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let new = Llsq::of(input)?;
+        same_count("the length of `x`", self.x.len(), new.x.len())?;
+        (self.x, self.n) = (new.x, new.n);
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

@@ -2,14 +2,15 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, numbers};
-use crate::nil::lse;
+use super::{Build, Eval, Which, numbers, same_count};
 
 pub struct Lse {
     x: Vec<f64>,
     out: f64,
     x_bar: Vec<f64>,
-    /// The running maximum the program keeps (zeros between runs).
+    /// The running maximum the program keeps (zeros between runs), and its
+    /// adjoint (zeroed by each run: the reverse sweep leaves rounding
+    /// errors in it, which would seed the next run).
     runmax: Vec<f64>,
     runmax_bar: Vec<f64>,
 }
@@ -32,23 +33,34 @@ impl Lse {
 }
 
 impl Eval for Lse {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.out = 0.0;
         match which {
-            Which::Primal => lse::lse(&mut self.out, &self.x, &mut self.runmax),
+            Which::Primal => call!(build, lse::lse(&mut self.out, &self.x, &mut self.runmax)),
             Which::Derivative | Which::Nested(..) => {
                 let mut out_bar = 1.0;
                 self.x_bar.fill(0.0);
-                lse::lse_grad(
-                    &mut self.out,
-                    &mut out_bar,
-                    &self.x,
-                    &mut self.x_bar,
-                    &mut self.runmax,
-                    &mut self.runmax_bar,
+                self.runmax_bar.fill(0.0);
+                call!(
+                    build,
+                    lse::lse_grad(
+                        &mut self.out,
+                        &mut out_bar,
+                        &self.x,
+                        &mut self.x_bar,
+                        &mut self.runmax,
+                        &mut self.runmax_bar,
+                    )
                 )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let x = numbers(input, "x")?;
+        same_count("the length of `x`", self.x.len(), x.len())?;
+        self.x = x;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, rows};
-use crate::nil::lstm;
+use super::{Build, Eval, Which, rows, same_count};
 
 /// GradBench's input, its rows concatenated: l layers (two rows of
 /// `main_params` each), width b, c characters; and the program's work
@@ -58,59 +57,78 @@ impl Lstm {
 }
 
 impl Eval for Lstm {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.loss = 0.0;
         let [main, extra, state, seq] = &self.inputs;
         let [hiddens, cells, inputs, sumexp, golds] = &mut self.work;
         let (l, c, b) = (self.l, self.c, self.b);
         match which {
-            Which::Primal => lstm::lstm_objective(
-                &mut self.loss,
-                main,
-                extra,
-                state,
-                seq,
-                l,
-                c,
-                b,
-                hiddens,
-                cells,
-                inputs,
-                sumexp,
-                golds,
-            ),
-            Which::Derivative | Which::Nested(..) => {
-                let mut loss_bar = 1.0;
-                self.input_bars.iter_mut().for_each(|v| v.fill(0.0));
-                let [main_bar, extra_bar, state_bar, seq_bar] = &mut self.input_bars;
-                let [hb, cb, ib, sb, gb] = &mut self.work_bars;
-                lstm::lstm_objective_grad(
+            Which::Primal => call!(
+                build,
+                lstm::lstm_objective(
                     &mut self.loss,
-                    &mut loss_bar,
                     main,
-                    main_bar,
                     extra,
-                    extra_bar,
                     state,
-                    state_bar,
                     seq,
-                    seq_bar,
                     l,
                     c,
                     b,
                     hiddens,
-                    hb,
                     cells,
-                    cb,
                     inputs,
-                    ib,
                     sumexp,
-                    sb,
                     golds,
-                    gb,
+                )
+            ),
+            Which::Derivative | Which::Nested(..) => {
+                let mut loss_bar = 1.0;
+                // The work arrays' adjoints too: a reverse sweep leaves
+                // rounding errors in them, which would seed this run.
+                for bar in self.input_bars.iter_mut().chain(self.work_bars.iter_mut()) {
+                    bar.fill(0.0);
+                }
+                let [main_bar, extra_bar, state_bar, seq_bar] = &mut self.input_bars;
+                let [hb, cb, ib, sb, gb] = &mut self.work_bars;
+                call!(
+                    build,
+                    lstm::lstm_objective_grad(
+                        &mut self.loss,
+                        &mut loss_bar,
+                        main,
+                        main_bar,
+                        extra,
+                        extra_bar,
+                        state,
+                        state_bar,
+                        seq,
+                        seq_bar,
+                        l,
+                        c,
+                        b,
+                        hiddens,
+                        hb,
+                        cells,
+                        cb,
+                        inputs,
+                        ib,
+                        sumexp,
+                        sb,
+                        golds,
+                        gb,
+                    )
                 )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let new = Lstm::of(input)?;
+        same_count("the layers", self.l as usize, new.l as usize)?;
+        same_count("the width", self.b as usize, new.b as usize)?;
+        same_count("the characters", self.c as usize, new.c as usize)?;
+        self.inputs = new.inputs;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, numbers, whole};
-use crate::nil::ode;
+use super::{Build, Eval, Which, numbers, same_count, whole};
 
 pub struct Ode {
     x: Vec<f64>,
@@ -43,37 +42,55 @@ impl Ode {
 }
 
 impl Eval for Ode {
-    fn run(&mut self, which: Which) -> nilang_runtime::Result {
+    fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.yf.fill(0.0);
         let [k1, k2, k3, k4] = &mut self.ks;
         match which {
-            Which::Primal => ode::ode(&mut self.yf, &self.x, self.s, &mut self.ys, k1, k2, k3, k4),
+            Which::Primal => call!(
+                build,
+                ode::ode(&mut self.yf, &self.x, self.s, &mut self.ys, k1, k2, k3, k4)
+            ),
             Which::Derivative | Which::Nested(..) => {
                 // The gradient of the last component: its adjoint seeded 1.
                 let n = self.x.len();
                 self.yf_bar.fill(0.0);
                 self.yf_bar[n - 1] = 1.0;
                 self.x_bar.fill(0.0);
+                // The work arrays' adjoints too: a reverse sweep leaves
+                // rounding errors in them, which would seed this run.
+                self.ys_bar.fill(0.0);
+                self.ks_bar.iter_mut().for_each(|v| v.fill(0.0));
                 let [k1b, k2b, k3b, k4b] = &mut self.ks_bar;
-                ode::ode_grad(
-                    &mut self.yf,
-                    &mut self.yf_bar,
-                    &self.x,
-                    &mut self.x_bar,
-                    self.s,
-                    &mut self.ys,
-                    &mut self.ys_bar,
-                    k1,
-                    k1b,
-                    k2,
-                    k2b,
-                    k3,
-                    k3b,
-                    k4,
-                    k4b,
+                call!(
+                    build,
+                    ode::ode_grad(
+                        &mut self.yf,
+                        &mut self.yf_bar,
+                        &self.x,
+                        &mut self.x_bar,
+                        self.s,
+                        &mut self.ys,
+                        &mut self.ys_bar,
+                        k1,
+                        k1b,
+                        k2,
+                        k2b,
+                        k3,
+                        k3b,
+                        k4,
+                        k4b,
+                    )
                 )
             }
         }
+    }
+
+    fn replace_input(&mut self, input: &Value) -> Result<(), String> {
+        let new = Ode::of(input)?;
+        same_count("the length of `x`", self.x.len(), new.x.len())?;
+        same_count("`s`", self.s as usize, new.s as usize)?;
+        self.x = new.x;
+        Ok(())
     }
 
     fn output(&self, which: Which) -> Value {

@@ -11,8 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, field_number};
-use crate::nil::particle;
+use super::{Build, Eval, Which, field_number};
 use nilang_runtime::{Result, Tape};
 
 pub struct Particle {
@@ -28,14 +27,22 @@ impl Particle {
 }
 
 impl Eval for Particle {
-    fn run(&mut self, which: Which) -> Result {
+    fn run(&mut self, which: Which, build: Build) -> Result {
         let (outer_reverse, inner_reverse) = which.reverse_modes();
         // The solver's loop records on this tape (the old values it
         // overwrites); nothing reads it back.
         let mut tape = Tape::new();
         let mut w = 0.0;
-        particle::best_control(&mut w, self.w0, outer_reverse, inner_reverse, &mut tape)?;
+        call!(
+            build,
+            particle::best_control(&mut w, self.w0, outer_reverse, inner_reverse, &mut tape)
+        )?;
         self.w = w;
+        Ok(())
+    }
+
+    fn replace_input(&mut self, input: &Value) -> std::result::Result<(), String> {
+        self.w0 = Particle::of(input)?.w0;
         Ok(())
     }
 

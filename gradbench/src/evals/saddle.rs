@@ -14,8 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Eval, Which, numbers};
-use crate::nil::saddle;
+use super::{Build, Eval, Which, numbers};
 use nilang_runtime::{Result, Tape};
 
 pub struct Saddle {
@@ -36,21 +35,29 @@ impl Saddle {
 }
 
 impl Eval for Saddle {
-    fn run(&mut self, which: Which) -> Result {
+    fn run(&mut self, which: Which, build: Build) -> Result {
         let (outer_reverse, inner_reverse) = which.reverse_modes();
         // The solvers' loops record on this tape (the old values they
         // overwrite); nothing reads it back.
         let mut tape = Tape::new();
         let (mut a, mut b) = ([0.0; 2], [0.0; 2]);
-        saddle::saddle_point(
-            &mut a,
-            &mut b,
-            &self.start,
-            outer_reverse,
-            inner_reverse,
-            &mut tape,
+        call!(
+            build,
+            saddle::saddle_point(
+                &mut a,
+                &mut b,
+                &self.start,
+                outer_reverse,
+                inner_reverse,
+                &mut tape,
+            )
         )?;
         self.out = [a[0], a[1], b[0], b[1]];
+        Ok(())
+    }
+
+    fn replace_input(&mut self, input: &Value) -> std::result::Result<(), String> {
+        self.start = Saddle::of(input)?.start;
         Ok(())
     }
 

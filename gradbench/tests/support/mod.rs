@@ -8,9 +8,22 @@ use serde_json::Value;
 /// Sends `messages` (one a line) to a fresh `nilang-gradbench
 /// --multithreaded` and returns the responses, whether it exited with
 /// success, and what it wrote to stderr.
+#[allow(dead_code)] // tests/ht.rs always passes arguments
 pub fn session(messages: &[String]) -> (Vec<Value>, bool, String) {
+    session_with(&[], &[], messages)
+}
+
+/// [`session`] with more arguments and environment variables.
+pub fn session_with(
+    args: &[&str],
+    env: &[(&str, &str)],
+    messages: &[String],
+) -> (Vec<Value>, bool, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
         .arg("--multithreaded")
+        .args(args)
+        .env_remove("NILANG_GRADBENCH_BUILD")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -19,7 +32,10 @@ pub fn session(messages: &[String]) -> (Vec<Value>, bool, String) {
     {
         let mut stdin = child.stdin.take().expect("stdin");
         for m in messages {
-            writeln!(stdin, "{m}").expect("the tool reads");
+            // A tool that stopped early (a bad flag) reads no more.
+            if writeln!(stdin, "{m}").is_err() {
+                break;
+            }
         }
     }
     let out = child.wait_with_output().expect("the tool ends");
