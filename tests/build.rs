@@ -35,6 +35,7 @@ fn main() {
     write_table(&out, &text);
     derivative_programs(&out, &dir, &text);
     aliased(&out, &dir);
+    chains(&dir);
     nilang_build::report(
         nilang_build::Config::new()
             .manifest_dir(&out)
@@ -826,3 +827,28 @@ fn aliased(out: &std::path::Path, dir: &std::path::Path) {
 
 /// How many aliased programs [`aliased`] writes.
 const ALIASED: usize = 40;
+
+/// How many terms the chains of `random/chains.nil` have: past the 1,000
+/// after which generated Rust cuts a chain into `let`s, and far past the old
+/// limit of 128 (`compiler/tests/chains.rs` checks and generates 10,000).
+const CHAIN_TERMS: usize = 2_500;
+
+/// `random/chains.nil`: a sum and difference, a weighted sum and an `&&`
+/// chain, each `CHAIN_TERMS` long (`tests/chains.rs`).
+fn chains(dir: &std::path::Path) {
+    let mut sum = String::from("x[1]");
+    let mut weighted = String::from("0.0");
+    let mut all = String::from("x[1] > 0");
+    for i in 2..=CHAIN_TERMS {
+        let op = if i % 3 == 0 { '-' } else { '+' };
+        let _ = write!(sum, " {op} x[{i}]");
+        let _ = write!(weighted, " + {}.0 * x[{i}]", i % 7 + 1);
+        let _ = write!(all, " && x[{i}] > 0");
+    }
+    let text = format!(
+        "function long_sum!(y::f64, x::[f64])\n    y += {sum}\nend\n\n\
+         function long_weighted!(y::f64, x::[f64])\n    y += {weighted}\nend\n\n\
+         function long_and!(y::f64, x::[f64])\n    if ({all}, ~)\n        y += 1.0\n    end\nend\n"
+    );
+    write_if_changed(&dir.join("chains.nil"), &text);
+}

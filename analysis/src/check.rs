@@ -7,7 +7,7 @@
 //! (`x[i]` and `x[j]`), the instruction gets an [`AliasCheck`] that the
 //! checked build runs before it.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::activity::Activity;
 use crate::ast::*;
@@ -104,37 +104,39 @@ enum Alias {
 /// An index as `base + offset` with a constant offset (`i`, `i + 1`, `3`,
 /// `n - 2`), to tell elements apart statically.
 fn linear_index(e: &Expr) -> (Option<String>, i64) {
-    let int = |e: &Expr| match &e.kind {
-        ExprKind::Int(v) => v.replace('_', "").parse::<i64>().ok(),
-        _ => None,
-    };
-    if let Some(v) = int(e) {
-        return (None, v);
-    }
-    match &e.kind {
-        ExprKind::Paren(inner) => linear_index(inner),
-        ExprKind::Binary {
-            op: op @ (BinaryOp::Add | BinaryOp::Sub),
-            lhs,
-            rhs,
-        } => match (int(lhs), int(rhs)) {
-            (_, Some(c)) => {
-                let (base, k) = linear_index(lhs);
-                let c = if *op == BinaryOp::Add {
-                    c
-                } else {
-                    c.wrapping_neg()
-                };
-                (base, k.wrapping_add(c))
-            }
-            (Some(c), _) if *op == BinaryOp::Add => {
-                let (base, k) = linear_index(rhs);
-                (base, k.wrapping_add(c))
-            }
+    nilang_syntax::stack::deep(|| {
+        let int = |e: &Expr| match &e.kind {
+            ExprKind::Int(v) => v.replace('_', "").parse::<i64>().ok(),
+            _ => None,
+        };
+        if let Some(v) = int(e) {
+            return (None, v);
+        }
+        match &e.kind {
+            ExprKind::Paren(inner) => linear_index(inner),
+            ExprKind::Binary {
+                op: op @ (BinaryOp::Add | BinaryOp::Sub),
+                lhs,
+                rhs,
+            } => match (int(lhs), int(rhs)) {
+                (_, Some(c)) => {
+                    let (base, k) = linear_index(lhs);
+                    let c = if *op == BinaryOp::Add {
+                        c
+                    } else {
+                        c.wrapping_neg()
+                    };
+                    (base, k.wrapping_add(c))
+                }
+                (Some(c), _) if *op == BinaryOp::Add => {
+                    let (base, k) = linear_index(rhs);
+                    (base, k.wrapping_add(c))
+                }
+                _ => (Some(print_expr(e)), 0),
+            },
             _ => (Some(print_expr(e)), 0),
-        },
-        _ => (Some(print_expr(e)), 0),
-    }
+        }
+    })
 }
 
 /// A place as a root variable and an access path, e.g. `x`, `[i]`, `.re`.
@@ -153,7 +155,7 @@ struct Place {
 
 impl Place {
     fn of(expr: &Expr) -> Option<Place> {
-        match &expr.kind {
+        nilang_syntax::stack::deep(|| match &expr.kind {
             ExprKind::Var(name) => Some(Place {
                 root: name.clone(),
                 root_span: expr.span,
@@ -205,7 +207,7 @@ impl Place {
                 Some(place)
             }
             _ => None,
-        }
+        })
     }
 
     /// Whether writing one may change the other, as far as the source
@@ -272,49 +274,51 @@ fn index_reads(expr: &Expr, out: &mut Vec<Place>) {
 /// places read inside their indices (marked `index_only`). The argument of
 /// `length`, `size`, `zero` and friends is not read: only its shape or type is.
 fn read_places(expr: &Expr, out: &mut Vec<Place>) {
-    if let Some(place) = Place::of(expr) {
-        out.push(place);
-        expr.walk(&mut |e| {
-            if let ExprKind::Index { indices, .. } = &e.kind {
-                for index in indices {
-                    match index {
-                        IndexArg::Expr(i) => index_reads(i, out),
-                        IndexArg::Range(r) => {
-                            index_reads(&r.start, out);
-                            if let Some(s) = &r.step {
-                                index_reads(s, out);
+    nilang_syntax::stack::deep(|| {
+        if let Some(place) = Place::of(expr) {
+            out.push(place);
+            expr.walk(&mut |e| {
+                if let ExprKind::Index { indices, .. } = &e.kind {
+                    for index in indices {
+                        match index {
+                            IndexArg::Expr(i) => index_reads(i, out),
+                            IndexArg::Range(r) => {
+                                index_reads(&r.start, out);
+                                if let Some(s) = &r.step {
+                                    index_reads(s, out);
+                                }
+                                index_reads(&r.stop, out);
                             }
-                            index_reads(&r.stop, out);
+                            IndexArg::Colon(_) => {}
                         }
-                        IndexArg::Colon(_) => {}
                     }
                 }
+            });
+            return;
+        }
+        if let ExprKind::Call { callee, args, .. } = &expr.kind
+            && is_shape_query(&callee.name)
+        {
+            args.iter().skip(1).for_each(|a| read_places(a, out));
+            return;
+        }
+        match &expr.kind {
+            ExprKind::Call { args, kwargs, .. } => {
+                args.iter().for_each(|a| read_places(a, out));
+                kwargs.iter().for_each(|k| read_places(&k.value, out));
             }
-        });
-        return;
-    }
-    if let ExprKind::Call { callee, args, .. } = &expr.kind
-        && is_shape_query(&callee.name)
-    {
-        args.iter().skip(1).for_each(|a| read_places(a, out));
-        return;
-    }
-    match &expr.kind {
-        ExprKind::Call { args, kwargs, .. } => {
-            args.iter().for_each(|a| read_places(a, out));
-            kwargs.iter().for_each(|k| read_places(&k.value, out));
+            ExprKind::Index { base, .. } => read_places(base, out),
+            ExprKind::Field { base, .. } => read_places(base, out),
+            ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places(e, out),
+            ExprKind::Unary { operand, .. } => read_places(operand, out),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                read_places(lhs, out);
+                read_places(rhs, out);
+            }
+            ExprKind::Tuple(items) => items.iter().for_each(|e| read_places(e, out)),
+            _ => {}
         }
-        ExprKind::Index { base, .. } => read_places(base, out),
-        ExprKind::Field { base, .. } => read_places(base, out),
-        ExprKind::Adjoint(e) | ExprKind::Paren(e) => read_places(e, out),
-        ExprKind::Unary { operand, .. } => read_places(operand, out),
-        ExprKind::Binary { lhs, rhs, .. } => {
-            read_places(lhs, out);
-            read_places(rhs, out);
-        }
-        ExprKind::Tuple(items) => items.iter().for_each(|e| read_places(e, out)),
-        _ => {}
-    }
+    })
 }
 
 /// Calls whose first argument is used only for its shape or type.
@@ -402,21 +406,25 @@ impl Checker<'_> {
     /// Whether the place's variable carries a derivative (see
     /// [`crate::activity`]).
     fn is_active(&self, place: &Place) -> bool {
-        self.resolution
-            .def_at(place.root_span)
-            .is_none_or(|id| self.activity.is_active(id))
+        nilang_syntax::stack::deep(|| {
+            self.resolution
+                .def_at(place.root_span)
+                .is_none_or(|id| self.activity.is_active(id))
+        })
     }
 
     fn is_integer(&self, place: &Place) -> bool {
-        let Some(id) = self.resolution.def_at(place.root_span) else {
-            return false;
-        };
-        let ty = &self.types.defs[id];
-        if place.path.iter().any(|p| p.starts_with('[')) {
-            ty.element().is_integer()
-        } else {
-            ty.is_integer()
-        }
+        nilang_syntax::stack::deep(|| {
+            let Some(id) = self.resolution.def_at(place.root_span) else {
+                return false;
+            };
+            let ty = &self.types.defs[id];
+            if place.path.iter().any(|p| p.starts_with('[')) {
+                ty.element().is_integer()
+            } else {
+                ty.is_integer()
+            }
+        })
     }
 
     /// Which argument positions a call statement mutates.
@@ -824,8 +832,12 @@ impl Checker<'_> {
 
     fn shared_reads(&mut self, reads: &[Place]) {
         let reads: Vec<&Place> = reads.iter().filter(|p| !p.index_only).collect();
-        for (j, b) in reads.iter().enumerate() {
-            if let Some(a) = reads[..j].iter().find(|a| a.text() == b.text()) {
+        // Each place's first read, by text: one pass, so that a sum of
+        // 10,000 terms is not 10,000² comparisons.
+        let mut first: FxHashMap<String, &Place> = FxHashMap::default();
+        for b in &reads {
+            let a = *first.entry(b.text()).or_insert(b);
+            if !std::ptr::eq(a, *b) {
                 if self.is_integer(b) || self.is_constant(b) {
                     continue;
                 }

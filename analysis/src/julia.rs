@@ -85,7 +85,7 @@ struct Seen {
 }
 
 fn rewrite(ty: &Type, seen: &mut Seen, matrix: bool) -> String {
-    match &ty.kind {
+    nilang_syntax::stack::deep(|| match &ty.kind {
         TypeKind::Named { name, args } => {
             let element = |seen: &mut Seen| {
                 args.first()
@@ -128,5 +128,5 @@ fn rewrite(ty: &Type, seen: &mut Seen, matrix: bool) -> String {
             let items: Vec<String> = items.iter().map(|t| rewrite(t, seen, matrix)).collect();
             format!("({})", items.join(", "))
         }
-    }
+    })
 }

@@ -277,7 +277,7 @@ impl Analysis<'_> {
 
     /// An invariant: the same value in every invocation.
     fn invariant(&self, e: &Expr) -> Option<Lin> {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Int(text) => {
                 let t = text.replace('_', "");
                 let v = if let Some(h) = t.strip_prefix("0x") {
@@ -308,13 +308,13 @@ impl Analysis<'_> {
                 terms: vec![(false, print_expr(e))],
             }),
             _ => None,
-        }
+        })
     }
 
     /// Whether every leaf of `e` is invariant (scalar parameters, keyword
     /// parameters, literals, array lengths).
     fn opaque_invariant(&self, e: &Expr) -> bool {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) => true,
             ExprKind::Var(_) => self.def(e.span).is_some_and(|id| {
                 let d = &self.resolution.defs[id];
@@ -336,105 +336,107 @@ impl Analysis<'_> {
                 args.iter().all(|a| matches!(a.kind, ExprKind::Var(_)))
             }
             _ => false,
-        }
+        })
     }
 
     /// An index as a function of the invocation index.
     fn form(&self, e: &Expr) -> Option<Distinct> {
-        match &e.kind {
-            ExprKind::Call { callee, args, .. }
-                if callee.name == "global_index" && args.is_empty() =>
-            {
-                Some(Distinct {
-                    a: Lin::default(),
-                    xor: None,
-                    c: Lin::default(),
-                    stride: 1,
-                    window: (0, 0),
-                })
-            }
-            ExprKind::Var(_) => self
-                .def(e.span)
-                .and_then(|id| self.index_vars.get(&id).cloned()),
-            ExprKind::Paren(inner) => self.form(inner),
-            ExprKind::Binary { op, lhs, rhs } => match op {
-                BinaryOp::Add | BinaryOp::Sub => {
-                    let neg = *op == BinaryOp::Sub;
-                    let (mut f, other) = match (self.form(lhs), neg) {
-                        (Some(f), _) => (f, rhs),
-                        (None, false) => (self.form(rhs)?, lhs),
-                        (None, true) => return None,
-                    };
-                    if let Some(inv) = self.invariant(other) {
-                        if f.plain() {
-                            f.a = f.a.add(inv, neg);
-                        } else if f.xor.is_none() && inv.terms.is_empty() {
-                            // A constant shifts the window of a strided index.
-                            let k = if neg {
-                                inv.constant.checked_neg()?
-                            } else {
-                                inv.constant
-                            };
-                            f.window = (f.window.0.checked_add(k)?, f.window.1.checked_add(k)?);
-                        } else {
-                            f.c = f.c.add(inv, neg);
-                        }
-                    } else {
-                        let (lo, hi) = self.window_of(other)?;
-                        let (lo, hi) = if neg {
-                            (hi.checked_neg()?, lo.checked_neg()?)
-                        } else {
-                            (lo, hi)
-                        };
-                        f.window = (f.window.0.checked_add(lo)?, f.window.1.checked_add(hi)?);
-                    }
-                    Some(f)
-                }
-                BinaryOp::Mul => {
-                    let (f, k) = match self.form(lhs) {
-                        Some(f) => (f, rhs),
-                        None => (self.form(rhs)?, lhs),
-                    };
-                    let k = self.invariant(k)?;
-                    if !k.terms.is_empty() || k.constant <= 0 || f.xor.is_some() {
-                        return None;
-                    }
-                    let k = k.constant;
+        nilang_syntax::stack::deep(|| {
+            match &e.kind {
+                ExprKind::Call { callee, args, .. }
+                    if callee.name == "global_index" && args.is_empty() =>
+                {
                     Some(Distinct {
-                        stride: f.stride.checked_mul(k)?,
-                        c: f.c.scale(k),
-                        window: (f.window.0.checked_mul(k)?, f.window.1.checked_mul(k)?),
-                        ..f
-                    })
-                }
-                BinaryOp::Xor => {
-                    let (f, m) = match self.form(lhs) {
-                        Some(f) => (f, rhs),
-                        None => (self.form(rhs)?, lhs),
-                    };
-                    if !f.plain() || !self.opaque_invariant(m) {
-                        return None;
-                    }
-                    let mut operands = Vec::new();
-                    or_operands(m, &mut operands);
-                    Some(Distinct {
-                        a: f.a,
-                        xor: Some((print_expr(m), operands)),
+                        a: Lin::default(),
+                        xor: None,
                         c: Lin::default(),
                         stride: 1,
                         window: (0, 0),
                     })
                 }
+                ExprKind::Var(_) => self
+                    .def(e.span)
+                    .and_then(|id| self.index_vars.get(&id).cloned()),
+                ExprKind::Paren(inner) => self.form(inner),
+                ExprKind::Binary { op, lhs, rhs } => match op {
+                    BinaryOp::Add | BinaryOp::Sub => {
+                        let neg = *op == BinaryOp::Sub;
+                        let (mut f, other) = match (self.form(lhs), neg) {
+                            (Some(f), _) => (f, rhs),
+                            (None, false) => (self.form(rhs)?, lhs),
+                            (None, true) => return None,
+                        };
+                        if let Some(inv) = self.invariant(other) {
+                            if f.plain() {
+                                f.a = f.a.add(inv, neg);
+                            } else if f.xor.is_none() && inv.terms.is_empty() {
+                                // A constant shifts the window of a strided index.
+                                let k = if neg {
+                                    inv.constant.checked_neg()?
+                                } else {
+                                    inv.constant
+                                };
+                                f.window = (f.window.0.checked_add(k)?, f.window.1.checked_add(k)?);
+                            } else {
+                                f.c = f.c.add(inv, neg);
+                            }
+                        } else {
+                            let (lo, hi) = self.window_of(other)?;
+                            let (lo, hi) = if neg {
+                                (hi.checked_neg()?, lo.checked_neg()?)
+                            } else {
+                                (lo, hi)
+                            };
+                            f.window = (f.window.0.checked_add(lo)?, f.window.1.checked_add(hi)?);
+                        }
+                        Some(f)
+                    }
+                    BinaryOp::Mul => {
+                        let (f, k) = match self.form(lhs) {
+                            Some(f) => (f, rhs),
+                            None => (self.form(rhs)?, lhs),
+                        };
+                        let k = self.invariant(k)?;
+                        if !k.terms.is_empty() || k.constant <= 0 || f.xor.is_some() {
+                            return None;
+                        }
+                        let k = k.constant;
+                        Some(Distinct {
+                            stride: f.stride.checked_mul(k)?,
+                            c: f.c.scale(k),
+                            window: (f.window.0.checked_mul(k)?, f.window.1.checked_mul(k)?),
+                            ..f
+                        })
+                    }
+                    BinaryOp::Xor => {
+                        let (f, m) = match self.form(lhs) {
+                            Some(f) => (f, rhs),
+                            None => (self.form(rhs)?, lhs),
+                        };
+                        if !f.plain() || !self.opaque_invariant(m) {
+                            return None;
+                        }
+                        let mut operands = Vec::new();
+                        or_operands(m, &mut operands);
+                        Some(Distinct {
+                            a: f.a,
+                            xor: Some((print_expr(m), operands)),
+                            c: Lin::default(),
+                            stride: 1,
+                            window: (0, 0),
+                        })
+                    }
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
-        }
+            }
+        })
     }
 
     /// The range of an offset built from loop variables with constant
     /// bounds and literals.
     fn window_of(&self, e: &Expr) -> Option<(i64, i64)> {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) => self.loop_ranges.get(&self.def(e.span)?).copied(),
             ExprKind::Int(_) => {
                 let v = self.invariant(e)?.constant;
@@ -462,7 +464,7 @@ impl Analysis<'_> {
                 })
             }
             _ => None,
-        }
+        })
     }
 
     /// `(b & K) == C` (either side, any order of `&`): `(b's a, K)`.
@@ -502,7 +504,7 @@ impl Analysis<'_> {
     }
 
     fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match &strip(e).kind {
+        nilang_syntax::stack::deep(|| match &strip(e).kind {
             ExprKind::Binary {
                 op: BinaryOp::And,
                 lhs,
@@ -512,7 +514,7 @@ impl Analysis<'_> {
                 Self::conjuncts(rhs, out);
             }
             _ => out.push(strip(e)),
-        }
+        })
     }
 
     fn block(&mut self, stmts: &[Stmt]) {
@@ -919,7 +921,7 @@ fn covered(xor: Option<(&Lin, &[String])>, guards: &[(Lin, String)]) -> bool {
 }
 
 fn or_operands(e: &Expr, out: &mut Vec<String>) {
-    match &strip(e).kind {
+    nilang_syntax::stack::deep(|| match &strip(e).kind {
         ExprKind::Binary {
             op: BinaryOp::BitOr,
             lhs,
@@ -929,25 +931,25 @@ fn or_operands(e: &Expr, out: &mut Vec<String>) {
             or_operands(rhs, out);
         }
         _ => out.push(print_expr(strip(e))),
-    }
+    })
 }
 
 fn strip(e: &Expr) -> &Expr {
-    match &e.kind {
+    nilang_syntax::stack::deep(|| match &e.kind {
         ExprKind::Paren(inner) => strip(inner),
         _ => e,
-    }
+    })
 }
 
 fn strip_place(e: &Expr) -> &Expr {
-    match &e.kind {
+    nilang_syntax::stack::deep(|| match &e.kind {
         ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => strip_place(inner),
         ExprKind::Unary {
             op: UnaryOp::Neg,
             operand,
         } => strip_place(operand),
         _ => e,
-    }
+    })
 }
 
 /// `global_index()` outside a kernel, and calls of kernels (a kernel is

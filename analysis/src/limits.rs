@@ -563,7 +563,7 @@ impl Limits<'_> {
 
     /// A place: its access path against what the backends can write.
     fn place(&mut self, e: &Expr, broadcast_target: bool) {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) => {}
             ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => {
                 self.place(inner, broadcast_target)
@@ -601,7 +601,7 @@ impl Limits<'_> {
                 self.place(&args[0], false);
             }
             _ => {}
-        }
+        })
     }
 
     fn field(&mut self, base: &Expr, field: &str, span: Span) {
@@ -672,125 +672,131 @@ impl Limits<'_> {
 
     /// A value: expressions the backends can compute.
     fn value(&mut self, e: &Expr) {
-        let ty = self.ty(e);
-        if self.device && !device_type(&ty, true) {
-            self.out.push(gpu0701(
-                e.span,
-                &format!("a value of type `{}`", ty.display()),
-            ));
-            return;
-        }
-        match &e.kind {
-            ExprKind::Var(name) => {
-                if self.device && matches!(name.as_str(), "Inf" | "NaN" | "im") {
-                    self.out
-                        .push(gpu0701(e.span, &format!("the name `{name}` here")));
-                }
-                // A type (or `nothing`) where a value goes (other unknown
-                // names are the resolver's E0101).
-                if self.resolution.def_at(e.span).is_none()
-                    && (crate::builtins::SCALAR_TYPES.contains(&name.as_str())
-                        || self.generics.contains(name)
-                        || matches!(
-                            name.as_str(),
-                            "nothing"
-                                | "Fixed43"
-                                | "Complex"
-                                | "Vec"
-                                | "Matrix"
-                                | "Csc"
-                                | "Stack"
-                                | "ULogarithmic"
-                                | "Tropical"
-                        ))
-                {
-                    self.out
-                        .push(e0701(e.span, &format!("the name `{name}` here")));
-                }
+        nilang_syntax::stack::deep(|| {
+            let ty = self.ty(e);
+            if self.device && !device_type(&ty, true) {
+                self.out.push(gpu0701(
+                    e.span,
+                    &format!("a value of type `{}`", ty.display()),
+                ));
+                return;
             }
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Error => {}
-            ExprKind::Tuple(items) if self.in_compare => items.iter().for_each(|i| self.value(i)),
-            ExprKind::Str(_) | ExprKind::Tuple(_) | ExprKind::Macro { .. } => {
-                self.out.push(e0701(e.span, "this expression"));
-            }
-            ExprKind::Paren(inner) => self.value(inner),
-            ExprKind::Adjoint(inner) => {
-                if self.device {
-                    self.out.push(gpu0701(e.span, "this expression"));
+            match &e.kind {
+                ExprKind::Var(name) => {
+                    if self.device && matches!(name.as_str(), "Inf" | "NaN" | "im") {
+                        self.out
+                            .push(gpu0701(e.span, &format!("the name `{name}` here")));
+                    }
+                    // A type (or `nothing`) where a value goes (other unknown
+                    // names are the resolver's E0101).
+                    if self.resolution.def_at(e.span).is_none()
+                        && (crate::builtins::SCALAR_TYPES.contains(&name.as_str())
+                            || self.generics.contains(name)
+                            || matches!(
+                                name.as_str(),
+                                "nothing"
+                                    | "Fixed43"
+                                    | "Complex"
+                                    | "Vec"
+                                    | "Matrix"
+                                    | "Csc"
+                                    | "Stack"
+                                    | "ULogarithmic"
+                                    | "Tropical"
+                            ))
+                    {
+                        self.out
+                            .push(e0701(e.span, &format!("the name `{name}` here")));
+                    }
                 }
-                self.value(inner);
-            }
-            ExprKind::Unary { operand, .. } => self.value(operand),
-            ExprKind::Field { base, field } => {
-                self.value(base);
-                self.field(base, &field.name, e.span);
-            }
-            ExprKind::Index { base, indices } => {
-                if !matches!(
-                    base.kind,
-                    ExprKind::Var(_)
-                        | ExprKind::Field { .. }
-                        | ExprKind::Index { .. }
-                        | ExprKind::Paren(_)
-                ) {
-                    self.out.push(e0701(e.span, "indexing this value"));
-                    return;
+                ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Error => {}
+                ExprKind::Tuple(items) if self.in_compare => {
+                    items.iter().for_each(|i| self.value(i))
                 }
-                self.value_base(base);
-                self.index(e, base, indices, !self.in_broadcast);
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let log_power = std::mem::take(&mut self.log_power);
-                let compare = matches!(op, BinaryOp::Eq | BinaryOp::Ne);
-                let was = std::mem::replace(&mut self.in_compare, compare);
-                self.value(lhs);
-                self.value(rhs);
-                self.in_compare = was;
-                if op.scalar() != *op && !self.in_broadcast {
-                    self.out.push(e0701(
-                        e.span,
-                        "an element-wise operator outside a broadcast instruction",
-                    ));
+                ExprKind::Str(_) | ExprKind::Tuple(_) | ExprKind::Macro { .. } => {
+                    self.out.push(e0701(e.span, "this expression"));
                 }
-                let (lt, rt) = (self.ty(lhs), self.ty(rhs));
-                if let Some(n) = is_number_system(&lt).or(is_number_system(&rt))
-                    && !(log_power && *op == BinaryOp::Pow)
-                {
-                    use BinaryOp::*;
-                    let op = op.scalar();
-                    let allowed = match n {
-                        "Fixed43" => matches!(op, Add | Sub | Mul | Eq | Ne | Lt | Le | Gt | Ge),
-                        "ULogarithmic" => {
-                            matches!(op, Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge)
-                        }
-                        _ => matches!(op, Add | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge),
-                    };
-                    if !allowed {
+                ExprKind::Paren(inner) => self.value(inner),
+                ExprKind::Adjoint(inner) => {
+                    if self.device {
+                        self.out.push(gpu0701(e.span, "this expression"));
+                    }
+                    self.value(inner);
+                }
+                ExprKind::Unary { operand, .. } => self.value(operand),
+                ExprKind::Field { base, field } => {
+                    self.value(base);
+                    self.field(base, &field.name, e.span);
+                }
+                ExprKind::Index { base, indices } => {
+                    if !matches!(
+                        base.kind,
+                        ExprKind::Var(_)
+                            | ExprKind::Field { .. }
+                            | ExprKind::Index { .. }
+                            | ExprKind::Paren(_)
+                    ) {
+                        self.out.push(e0701(e.span, "indexing this value"));
+                        return;
+                    }
+                    self.value_base(base);
+                    self.index(e, base, indices, !self.in_broadcast);
+                }
+                ExprKind::Binary { op, lhs, rhs } => {
+                    let log_power = std::mem::take(&mut self.log_power);
+                    let compare = matches!(op, BinaryOp::Eq | BinaryOp::Ne);
+                    let was = std::mem::replace(&mut self.in_compare, compare);
+                    self.value(lhs);
+                    self.value(rhs);
+                    self.in_compare = was;
+                    if op.scalar() != *op && !self.in_broadcast {
                         self.out.push(e0701(
+                            e.span,
+                            "an element-wise operator outside a broadcast instruction",
+                        ));
+                    }
+                    let (lt, rt) = (self.ty(lhs), self.ty(rhs));
+                    if let Some(n) = is_number_system(&lt).or(is_number_system(&rt))
+                        && !(log_power && *op == BinaryOp::Pow)
+                    {
+                        use BinaryOp::*;
+                        let op = op.scalar();
+                        let allowed = match n {
+                            "Fixed43" => {
+                                matches!(op, Add | Sub | Mul | Eq | Ne | Lt | Le | Gt | Ge)
+                            }
+                            "ULogarithmic" => {
+                                matches!(op, Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge)
+                            }
+                            _ => matches!(op, Add | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge),
+                        };
+                        if !allowed {
+                            self.out.push(e0701(
                             e.span,
                             &format!(
                                 "the operator `{}` on `{n}` values (convert them with `float(x)` first)",
                                 op.as_str()
                             ),
                         ));
+                        }
                     }
                 }
-            }
-            ExprKind::Call {
-                callee,
-                args,
-                kwargs,
-                broadcast,
-            } => {
-                if *broadcast && !self.in_broadcast {
-                    self.out.push(e0701(e.span, "this expression"));
+                ExprKind::Call {
+                    callee,
+                    args,
+                    kwargs,
+                    broadcast,
+                } => {
+                    if *broadcast && !self.in_broadcast {
+                        self.out.push(e0701(e.span, "this expression"));
+                    }
+                    for kw in kwargs {
+                        self.value(&kw.value);
+                    }
+                    self.pure_call(&callee.name, args, e.span, *broadcast);
                 }
-                for kw in kwargs {
-                    self.value(&kw.value);
-                }
-                self.pure_call(&callee.name, args, e.span, *broadcast);
             }
-        }
+        })
     }
 
     /// The base of an indexed read: a variable or a path to an array.
@@ -968,13 +974,13 @@ impl Limits<'_> {
 }
 
 fn is_negated(e: &Expr) -> bool {
-    match &e.kind {
+    nilang_syntax::stack::deep(|| match &e.kind {
         ExprKind::Unary {
             op: UnaryOp::Neg, ..
         } => true,
         ExprKind::Paren(inner) => is_negated(inner),
         _ => false,
-    }
+    })
 }
 
 fn is_column(e: &Expr) -> bool {

@@ -826,7 +826,7 @@ fn collect_names(
     calls: &mut Vec<(Ident, usize, bool)>,
     in_macro: &mut bool,
 ) {
-    match &expr.kind {
+    nilang_syntax::stack::deep(|| match &expr.kind {
         ExprKind::Var(name) => names.push((
             Ident {
                 name: name.clone(),
@@ -909,5 +909,5 @@ fn collect_names(
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
         | ExprKind::Error => {}
-    }
+    })
 }

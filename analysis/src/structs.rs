@@ -578,13 +578,14 @@ fn check_value(
     table: &StructTable,
     out: &mut Vec<Diagnostic>,
 ) {
-    let children = |e: &Expr, whole: bool, out: &mut Vec<Diagnostic>| {
-        check_value(e, whole, resolution, types, table, out)
-    };
-    match &e.kind {
-        ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-            if !whole && let Some(Ty::Struct { name, .. }) = place_type(e, resolution, types) {
-                out.push(
+    nilang_syntax::stack::deep(|| {
+        let children = |e: &Expr, whole: bool, out: &mut Vec<Diagnostic>| {
+            check_value(e, whole, resolution, types, table, out)
+        };
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                if !whole && let Some(Ty::Struct { name, .. }) = place_type(e, resolution, types) {
+                    out.push(
                     Diagnostic::error(
                         "E0908",
                         e.span,
@@ -595,69 +596,72 @@ fn check_value(
                         "use one of its fields (`p.x`); a whole struct can be allocated from, passed to a function, swapped, or put in a field of a construction",
                     ),
                 );
-            }
-            // The base of a field access is read only through the field;
-            // the indices of an element are numbers.
-            if let ExprKind::Index { indices, .. } = &e.kind {
-                for i in indices {
-                    match i {
-                        IndexArg::Expr(x) => children(x, false, out),
-                        IndexArg::Range(r) => {
-                            children(&r.start, false, out);
-                            if let Some(step) = &r.step {
-                                children(step, false, out);
+                }
+                // The base of a field access is read only through the field;
+                // the indices of an element are numbers.
+                if let ExprKind::Index { indices, .. } = &e.kind {
+                    for i in indices {
+                        match i {
+                            IndexArg::Expr(x) => children(x, false, out),
+                            IndexArg::Range(r) => {
+                                children(&r.start, false, out);
+                                if let Some(step) = &r.step {
+                                    children(step, false, out);
+                                }
+                                children(&r.stop, false, out);
                             }
-                            children(&r.stop, false, out);
+                            IndexArg::Colon(_) => {}
                         }
-                        IndexArg::Colon(_) => {}
                     }
                 }
             }
-        }
-        ExprKind::Call { callee, args, .. } if table.get(&callee.name).is_some() => {
-            for a in args {
-                children(a, true, out);
+            ExprKind::Call { callee, args, .. } if table.get(&callee.name).is_some() => {
+                for a in args {
+                    children(a, true, out);
+                }
             }
-        }
-        ExprKind::Call { args, kwargs, .. } => {
-            for a in args {
-                children(a, false, out);
+            ExprKind::Call { args, kwargs, .. } => {
+                for a in args {
+                    children(a, false, out);
+                }
+                for k in kwargs {
+                    children(&k.value, false, out);
+                }
             }
-            for k in kwargs {
-                children(&k.value, false, out);
+            ExprKind::Paren(inner) => children(inner, whole, out),
+            ExprKind::Adjoint(inner) | ExprKind::Unary { operand: inner, .. } => {
+                children(inner, false, out)
             }
-        }
-        ExprKind::Paren(inner) => children(inner, whole, out),
-        ExprKind::Adjoint(inner) | ExprKind::Unary { operand: inner, .. } => {
-            children(inner, false, out)
-        }
-        ExprKind::Binary { lhs, rhs, .. } => {
-            children(lhs, false, out);
-            children(rhs, false, out);
-        }
-        ExprKind::Tuple(items) => {
-            for i in items {
-                children(i, whole, out);
+            ExprKind::Binary { lhs, rhs, .. } => {
+                children(lhs, false, out);
+                children(rhs, false, out);
             }
+            ExprKind::Tuple(items) => {
+                for i in items {
+                    children(i, whole, out);
+                }
+            }
+            _ => {}
         }
-        _ => {}
-    }
+    })
 }
 
 fn allowed_constructions(value: &Expr, table: &StructTable, out: &mut Vec<Span>) {
-    if let ExprKind::Call { callee, args, .. } = &value.kind
-        && table.get(&callee.name).is_some()
-    {
-        out.push(value.span);
-        for a in args {
-            allowed_constructions(a, table, out);
+    nilang_syntax::stack::deep(|| {
+        if let ExprKind::Call { callee, args, .. } = &value.kind
+            && table.get(&callee.name).is_some()
+        {
+            out.push(value.span);
+            for a in args {
+                allowed_constructions(a, table, out);
+            }
         }
-    }
+    })
 }
 
 /// The type of a place (`p`, `ps[i]`, `p.q`), where it is evident.
 pub fn place_type(expr: &Expr, resolution: &Resolution, types: &FunctionTypes) -> Option<Ty> {
-    match &expr.kind {
+    nilang_syntax::stack::deep(|| match &expr.kind {
         ExprKind::Var(_) => {
             let id = resolution.def_at(expr.span)?;
             types.defs.get(id).cloned()
@@ -671,5 +675,5 @@ pub fn place_type(expr: &Expr, resolution: &Resolution, types: &FunctionTypes) -
         )),
         ExprKind::Paren(inner) => place_type(inner, resolution, types),
         _ => None,
-    }
+    })
 }

@@ -433,30 +433,33 @@ pub fn tropical_tape(
         routines: bool,
         is_tropical: &dyn Fn(&Expr) -> bool,
     ) -> bool {
-        let block = |b: &Block, t: bool| b.stmts.iter().any(|s| walk(s, t, routines, is_tropical));
-        match &stmt.kind {
-            StmtKind::Instr {
-                target,
-                op: InstrOp::Add | InstrOp::Sub,
-                ..
-            } => in_tape && is_tropical(target),
-            StmtKind::Tape(inner) => walk(inner, true, routines, is_tropical),
-            StmtKind::Routine(inner) => routines && walk(inner, in_tape, routines, is_tropical),
-            StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
-                walk(inner, in_tape, routines, is_tropical)
+        nilang_syntax::stack::deep(|| {
+            let block =
+                |b: &Block, t: bool| b.stmts.iter().any(|s| walk(s, t, routines, is_tropical));
+            match &stmt.kind {
+                StmtKind::Instr {
+                    target,
+                    op: InstrOp::Add | InstrOp::Sub,
+                    ..
+                } => in_tape && is_tropical(target),
+                StmtKind::Tape(inner) => walk(inner, true, routines, is_tropical),
+                StmtKind::Routine(inner) => routines && walk(inner, in_tape, routines, is_tropical),
+                StmtKind::Inverse(inner)
+                | StmtKind::InvCheckOff(inner)
+                | StmtKind::InBounds(inner) => walk(inner, in_tape, routines, is_tropical),
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
+                    branches.iter().any(|b| block(&b.body, in_tape))
+                        || otherwise.as_ref().is_some_and(|b| block(b, in_tape))
+                }
+                StmtKind::While { body, .. }
+                | StmtKind::For { body, .. }
+                | StmtKind::Begin(body) => block(body, in_tape),
+                _ => false,
             }
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                branches.iter().any(|b| block(&b.body, in_tape))
-                    || otherwise.as_ref().is_some_and(|b| block(b, in_tape))
-            }
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
-                block(body, in_tape)
-            }
-            _ => false,
-        }
+        })
     }
     let is_tropical = |e: &Expr| {
         matches!(

@@ -391,22 +391,24 @@ impl Cx<'_> {
     /// of one; E0602 otherwise.
     fn cast_type(&mut self, ty: &Type) -> Option<Ty> {
         fn go(ty: &Type, generics: &[Generic]) -> Option<Ty> {
-            let TypeKind::Named { name, args } = &ty.kind else {
-                return None;
-            };
-            match (name.as_str(), args.as_slice()) {
-                ("Complex", [inner]) => {
-                    Some(Ty::Constructed("Complex", vec![go(inner, generics)?]))
+            nilang_syntax::stack::deep(|| {
+                let TypeKind::Named { name, args } = &ty.kind else {
+                    return None;
+                };
+                match (name.as_str(), args.as_slice()) {
+                    ("Complex", [inner]) => {
+                        Some(Ty::Constructed("Complex", vec![go(inner, generics)?]))
+                    }
+                    (n, []) if generics.iter().any(|g| g.name.name == n) => {
+                        Some(Ty::Generic(n.to_string()))
+                    }
+                    (n, []) => builtins::SCALAR_TYPES
+                        .iter()
+                        .find(|s| **s == n)
+                        .map(|s| Ty::Scalar(s)),
+                    _ => None,
                 }
-                (n, []) if generics.iter().any(|g| g.name.name == n) => {
-                    Some(Ty::Generic(n.to_string()))
-                }
-                (n, []) => builtins::SCALAR_TYPES
-                    .iter()
-                    .find(|s| **s == n)
-                    .map(|s| Ty::Scalar(s)),
-                _ => None,
-            }
+            })
         }
         let found = go(ty, &self.function.generics);
         if found.is_none() {
@@ -1210,10 +1212,11 @@ impl Cx<'_> {
     }
 
     fn expr_inner(&mut self, expr: &Expr) -> Val {
-        match &expr.kind {
-            ExprKind::Var(name) => match self.var_type(expr) {
-                Some(Ty::Constructed("Fn", _)) => {
-                    self.error(
+        nilang_syntax::stack::deep(|| {
+            match &expr.kind {
+                ExprKind::Var(name) => match self.var_type(expr) {
+                    Some(Ty::Constructed("Fn", _)) => {
+                        self.error(
                         Diagnostic::error(
                             "E0623",
                             expr.span,
@@ -1224,57 +1227,57 @@ impl Cx<'_> {
                             "call it, `{name}(...)`, or pass it on to a parameter of an `Fn<...>` type"
                         )),
                     );
-                    Val::of(Ty::Unknown)
-                }
-                Some(ty) => Val::of(ty),
-                None => match crate::types::constant_type(name) {
-                    // `im` is not a literal: a real literal is not promoted
-                    // to a complex place.
-                    Some(ty) => Val {
-                        literal: name != "im",
-                        ..Val::of(ty)
+                        Val::of(Ty::Unknown)
+                    }
+                    Some(ty) => Val::of(ty),
+                    None => match crate::types::constant_type(name) {
+                        // `im` is not a literal: a real literal is not promoted
+                        // to a complex place.
+                        Some(ty) => Val {
+                            literal: name != "im",
+                            ..Val::of(ty)
+                        },
+                        None => Val::of(self.type_name(expr).unwrap_or(Ty::Unknown)),
                     },
-                    None => Val::of(self.type_name(expr).unwrap_or(Ty::Unknown)),
                 },
-            },
-            ExprKind::Int(_) => Val {
-                literal: true,
-                ..Val::of(Ty::Scalar("i64"))
-            },
-            ExprKind::Float(_) => Val {
-                literal: true,
-                ..Val::of(Ty::Scalar("f64"))
-            },
-            ExprKind::Bool(_) => Val::of(Ty::Scalar("bool")),
-            ExprKind::Str(_) | ExprKind::Error => Val::of(Ty::Unknown),
-            ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.expr(inner),
-            ExprKind::Unary { operand, .. } => self.expr(operand),
-            ExprKind::Field { base, field } => {
-                let b = self.expr(base);
-                Val::of(field_type(&b.ty, &field.name))
-            }
-            ExprKind::Index { base, indices } => {
-                let b = self.expr(base);
-                let mut whole_axis = false;
-                for index in indices {
-                    match index {
-                        IndexArg::Expr(e) => {
-                            self.expr(e);
-                        }
-                        IndexArg::Range(r) => {
-                            whole_axis = true;
-                            self.range(r);
-                        }
-                        IndexArg::Colon(_) => whole_axis = true,
-                    }
+                ExprKind::Int(_) => Val {
+                    literal: true,
+                    ..Val::of(Ty::Scalar("i64"))
+                },
+                ExprKind::Float(_) => Val {
+                    literal: true,
+                    ..Val::of(Ty::Scalar("f64"))
+                },
+                ExprKind::Bool(_) => Val::of(Ty::Scalar("bool")),
+                ExprKind::Str(_) | ExprKind::Error => Val::of(Ty::Unknown),
+                ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.expr(inner),
+                ExprKind::Unary { operand, .. } => self.expr(operand),
+                ExprKind::Field { base, field } => {
+                    let b = self.expr(base);
+                    Val::of(field_type(&b.ty, &field.name))
                 }
-                match class(&b.ty) {
-                    // `s[k]`: the k-th value from the bottom, read only.
-                    Class::Stack if !whole_axis && indices.len() == 1 => {
-                        Val::of(b.ty.element().clone())
+                ExprKind::Index { base, indices } => {
+                    let b = self.expr(base);
+                    let mut whole_axis = false;
+                    for index in indices {
+                        match index {
+                            IndexArg::Expr(e) => {
+                                self.expr(e);
+                            }
+                            IndexArg::Range(r) => {
+                                whole_axis = true;
+                                self.range(r);
+                            }
+                            IndexArg::Colon(_) => whole_axis = true,
+                        }
                     }
-                    Class::Stack => {
-                        self.error(
+                    match class(&b.ty) {
+                        // `s[k]`: the k-th value from the bottom, read only.
+                        Class::Stack if !whole_axis && indices.len() == 1 => {
+                            Val::of(b.ty.element().clone())
+                        }
+                        Class::Stack => {
+                            self.error(
                             Diagnostic::error(
                                 "E0620",
                                 expr.span,
@@ -1283,59 +1286,60 @@ impl Cx<'_> {
                             .with_label("not a single position")
                             .with_help("read one value with `s[k]` (`s[1]` is the bottom, `s[end]` the top), or visit them all with `for v in s`"),
                         );
-                        Val::of(Ty::Unknown)
-                    }
-                    Class::Array if whole_axis => Val::of(Ty::Unknown),
-                    Class::Array => Val::of(b.ty.element().clone()),
-                    Class::Unknown => Val::of(Ty::Unknown),
-                    _ => {
-                        self.error(
-                            Diagnostic::error(
-                                "E0612",
-                                expr.span,
-                                format!(
-                                    "`{}` is `{}`, not an array: it cannot be indexed",
-                                    crate::printer::print_expr(base),
-                                    b.ty.display()
+                            Val::of(Ty::Unknown)
+                        }
+                        Class::Array if whole_axis => Val::of(Ty::Unknown),
+                        Class::Array => Val::of(b.ty.element().clone()),
+                        Class::Unknown => Val::of(Ty::Unknown),
+                        _ => {
+                            self.error(
+                                Diagnostic::error(
+                                    "E0612",
+                                    expr.span,
+                                    format!(
+                                        "`{}` is `{}`, not an array: it cannot be indexed",
+                                        crate::printer::print_expr(base),
+                                        b.ty.display()
+                                    ),
+                                )
+                                .with_label("indexed here")
+                                .with_secondary(base.span, format!("this is `{}`", b.ty.display()))
+                                .with_help(
+                                    "drop the index, or make the parameter an array: `x::[f64]`",
                                 ),
-                            )
-                            .with_label("indexed here")
-                            .with_secondary(base.span, format!("this is `{}`", b.ty.display()))
-                            .with_help(
-                                "drop the index, or make the parameter an array: `x::[f64]`",
-                            ),
-                        );
-                        Val::of(Ty::Unknown)
+                            );
+                            Val::of(Ty::Unknown)
+                        }
                     }
                 }
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let l = self.expr(lhs);
-                let r = self.expr(rhs);
-                self.binary(*op, &l, &r)
-            }
-            ExprKind::Tuple(items) => {
-                let tys = items.iter().map(|e| self.expr(e).ty).collect();
-                Val::of(Ty::Tuple(tys))
-            }
-            ExprKind::Macro { arg, .. } => {
-                if let Some(a) = arg {
-                    self.expr(a);
+                ExprKind::Binary { op, lhs, rhs } => {
+                    let l = self.expr(lhs);
+                    let r = self.expr(rhs);
+                    self.binary(*op, &l, &r)
                 }
-                Val::of(Ty::Unknown)
-            }
-            ExprKind::Call {
-                callee,
-                args,
-                kwargs,
-                ..
-            } => {
-                for kw in kwargs {
-                    self.expr(&kw.value);
+                ExprKind::Tuple(items) => {
+                    let tys = items.iter().map(|e| self.expr(e).ty).collect();
+                    Val::of(Ty::Tuple(tys))
                 }
-                self.call_expr(&callee.name, args, expr.span)
+                ExprKind::Macro { arg, .. } => {
+                    if let Some(a) = arg {
+                        self.expr(a);
+                    }
+                    Val::of(Ty::Unknown)
+                }
+                ExprKind::Call {
+                    callee,
+                    args,
+                    kwargs,
+                    ..
+                } => {
+                    for kw in kwargs {
+                        self.expr(&kw.value);
+                    }
+                    self.call_expr(&callee.name, args, expr.span)
+                }
             }
-        }
+        })
     }
 
     fn binary(&mut self, op: BinaryOp, l: &Val, r: &Val) -> Val {
@@ -1737,7 +1741,7 @@ fn substitute_generics(ty: &Ty, map: &[(String, Ty)]) -> Ty {
 /// `square!(y::U, x::U) where U: Real` fits `Fn<T, T>`).
 fn same_up_to_renaming(expected: &[Ty], given: &[Ty]) -> bool {
     fn walk(e: &Ty, g: &Ty, map: &mut Vec<(String, String)>) -> bool {
-        match (e, g) {
+        nilang_syntax::stack::deep(|| match (e, g) {
             (Ty::Generic(a), Ty::Generic(b)) => {
                 match map.iter().find(|(from, to)| from == b || to == a) {
                     Some((from, to)) => from == b && to == a,
@@ -1755,7 +1759,7 @@ fn same_up_to_renaming(expected: &[Ty], given: &[Ty]) -> bool {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, map))
             }
             (a, b) => a == b,
-        }
+        })
     }
     let mut map = Vec::new();
     expected.len() == given.len()

@@ -331,13 +331,13 @@ fn lower_struct_type(
 }
 
 fn literal_type(expr: &Expr) -> Option<Ty> {
-    match &expr.kind {
+    nilang_syntax::stack::deep(|| match &expr.kind {
         ExprKind::Int(_) => Some(Ty::Scalar("i64")),
         ExprKind::Float(_) => Some(Ty::Scalar("f64")),
         ExprKind::Bool(_) => Some(Ty::Scalar("bool")),
         ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => literal_type(operand),
         _ => None,
-    }
+    })
 }
 
 fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
@@ -398,7 +398,7 @@ pub fn fields_of(base: &Ty) -> Vec<(String, Ty)> {
 
 /// The type of a place (`x`, `x[i]`, `x.f`), `Unknown` when not evident.
 pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
-    match &expr.kind {
+    nilang_syntax::stack::deep(|| match &expr.kind {
         ExprKind::Var(_) => resolution
             .def_at(expr.span)
             .and_then(|id| defs.get(id).cloned())
@@ -409,7 +409,7 @@ pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
         }
         ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => place_type(inner, resolution, defs),
         _ => Ty::Unknown,
-    }
+    })
 }
 
 /// The type of an allocation value; `Unknown` when it is not evident.
@@ -420,88 +420,90 @@ fn infer(
     defs: &[Ty],
     structs: &StructTable,
 ) -> Ty {
-    if let Some(ty) = literal_type(expr) {
-        return ty;
-    }
-    let var_type = |e: &Expr| -> Option<Ty> {
-        let id = resolution.def_at(e.span)?;
-        defs.get(id).cloned()
-    };
-    match &expr.kind {
-        ExprKind::Var(name) => var_type(expr)
-            .or_else(|| constant_type(name))
-            .unwrap_or(Ty::Unknown),
-        ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
-            ("zero" | "one", [arg]) => type_name(arg, function)
-                .or_else(|| var_type(arg))
-                .unwrap_or_else(|| infer(arg, function, resolution, defs, structs)),
-            ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
-                let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
-                let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
-                Ty::Constructed(ctor, vec![elem])
-            }
-            ("length" | "size", _) => Ty::Scalar("i64"),
-            // `stack(T)`, `stack(x)`: a new, empty stack of `T`, of `x`'s type.
-            ("stack", [arg]) => {
-                let elem = type_name(arg, function)
+    nilang_syntax::stack::deep(|| {
+        if let Some(ty) = literal_type(expr) {
+            return ty;
+        }
+        let var_type = |e: &Expr| -> Option<Ty> {
+            let id = resolution.def_at(e.span)?;
+            defs.get(id).cloned()
+        };
+        match &expr.kind {
+            ExprKind::Var(name) => var_type(expr)
+                .or_else(|| constant_type(name))
+                .unwrap_or(Ty::Unknown),
+            ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
+                ("zero" | "one", [arg]) => type_name(arg, function)
                     .or_else(|| var_type(arg))
-                    .unwrap_or(Ty::Unknown);
-                Ty::Constructed("Stack", vec![elem])
-            }
-            ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
-            ("ulog" | "tropical", [arg]) => number_of(
-                &callee.name,
-                &infer(arg, function, resolution, defs, structs),
-            ),
-            ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
-                Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
-                    args[0].clone()
+                    .unwrap_or_else(|| infer(arg, function, resolution, defs, structs)),
+                ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
+                    let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
+                    let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
+                    Ty::Constructed(ctor, vec![elem])
                 }
-                _ => Ty::Scalar("f64"),
+                ("length" | "size", _) => Ty::Scalar("i64"),
+                // `stack(T)`, `stack(x)`: a new, empty stack of `T`, of `x`'s type.
+                ("stack", [arg]) => {
+                    let elem = type_name(arg, function)
+                        .or_else(|| var_type(arg))
+                        .unwrap_or(Ty::Unknown);
+                    Ty::Constructed("Stack", vec![elem])
+                }
+                ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
+                ("ulog" | "tropical", [arg]) => number_of(
+                    &callee.name,
+                    &infer(arg, function, resolution, defs, structs),
+                ),
+                ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
+                    Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
+                        args[0].clone()
+                    }
+                    _ => Ty::Scalar("f64"),
+                },
+                (name, args) if structs.get(name).is_some() => {
+                    let arg_types: Vec<Ty> = args
+                        .iter()
+                        .map(|a| infer(a, function, resolution, defs, structs))
+                        .collect();
+                    let def = structs.get(name).expect("checked above");
+                    crate::structs::construction_type(def, &arg_types, structs)
+                }
+                ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
+                    match infer(arg, function, resolution, defs, structs) {
+                        Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),
+                        t => t,
+                    }
+                }
+                ("identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "conj", [arg]) => {
+                    infer(arg, function, resolution, defs, structs)
+                }
+                _ => Ty::Unknown,
             },
-            (name, args) if structs.get(name).is_some() => {
-                let arg_types: Vec<Ty> = args
-                    .iter()
-                    .map(|a| infer(a, function, resolution, defs, structs))
-                    .collect();
-                let def = structs.get(name).expect("checked above");
-                crate::structs::construction_type(def, &arg_types, structs)
-            }
-            ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
-                match infer(arg, function, resolution, defs, structs) {
-                    Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),
-                    t => t,
+            ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs)
+                .element()
+                .clone(),
+            ExprKind::Field { base, field } => field_type(
+                &infer(base, function, resolution, defs, structs),
+                &field.name,
+            ),
+            ExprKind::Binary { op, lhs, rhs } => {
+                use BinaryOp::*;
+                match op {
+                    Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
+                    // The common type of the operands, as `typeck` promotes
+                    // them (an integer times a float is a float).
+                    _ => crate::typeck::promote(
+                        &infer(lhs, function, resolution, defs, structs),
+                        &infer(rhs, function, resolution, defs, structs),
+                    ),
                 }
             }
-            ("identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "conj", [arg]) => {
-                infer(arg, function, resolution, defs, structs)
+            ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {
+                infer(operand, function, resolution, defs, structs)
             }
             _ => Ty::Unknown,
-        },
-        ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs)
-            .element()
-            .clone(),
-        ExprKind::Field { base, field } => field_type(
-            &infer(base, function, resolution, defs, structs),
-            &field.name,
-        ),
-        ExprKind::Binary { op, lhs, rhs } => {
-            use BinaryOp::*;
-            match op {
-                Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
-                // The common type of the operands, as `typeck` promotes
-                // them (an integer times a float is a float).
-                _ => crate::typeck::promote(
-                    &infer(lhs, function, resolution, defs, structs),
-                    &infer(rhs, function, resolution, defs, structs),
-                ),
-            }
         }
-        ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {
-            infer(operand, function, resolution, defs, structs)
-        }
-        _ => Ty::Unknown,
-    }
+    })
 }
 
 /// The types of a function's positional parameters (`Unknown` where one

@@ -238,7 +238,7 @@ impl Scan<'_> {
     }
 
     fn expr(&mut self, e: &Expr, always: bool) {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) => {
                 if let Some(def) = self.resolution.def_at(e.span) {
                     self.mentions.push(Mention::Other(def));
@@ -306,7 +306,7 @@ impl Scan<'_> {
             ExprKind::Tuple(items) => items.iter().for_each(|x| self.expr(x, always)),
             ExprKind::Macro { arg: Some(arg), .. } => self.expr(arg, always),
             _ => {}
-        }
+        })
     }
 }
 
@@ -314,7 +314,7 @@ impl Scan<'_> {
 /// `Some(None)` for `var` alone; `None` when the index is not the loop
 /// variable plus something without it.
 fn offset_of(index: &Expr, var: &str) -> Option<Option<Expr>> {
-    match &index.kind {
+    nilang_syntax::stack::deep(|| match &index.kind {
         ExprKind::Var(v) if v == var => Some(None),
         ExprKind::Paren(inner) => offset_of(inner, var),
         ExprKind::Binary {
@@ -353,7 +353,7 @@ fn offset_of(index: &Expr, var: &str) -> Option<Option<Expr>> {
             }
         }
         _ => None,
-    }
+    })
 }
 
 fn mentions(e: &Expr, var: &str) -> bool {

@@ -33,15 +33,17 @@ impl Gen<'_> {
         // The statements that run in this block's scope: `begin` and the
         // prefixes open none (nor do they open a Rust block).
         fn flatten<'s>(stmts: &'s [Stmt], out: &mut Vec<&'s Stmt>) {
-            for stmt in stmts {
-                match &stmt.kind {
-                    StmtKind::Begin(block) => flatten(&block.stmts, out),
-                    StmtKind::Routine(inner)
-                    | StmtKind::InvCheckOff(inner)
-                    | StmtKind::InBounds(inner) => flatten(std::slice::from_ref(inner), out),
-                    _ => out.push(stmt),
+            nilang_syntax::stack::deep(|| {
+                for stmt in stmts {
+                    match &stmt.kind {
+                        StmtKind::Begin(block) => flatten(&block.stmts, out),
+                        StmtKind::Routine(inner)
+                        | StmtKind::InvCheckOff(inner)
+                        | StmtKind::InBounds(inner) => flatten(std::slice::from_ref(inner), out),
+                        _ => out.push(stmt),
+                    }
                 }
-            }
+            })
         }
         let mut flat = Vec::new();
         flatten(stmts, &mut flat);
@@ -233,18 +235,20 @@ impl Gen<'_> {
 /// `Complex<...>` of one; `None` otherwise.
 fn cast_kind_of(generics: &[String]) -> impl Fn(&Type) -> Option<Kind> + '_ {
     fn go(ty: &Type, generics: &[String]) -> Option<Kind> {
-        let TypeKind::Named { name, args } = &ty.kind else {
-            return None;
-        };
-        match (name.as_str(), args.as_slice()) {
-            ("Complex", [inner]) => Some(Kind::Complex(Box::new(go(inner, generics)?))),
-            (n, []) if generics.iter().any(|g| g == n) => Some(Kind::Generic(n.to_string())),
-            (n, []) => crate::builtins::SCALAR_TYPES
-                .iter()
-                .find(|s| **s == n)
-                .map(|s| kind_of(&Ty::Scalar(s))),
-            _ => None,
-        }
+        nilang_syntax::stack::deep(|| {
+            let TypeKind::Named { name, args } = &ty.kind else {
+                return None;
+            };
+            match (name.as_str(), args.as_slice()) {
+                ("Complex", [inner]) => Some(Kind::Complex(Box::new(go(inner, generics)?))),
+                (n, []) if generics.iter().any(|g| g == n) => Some(Kind::Generic(n.to_string())),
+                (n, []) => crate::builtins::SCALAR_TYPES
+                    .iter()
+                    .find(|s| **s == n)
+                    .map(|s| kind_of(&Ty::Scalar(s))),
+                _ => None,
+            }
+        })
     }
     move |ty| go(ty, generics)
 }

@@ -441,7 +441,7 @@ impl Gen<'_> {
 /// indexed elements and fields (not the arrays `length(x)` and `size(x, d)`
 /// read only for their shape).
 fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
+    nilang_syntax::stack::deep(|| match &e.kind {
         ExprKind::Var(name) if !matches!(name.as_str(), "π" | "pi" | "Inf" | "NaN" | "im") => {
             out.push(e)
         }
@@ -466,7 +466,7 @@ fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             condition_reads(rhs, out);
         }
         _ => {}
-    }
+    })
 }
 
 /// One index window or cell of a loop being generated: the accesses (by
@@ -484,7 +484,7 @@ pub(super) struct Slice {
 
 /// Whether a step is the literal `-1`.
 fn minus_one(step: &Expr) -> bool {
-    match &step.kind {
+    nilang_syntax::stack::deep(|| match &step.kind {
         ExprKind::Int(v) => v == "-1",
         ExprKind::Unary {
             op: UnaryOp::Neg,
@@ -492,5 +492,5 @@ fn minus_one(step: &Expr) -> bool {
         } => matches!(&operand.kind, ExprKind::Int(v) if v == "1"),
         ExprKind::Paren(inner) => minus_one(inner),
         _ => false,
-    }
+    })
 }

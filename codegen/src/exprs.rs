@@ -98,7 +98,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn expr(&mut self, expr: &Expr) -> (String, Kind) {
-        match &expr.kind {
+        nilang_syntax::stack::deep(|| match &expr.kind {
             ExprKind::Var(name) => {
                 let (code, kind) = self.var(name, expr.span);
                 match (&mut self.bcast, kind) {
@@ -184,7 +184,7 @@ impl Gen<'_> {
                 self.unsupported(expr.span, "this expression");
                 ("()".into(), Kind::Unknown)
             }
-        }
+        })
     }
 
     pub(super) fn binary(
@@ -194,9 +194,61 @@ impl Gen<'_> {
         rhs: &Expr,
         span: Span,
     ) -> (String, Kind) {
-        let l = self.expr(lhs);
-        let r = self.expr(rhs);
-        self.binary_codes(op, l, r, span)
+        // A chain `a + b - c + …` (or of `&&`, or of `||`) is walked along
+        // its left spine without recursion and written as Rust reads it,
+        // `(a + b - c + …)`, not `(((a + b) - c) + …)`; past `CHAIN` terms
+        // it continues in a `let` of a block: rustc's parser recurses on
+        // each operator and overflows its stack near 7,000 terms. The
+        // terms are added in the order written, so the rounding is the
+        // same.
+        const CHAIN: usize = 1000;
+        let class = |o: BinaryOp| match o {
+            BinaryOp::Add | BinaryOp::Sub => 1,
+            BinaryOp::And => 2,
+            BinaryOp::Or => 3,
+            _ => 0,
+        };
+        let mut spine = vec![(op, rhs, span)];
+        let mut first = lhs;
+        while class(op) != 0
+            && let ExprKind::Binary {
+                op: inner,
+                lhs,
+                rhs,
+            } = &first.kind
+            && class(*inner) == class(op)
+        {
+            spine.push((*inner, rhs, first.span));
+            first = lhs;
+        }
+        let (mut l, mut lk) = self.expr(first);
+        let mut lets = Vec::new();
+        for (step, (op, rhs, span)) in spine.into_iter().rev().enumerate() {
+            let (r, rk) = self.expr(rhs);
+            // After the first step the left operand is this chain so far,
+            // rendered by `binary_codes`'s plain branch (neither
+            // fixed-point nor refused), so it is `(…)`; unconverted here,
+            // its parentheses can come off.
+            let plain = !matches!(lk, Kind::Fixed | Kind::Unknown)
+                && (class(op) != 1 || unify(&lk, &rk) == lk);
+            if step > 0
+                && plain
+                && let Some(inner) = l.strip_prefix('(').and_then(|l| l.strip_suffix(')'))
+            {
+                l = inner.to_string();
+            }
+            (l, lk) = self.binary_codes(op, (l, lk), (r, rk), span);
+            if (step + 1) % CHAIN == 0 {
+                let name = self.fresh("chain");
+                lets.push(format!("let {name} = {l};"));
+                l = name;
+            }
+        }
+        if lets.is_empty() {
+            (l, lk)
+        } else {
+            (format!("{{ {} {l} }}", lets.join(" ")), lk)
+        }
     }
 
     pub(super) fn binary_codes(

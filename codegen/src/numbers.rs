@@ -19,7 +19,7 @@ fn synth(kind: ExprKind, span: Span) -> Expr {
 }
 
 fn call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
-    Expr::call(name, args, span)
+    nilang_syntax::stack::deep(|| Expr::call(name, args, span))
 }
 
 fn binary(op: BinaryOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {
@@ -53,7 +53,7 @@ impl Gen<'_> {
 
     /// Whether an expression's value is a log number.
     fn is_ulog(&self, e: &Expr) -> bool {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
                 matches!(self.place_ty(e), Ty::Constructed("ULogarithmic", _))
             }
@@ -72,45 +72,47 @@ impl Gen<'_> {
                 }
             }
             _ => false,
-        }
+        })
     }
 
     /// `L(e)`: a real expression for the logarithm of `e`; `span` marks the
     /// nodes it makes (never the span of a variable, which names it).
     fn log_of(&self, e: &Expr, span: Span) -> Expr {
-        if !self.is_ulog(e) {
-            return call("log", vec![self.rewrite_float(e, span)], span);
-        }
-        match &e.kind {
-            ExprKind::Paren(inner) => self.log_of(inner, span),
-            ExprKind::Call { callee, args, .. } if args.len() == 1 => {
-                match callee.name.as_str() {
-                    // log 1 = 0, log 0 = -Inf.
-                    "one" => synth(ExprKind::Float("0.0".into()), span),
-                    "zero" => synth(
-                        ExprKind::Unary {
-                            op: UnaryOp::Neg,
-                            operand: Box::new(synth(ExprKind::Var("Inf".into()), span)),
-                        },
-                        span,
-                    ),
-                    "identity" => self.log_of(&args[0], span),
-                    _ => call("log", vec![self.rewrite_float(&args[0], span)], span),
-                }
+        nilang_syntax::stack::deep(|| {
+            if !self.is_ulog(e) {
+                return call("log", vec![self.rewrite_float(e, span)], span);
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (l, r) = (self.log_of(lhs, span), self.log_of(rhs, span));
-                match op {
-                    BinaryOp::Mul => binary(BinaryOp::Add, l, r, span),
-                    BinaryOp::Div => binary(BinaryOp::Sub, l, r, span),
-                    BinaryOp::Add => call("logaddexp", vec![l, r], span),
-                    BinaryOp::Sub => call("logsubexp", vec![l, r], span),
-                    // `x ^ p`: `p L(x)`, with `p` a real.
-                    _ => binary(BinaryOp::Mul, self.rewrite_float(rhs, span), l, span),
+            match &e.kind {
+                ExprKind::Paren(inner) => self.log_of(inner, span),
+                ExprKind::Call { callee, args, .. } if args.len() == 1 => {
+                    match callee.name.as_str() {
+                        // log 1 = 0, log 0 = -Inf.
+                        "one" => synth(ExprKind::Float("0.0".into()), span),
+                        "zero" => synth(
+                            ExprKind::Unary {
+                                op: UnaryOp::Neg,
+                                operand: Box::new(synth(ExprKind::Var("Inf".into()), span)),
+                            },
+                            span,
+                        ),
+                        "identity" => self.log_of(&args[0], span),
+                        _ => call("log", vec![self.rewrite_float(&args[0], span)], span),
+                    }
                 }
+                ExprKind::Binary { op, lhs, rhs } => {
+                    let (l, r) = (self.log_of(lhs, span), self.log_of(rhs, span));
+                    match op {
+                        BinaryOp::Mul => binary(BinaryOp::Add, l, r, span),
+                        BinaryOp::Div => binary(BinaryOp::Sub, l, r, span),
+                        BinaryOp::Add => call("logaddexp", vec![l, r], span),
+                        BinaryOp::Sub => call("logsubexp", vec![l, r], span),
+                        // `x ^ p`: `p L(x)`, with `p` a real.
+                        _ => binary(BinaryOp::Mul, self.rewrite_float(rhs, span), l, span),
+                    }
+                }
+                _ => log_field(e, span),
             }
-            _ => log_field(e, span),
-        }
+        })
     }
 
     /// `e` with each `float(u)` of a log number `u` written `exp(L(u))`.
@@ -121,33 +123,35 @@ impl Gen<'_> {
     }
 
     fn rewrite_float_in(&self, e: &mut Expr, span: Span) {
-        if let ExprKind::Call { callee, args, .. } = &e.kind
-            && callee.name == "float"
-            && args.len() == 1
-            && self.is_ulog(&args[0])
-        {
-            *e = call("exp", vec![self.log_of(&args[0], span)], span);
-            return;
-        }
-        match &mut e.kind {
-            ExprKind::Paren(inner) | ExprKind::Unary { operand: inner, .. } => {
-                self.rewrite_float_in(inner, span)
+        nilang_syntax::stack::deep(|| {
+            if let ExprKind::Call { callee, args, .. } = &e.kind
+                && callee.name == "float"
+                && args.len() == 1
+                && self.is_ulog(&args[0])
+            {
+                *e = call("exp", vec![self.log_of(&args[0], span)], span);
+                return;
             }
-            ExprKind::Binary { lhs, rhs, .. } => {
-                self.rewrite_float_in(lhs, span);
-                self.rewrite_float_in(rhs, span);
-            }
-            ExprKind::Call { args, .. } => {
-                for a in args {
-                    self.rewrite_float_in(a, span);
+            match &mut e.kind {
+                ExprKind::Paren(inner) | ExprKind::Unary { operand: inner, .. } => {
+                    self.rewrite_float_in(inner, span)
                 }
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    self.rewrite_float_in(lhs, span);
+                    self.rewrite_float_in(rhs, span);
+                }
+                ExprKind::Call { args, .. } => {
+                    for a in args {
+                        self.rewrite_float_in(a, span);
+                    }
+                }
+                _ => {}
             }
-            _ => {}
-        }
+        })
     }
 
     fn mentions_float(e: &Expr) -> bool {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Call { callee, args, .. } => {
                 callee.name == "float" || args.iter().any(Self::mentions_float)
             }
@@ -158,7 +162,7 @@ impl Gen<'_> {
                 Self::mentions_float(lhs) || Self::mentions_float(rhs)
             }
             _ => false,
-        }
+        })
     }
 
     /// A statement on log numbers written as one on their logarithms, or
@@ -241,7 +245,7 @@ impl Gen<'_> {
 
     /// The number system of a place or conversion, by its static type.
     fn number_type(&self, e: &Expr) -> Option<&'static str> {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Call { callee, .. } => match callee.name.as_str() {
                 "fixed" => Some("Fixed43"),
                 "ulog" => Some("ULogarithmic"),
@@ -253,7 +257,7 @@ impl Gen<'_> {
                 Ty::Constructed(name @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => Some(name),
                 _ => None,
             },
-        }
+        })
     }
 
     /// A pure function of a fixed-point, log or tropical value that has no

@@ -7,70 +7,72 @@ impl Gen<'_> {
     /// An lvalue for a place, and the place's kind; `negated` when the place
     /// is `-x` (the instruction's sign flips).
     pub(super) fn lvalue(&mut self, expr: &Expr) -> Option<(String, Kind, bool)> {
-        match &expr.kind {
-            ExprKind::Var(name) => {
-                let (id, kind) = self.def_kind(expr.span)?;
-                let code = match self.access(id) {
-                    Access::MutRef => format!("(*{})", rust_name(name)),
-                    Access::Direct => rust_name(name),
-                };
-                Some((code, kind, false))
-            }
-            ExprKind::Index { base, indices } => {
-                let (base_code, base_kind, negated) = self.lvalue(base)?;
-                if base_kind == Kind::Offsets {
-                    self.unsupported(expr.span, "changing the structure of a sparse matrix");
-                    return None;
+        nilang_syntax::stack::deep(|| {
+            match &expr.kind {
+                ExprKind::Var(name) => {
+                    let (id, kind) = self.def_kind(expr.span)?;
+                    let code = match self.access(id) {
+                        Access::MutRef => format!("(*{})", rust_name(name)),
+                        Access::Direct => rust_name(name),
+                    };
+                    Some((code, kind, false))
                 }
-                let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
-                Some((code, elem, negated))
-            }
-            ExprKind::Field { base, field } => {
-                let (base_code, base_kind, negated) = self.lvalue(base)?;
-                let (code, kind) =
-                    self.field(base_code, &base_kind, &field.name, true, expr.span)?;
-                Some((code, kind, negated))
-            }
-            ExprKind::Paren(inner) => self.lvalue(inner),
-            ExprKind::Adjoint(inner) => {
-                let (code, kind, negated) = self.lvalue(inner)?;
-                if let Kind::Complex(_) = kind {
-                    // `z' += e` and `z' -= e` are rewritten (`codegen::view`).
-                    self.unsupported(
+                ExprKind::Index { base, indices } => {
+                    let (base_code, base_kind, negated) = self.lvalue(base)?;
+                    if base_kind == Kind::Offsets {
+                        self.unsupported(expr.span, "changing the structure of a sparse matrix");
+                        return None;
+                    }
+                    let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
+                    Some((code, elem, negated))
+                }
+                ExprKind::Field { base, field } => {
+                    let (base_code, base_kind, negated) = self.lvalue(base)?;
+                    let (code, kind) =
+                        self.field(base_code, &base_kind, &field.name, true, expr.span)?;
+                    Some((code, kind, negated))
+                }
+                ExprKind::Paren(inner) => self.lvalue(inner),
+                ExprKind::Adjoint(inner) => {
+                    let (code, kind, negated) = self.lvalue(inner)?;
+                    if let Kind::Complex(_) = kind {
+                        // `z' += e` and `z' -= e` are rewritten (`codegen::view`).
+                        self.unsupported(
                         expr.span,
                         "changing the conjugate view `z'` of a complex `z` other than by `+=` or `-=`",
                     );
-                    return None;
-                }
-                Some((code, kind, negated))
-            }
-            ExprKind::Call { callee, args, .. }
-                if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
-            {
-                let (base_code, base_kind, negated) = self.lvalue(&args[0])?;
-                if let Kind::Complex(_) = base_kind {
-                    let f = if callee.name == "real" { "re" } else { "im" };
-                    let (code, kind) = self.field(base_code, &base_kind, f, true, expr.span)?;
+                        return None;
+                    }
                     Some((code, kind, negated))
-                } else if callee.name == "real" {
-                    Some((base_code, base_kind, negated))
-                } else {
-                    self.unsupported(expr.span, "`imag` of a real place");
+                }
+                ExprKind::Call { callee, args, .. }
+                    if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
+                {
+                    let (base_code, base_kind, negated) = self.lvalue(&args[0])?;
+                    if let Kind::Complex(_) = base_kind {
+                        let f = if callee.name == "real" { "re" } else { "im" };
+                        let (code, kind) = self.field(base_code, &base_kind, f, true, expr.span)?;
+                        Some((code, kind, negated))
+                    } else if callee.name == "real" {
+                        Some((base_code, base_kind, negated))
+                    } else {
+                        self.unsupported(expr.span, "`imag` of a real place");
+                        None
+                    }
+                }
+                ExprKind::Unary {
+                    op: UnaryOp::Neg,
+                    operand,
+                } => {
+                    let (code, kind, negated) = self.lvalue(operand)?;
+                    Some((code, kind, !negated))
+                }
+                _ => {
+                    self.unsupported(expr.span, "this kind of place");
                     None
                 }
             }
-            ExprKind::Unary {
-                op: UnaryOp::Neg,
-                operand,
-            } => {
-                let (code, kind, negated) = self.lvalue(operand)?;
-                Some((code, kind, !negated))
-            }
-            _ => {
-                self.unsupported(expr.span, "this kind of place");
-                None
-            }
-        }
+        })
     }
 
     /// `base.field`: the parts of a complex number, the arrays of a CSC

@@ -132,93 +132,99 @@ pub(super) fn bar_type(kind: &Kind) -> Option<String> {
 }
 
 fn destructure_into(place: &Expr, kind: &Kind, value: &Expr, out: &mut Vec<(Expr, Expr)>) -> bool {
-    let Kind::Struct { name, fields, .. } = kind else {
-        return false;
-    };
-    let ExprKind::Call { callee, args, .. } = &value.kind else {
-        return false;
-    };
-    if callee.name != *name || args.len() != fields.len() {
-        return false;
-    }
-    for ((f, fk, _), arg) in fields.iter().zip(args) {
-        let field = Expr::new(
-            ExprKind::Field {
-                base: Box::new(place.clone()),
-                field: Ident {
-                    name: f.clone(),
-                    span: arg.span,
-                },
-            },
-            place.span,
-        );
-        if !destructure_into(&field, fk, arg, out) {
-            out.push((field, arg.clone()));
+    nilang_syntax::stack::deep(|| {
+        let Kind::Struct { name, fields, .. } = kind else {
+            return false;
+        };
+        let ExprKind::Call { callee, args, .. } = &value.kind else {
+            return false;
+        };
+        if callee.name != *name || args.len() != fields.len() {
+            return false;
         }
-    }
-    true
+        for ((f, fk, _), arg) in fields.iter().zip(args) {
+            let field = Expr::new(
+                ExprKind::Field {
+                    base: Box::new(place.clone()),
+                    field: Ident {
+                        name: f.clone(),
+                        span: arg.span,
+                    },
+                },
+                place.span,
+            );
+            if !destructure_into(&field, fk, arg, out) {
+                out.push((field, arg.clone()));
+            }
+        }
+        true
+    })
 }
 
 /// `w → p` (or `w ← p`) of a whole struct place `p`: the pairs `(w.f,
 /// p.f)` of the fields that carry adjoints (those typed by the struct's
 /// parameters), nested structs flattened; `false` for other kinds.
 fn copy_fields(place: &Expr, kind: &Kind, value: &Expr, out: &mut Vec<(Expr, Expr)>) -> bool {
-    let Kind::Struct { fields, .. } = kind else {
-        return false;
-    };
-    let field = |base: &Expr, f: &str| {
-        Expr::new(
-            ExprKind::Field {
-                base: Box::new(base.clone()),
-                field: Ident {
-                    name: f.to_string(),
-                    span: base.span,
+    nilang_syntax::stack::deep(|| {
+        let Kind::Struct { fields, .. } = kind else {
+            return false;
+        };
+        let field = |base: &Expr, f: &str| {
+            Expr::new(
+                ExprKind::Field {
+                    base: Box::new(base.clone()),
+                    field: Ident {
+                        name: f.to_string(),
+                        span: base.span,
+                    },
                 },
-            },
-            base.span,
-        )
-    };
-    for (f, fk, generic) in fields {
-        if !generic {
-            continue;
+                base.span,
+            )
+        };
+        for (f, fk, generic) in fields {
+            if !generic {
+                continue;
+            }
+            let (pf, vf) = (field(place, f), field(value, f));
+            if !copy_fields(&pf, fk, &vf, out) {
+                out.push((pf, vf));
+            }
         }
-        let (pf, vf) = (field(place, f), field(value, f));
-        if !copy_fields(&pf, fk, &vf, out) {
-            out.push((pf, vf));
-        }
-    }
-    true
+        true
+    })
 }
 
 impl Gen<'_> {
     /// `Point(a, b)` as the value of a struct of kind `kind`: a struct
     /// literal, each value converted to its field's kind.
     pub(super) fn construct(&mut self, value: &Expr, kind: &Kind) -> Option<String> {
-        let Kind::Struct { name, fields, .. } = kind else {
-            return None;
-        };
-        let ExprKind::Call { callee, args, .. } = &value.kind else {
-            return None;
-        };
-        if callee.name != *name {
-            return None;
-        }
-        if args.len() != fields.len() {
-            self.unsupported(value.span, "a construction with the wrong number of values");
-            return Some("()".into());
-        }
-        let mut parts = Vec::new();
-        for ((f, fk, _), arg) in fields.iter().zip(args) {
-            let code = match self.construct(arg, fk) {
-                Some(code) => code,
-                None => {
-                    let (code, from) = self.expr(arg);
-                    super::convert(code, &from, fk)
-                }
+        nilang_syntax::stack::deep(|| {
+            let Kind::Struct { name, fields, .. } = kind else {
+                return None;
             };
-            parts.push(format!("{}: {code}", rust_name(f)));
-        }
-        Some(format!("{} {{ {} }}", rust_name(name), parts.join(", ")))
+            let ExprKind::Call { callee, args, .. } = &value.kind else {
+                return None;
+            };
+            if callee.name != *name {
+                return None;
+            }
+            if args.len() != fields.len() {
+                self.unsupported(value.span, "a construction with the wrong number of values");
+                return Some("()".into());
+            }
+            let mut parts = Vec::new();
+            for ((f, fk, _), arg) in fields.iter().zip(args) {
+                let code = match self.construct(arg, fk) {
+                    Some(code) => code,
+                    None => {
+                        let (code, from) = self.expr(arg);
+                        super::convert(code, &from, fk)
+                    }
+                };
+                parts.push(format!("{}: {code}", rust_name(f)));
+            }
+            Some(format!("{} {{ {} }}", rust_name(name), parts.join(", ")))
+        })
     }
 
     /// The fields of `var → Name(args...)` as pairs (field place, value),
@@ -240,7 +246,7 @@ impl Gen<'_> {
     /// generating code; `None` for other expressions.
     pub(super) fn struct_field_kind(&self, e: &Expr) -> Option<Kind> {
         fn place(g: &Gen<'_>, e: &Expr) -> Option<Kind> {
-            match &e.kind {
+            nilang_syntax::stack::deep(|| match &e.kind {
                 ExprKind::Var(_) => g.def_kind(e.span).map(|(_, k)| k),
                 ExprKind::Index { base, .. } => match place(g, base)? {
                     Kind::Array(inner) => Some(*inner),
@@ -255,7 +261,7 @@ impl Gen<'_> {
                 },
                 ExprKind::Paren(inner) => place(g, inner),
                 _ => None,
-            }
+            })
         }
         match &e.kind {
             ExprKind::Field { base, .. }

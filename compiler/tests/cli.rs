@@ -332,20 +332,27 @@ fn deep_nesting_is_reported_not_overflowed() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("error[E0003]: nesting deeper than 128 levels"));
 
-    // A flat sum says what it is, and how to split it.
+    // A flat product says what it is, and how to group it; a flat sum of
+    // any length is not nesting (tests/tests/chains.rs runs 10,000 terms).
     let terms: Vec<String> = (0..300).map(|i| format!("{i}.0")).collect();
-    let sum = format!(
+    let product = format!(
         "function flat(y::f64)\n    y += {}\nend\n",
-        terms.join(" + ")
+        terms.join(" * ")
     );
-    let path = write(dir, "flat.nil", &sum);
+    let path = write(dir, "flat.nil", &product);
     let out = nilc(&["check", "--format", "short", &path]);
     assert_eq!(out.status.code(), Some(1));
+    let shown = stdout(&out);
     assert!(
-        stdout(&out).contains("error[E0003]: a chain of more than 128 `+` operations"),
-        "{}",
-        stdout(&out)
+        shown.contains("error[E0003]: a chain of more than 128 `*` operations"),
+        "{shown}"
     );
+    // One error for the chain, not one more for every term past the limit.
+    assert_eq!(shown.matches("E0003").count(), 1, "{shown}");
+    let sum = product.replace(" * ", " + ");
+    let path = write(dir, "flat_sum.nil", &sum);
+    let out = nilc(&["check", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 
     let mut expr = String::from("function deep_expr(y::f64, x::f64)\n    y += ");
     expr.push_str(&"(".repeat(5000));

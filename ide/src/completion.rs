@@ -44,54 +44,56 @@ fn all_names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
         });
     }
     fn walk(stmts: &[Stmt], rel: u32, out: &mut Vec<ScopeName>) {
-        for stmt in stmts {
-            if stmt.span.start >= rel {
-                break;
-            }
-            let inside = stmt.span.contains(rel);
-            match &stmt.kind {
-                StmtKind::Alloc { name, .. } if !inside => {
-                    out.retain(|n| n.name != name.name);
-                    out.push(ScopeName {
-                        name: name.name.clone(),
-                        kind: DefKind::Ancilla,
-                    });
+        nilang_syntax::stack::deep(|| {
+            for stmt in stmts {
+                if stmt.span.start >= rel {
+                    break;
                 }
-                StmtKind::Dealloc { name, .. } if !inside => {
-                    out.retain(|n| !(n.name == name.name && n.kind == DefKind::Ancilla));
-                }
-                StmtKind::If {
-                    branches,
-                    otherwise,
-                } if inside => {
-                    for b in branches {
-                        walk(&b.body.stmts, rel, out);
-                    }
-                    if let Some(b) = otherwise {
-                        walk(&b.stmts, rel, out);
-                    }
-                }
-                StmtKind::While { body, .. } if inside => walk(&body.stmts, rel, out),
-                StmtKind::For { var, body, .. } if inside => {
-                    if var.span.end <= rel {
-                        out.retain(|n| n.name != var.name);
+                let inside = stmt.span.contains(rel);
+                match &stmt.kind {
+                    StmtKind::Alloc { name, .. } if !inside => {
+                        out.retain(|n| n.name != name.name);
                         out.push(ScopeName {
-                            name: var.name.clone(),
-                            kind: DefKind::LoopVar,
+                            name: name.name.clone(),
+                            kind: DefKind::Ancilla,
                         });
                     }
-                    walk(&body.stmts, rel, out);
+                    StmtKind::Dealloc { name, .. } if !inside => {
+                        out.retain(|n| !(n.name == name.name && n.kind == DefKind::Ancilla));
+                    }
+                    StmtKind::If {
+                        branches,
+                        otherwise,
+                    } if inside => {
+                        for b in branches {
+                            walk(&b.body.stmts, rel, out);
+                        }
+                        if let Some(b) = otherwise {
+                            walk(&b.stmts, rel, out);
+                        }
+                    }
+                    StmtKind::While { body, .. } if inside => walk(&body.stmts, rel, out),
+                    StmtKind::For { var, body, .. } if inside => {
+                        if var.span.end <= rel {
+                            out.retain(|n| n.name != var.name);
+                            out.push(ScopeName {
+                                name: var.name.clone(),
+                                kind: DefKind::LoopVar,
+                            });
+                        }
+                        walk(&body.stmts, rel, out);
+                    }
+                    // `begin` and `@routine` open no scope: what they allocate
+                    // stays visible after them.
+                    StmtKind::Begin(body) => walk(&body.stmts, rel, out),
+                    StmtKind::Routine(inner)
+                    | StmtKind::Tape(inner)
+                    | StmtKind::InvCheckOff(inner)
+                    | StmtKind::InBounds(inner) => walk(std::slice::from_ref(inner), rel, out),
+                    _ => {}
                 }
-                // `begin` and `@routine` open no scope: what they allocate
-                // stays visible after them.
-                StmtKind::Begin(body) => walk(&body.stmts, rel, out),
-                StmtKind::Routine(inner)
-                | StmtKind::Tape(inner)
-                | StmtKind::InvCheckOff(inner)
-                | StmtKind::InBounds(inner) => walk(std::slice::from_ref(inner), rel, out),
-                _ => {}
             }
-        }
+        })
     }
     walk(&function.body.stmts, rel, &mut out);
     out

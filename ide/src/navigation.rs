@@ -321,7 +321,7 @@ fn struct_symbol_at<'db>(
 pub(crate) fn type_struct_names(ty: &Type) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     fn walk(ty: &Type, out: &mut Vec<(Span, String)>) {
-        match &ty.kind {
+        nilang_syntax::stack::deep(|| match &ty.kind {
             TypeKind::Named { name, args } => {
                 let end = ty.span.start + name.len() as u32;
                 out.push((Span::new(ty.span.start, end), name.clone()));
@@ -329,7 +329,7 @@ pub(crate) fn type_struct_names(ty: &Type) -> Vec<(Span, String)> {
             }
             TypeKind::Slice(inner) => walk(inner, out),
             TypeKind::Tuple(items) => items.iter().for_each(|t| walk(t, out)),
-        }
+        })
     }
     walk(ty, &mut out);
     out

@@ -316,10 +316,48 @@ pub struct Range {
     pub span: Span,
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Eq)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+}
+
+// An expression is as deep as its longest chain (`a + b + … `, any number
+// of terms), so the derived traits, which recurse, each take their step
+// down through `stack::deep`.
+impl Clone for Expr {
+    fn clone(&self) -> Self {
+        crate::stack::deep(|| Expr {
+            kind: self.kind.clone(),
+            span: self.span,
+        })
+    }
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        crate::stack::deep(|| self.span == other.span && self.kind == other.kind)
+    }
+}
+
+impl std::hash::Hash for Expr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        crate::stack::deep(|| {
+            self.kind.hash(state);
+            self.span.hash(state);
+        })
+    }
+}
+
+impl std::fmt::Debug for Expr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::stack::deep(|| {
+            f.debug_struct("Expr")
+                .field("kind", &self.kind)
+                .field("span", &self.span)
+                .finish()
+        })
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -665,6 +703,10 @@ impl Expr {
 
     /// Calls `f` on this expression and every sub-expression, parents first.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        crate::stack::deep(|| self.walk_here(f))
+    }
+
+    fn walk_here(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match &self.kind {
             ExprKind::Call { args, kwargs, .. } => {

@@ -43,19 +43,21 @@ pub(crate) fn error_habit(node: Node<'_>, text: &str) -> Option<(Diagnostic, boo
 /// such a statement out, for what is left of it would be checked as
 /// something else (`x -> x < 0` reads as `x - x < 0`).
 pub(crate) fn holds_habit(node: Node<'_>, text: &str) -> bool {
-    if !node.has_error() {
-        return false;
-    }
-    let mut cursor = node.walk();
-    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-    children.into_iter().any(|child| {
-        if child.kind() == "block" {
-            false
-        } else if child.is_error() {
-            error_node(child, text).is_some() || holds_habit(child, text)
-        } else {
-            holds_habit(child, text)
+    crate::stack::deep(|| {
+        if !node.has_error() {
+            return false;
         }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        children.into_iter().any(|child| {
+            if child.kind() == "block" {
+                false
+            } else if child.is_error() {
+                error_node(child, text).is_some() || holds_habit(child, text)
+            } else {
+                holds_habit(child, text)
+            }
+        })
     })
 }
 
@@ -452,7 +454,13 @@ pub(crate) fn type_spelling<'t>(
     node: Node<'_>,
     text: &'t str,
 ) -> Option<(&'t str, &'t str, usize)> {
-    if !matches!(node.kind(), "identifier" | "binary") {
+    // The node's own shape first: asking for a parent walks down from the
+    // root, which would make a long chain quadratic.
+    if !matches!(node.kind(), "identifier" | "binary")
+        || !["Complex", "ULogarithmic"]
+            .iter()
+            .any(|c| text[node.byte_range()].starts_with(c))
+    {
         return None;
     }
     let arguments = node.parent().filter(|p| p.kind() == "argument_list")?;

@@ -15,5 +15,6 @@ pub mod parser;
 pub mod printer;
 pub mod render;
 pub mod reparse;
+pub mod stack;
 
 pub use diagnostics::{Diagnostic, Severity};

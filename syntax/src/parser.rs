@@ -418,7 +418,7 @@ impl<'a> Lower<'a> {
             )
             .with_label("each operation nests one level deeper")
             .with_help(format!(
-                "split it across several instructions, each with at most {MAX_DEPTH} terms (`y += a {op} b {op} …` then `y += …` for the rest), or group the terms in parentheses"
+                "group the terms in parentheses, at most {MAX_DEPTH} to a group: `(a {op} b {op} …) {op} (…)`; sums and differences have no such limit"
             )),
             None => Diagnostic::error(
                 "E0003",
@@ -430,6 +430,29 @@ impl<'a> Lower<'a> {
         };
         self.diagnostics.push(diagnostic);
         true
+    }
+
+    /// Whether `left`, the left operand of a binary `op`, continues a chain
+    /// of sums, differences or logical operators (`a + b - c + …`). Such a
+    /// chain is as deep as it is long, but walking it cannot overflow the
+    /// stack (`stack::deep`) and its derivative is a constant per term, so
+    /// its length is not nesting and has no limit. A chain of products
+    /// still counts: each factor's derivative is the product of all the
+    /// others, written out.
+    fn linear_spine(&self, op: BinaryOp, left: Node<'_>) -> bool {
+        let linear = |op: BinaryOp| {
+            use BinaryOp::*;
+            matches!(
+                op,
+                Add | Sub | DotAdd | DotSub | Or | And | BitOr | Xor | BitAnd
+            )
+        };
+        linear(op)
+            && left.kind() == "binary"
+            && left
+                .child_by_field_name("operator")
+                .and_then(|o| BinaryOp::parse(self.text(o)))
+                .is_some_and(linear)
     }
 
     fn not_allowed(&mut self, node: Node<'_>, message: impl Into<String>, help: impl Into<String>) {
@@ -1393,6 +1416,10 @@ impl<'a> Lower<'a> {
     }
 
     fn expr(&mut self, node: Node<'_>, depth: u32) -> Expr {
+        crate::stack::deep(|| self.expr_at(node, depth))
+    }
+
+    fn expr_at(&mut self, node: Node<'_>, depth: u32) -> Expr {
         let span = self.span(node);
         if node.is_error() || node.is_missing() || self.too_deep(node, depth) {
             return Expr::new(ExprKind::Error, span);
@@ -1604,11 +1631,22 @@ impl<'a> Lower<'a> {
             },
             "binary" => match (field("left"), field("operator"), field("right")) {
                 (Some(l), Some(op), Some(r)) => match BinaryOp::parse(self.text(op)) {
-                    Some(op) => ExprKind::Binary {
-                        op,
-                        lhs: Box::new(self.expr(l, d)),
-                        rhs: Box::new(self.expr(r, d)),
-                    },
+                    Some(op) => {
+                        let spine = self.linear_spine(op, l);
+                        let lhs = self.expr(l, if spine { depth } else { d });
+                        // A chain cut off at the limit was reported once, on
+                        // its left part; its last term is not reported again.
+                        let rhs = if d > MAX_DEPTH && !spine && l.kind() == "binary" {
+                            Expr::new(ExprKind::Error, self.span(r))
+                        } else {
+                            self.expr(r, d)
+                        };
+                        ExprKind::Binary {
+                            op,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(rhs),
+                        }
+                    }
                     None => ExprKind::Error,
                 },
                 _ => ExprKind::Error,

@@ -446,7 +446,7 @@ fn write_call(out: &mut String, callee: &str, args: &[Expr], kwargs: &[KwArg], b
 
 /// Writes `expr`, parenthesised if it binds looser than `min_prec`.
 fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
-    match &expr.kind {
+    crate::stack::deep(|| match &expr.kind {
         ExprKind::Var(name) => out.push_str(&element_name(name)),
         ExprKind::Int(text) | ExprKind::Float(text) | ExprKind::Str(text) => out.push_str(text),
         ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -542,7 +542,7 @@ fn write_expr(out: &mut String, expr: &Expr, min_prec: u8) {
             }
         }
         ExprKind::Error => out.push_str("__error__"),
-    }
+    })
 }
 
 /// A `using` or `import` declaration, one line.

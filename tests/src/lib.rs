@@ -9,6 +9,7 @@ nilang::include_nil!(pub mod random);
 nilang::include_nil!(pub mod random_const);
 nilang::include_nil!(pub mod random_derivatives);
 nilang::include_nil!(pub mod aliased);
+nilang::include_nil!(pub mod chains);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
 nilang::include_nil!(pub mod stacks);

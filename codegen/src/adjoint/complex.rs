@@ -85,164 +85,168 @@ impl Gen<'_> {
         m: Wirt,
         out: &mut Vec<(Expr, String, Option<String>)>,
     ) {
-        let k = self.ad_kind();
-        let ck = self.ad_ckind();
-        let one = self.ad_one();
-        let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
-        let cone = self.cconst(&one, &zero);
-        let holo = |g: &mut Self, x: &Expr, d: String, out: &mut Vec<_>| {
-            g.push_cpartials(x, Self::compose(&m, d, None), out)
-        };
-        if !self.has_complex(e) {
-            // A real sub-expression: its real partials, as complex numbers.
-            for (leaf, p) in self.partials(e) {
-                let d = self.cconst(&p, &zero);
-                match Self::compose(&m, d, None) {
-                    Some((a, b)) => out.push((leaf, a, b)),
-                    None => unreachable!("compose gives a pair"),
+        nilang_syntax::stack::deep(|| {
+            let k = self.ad_kind();
+            let ck = self.ad_ckind();
+            let one = self.ad_one();
+            let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+            let cone = self.cconst(&one, &zero);
+            let holo = |g: &mut Self, x: &Expr, d: String, out: &mut Vec<_>| {
+                g.push_cpartials(x, Self::compose(&m, d, None), out)
+            };
+            if !self.has_complex(e) {
+                // A real sub-expression: its real partials, as complex numbers.
+                for (leaf, p) in self.partials(e) {
+                    let d = self.cconst(&p, &zero);
+                    match Self::compose(&m, d, None) {
+                        Some((a, b)) => out.push((leaf, a, b)),
+                        None => unreachable!("compose gives a pair"),
+                    }
                 }
+                return;
             }
-            return;
-        }
-        match &e.kind {
-            ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                let kind = self.operand_kind(e);
-                if differentiable(&kind) {
+            match &e.kind {
+                ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                    let kind = self.operand_kind(e);
+                    if differentiable(&kind) {
+                        let (a, b) = m.unwrap_or((cone, None));
+                        out.push((e.clone(), a, b));
+                    }
+                }
+                ExprKind::Paren(inner) => self.push_cpartials(inner, m, out),
+                ExprKind::Adjoint(inner) => {
+                    // conj: the pair swaps.
                     let (a, b) = m.unwrap_or((cone, None));
-                    out.push((e.clone(), a, b));
+                    let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
+                    self.push_cpartials(inner, Some(swapped), out)
                 }
-            }
-            ExprKind::Paren(inner) => self.push_cpartials(inner, m, out),
-            ExprKind::Adjoint(inner) => {
-                // conj: the pair swaps.
-                let (a, b) = m.unwrap_or((cone, None));
-                let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
-                self.push_cpartials(inner, Some(swapped), out)
-            }
-            ExprKind::Unary { op, operand } => match op {
-                UnaryOp::Neg => holo(self, operand, format!("(-{cone})"), out),
-                UnaryOp::Plus => self.push_cpartials(operand, m, out),
-                UnaryOp::Not => {}
-            },
-            ExprKind::Binary { op, lhs, rhs } => {
-                use BinaryOp::*;
-                // The element-wise operators of a broadcast, element by element.
-                match op.scalar() {
-                    Add => {
-                        self.push_cpartials(lhs, m.clone(), out);
-                        self.push_cpartials(rhs, m, out);
-                    }
-                    Sub => {
-                        self.push_cpartials(lhs, m.clone(), out);
-                        holo(self, rhs, format!("(-{cone})"), out);
-                    }
-                    Mul => {
-                        let l = self.value_as(lhs, &ck);
-                        let r = self.value_as(rhs, &ck);
-                        holo(self, lhs, r, out);
-                        holo(self, rhs, l, out);
-                    }
-                    Div => {
-                        let l = self.value_as(lhs, &ck);
-                        let r = self.value_as(rhs, &ck);
-                        holo(self, lhs, format!("({cone} / {r})"), out);
-                        holo(self, rhs, format!("(-({l}) / (({r}) * ({r})))"), out);
-                    }
-                    Pow => {
-                        let (_, rk) = self.whole(|g| g.expr(rhs));
-                        if let Kind::Int(_) = rk {
-                            let l = self.value_as(lhs, &ck);
-                            let n = self.value_as(rhs, &Kind::Int("i64"));
-                            let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
-                            holo(
-                                self,
-                                lhs,
-                                format!("(nilang::complex::powi({l}, ({n}) - 1) * {nk})"),
-                                out,
-                            );
-                        } else {
-                            // z^w = exp(w log z): w z^w / z and z^w log z.
+                ExprKind::Unary { op, operand } => match op {
+                    UnaryOp::Neg => holo(self, operand, format!("(-{cone})"), out),
+                    UnaryOp::Plus => self.push_cpartials(operand, m, out),
+                    UnaryOp::Not => {}
+                },
+                ExprKind::Binary { op, lhs, rhs } => {
+                    use BinaryOp::*;
+                    // The element-wise operators of a broadcast, element by element.
+                    match op.scalar() {
+                        Add => {
+                            self.push_cpartials(lhs, m.clone(), out);
+                            self.push_cpartials(rhs, m, out);
+                        }
+                        Sub => {
+                            self.push_cpartials(lhs, m.clone(), out);
+                            holo(self, rhs, format!("(-{cone})"), out);
+                        }
+                        Mul => {
                             let l = self.value_as(lhs, &ck);
                             let r = self.value_as(rhs, &ck);
-                            let p = format!("nilang::complex::powc({l}, {r})");
-                            holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
-                            holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
+                            holo(self, lhs, r, out);
+                            holo(self, rhs, l, out);
                         }
-                    }
-                    _ => self.unsupported(e.span, "differentiating this complex expression"),
-                }
-            }
-            ExprKind::Call { callee, args, .. } => {
-                let c = |f: &str, x: &str| format!("nilang::complex::{f}({x})");
-                let two = format!("({one} + {one})");
-                let half = format!("({one} / {two})");
-                match (callee.name.as_str(), args.as_slice()) {
-                    ("identity" | "value", [x]) => self.push_cpartials(x, m, out),
-                    // Values of a type or a shape: no derivative.
-                    ("zero" | "one", _) => {}
-                    ("conj", [x]) => {
-                        let (a, b) = m.unwrap_or((cone, None));
-                        let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
-                        self.push_cpartials(x, Some(swapped), out)
-                    }
-                    ("real", [x]) => {
-                        let h = self.cconst(&half, &zero);
-                        self.push_cpartials(x, Self::compose(&m, h.clone(), Some(h)), out)
-                    }
-                    ("imag", [x]) => {
-                        let a = self.cconst(&zero, &format!("(-{half})"));
-                        let b = self.cconst(&zero, &half);
-                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
-                    }
-                    ("abs2", [x]) => {
-                        let z = self.value_as(x, &ck);
-                        self.push_cpartials(x, Self::compose(&m, c("conj", &z), Some(z)), out)
-                    }
-                    ("abs", [x]) => {
-                        // At z = 0, the subgradient 0 (not 0/0).
-                        let z = self.value_as(x, &ck);
-                        let r = format!("({two} * {})", c("abs", &z));
-                        let czero = self.czero();
-                        let at_zero =
-                            |q: String| format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})");
-                        let a = at_zero(format!("{} / {r}", c("conj", &z)));
-                        let b = at_zero(format!("{z} / {r}"));
-                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
-                    }
-                    ("angle", [x]) => {
-                        let z = self.value_as(x, &ck);
-                        let a = format!("({} / ({z}))", self.cconst(&zero, &format!("(-{half})")));
-                        let b = format!("({} / {})", self.cconst(&zero, &half), c("conj", &z));
-                        self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
-                    }
-                    (f, [x]) => {
-                        let z = self.value_as(x, &ck);
-                        let d = match f {
-                            "exp" => c("exp", &z),
-                            "log" => c("inv", &z),
-                            "sqrt" => c("inv", &format!("({} * {two})", c("sqrt", &z))),
-                            "sin" => c("cos", &z),
-                            "cos" => format!("(-{})", c("sin", &z)),
-                            "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),
-                            _ => {
-                                self.unsupported(
-                                    e.span,
-                                    &format!("an adjoint rule for `{f}` of a complex number"),
+                        Div => {
+                            let l = self.value_as(lhs, &ck);
+                            let r = self.value_as(rhs, &ck);
+                            holo(self, lhs, format!("({cone} / {r})"), out);
+                            holo(self, rhs, format!("(-({l}) / (({r}) * ({r})))"), out);
+                        }
+                        Pow => {
+                            let (_, rk) = self.whole(|g| g.expr(rhs));
+                            if let Kind::Int(_) = rk {
+                                let l = self.value_as(lhs, &ck);
+                                let n = self.value_as(rhs, &Kind::Int("i64"));
+                                let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+                                holo(
+                                    self,
+                                    lhs,
+                                    format!("(nilang::complex::powi({l}, ({n}) - 1) * {nk})"),
+                                    out,
                                 );
-                                return;
+                            } else {
+                                // z^w = exp(w log z): w z^w / z and z^w log z.
+                                let l = self.value_as(lhs, &ck);
+                                let r = self.value_as(rhs, &ck);
+                                let p = format!("nilang::complex::powc({l}, {r})");
+                                holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
+                                holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
                             }
-                        };
-                        holo(self, x, d, out)
+                        }
+                        _ => self.unsupported(e.span, "differentiating this complex expression"),
                     }
-                    (f, _) => self.unsupported(
-                        e.span,
-                        &format!("an adjoint rule for `{f}` of a complex number"),
-                    ),
                 }
+                ExprKind::Call { callee, args, .. } => {
+                    let c = |f: &str, x: &str| format!("nilang::complex::{f}({x})");
+                    let two = format!("({one} + {one})");
+                    let half = format!("({one} / {two})");
+                    match (callee.name.as_str(), args.as_slice()) {
+                        ("identity" | "value", [x]) => self.push_cpartials(x, m, out),
+                        // Values of a type or a shape: no derivative.
+                        ("zero" | "one", _) => {}
+                        ("conj", [x]) => {
+                            let (a, b) = m.unwrap_or((cone, None));
+                            let swapped = (b.unwrap_or_else(|| self.czero()), Some(a));
+                            self.push_cpartials(x, Some(swapped), out)
+                        }
+                        ("real", [x]) => {
+                            let h = self.cconst(&half, &zero);
+                            self.push_cpartials(x, Self::compose(&m, h.clone(), Some(h)), out)
+                        }
+                        ("imag", [x]) => {
+                            let a = self.cconst(&zero, &format!("(-{half})"));
+                            let b = self.cconst(&zero, &half);
+                            self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                        }
+                        ("abs2", [x]) => {
+                            let z = self.value_as(x, &ck);
+                            self.push_cpartials(x, Self::compose(&m, c("conj", &z), Some(z)), out)
+                        }
+                        ("abs", [x]) => {
+                            // At z = 0, the subgradient 0 (not 0/0).
+                            let z = self.value_as(x, &ck);
+                            let r = format!("({two} * {})", c("abs", &z));
+                            let czero = self.czero();
+                            let at_zero = |q: String| {
+                                format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
+                            };
+                            let a = at_zero(format!("{} / {r}", c("conj", &z)));
+                            let b = at_zero(format!("{z} / {r}"));
+                            self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                        }
+                        ("angle", [x]) => {
+                            let z = self.value_as(x, &ck);
+                            let a =
+                                format!("({} / ({z}))", self.cconst(&zero, &format!("(-{half})")));
+                            let b = format!("({} / {})", self.cconst(&zero, &half), c("conj", &z));
+                            self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
+                        }
+                        (f, [x]) => {
+                            let z = self.value_as(x, &ck);
+                            let d = match f {
+                                "exp" => c("exp", &z),
+                                "log" => c("inv", &z),
+                                "sqrt" => c("inv", &format!("({} * {two})", c("sqrt", &z))),
+                                "sin" => c("cos", &z),
+                                "cos" => format!("(-{})", c("sin", &z)),
+                                "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),
+                                _ => {
+                                    self.unsupported(
+                                        e.span,
+                                        &format!("an adjoint rule for `{f}` of a complex number"),
+                                    );
+                                    return;
+                                }
+                            };
+                            holo(self, x, d, out)
+                        }
+                        (f, _) => self.unsupported(
+                            e.span,
+                            &format!("an adjoint rule for `{f}` of a complex number"),
+                        ),
+                    }
+                }
+                ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
+                _ => self.unsupported(e.span, "differentiating this complex expression"),
             }
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
-            _ => self.unsupported(e.span, "differentiating this complex expression"),
-        }
+        })
     }
 
     /// The adjoint rule of `target op= value` when complex numbers are

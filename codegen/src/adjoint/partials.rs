@@ -108,90 +108,94 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
     mult: Option<String>,
     out: &mut Vec<(Expr, String)>,
 ) {
-    let one = d.one();
-    let times = |m: &Option<String>, code: String| match m {
-        None => code,
-        Some(m) => format!("({m} * {code})"),
-    };
-    let negate = |m: &Option<String>| match m {
-        None => Some(format!("(-{one})")),
-        Some(m) => Some(format!("(-{m})")),
-    };
-    match &e.kind {
-        ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-            if d.leaf(e) {
-                out.push((e.clone(), mult.unwrap_or(one)));
+    nilang_syntax::stack::deep(|| {
+        let one = d.one();
+        let times = |m: &Option<String>, code: String| match m {
+            None => code,
+            Some(m) => format!("({m} * {code})"),
+        };
+        let negate = |m: &Option<String>| match m {
+            None => Some(format!("(-{one})")),
+            Some(m) => Some(format!("(-{m})")),
+        };
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                if d.leaf(e) {
+                    out.push((e.clone(), mult.unwrap_or(one)));
+                }
             }
-        }
-        ExprKind::Paren(inner) => push_partials(d, inner, mult, out),
-        ExprKind::Adjoint(inner) => push_partials(d, inner, mult, out),
-        ExprKind::Unary { op, operand } => match op {
-            UnaryOp::Neg => push_partials(d, operand, negate(&mult), out),
-            UnaryOp::Plus => push_partials(d, operand, mult, out),
-            UnaryOp::Not => {}
-        },
-        ExprKind::Binary { op, lhs, rhs } => {
-            use BinaryOp::*;
-            // The element-wise operators of a broadcast, element by element.
-            match op.scalar() {
-                Add => {
-                    push_partials(d, lhs, mult.clone(), out);
-                    push_partials(d, rhs, mult, out);
-                }
-                Sub => {
-                    push_partials(d, lhs, mult.clone(), out);
-                    push_partials(d, rhs, negate(&mult), out);
-                }
-                Mul => {
-                    let l = d.value(lhs);
-                    let r = d.value(rhs);
-                    push_partials(d, lhs, Some(times(&mult, r)), out);
-                    push_partials(d, rhs, Some(times(&mult, l)), out);
-                }
-                Div => {
-                    let l = d.value(lhs);
-                    let r = d.value(rhs);
-                    push_partials(d, lhs, Some(times(&mult, format!("({one} / {r})"))), out);
-                    push_partials(
-                        d,
-                        rhs,
-                        Some(times(&mult, format!("(-({l}) / (({r}) * ({r})))"))),
-                        out,
-                    );
-                }
-                Rem => push_partials(d, lhs, mult, out),
-                Pow => {
-                    let int = d.is_int(rhs);
-                    let l = d.value(lhs);
-                    if int {
-                        let (n, nk) = d.int_exponent(rhs);
-                        let p = d.powi(&l, &format!("({n}) - 1"));
-                        push_partials(d, lhs, Some(times(&mult, format!("({nk} * {p})"))), out);
-                    } else {
-                        // At x = 0: p x^(p-1) is the subgradient 0 where it
-                        // is infinite (p < 1), 1 for p = 1; x^p ln x is 0.
-                        let p = d.value(rhs);
-                        let pl = d.powf(&l, &format!("{p} - {one}"));
-                        let dl = d.zero_at_zero(&l, &format!("{p} * {pl}"));
-                        let zero = format!("({one} - {one})");
-                        let at_zero = d.pick(&l, "==", &zero, true);
-                        let p_one = d.pick(&p, "==", &one, true);
-                        let dl = format!("({dl} + {at_zero} * {p_one})");
-                        push_partials(d, lhs, Some(times(&mult, dl)), out);
-                        let ln = d.real_fn("ln", &l);
-                        let pw = d.powf(&l, &p);
-                        let dp = d.zero_at_zero(&l, &format!("{ln} * {pw}"));
-                        push_partials(d, rhs, Some(times(&mult, dp)), out);
+            ExprKind::Paren(inner) => push_partials(d, inner, mult, out),
+            ExprKind::Adjoint(inner) => push_partials(d, inner, mult, out),
+            ExprKind::Unary { op, operand } => match op {
+                UnaryOp::Neg => push_partials(d, operand, negate(&mult), out),
+                UnaryOp::Plus => push_partials(d, operand, mult, out),
+                UnaryOp::Not => {}
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                use BinaryOp::*;
+                // The element-wise operators of a broadcast, element by element.
+                match op.scalar() {
+                    Add => {
+                        push_partials(d, lhs, mult.clone(), out);
+                        push_partials(d, rhs, mult, out);
                     }
+                    Sub => {
+                        push_partials(d, lhs, mult.clone(), out);
+                        push_partials(d, rhs, negate(&mult), out);
+                    }
+                    Mul => {
+                        let l = d.value(lhs);
+                        let r = d.value(rhs);
+                        push_partials(d, lhs, Some(times(&mult, r)), out);
+                        push_partials(d, rhs, Some(times(&mult, l)), out);
+                    }
+                    Div => {
+                        let l = d.value(lhs);
+                        let r = d.value(rhs);
+                        push_partials(d, lhs, Some(times(&mult, format!("({one} / {r})"))), out);
+                        push_partials(
+                            d,
+                            rhs,
+                            Some(times(&mult, format!("(-({l}) / (({r}) * ({r})))"))),
+                            out,
+                        );
+                    }
+                    Rem => push_partials(d, lhs, mult, out),
+                    Pow => {
+                        let int = d.is_int(rhs);
+                        let l = d.value(lhs);
+                        if int {
+                            let (n, nk) = d.int_exponent(rhs);
+                            let p = d.powi(&l, &format!("({n}) - 1"));
+                            push_partials(d, lhs, Some(times(&mult, format!("({nk} * {p})"))), out);
+                        } else {
+                            // At x = 0: p x^(p-1) is the subgradient 0 where it
+                            // is infinite (p < 1), 1 for p = 1; x^p ln x is 0.
+                            let p = d.value(rhs);
+                            let pl = d.powf(&l, &format!("{p} - {one}"));
+                            let dl = d.zero_at_zero(&l, &format!("{p} * {pl}"));
+                            let zero = format!("({one} - {one})");
+                            let at_zero = d.pick(&l, "==", &zero, true);
+                            let p_one = d.pick(&p, "==", &one, true);
+                            let dl = format!("({dl} + {at_zero} * {p_one})");
+                            push_partials(d, lhs, Some(times(&mult, dl)), out);
+                            let ln = d.real_fn("ln", &l);
+                            let pw = d.powf(&l, &p);
+                            let dp = d.zero_at_zero(&l, &format!("{ln} * {pw}"));
+                            push_partials(d, rhs, Some(times(&mult, dp)), out);
+                        }
+                    }
+                    // Comparisons, logic, integer division: no derivative.
+                    _ => {}
                 }
-                // Comparisons, logic, integer division: no derivative.
-                _ => {}
             }
+            ExprKind::Call { callee, args, .. } => {
+                call_partials(d, &callee.name, args, e, mult, out)
+            }
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
+            _ => d.unsupported(e.span, "differentiating this expression"),
         }
-        ExprKind::Call { callee, args, .. } => call_partials(d, &callee.name, args, e, mult, out),
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Str(_) => {}
-        _ => d.unsupported(e.span, "differentiating this expression"),
-    }
+    })
 }
 
 pub(crate) fn call_partials<D: Deriv + ?Sized>(

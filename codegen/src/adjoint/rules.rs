@@ -79,92 +79,95 @@ impl Gen<'_> {
     /// The adjoint of a place, mirroring [`Gen::lvalue`]; `None` when the
     /// place carries no derivative.
     pub(crate) fn bar_place(&mut self, expr: &Expr) -> Option<String> {
-        match &expr.kind {
-            ExprKind::Var(name) => {
-                let (id, kind) = self.def_kind(expr.span)?;
-                if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_))
-                    || !self.activity.is_active(id)
-                {
-                    // Keyword parameters, `Const` parameters and what is
-                    // computed from them only carry no derivative.
-                    return None;
-                }
-                let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
-                let b = bar_name(name);
-                match kind {
-                    k if differentiable(&k) && is_param => Some(format!("(*{b})")),
-                    k if differentiable(&k) => Some(b),
-                    Kind::Array(inner) | Kind::Matrix(inner) | Kind::Csc(inner)
-                        if differentiable(&inner) =>
+        nilang_syntax::stack::deep(|| {
+            match &expr.kind {
+                ExprKind::Var(name) => {
+                    let (id, kind) = self.def_kind(expr.span)?;
+                    if matches!(self.resolution.defs[id].kind, DefKind::KwParam(_))
+                        || !self.activity.is_active(id)
                     {
-                        Some(b)
+                        // Keyword parameters, `Const` parameters and what is
+                        // computed from them only carry no derivative.
+                        return None;
                     }
-                    Kind::Stack(inner) if differentiable(&inner) && is_param => {
-                        Some(format!("(*{b})"))
-                    }
-                    Kind::Stack(inner) if differentiable(&inner) => Some(b),
-                    _ => None,
-                }
-            }
-            ExprKind::Index { base, indices } => {
-                let base_bar = self.bar_place(base)?;
-                let (_, base_kind) = self.indexed(base);
-                if base_kind == Kind::Offsets {
-                    return None;
-                }
-                let (code, elem) = self.element(base_bar, base_kind, indices, expr.span)?;
-                differentiable(&elem).then_some(code)
-            }
-            ExprKind::Field { base, field } => {
-                let (_, base_kind) = self.whole(|g| g.expr(base));
-                match (&base_kind, field.name.as_str()) {
-                    (Kind::Complex(_), "re" | "im") => {
-                        Some(format!("{}.{}", self.bar_place(base)?, field.name))
-                    }
-                    // The adjoint of a CSC matrix is the adjoint of its values.
-                    (Kind::Csc(_), "nzval") => self.bar_place(base),
-                    // That of a log number is the adjoint of its logarithm.
-                    (Kind::ULog(_), "log") => self.bar_place(base),
-                    (Kind::Struct { name, fields, .. }, f) => {
-                        let (_, kind, generic) = fields.iter().find(|(n, _, _)| n == f)?.clone();
-                        if !differentiable(&kind) {
-                            return None;
+                    let is_param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
+                    let b = bar_name(name);
+                    match kind {
+                        k if differentiable(&k) && is_param => Some(format!("(*{b})")),
+                        k if differentiable(&k) => Some(b),
+                        Kind::Array(inner) | Kind::Matrix(inner) | Kind::Csc(inner)
+                            if differentiable(&inner) =>
+                        {
+                            Some(b)
                         }
-                        if !generic {
-                            self.unsupported(
+                        Kind::Stack(inner) if differentiable(&inner) && is_param => {
+                            Some(format!("(*{b})"))
+                        }
+                        Kind::Stack(inner) if differentiable(&inner) => Some(b),
+                        _ => None,
+                    }
+                }
+                ExprKind::Index { base, indices } => {
+                    let base_bar = self.bar_place(base)?;
+                    let (_, base_kind) = self.indexed(base);
+                    if base_kind == Kind::Offsets {
+                        return None;
+                    }
+                    let (code, elem) = self.element(base_bar, base_kind, indices, expr.span)?;
+                    differentiable(&elem).then_some(code)
+                }
+                ExprKind::Field { base, field } => {
+                    let (_, base_kind) = self.whole(|g| g.expr(base));
+                    match (&base_kind, field.name.as_str()) {
+                        (Kind::Complex(_), "re" | "im") => {
+                            Some(format!("{}.{}", self.bar_place(base)?, field.name))
+                        }
+                        // The adjoint of a CSC matrix is the adjoint of its values.
+                        (Kind::Csc(_), "nzval") => self.bar_place(base),
+                        // That of a log number is the adjoint of its logarithm.
+                        (Kind::ULog(_), "log") => self.bar_place(base),
+                        (Kind::Struct { name, fields, .. }, f) => {
+                            let (_, kind, generic) =
+                                fields.iter().find(|(n, _, _)| n == f)?.clone();
+                            if !differentiable(&kind) {
+                                return None;
+                            }
+                            if !generic {
+                                self.unsupported(
                                 field.span,
                                 &format!(
                                     "differentiating through the field `{f}` of `{name}`, whose type names no type parameter (declare it with one)"
                                 ),
                             );
-                            return None;
+                                return None;
+                            }
+                            Some(format!("{}.{}", self.bar_place(base)?, rust_name(f)))
                         }
-                        Some(format!("{}.{}", self.bar_place(base)?, rust_name(f)))
+                        _ => None,
                     }
-                    _ => None,
                 }
-            }
-            ExprKind::Call { callee, args, .. }
-                if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
-            {
-                let (_, kind) = self.whole(|g| g.expr(&args[0]));
-                let inner = self.bar_place(&args[0])?;
-                match kind {
-                    Kind::Complex(_) => Some(format!(
-                        "{inner}.{}",
-                        if callee.name == "real" { "re" } else { "im" }
-                    )),
-                    _ if callee.name == "real" => Some(inner),
-                    _ => None,
+                ExprKind::Call { callee, args, .. }
+                    if matches!(callee.name.as_str(), "real" | "imag") && args.len() == 1 =>
+                {
+                    let (_, kind) = self.whole(|g| g.expr(&args[0]));
+                    let inner = self.bar_place(&args[0])?;
+                    match kind {
+                        Kind::Complex(_) => Some(format!(
+                            "{inner}.{}",
+                            if callee.name == "real" { "re" } else { "im" }
+                        )),
+                        _ if callee.name == "real" => Some(inner),
+                        _ => None,
+                    }
                 }
+                ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.bar_place(inner),
+                ExprKind::Unary {
+                    op: UnaryOp::Neg,
+                    operand,
+                } => self.bar_place(operand),
+                _ => None,
             }
-            ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.bar_place(inner),
-            ExprKind::Unary {
-                op: UnaryOp::Neg,
-                operand,
-            } => self.bar_place(operand),
-            _ => None,
-        }
+        })
     }
 
     /// The kind of an operand; in a broadcast an array stands for its

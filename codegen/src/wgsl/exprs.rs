@@ -85,7 +85,7 @@ impl W<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> (String, K) {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(name) => self.var(name, e.span),
             ExprKind::Int(text) => (text.replace('_', ""), K::LitInt),
             ExprKind::Float(text) => {
@@ -124,7 +124,7 @@ impl W<'_> {
                 self.unsupported(e.span, "this expression");
                 ("0".into(), K::Unknown)
             }
-        }
+        })
     }
 
     pub(super) fn binary(
@@ -350,7 +350,7 @@ impl W<'_> {
 
     /// A place as an lvalue.
     pub(super) fn place(&mut self, e: &Expr) -> Option<(String, K)> {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(name) => Some(self.var(name, e.span)),
             ExprKind::Paren(inner) => self.place(inner),
             ExprKind::Index { .. } => {
@@ -361,12 +361,12 @@ impl W<'_> {
                 self.unsupported(e.span, "writing this place");
                 None
             }
-        }
+        })
     }
 
     /// The adjoint of a place that this invocation writes (never atomic).
     pub(super) fn bar_lvalue(&mut self, e: &Expr) -> Option<String> {
-        match &e.kind {
+        nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) => self.var_bar(e.span),
             ExprKind::Paren(inner) => self.bar_lvalue(inner),
             ExprKind::Index { base, indices } => {
@@ -385,13 +385,13 @@ impl W<'_> {
                 Some(format!("b_{}[{i}]", plain(name)))
             }
             _ => None,
-        }
+        })
     }
 
     /// Adds `amount` to the adjoint of a place read (atomically where
     /// several invocations add to it).
     pub(super) fn bar_add(&mut self, leaf: &Expr, amount: &str) {
-        match &leaf.kind {
+        nilang_syntax::stack::deep(|| match &leaf.kind {
             ExprKind::Paren(inner) => self.bar_add(inner, amount),
             ExprKind::Index { base, indices } => {
                 let Some(id) = self.def_of(base.span) else {
@@ -417,6 +417,6 @@ impl W<'_> {
                     self.line(&format!("{b} += {amount};"));
                 }
             }
-        }
+        })
     }
 }
