@@ -334,8 +334,10 @@ impl Gen<'_> {
         };
         if w.written {
             let base = rust_name(&self.resolution.defs[w.def].name);
-            let (element, _) = self.whole(|g| g.expr(&w.first));
-            cell(self, base, element);
+            // A place: it is written back after the loop.
+            if let Some((element, _, _)) = self.whole(|g| g.lvalue(&w.first)) {
+                cell(self, base, element);
+            }
         }
         if let Some(bar) = self.window_adjoint(w)
             && let Some(element) = self.bar_place(&w.first)

@@ -169,7 +169,8 @@ impl Gen<'_> {
                     return (format!("{m}[[__i, {c}]]"), elem);
                 }
                 let (base_code, base_kind) = self.indexed(base);
-                self.element(base_code, base_kind, indices, expr.span)
+                let what = format!("`{}`", crate::printer::print_expr(base));
+                self.element(base_code, base_kind, indices, (&what, false), expr.span)
                     .unwrap_or_else(|| ("()".into(), Kind::Unknown))
             }
             ExprKind::Call {

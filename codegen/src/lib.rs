@@ -277,6 +277,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         failing: Vec::new(),
         mode: Mode {
             checks: options.checks,
+            inbounds: false,
             record_all: options.tape_loops,
             tape_param: records,
             any_tape,
@@ -442,6 +443,9 @@ struct Gen<'a> {
 struct Mode {
     /// Run-time checks are generated (off: as if all were `@invcheckoff`).
     checks: bool,
+    /// Inside `@inbounds`: indices are not checked (Rust's own check
+    /// panics), whatever `checks` says.
+    inbounds: bool,
     /// Tape loops record every scalar write, not only overwrites (the
     /// `tape_loops` option: taping instead of uncomputing).
     record_all: bool,
@@ -1293,7 +1297,13 @@ impl Gen<'_> {
             StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner) | StmtKind::InBounds(inner) => self.stmt(inner),
+            StmtKind::Routine(inner) => self.stmt(inner),
+            StmtKind::InBounds(inner) => {
+                let was = self.mode.inbounds;
+                self.mode.inbounds = true;
+                self.stmt(inner);
+                self.mode.inbounds = was;
+            }
             StmtKind::InvCheckOff(inner) => {
                 let was = self.mode.checks;
                 self.mode.checks = false;

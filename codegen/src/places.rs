@@ -23,7 +23,9 @@ impl Gen<'_> {
                         self.unsupported(expr.span, "changing the structure of a sparse matrix");
                         return None;
                     }
-                    let (code, elem) = self.element(base_code, base_kind, indices, expr.span)?;
+                    let what = format!("`{}`", crate::printer::print_expr(base));
+                    let (code, elem) =
+                        self.element(base_code, base_kind, indices, (&what, true), expr.span)?;
                     Some((code, elem, negated))
                 }
                 ExprKind::Field { base, field } => {
@@ -119,37 +121,72 @@ impl Gen<'_> {
         }
     }
 
-    /// `base[indices]`: an element of a vector or a matrix; the code and the
-    /// element kind.
+    /// `base[indices]`: an element of a vector or a matrix (`place`: one
+    /// that is written); the code and the element kind. `what` names `base`
+    /// in an index error.
     pub(super) fn element(
         &mut self,
         base_code: String,
         base_kind: Kind,
         indices: &[IndexArg],
+        (what, place): (&str, bool),
         span: Span,
     ) -> Option<(String, Kind)> {
+        // In a checked build an index out of range returns the error that
+        // names the `.nil` place, what is indexed, the 1-based index and
+        // the length, instead of Rust's panic; `@inbounds` and
+        // `@invcheckoff` keep the panic. The indices are checked in a block
+        // that then borrows the element (`*{ let __k = …; &mut x[__k] }`):
+        // inside the brackets, reading `x.len()` would borrow `x` while
+        // `IndexMut` holds it.
+        let checked = self.mode.checks && !self.mode.inbounds;
+        let borrow = if place { "&mut " } else { "&" };
         match (base_kind, indices) {
             (Kind::Array(elem), [IndexArg::Expr(index)]) => {
                 if let Some(code) = self.windowed(&base_code, span) {
                     return Some((code, *elem));
                 }
-                let i = self.index(index);
-                Some((format!("{base_code}[{i}]"), *elem))
+                if !checked {
+                    let i = self.index(index);
+                    return Some((format!("{base_code}[{i}]"), *elem));
+                }
+                let k = self.checked_index(index, &format!("{base_code}.len()"), what, "element");
+                Some((
+                    format!("(*{{ let __k = {k}; {borrow}{base_code}[__k] }})"),
+                    *elem,
+                ))
             }
             // `s[k]` of a stack (read only, see `check`), or of its
             // adjoint stack.
             (Kind::Stack(elem), [IndexArg::Expr(index)]) => {
-                let i = self.index(index);
-                Some((format!("{base_code}[{i}]"), *elem))
+                if !checked {
+                    let i = self.index(index);
+                    return Some((format!("{base_code}[{i}]"), *elem));
+                }
+                let k = self.checked_index(index, &format!("{base_code}.len()"), what, "element");
+                Some((
+                    format!("(*{{ let __k = {k}; {borrow}{base_code}[__k] }})"),
+                    *elem,
+                ))
             }
             (Kind::Offsets, [IndexArg::Expr(index)]) => {
                 let i = self.index(index);
                 Some((format!("({base_code}[{i}] as i64 + 1)"), Kind::Int("i64")))
             }
             (Kind::Matrix(elem), [IndexArg::Expr(row), IndexArg::Expr(col)]) => {
-                let r = self.index(row);
-                let c = self.index(col);
-                Some((format!("{base_code}[[{r}, {c}]]"), *elem))
+                if !checked {
+                    let r = self.index(row);
+                    let c = self.index(col);
+                    return Some((format!("{base_code}[[{r}, {c}]]"), *elem));
+                }
+                let r = self.checked_index(row, &format!("{base_code}.nrows()"), what, "row");
+                let c = self.checked_index(col, &format!("{base_code}.ncols()"), what, "column");
+                Some((
+                    format!(
+                        "(*{{ let __r = {r}; let __c = {c}; {borrow}{base_code}[[__r, __c]] }})"
+                    ),
+                    *elem,
+                ))
             }
             (Kind::Array(_) | Kind::Matrix(_) | Kind::Offsets, _) => {
                 self.unsupported(span, "this kind of indexing here");
@@ -178,5 +215,16 @@ impl Gen<'_> {
         let (code, kind) = self.expr(index);
         let code = convert(code, &kind, &Kind::Int("i64"));
         format!("({code} - 1) as usize")
+    }
+
+    /// [`Gen::index`], checked: on an axis of `len` `unit`s (Rust code for
+    /// the length) of `what`, the 0-based index or the error.
+    fn checked_index(&mut self, index: &Expr, len: &str, what: &str, unit: &str) -> String {
+        let (code, kind) = self.expr(index);
+        let code = convert(code, &kind, &Kind::Int("i64"));
+        let location = self.location(index.span);
+        format!(
+            "nilang::index({code}, {len}, &nilang::IndexSite {{ location: {location}, what: {what:?}, unit: {unit:?} }})?"
+        )
     }
 }

@@ -52,6 +52,9 @@ pub enum Check {
     Alias,
     /// `for i = a:s:b` with `s == 0`.
     ForStep,
+    /// `x[i]` with `i` outside `1:length(x)` (or a matrix's rows or
+    /// columns, or a stack's depth).
+    Index,
 }
 
 impl Check {
@@ -71,6 +74,7 @@ impl Check {
             Check::Overflow => "fixed-point overflow",
             Check::Alias => "one array element reached twice by one instruction",
             Check::ForStep => "`for` step is zero",
+            Check::Index => "index out of range",
         }
     }
 }
@@ -145,6 +149,67 @@ impl Error {
             expected: format!("{expected:?}"),
             found: format!("{found:?}"),
         }
+    }
+}
+
+/// Where an index is checked: the `.nil` place, what is indexed (`` "`x`"
+/// ``) and the unit of its axis (`"element"`, `"row"`, `"column"`). The
+/// generated code passes a constant, so this lives in static memory.
+#[derive(Debug)]
+pub struct IndexSite {
+    pub location: Location,
+    pub what: &'static str,
+    pub unit: &'static str,
+}
+
+/// An index out of range, small enough that checking thousands of indices
+/// in one function keeps its frame small; `?` turns it into the [`Error`].
+#[derive(Clone, Copy, Debug)]
+pub struct IndexError {
+    index: i64,
+    len: usize,
+    site: &'static IndexSite,
+}
+
+/// The 0-based position of the 1-based index `i` on an axis of `len`
+/// units, or, outside `1:len`, the error a checked build returns: where,
+/// what, the index and the length, as Julia's `BoundsError` tells them.
+/// Checked builds index through this; unchecked builds keep Rust's panic.
+#[inline(always)]
+pub fn index(i: i64, len: usize, site: &'static IndexSite) -> Result<usize, IndexError> {
+    let k = (i as u64).wrapping_sub(1);
+    if k < len as u64 {
+        Ok(k as usize)
+    } else {
+        Err(IndexError {
+            index: i,
+            len,
+            site,
+        })
+    }
+}
+
+impl From<IndexError> for Error {
+    #[cold]
+    #[inline(never)]
+    fn from(e: IndexError) -> Error {
+        let IndexError { index, len, site } = e;
+        Error::new(
+            site.location,
+            Check::Index,
+            format!(
+                "{} has {len} {}{}",
+                site.what,
+                site.unit,
+                if len == 1 { "" } else { "s" }
+            ),
+            Plain(&if len == 0 {
+                "no index (it is empty)".to_string()
+            } else {
+                format!("an index in 1:{len}")
+            }),
+            index,
+        )
     }
 }
 

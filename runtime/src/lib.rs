@@ -71,7 +71,9 @@ pub use array::{ColumnMut, column};
 pub use check::{CheckEq, CheckFill, check_inv};
 pub use complex::Complex;
 pub use dual::Dual;
-pub use error::{Check, Error, IndexValues, Location, Plain, WithValues};
+pub use error::{
+    Check, Error, IndexError, IndexSite, IndexValues, Location, Plain, WithValues, index,
+};
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use fixed::Fixed43;
 pub use real::{Real, one, zero};

@@ -18,6 +18,7 @@ nilang::include_nil!(pub mod conversions);
 nilang::include_nil!(pub mod names);
 nilang::include_nil!(pub mod aliasing);
 nilang::include_nil!(pub mod rollback);
+nilang::include_nil!(pub mod index_errors);
 nilang::include_nil!(pub mod generic_literal);
 nilang::include_nil!(pub mod julia_forms);
 nilang::include_nil!(pub mod constants);

@@ -113,7 +113,9 @@ impl Gen<'_> {
                     if base_kind == Kind::Offsets {
                         return None;
                     }
-                    let (code, elem) = self.element(base_bar, base_kind, indices, expr.span)?;
+                    let what = format!("the adjoint of `{}`", crate::printer::print_expr(base));
+                    let (code, elem) =
+                        self.element(base_bar, base_kind, indices, (&what, true), expr.span)?;
                     differentiable(&elem).then_some(code)
                 }
                 ExprKind::Field { base, field } => {
