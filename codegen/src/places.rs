@@ -141,24 +141,14 @@ impl Gen<'_> {
         // `IndexMut` holds it.
         let checked = self.mode.checks && !self.mode.inbounds;
         let borrow = if place { "&mut " } else { "&" };
+        let array = matches!(base_kind, Kind::Array(_));
         match (base_kind, indices) {
-            (Kind::Array(elem), [IndexArg::Expr(index)]) => {
-                if let Some(code) = self.windowed(&base_code, span) {
+            // `s[k]` of a stack is read only (see `check`), or of its
+            // adjoint stack; a stack has no windows.
+            (Kind::Array(elem) | Kind::Stack(elem), [IndexArg::Expr(index)]) => {
+                if array && let Some(code) = self.windowed(&base_code, span) {
                     return Some((code, *elem));
                 }
-                if !checked {
-                    let i = self.index(index);
-                    return Some((format!("{base_code}[{i}]"), *elem));
-                }
-                let k = self.checked_index(index, &format!("{base_code}.len()"), what, "element");
-                Some((
-                    format!("(*{{ let __k = {k}; {borrow}{base_code}[__k] }})"),
-                    *elem,
-                ))
-            }
-            // `s[k]` of a stack (read only, see `check`), or of its
-            // adjoint stack.
-            (Kind::Stack(elem), [IndexArg::Expr(index)]) => {
                 if !checked {
                     let i = self.index(index);
                     return Some((format!("{base_code}[{i}]"), *elem));
