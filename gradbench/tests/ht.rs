@@ -14,7 +14,6 @@
 
 mod support;
 
-use nilang_gradbench::evals::{self, Build};
 use serde_json::{Value, json};
 
 /// Sends `messages` (one a line) to the tool run with `args` and returns
@@ -52,25 +51,6 @@ fn output(function: &str, input: &Value) -> Value {
             let response = evaluate_with(args, function, input);
             assert_eq!(response["success"], true, "{response}");
             response["output"].clone()
-        })
-        .collect();
-    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
-    outputs[0].clone()
-}
-
-/// The output at `then` of an eval prepared for `first` (and run once on
-/// it), its input then replaced by `then`, in each build (they must agree).
-fn replaced(function: &str, first: &Value, then: &Value) -> Value {
-    let module = evals::module("ht").unwrap();
-    let which = module.which(function).unwrap();
-    let outputs: Vec<Value> = [Build::Checked, Build::Unchecked]
-        .into_iter()
-        .map(|build| {
-            let mut eval = (module.prepare)(first).expect("a valid input");
-            eval.run(which, build).expect("a run");
-            eval.replace_input(then).expect("the same counts");
-            eval.run(which, build).expect("a run");
-            eval.output(which)
         })
         .collect();
     assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
@@ -419,7 +399,7 @@ fn check(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
 fn check_replaced(nb: usize, n: usize, complicated: bool, mirrored: bool, seed: u64) {
     let (first, ..) = generate(nb, 12, 7, n, complicated, !mirrored, seed + 1000);
     check_with(nb, n, complicated, mirrored, seed, &|function, input| {
-        replaced(function, &first, input)
+        support::replaced("ht", function, &first, input)
     });
 }
 

@@ -10,7 +10,7 @@ mod support;
 
 use nilang_gradbench::evals::{self, Build};
 use serde_json::{Value, json};
-use support::{session, session_with};
+use support::{replaced, session, session_with};
 
 fn evaluate(id: u64, module: &str, function: &str, input: Value) -> String {
     json!({ "id": id, "kind": "evaluate", "module": module, "function": function, "input": input })
@@ -33,27 +33,6 @@ fn output(module: &str, function: &str, input: Value) -> Value {
             assert!(ok, "{stderr}");
             assert_eq!(responses[1]["success"], true, "{}", responses[1]);
             responses[1]["output"].clone()
-        })
-        .collect();
-    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
-    outputs[0].clone()
-}
-
-/// `module`'s `function` at `then`, from an eval prepared for `first` (and
-/// run once on it) whose input was then replaced by `then`, in each build
-/// (the two must agree). Anything input-dependent made by `prepare`, or
-/// kept from a run, would answer for `first`.
-fn replaced(module: &str, function: &str, first: &Value, then: &Value) -> Value {
-    let module = evals::module(module).unwrap();
-    let which = module.which(function).unwrap();
-    let outputs: Vec<Value> = [Build::Checked, Build::Unchecked]
-        .into_iter()
-        .map(|build| {
-            let mut eval = (module.prepare)(first).expect("a valid input");
-            eval.run(which, build).expect("a run");
-            eval.replace_input(then).expect("the same counts");
-            eval.run(which, build).expect("a run");
-            eval.output(which)
         })
         .collect();
     assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use nilang_gradbench::evals::{self, Build};
 use serde_json::Value;
 
 /// Sends `messages` (one a line) to a fresh `nilang-gradbench
@@ -48,4 +49,25 @@ pub fn session_with(
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `module`'s `function` at `then`, from an eval prepared for `first` (and
+/// run once on it) whose input was then replaced by `then`, in each build
+/// (the two must agree). Anything input-dependent made by `prepare`, or
+/// kept from a run, would answer for `first`.
+pub fn replaced(module: &str, function: &str, first: &Value, then: &Value) -> Value {
+    let module = evals::module(module).unwrap();
+    let which = module.which(function).unwrap();
+    let outputs: Vec<Value> = [Build::Checked, Build::Unchecked]
+        .into_iter()
+        .map(|build| {
+            let mut eval = (module.prepare)(first).expect("a valid input");
+            eval.run(which, build).expect("a run");
+            eval.replace_input(then).expect("the same counts");
+            eval.run(which, build).expect("a run");
+            eval.output(which)
+        })
+        .collect();
+    assert_eq!(outputs[0], outputs[1], "checked and unchecked differ");
+    outputs[0].clone()
 }
