@@ -169,8 +169,12 @@ impl Gen<'_> {
                     return (format!("{m}[[__i, {c}]]"), elem);
                 }
                 let (base_code, base_kind) = self.indexed(base);
-                let what = format!("`{}`", crate::printer::print_expr(base));
-                self.element(base_code, base_kind, indices, (&what, false), expr.span)
+                let of = Indexed {
+                    base,
+                    adjoint: false,
+                    place: false,
+                };
+                self.element(base_code, base_kind, indices, of, expr.span)
                     .unwrap_or_else(|| ("()".into(), Kind::Unknown))
             }
             ExprKind::Call {

@@ -33,6 +33,7 @@ mod instructions;
 mod kinds;
 pub(crate) mod numbers;
 mod places;
+use places::Indexed;
 pub mod queries;
 mod stack;
 pub mod structs;

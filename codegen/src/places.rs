@@ -3,6 +3,27 @@
 
 use super::*;
 
+/// What an element access indexes: the indexed expression as written, or
+/// its adjoint, and whether the element is written (borrowed `&mut`).
+pub(super) struct Indexed<'e> {
+    pub(super) base: &'e Expr,
+    pub(super) adjoint: bool,
+    pub(super) place: bool,
+}
+
+impl Indexed<'_> {
+    /// How an index error names it: "`x`", "the adjoint of `x`". Printed
+    /// only for a checked index.
+    fn what(&self) -> String {
+        let base = crate::printer::print_expr(self.base);
+        if self.adjoint {
+            format!("the adjoint of `{base}`")
+        } else {
+            format!("`{base}`")
+        }
+    }
+}
+
 impl Gen<'_> {
     /// An lvalue for a place, and the place's kind; `negated` when the place
     /// is `-x` (the instruction's sign flips).
@@ -23,9 +44,13 @@ impl Gen<'_> {
                         self.unsupported(expr.span, "changing the structure of a sparse matrix");
                         return None;
                     }
-                    let what = format!("`{}`", crate::printer::print_expr(base));
+                    let of = Indexed {
+                        base,
+                        adjoint: false,
+                        place: true,
+                    };
                     let (code, elem) =
-                        self.element(base_code, base_kind, indices, (&what, true), expr.span)?;
+                        self.element(base_code, base_kind, indices, of, expr.span)?;
                     Some((code, elem, negated))
                 }
                 ExprKind::Field { base, field } => {
@@ -121,15 +146,14 @@ impl Gen<'_> {
         }
     }
 
-    /// `base[indices]`: an element of a vector or a matrix (`place`: one
-    /// that is written); the code and the element kind. `what` names `base`
-    /// in an index error.
+    /// `base[indices]`: an element of a vector or a matrix, `of` what (and
+    /// whether it is written); the code and the element kind.
     pub(super) fn element(
         &mut self,
         base_code: String,
         base_kind: Kind,
         indices: &[IndexArg],
-        (what, place): (&str, bool),
+        of: Indexed<'_>,
         span: Span,
     ) -> Option<(String, Kind)> {
         // In a checked build an index out of range returns the error that
@@ -140,7 +164,7 @@ impl Gen<'_> {
         // inside the brackets, reading `x.len()` would borrow `x` while
         // `IndexMut` holds it.
         let checked = self.mode.checks && !self.mode.inbounds;
-        let borrow = if place { "&mut " } else { "&" };
+        let borrow = if of.place { "&mut " } else { "&" };
         let array = matches!(base_kind, Kind::Array(_));
         match (base_kind, indices) {
             // `s[k]` of a stack is read only (see `check`), or of its
@@ -153,7 +177,8 @@ impl Gen<'_> {
                     let i = self.index(index);
                     return Some((format!("{base_code}[{i}]"), *elem));
                 }
-                let k = self.checked_index(index, &format!("{base_code}.len()"), what, "element");
+                let what = of.what();
+                let k = self.checked_index(index, &format!("{base_code}.len()"), &what, "element");
                 Some((
                     format!("(*{{ let __k = {k}; {borrow}{base_code}[__k] }})"),
                     *elem,
@@ -169,8 +194,9 @@ impl Gen<'_> {
                     let c = self.index(col);
                     return Some((format!("{base_code}[[{r}, {c}]]"), *elem));
                 }
-                let r = self.checked_index(row, &format!("{base_code}.nrows()"), what, "row");
-                let c = self.checked_index(col, &format!("{base_code}.ncols()"), what, "column");
+                let what = of.what();
+                let r = self.checked_index(row, &format!("{base_code}.nrows()"), &what, "row");
+                let c = self.checked_index(col, &format!("{base_code}.ncols()"), &what, "column");
                 Some((
                     format!(
                         "(*{{ let __r = {r}; let __c = {c}; {borrow}{base_code}[[__r, __c]] }})"

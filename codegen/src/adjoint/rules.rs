@@ -113,9 +113,12 @@ impl Gen<'_> {
                     if base_kind == Kind::Offsets {
                         return None;
                     }
-                    let what = format!("the adjoint of `{}`", crate::printer::print_expr(base));
-                    let (code, elem) =
-                        self.element(base_bar, base_kind, indices, (&what, true), expr.span)?;
+                    let of = Indexed {
+                        base,
+                        adjoint: true,
+                        place: true,
+                    };
+                    let (code, elem) = self.element(base_bar, base_kind, indices, of, expr.span)?;
                     differentiable(&elem).then_some(code)
                 }
                 ExprKind::Field { base, field } => {
