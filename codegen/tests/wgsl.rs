@@ -1,0 +1,179 @@
+//! Snapshots of the WGSL the GPU backend generates for small kernels, one
+//! snapshot per case of the fixtures `tests/wgsl/*.nil` (format in
+//! `common/mod.rs`): every shader of every kernel of the case (call and
+//! uncall, the reverse pass in each of its variants; `f32`, and `f64` too
+//! for a generic kernel), each parsed and validated by naga (the shader
+//! compiler wgpu uses, with no device). Bless a change with
+//! `INSTA_UPDATE=always cargo test -p nilang-codegen --test wgsl` after
+//! reading the diff.
+//!
+//! The helpers every shader carries are written once, in the snapshot
+//! `wgsl__helpers`, and named in the others: the integer power
+//! `nil_powi_<float>` (where it is the same text as there) and the `f64`
+//! elementary functions (`F64_MATH`, which `compiler/tests/wgsl.rs` also
+//! validates on its own).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use common::{Case, assert_case_snapshot, cases, compile, orphan_snapshots, run_all};
+use nilang_analysis::db;
+use nilang_codegen::queries::{kernel_shaders, rust_module_text};
+use nilang_codegen::wgsl::F64_MATH;
+
+fn validate(label: &str, wgsl: &str) {
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("{label}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+    let caps =
+        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+}
+
+/// The text of the function `fn <name>(` of `wgsl`, through its closing
+/// line `}` and the blank line after it.
+fn helper_of<'a>(wgsl: &'a str, name: &str) -> Option<&'a str> {
+    let start = wgsl.find(&format!("fn {name}("))?;
+    let end = start + wgsl[start..].find("\n}\n")? + 3;
+    let end = if wgsl[end..].starts_with('\n') {
+        end + 1
+    } else {
+        end
+    };
+    Some(&wgsl[start..end])
+}
+
+const POWI: [&str; 2] = ["nil_powi_f32", "nil_powi_f64"];
+
+/// The integer power helpers as the first generic kernel of the fixtures
+/// writes them, which the other snapshots name instead of repeating.
+fn helpers() -> &'static BTreeMap<&'static str, String> {
+    static HELPERS: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
+    HELPERS.get_or_init(|| {
+        let case = cases("wgsl")
+            .into_iter()
+            .find(|c| c.text.contains("where T: Real"))
+            .expect("a generic kernel among the fixtures");
+        let shaders = shaders_of(&case);
+        let mut out = BTreeMap::new();
+        for name in POWI {
+            let text = shaders
+                .iter()
+                .find_map(|(_, wgsl)| helper_of(wgsl, name))
+                .unwrap_or_else(|| panic!("{}: no `{name}`", case.name));
+            out.insert(name, text.to_string());
+        }
+        out
+    })
+}
+
+/// `wgsl` with the helpers every shader carries named instead of written.
+fn elide_helpers(wgsl: &str) -> String {
+    let mut out = wgsl.replacen(
+        F64_MATH,
+        "// F64_MATH (codegen/src/wgsl/f64_math.wgsl)\n\n",
+        1,
+    );
+    for (name, text) in helpers() {
+        if helper_of(&out, name) == Some(text.as_str()) {
+            out = out.replacen(text.as_str(), &format!("// {name} (wgsl__helpers)\n\n"), 1);
+        }
+    }
+    out
+}
+
+/// Every shader of every kernel of `case`, in function order.
+fn shaders_of(case: &Case) -> Vec<(String, String)> {
+    let c = compile(case);
+    let mut out = Vec::new();
+    for &f in db::file_functions(&c.db, c.project, c.file) {
+        let shaders = kernel_shaders(&c.db, f)
+            .unwrap_or_else(|e| panic!("{}: kernel shaders: {e:?}", case.name));
+        out.extend(shaders);
+    }
+    out
+}
+
+/// The shader constants of the case's Rust module, name and text; fails
+/// on a constant that is none of `shaders`.
+fn embedded(case: &Case, shaders: &[(String, String)]) -> Vec<(String, String)> {
+    let c = compile(case);
+    let mut out = Vec::new();
+    for (line, options) in &case.options {
+        let code = rust_module_text(&c.db, c.project, c.file, options)
+            .unwrap_or_else(|e| panic!("{} ({line}): the Rust module: {e:?}", case.name));
+        for l in code.lines() {
+            let Some((name, value)) = l
+                .strip_prefix("pub const ")
+                .and_then(|rest| rest.split_once(": &str = "))
+                .filter(|(name, _)| name.contains("_WGSL_"))
+            else {
+                continue;
+            };
+            let value = value.strip_suffix(';').unwrap();
+            let wgsl = shaders
+                .iter()
+                .find(|(_, wgsl)| format!("{wgsl:?}") == value)
+                .map(|(_, wgsl)| wgsl.clone())
+                .unwrap_or_else(|| panic!("{}: `{name}` is no shader of the kernel", case.name));
+            out.push((name.to_string(), wgsl));
+        }
+    }
+    out
+}
+
+fn check(case: &Case) {
+    let c = compile(case);
+    let diagnostics = db::file_diagnostics(&c.db, c.project, c.file);
+    assert!(diagnostics.is_empty(), "{}: {diagnostics:#?}", case.name);
+    let shaders = shaders_of(case);
+    assert!(!shaders.is_empty(), "{}: no kernel", case.name);
+    for (label, wgsl) in &shaders {
+        validate(&format!("{} {label}", case.name), wgsl);
+    }
+    // The launchers embed the shaders: each constant is one of them, and
+    // each shader is in some constant.
+    let embedded = embedded(case, &shaders);
+    for (label, wgsl) in &shaders {
+        assert!(
+            embedded.iter().any(|(_, w)| w == wgsl),
+            "{}: `{label}` is in no constant of the Rust module ({:?})",
+            case.name,
+            embedded.iter().map(|(n, _)| n).collect::<Vec<_>>()
+        );
+    }
+    let mut out = format!("----- SOURCE {}\n{}", case.path(), case.text);
+    for (label, wgsl) in &shaders {
+        out.push_str(&format!("----- WGSL {label}\n{}", elide_helpers(wgsl)));
+    }
+    assert_case_snapshot("wgsl", case, &out);
+}
+
+#[test]
+fn generated_wgsl() {
+    let cases = cases("wgsl");
+    run_all(&cases, check);
+    let mut orphans = orphan_snapshots("wgsl", &cases);
+    orphans.retain(|n| n != "wgsl__helpers.snap");
+    assert!(
+        orphans.is_empty(),
+        "snapshots of no case (remove them): {orphans:?}"
+    );
+}
+
+/// The helpers the other snapshots name, written out once.
+#[test]
+fn helpers_every_shader_carries() {
+    let text: String = helpers()
+        .iter()
+        .map(|(name, text)| format!("----- {name}\n{text}"))
+        .collect();
+    for (name, body) in helpers() {
+        // Each on its own is valid WGSL.
+        validate(name, body);
+    }
+    insta::assert_snapshot!("helpers", text);
+}
