@@ -833,13 +833,19 @@ const ALIASED: usize = 40;
 /// limit of 128 (`compiler/tests/chains.rs` checks and generates 10,000).
 const CHAIN_TERMS: usize = 2_500;
 
-/// `random/chains.nil`: a sum and difference, a weighted sum and an `&&`
-/// chain, each `CHAIN_TERMS` long (`tests/chains.rs`).
+/// `random/chains.nil`: a sum and difference, a weighted sum, an `&&`
+/// chain and a product, each `CHAIN_TERMS` long (`tests/chains.rs`).
 fn chains(dir: &std::path::Path) {
     let mut sum = String::from("x[1]");
     let mut weighted = String::from("0.0");
     let mut all = String::from("x[1] > 0");
+    let mut product = String::from("x[1]");
     for i in 2..=CHAIN_TERMS {
+        if i % 7 == 0 {
+            let _ = write!(product, " * exp(x[{i}] - 1.0)");
+        } else {
+            let _ = write!(product, " * x[{i}]");
+        }
         let op = if i % 3 == 0 { '-' } else { '+' };
         let _ = write!(sum, " {op} x[{i}]");
         let _ = write!(weighted, " + {}.0 * x[{i}]", i % 7 + 1);
@@ -848,7 +854,8 @@ fn chains(dir: &std::path::Path) {
     let text = format!(
         "function long_sum!(y::f64, x::[f64])\n    y += {sum}\nend\n\n\
          function long_weighted!(y::f64, x::[f64])\n    y += {weighted}\nend\n\n\
-         function long_and!(y::f64, x::[f64])\n    if ({all}, ~)\n        y += 1.0\n    end\nend\n"
+         function long_and!(y::f64, x::[f64])\n    if ({all}, ~)\n        y += 1.0\n    end\nend\n\n\
+         function long_product!(y::f64, x::[f64])\n    y += {product}\nend\n"
     );
     write_if_changed(&dir.join("chains.nil"), &text);
 }

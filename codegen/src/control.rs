@@ -281,14 +281,41 @@ impl Gen<'_> {
                 Some(o) => format!(" + {}", self.value_as(o, &int)),
                 None => String::new(),
             };
+            // In a checked build the window is checked once, here, for the
+            // error an access out of range returns (`nilang::window`: the
+            // index the loop would have failed at first, the first access's
+            // place); `@inbounds` and unchecked builds keep the panic.
+            let checked = self.mode.checks && !self.mode.inbounds;
+            let site = match &w.first.kind {
+                ExprKind::Index { indices, .. } if checked => match indices.first() {
+                    Some(IndexArg::Expr(i)) => Some(i.span),
+                    _ => None,
+                }
+                .map(|span| {
+                    let location = self.location(span);
+                    format!(
+                        "&nilang::IndexSite {{ location: {location}, what: {:?}, unit: \"element\" }}",
+                        format!("`{}`", def.name)
+                    )
+                }),
+                _ => None,
+            };
             let window = |g: &mut Gen<'_>, array: String, mutable: bool| {
                 let slice = g.fresh("w");
                 let m = if mutable { "mut " } else { "" };
-                Slice {
-                    accesses: w.accesses.clone(),
-                    declaration: format!(
+                // The range is a local of its own: `&mut x[…x.len()…]`
+                // would read `x` while borrowing it.
+                let declaration = match &site {
+                    Some(site) => format!(
+                        "let {slice} = nilang::window(({first}{offset}), {n}, {array}.len(), {down}, {site})?; let {slice} = &{m}{array}[{slice}];"
+                    ),
+                    None => format!(
                         "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({n} as usize)];"
                     ),
+                };
+                Slice {
+                    accesses: w.accesses.clone(),
+                    declaration,
                     element: format!("{slice}[{counter} as usize]"),
                     array,
                     after: None,

@@ -199,7 +199,7 @@ impl Gen<'_> {
         rhs: &Expr,
         span: Span,
     ) -> (String, Kind) {
-        // A chain `a + b - c + …` (or of `&&`, or of `||`) is walked along
+        // A chain `a + b - c + …` (or of `*`, `&&` or `||`) is walked along
         // its left spine without recursion and written as Rust reads it,
         // `(a + b - c + …)`, not `(((a + b) - c) + …)`; past `CHAIN` terms
         // it continues in a `let` of a block: rustc's parser recurses on
@@ -211,6 +211,7 @@ impl Gen<'_> {
             BinaryOp::Add | BinaryOp::Sub => 1,
             BinaryOp::And => 2,
             BinaryOp::Or => 3,
+            BinaryOp::Mul => 4,
             _ => 0,
         };
         let mut spine = vec![(op, rhs, span)];
@@ -235,7 +236,7 @@ impl Gen<'_> {
             // fixed-point nor refused), so it is `(…)`; unconverted here,
             // its parentheses can come off.
             let plain = !matches!(lk, Kind::Fixed | Kind::Unknown)
-                && (class(op) != 1 || unify(&lk, &rk) == lk);
+                && (!matches!(class(op), 1 | 4) || unify(&lk, &rk) == lk);
             if step > 0
                 && plain
                 && let Some(inner) = l.strip_prefix('(').and_then(|l| l.strip_suffix(')'))

@@ -264,6 +264,8 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         level: 0,
         diagnostics: Vec::new(),
         tmp: 0,
+        partial_lets: None,
+        slot_vectors: 0,
         generics: f.generics.iter().map(|g| g.name.name.clone()).collect(),
         bcast: None,
         alias_checks: input.alias_checks,
@@ -404,6 +406,11 @@ struct Gen<'a> {
     level: usize,
     diagnostics: Vec<Diagnostic>,
     tmp: usize,
+    /// While a rule's partials are worked out for lines that can fill a
+    /// vector first: its slots (`adjoint::partials`, long products).
+    partial_lets: Option<adjoint::Slots>,
+    /// How many such vectors the function has named.
+    slot_vectors: usize,
     generics: Vec<String>,
     /// What is being generated: the function's options and the pass.
     mode: Mode,

@@ -216,14 +216,26 @@ impl Gen<'_> {
     }
 
     /// `A[:, j]` of a matrix `A`: the matrix, the 0-based column and the
-    /// element kind.
+    /// element kind. In a checked build the column index is checked in a
+    /// `let` of its own before the statement (`nilang::index`, see
+    /// [`Gen::element`]) and the column is that local: the statement's code
+    /// borrows the matrix mutably, which `A.ncols()` inside it could not.
     pub(super) fn column_of(&mut self, expr: &Expr) -> Option<(String, String, Kind)> {
         let (base, name, col) = expr.matrix_column()?;
         let (_, Kind::Matrix(elem)) = self.def_kind(base.span)? else {
             return None;
         };
-        let c = self.index(col);
-        Some((rust_name(name), c, *elem))
+        let m = rust_name(name);
+        let c = if self.mode.checks && !self.mode.inbounds {
+            let k =
+                self.checked_index(col, &format!("{m}.ncols()"), &format!("`{name}`"), "column");
+            let local = self.fresh("col");
+            self.line(&format!("let {local} = {k};"));
+            local
+        } else {
+            self.index(col)
+        };
+        Some((m, c, *elem))
     }
 
     /// A 1-based index expression as a 0-based `usize`.

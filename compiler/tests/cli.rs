@@ -332,27 +332,31 @@ fn deep_nesting_is_reported_not_overflowed() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("error[E0003]: nesting deeper than 128 levels"));
 
-    // A flat product says what it is, and how to group it; a flat sum of
-    // any length is not nesting (tests/tests/chains.rs runs 10,000 terms).
-    let terms: Vec<String> = (0..300).map(|i| format!("{i}.0")).collect();
-    let product = format!(
+    // A flat chain of quotients says what it is, and how to group it; a
+    // flat sum or product of any length is not nesting
+    // (tests/tests/chains.rs runs 2,500 terms, compiler/tests/chains.rs
+    // checks 10,000).
+    let terms: Vec<String> = (1..=300).map(|i| format!("{i}.0")).collect();
+    let quotient = format!(
         "function flat(y::f64)\n    y += {}\nend\n",
-        terms.join(" * ")
+        terms.join(" / ")
     );
-    let path = write(dir, "flat.nil", &product);
+    let path = write(dir, "flat.nil", &quotient);
     let out = nilc(&["check", "--format", "short", &path]);
     assert_eq!(out.status.code(), Some(1));
     let shown = stdout(&out);
     assert!(
-        shown.contains("error[E0003]: a chain of more than 128 `*` operations"),
+        shown.contains("error[E0003]: a chain of more than 128 `/` operations"),
         "{shown}"
     );
     // One error for the chain, not one more for every term past the limit.
     assert_eq!(shown.matches("E0003").count(), 1, "{shown}");
-    let sum = product.replace(" * ", " + ");
-    let path = write(dir, "flat_sum.nil", &sum);
-    let out = nilc(&["check", &path]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    for op in [" + ", " * "] {
+        let chain = quotient.replace(" / ", op);
+        let path = write(dir, "flat_chain.nil", &chain);
+        let out = nilc(&["check", &path]);
+        assert_eq!(out.status.code(), Some(0), "{op}: {}", stdout(&out));
+    }
 
     let mut expr = String::from("function deep_expr(y::f64, x::f64)\n    y += ");
     expr.push_str(&"(".repeat(5000));

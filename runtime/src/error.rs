@@ -189,6 +189,50 @@ pub fn index(i: i64, len: usize, site: &'static IndexSite) -> Result<usize, Inde
     }
 }
 
+/// The 0-based range of the elements `first`, `first + 1`, …, `first +
+/// count - 1` (1-based, `count` > 0) of a vector of `len` elements: the
+/// window a loop `for i = …` reads through `x[i + c]`, checked once before
+/// the loop instead of at each access. Out of range, the error names the
+/// index the loop would have failed at first: walking up (`down` false)
+/// the first index outside `1:len`, walking down from the last element the
+/// same.
+#[inline(always)]
+pub fn window(
+    first: i64,
+    count: i64,
+    len: usize,
+    down: bool,
+    site: &'static IndexSite,
+) -> Result<std::ops::Range<usize>, IndexError> {
+    let last = first.wrapping_add(count).wrapping_sub(1);
+    if first >= 1 && last >= first && (last as u64) <= len as u64 {
+        return Ok((first - 1) as usize..last as usize);
+    }
+    Err(window_error(first, last, len, down, site))
+}
+
+#[cold]
+#[inline(never)]
+fn window_error(
+    first: i64,
+    last: i64,
+    len: usize,
+    down: bool,
+    site: &'static IndexSite,
+) -> IndexError {
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    let index = if down {
+        // From `last` down to `first`: past the end at once, or the first
+        // index below 1.
+        if last > len_i { last } else { last.min(0) }
+    } else if first < 1 {
+        first
+    } else {
+        first.max(len_i.saturating_add(1))
+    };
+    IndexError { index, len, site }
+}
+
 impl From<IndexError> for Error {
     #[cold]
     #[inline(never)]
@@ -228,3 +272,55 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SITE: IndexSite = IndexSite {
+        location: Location {
+            file: "w.nil",
+            line: 3,
+            column: 9,
+        },
+        what: "`x`",
+        unit: "element",
+    };
+
+    /// The index a loop over `first..first + count - 1` (or down from its
+    /// end) would fail at first, element by element, as a plain loop finds it.
+    fn plain(first: i64, count: i64, len: usize, down: bool) -> Option<i64> {
+        let mut at: Vec<i64> = (first..first + count).collect();
+        if down {
+            at.reverse();
+        }
+        at.into_iter().find(|&i| i < 1 || i > len as i64)
+    }
+
+    #[test]
+    fn a_window_fails_where_the_plain_loop_fails_first() {
+        for len in 0..5usize {
+            for first in -3..8i64 {
+                for count in 1..8i64 {
+                    for down in [false, true] {
+                        let got = window(first, count, len, down, &SITE);
+                        match plain(first, count, len, down) {
+                            None => {
+                                let r = got.unwrap();
+                                assert_eq!(r, (first - 1) as usize..(first + count - 1) as usize);
+                            }
+                            Some(i) => {
+                                let e = got.unwrap_err();
+                                assert_eq!(
+                                    (e.index, e.len),
+                                    (i, len),
+                                    "{first} {count} {len} {down}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -72,7 +72,7 @@ pub use check::{CheckEq, CheckFill, check_inv};
 pub use complex::Complex;
 pub use dual::Dual;
 pub use error::{
-    Check, Error, IndexError, IndexSite, IndexValues, Location, Plain, WithValues, index,
+    Check, Error, IndexError, IndexSite, IndexValues, Location, Plain, WithValues, index, window,
 };
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use fixed::Fixed43;

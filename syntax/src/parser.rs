@@ -418,7 +418,7 @@ impl<'a> Lower<'a> {
             )
             .with_label("each operation nests one level deeper")
             .with_help(format!(
-                "group the terms in parentheses, at most {MAX_DEPTH} to a group: `(a {op} b {op} …) {op} (…)`; sums and differences have no such limit"
+                "group the terms in parentheses, at most {MAX_DEPTH} to a group: `(a {op} b {op} …) {op} (…)`; sums, differences and products have no such limit"
             )),
             None => Diagnostic::error(
                 "E0003",
@@ -433,26 +433,31 @@ impl<'a> Lower<'a> {
     }
 
     /// Whether `left`, the left operand of a binary `op`, continues a chain
-    /// of sums, differences or logical operators (`a + b - c + …`). Such a
-    /// chain is as deep as it is long, but walking it cannot overflow the
-    /// stack (`stack::deep`) and its derivative is a constant per term, so
-    /// its length is not nesting and has no limit. A chain of products
-    /// still counts: each factor's derivative is the product of all the
-    /// others, written out.
+    /// of sums, differences, products or logical operators (`a + b - c +
+    /// …`, `a * b * …`). Such a chain is as deep as it is long, but walking
+    /// it cannot overflow the stack (`stack::deep`), and its derivatives
+    /// grow with its length only (a sum's are constants; a long product's
+    /// are prefix and suffix products bound to locals, see
+    /// `codegen::adjoint::partials`), so its length is not nesting and has
+    /// no limit. A chain of quotients or powers still counts.
     fn linear_spine(&self, op: BinaryOp, left: Node<'_>) -> bool {
-        let linear = |op: BinaryOp| {
+        // Sums and logical operators may mix in one chain; a product
+        // continues a chain of products only (`(a * x + b) * x + …`
+        // nests: each product's derivative reads the sum under it).
+        let class = |op: BinaryOp| {
             use BinaryOp::*;
-            matches!(
-                op,
-                Add | Sub | DotAdd | DotSub | Or | And | BitOr | Xor | BitAnd
-            )
+            match op {
+                Add | Sub | DotAdd | DotSub | Or | And | BitOr | Xor | BitAnd => Some(0),
+                Mul | DotMul => Some(1),
+                _ => None,
+            }
         };
-        linear(op)
+        class(op).is_some()
             && left.kind() == "binary"
             && left
                 .child_by_field_name("operator")
                 .and_then(|o| BinaryOp::parse(self.text(o)))
-                .is_some_and(linear)
+                .is_some_and(|inner| class(inner) == class(op))
     }
 
     fn not_allowed(&mut self, node: Node<'_>, message: impl Into<String>, help: impl Into<String>) {

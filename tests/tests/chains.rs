@@ -1,5 +1,6 @@
 //! Long flat chains compiled and run: `random/chains.nil` (written by the
-//! build script) sums 2,500 terms, forwards, backwards and differentiated.
+//! build script) sums and multiplies 2,500 terms, forwards, backwards and
+//! differentiated.
 
 use nilang_tests::chains::*;
 
@@ -65,4 +66,45 @@ fn a_long_and_chain_decides() {
     assert_eq!(y, 0.0);
     uncall_long_and(&mut y, &x).unwrap();
     assert_eq!(y, 0.0);
+}
+
+#[test]
+fn a_long_product_runs_uncalls_and_differentiates() {
+    // Factors near 1, so that the product of 2,500 stays near 1 too; every
+    // seventh factor is `exp(x[i] - 1.0)`.
+    let x: Vec<f64> = (1..=TERMS)
+        .map(|i| 1.0 + ((i % 13) as f64 - 6.0) / 1000.0)
+        .collect();
+    let factor = |k: usize| {
+        if (k + 1) % 7 == 0 {
+            (x[k] - 1.0).exp()
+        } else {
+            x[k]
+        }
+    };
+    let product: f64 = (0..TERMS).map(factor).product();
+    let mut y = 0.0;
+    long_product(&mut y, &x).unwrap();
+    assert!(
+        (y - product).abs() <= 1e-12 * product.abs(),
+        "{y} vs {product}"
+    );
+    uncall_long_product(&mut y, &x).unwrap();
+    assert_eq!(y, 0.0);
+
+    let mut y_bar = 3.0;
+    let mut x_bar = vec![0.0; TERMS];
+    long_product_grad(&mut y, &mut y_bar, &x, &mut x_bar).unwrap();
+    for (k, g) in x_bar.iter().enumerate() {
+        // d/dx of x is 1 and of exp(x - 1) is exp(x - 1): the product of
+        // the other factors, times the factor's own derivative.
+        let others: f64 = (0..TERMS).filter(|&j| j != k).map(factor).product();
+        let own = if (k + 1) % 7 == 0 { factor(k) } else { 1.0 };
+        let want = 3.0 * others * own;
+        assert!(
+            (g - want).abs() <= 1e-12 * want.abs(),
+            "x_bar[{}]: {g} vs {want}",
+            k + 1
+        );
+    }
 }

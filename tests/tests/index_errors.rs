@@ -74,3 +74,50 @@ fn inbounds_keeps_rusts_panic() {
     let caught = std::panic::catch_unwind(move || ie::pick_inbounds(&mut y, &x, 3));
     assert!(caught.is_err());
 }
+
+#[test]
+fn a_loop_window_is_checked_once_and_fails_where_the_loop_would() {
+    let x = [1.0, 2.0, 3.0];
+    // (n, o): the index a plain loop would have failed at first.
+    for (n, o, index) in [(4, 0, 4), (3, 1, 4), (2, -1, 0), (3, 5, 6)] {
+        let mut y = 0.5;
+        let err = ie::window_sum(&mut y, &x, n, o).unwrap_err();
+        assert_eq!(err.check, Check::Index, "{err}");
+        assert_eq!((err.location.line, err.location.column), (27, 16), "{err}");
+        assert_eq!(err.what, "`x` has 3 elements");
+        assert_eq!(err.found, index.to_string(), "n = {n}, o = {o}");
+        assert_eq!(y, 0.5);
+    }
+    // Walking down from `n + o`.
+    for (n, o, index) in [(4, 0, 4), (3, -1, 0), (2, 2, 4)] {
+        let mut y = 0.5;
+        let err = ie::window_sum_down(&mut y, &x, n, o).unwrap_err();
+        assert_eq!((err.check, err.location.line), (Check::Index, 34), "{err}");
+        assert_eq!(err.found, index.to_string(), "n = {n}, o = {o}");
+        assert_eq!(y, 0.5);
+    }
+    let mut y = 0.5;
+    ie::window_sum(&mut y, &x, 2, 1).unwrap();
+    assert_eq!(y, 5.5);
+    ie::window_sum_down(&mut y, &x, 3, 0).unwrap();
+    assert_eq!(y, 11.5);
+    // An empty range reads nothing and checks nothing.
+    ie::window_sum(&mut y, &x, 0, 10).unwrap();
+    assert_eq!(y, 11.5);
+}
+
+#[test]
+fn a_matrix_column_index_is_checked() {
+    let a = Array2::from_shape_fn((2, 3), |(i, j)| (i * 3 + j) as f64);
+    let mut y = vec![0.5, 0.25];
+    for j in [0, 4] {
+        let err = ie::add_column(&mut y, a.view(), j).unwrap_err();
+        assert_eq!(err.check, Check::Index, "{err}");
+        assert_eq!(err.what, "`A` has 3 columns");
+        assert_eq!(err.found, j.to_string());
+        assert_eq!((err.location.line, err.location.column), (40, 16), "{err}");
+        assert_eq!(y, [0.5, 0.25]);
+    }
+    ie::add_column(&mut y, a.view(), 2).unwrap();
+    assert_eq!(y, [1.5, 4.25]);
+}

@@ -142,4 +142,49 @@ fn a_failing_accumulate_only_gradient_puts_back_the_adjoints() {
     let err = r::loss_then_fail_grad(&mut out, &mut out_bar, 3.0, &mut x_bar).unwrap_err();
     assert_eq!(err.check, Check::Deallocation);
     assert_eq!((out, out_bar, x_bar), (1.25, 1.0, 0.25));
+    // The gradient is the reverse pass alone, which meets the failure at
+    // the inverse's deallocation (`t ← 0.0`, with t = -1): it reports the
+    // failure where the forward run does, `t → 0.0` with t = 1 (issue 42
+    // item 8).
+    let forward = r::loss_then_fail(&mut out, 3.0).unwrap_err();
+    assert_eq!(out, 1.25);
+    assert_eq!(
+        (err.location, &err.what, &err.expected, &err.found),
+        (
+            forward.location,
+            &forward.what,
+            &forward.expected,
+            &forward.found
+        ),
+        "gradient: {err}\nforward: {forward}"
+    );
+    assert_eq!(forward.found, "1.0");
+}
+
+#[test]
+fn a_fused_gradient_checks_the_final_deallocations_as_the_forward_run_does() {
+    // x = 1: no failure; y and x swap, and y's adjoint goes to x.
+    let (mut y, mut x, mut y_bar, mut x_bar) = (0.5, 1.0, 1.0, 0.0);
+    r::fused_then_fail_grad(&mut y, &mut y_bar, &mut x, &mut x_bar).unwrap();
+    assert_eq!((y, x), (0.5, 1.0));
+    // x = 3: `s → 1.0` fails; the gradient says so where the forward run
+    // does, with the same value, instead of running on (the fused reverse
+    // pass never deallocates `s`) and returning a gradient.
+    let (mut y, mut x, mut y_bar, mut x_bar) = (0.5, 3.0, 1.0, 0.25);
+    let err = r::fused_then_fail_grad(&mut y, &mut y_bar, &mut x, &mut x_bar).unwrap_err();
+    assert_eq!((y, x, y_bar, x_bar), (0.5, 3.0, 1.0, 0.25));
+    let forward = r::fused_then_fail(&mut y, &mut x).unwrap_err();
+    assert_eq!((y, x), (0.5, 3.0));
+    assert_eq!(forward.check, Check::Deallocation);
+    assert_eq!(
+        (err.location, &err.what, &err.expected, &err.found),
+        (
+            forward.location,
+            &forward.what,
+            &forward.expected,
+            &forward.found
+        ),
+        "gradient: {err}\nforward: {forward}"
+    );
+    assert_eq!(forward.found, "3.0");
 }

@@ -38,6 +38,15 @@ mod whole;
 
 use crate::builtins::Factor;
 pub(crate) use partials::{Deriv, push_partials};
+
+/// The values a rule's lines compute into one vector before they use them
+/// (`Gen::bound_partials`): its name, given at the first value, and the
+/// code of each slot.
+#[derive(Default)]
+pub(crate) struct Slots {
+    pub(crate) name: String,
+    pub(crate) codes: Vec<String>,
+}
 use primitive::*;
 use whole::*;
 

@@ -30,7 +30,22 @@ pub(crate) trait Deriv {
     /// "Derivatives at singular points").
     fn zero_at_zero(&mut self, x: &str, q: &str) -> String;
     fn unsupported(&mut self, span: Span, what: &str);
+    /// Whether [`Deriv::bind`] declares locals here.
+    fn binds(&self) -> bool {
+        false
+    }
+    /// Binds `code` to a fresh place that the rule's lines fill before
+    /// they use it, and returns the place (where [`Deriv::binds`];
+    /// elsewhere the code itself).
+    fn bind(&mut self, code: String) -> String {
+        code
+    }
 }
+
+/// A product chain of at least this many factors gets its partials from
+/// prefix and suffix products bound to locals (linear in its length);
+/// shorter ones write each partial out (the code generated before).
+const LONG_PRODUCT: usize = 8;
 
 impl Deriv for Gen<'_> {
     fn one(&mut self) -> String {
@@ -98,6 +113,84 @@ impl Deriv for Gen<'_> {
     fn unsupported(&mut self, span: Span, what: &str) {
         Gen::unsupported(self, span, what)
     }
+
+    fn binds(&self) -> bool {
+        self.partial_lets.is_some()
+    }
+
+    fn bind(&mut self, code: String) -> String {
+        // The products go into the slots of one vector, not into locals:
+        // rustc nests a scope per `let`, and its debug information
+        // overflows its stack on a few thousand nested scopes.
+        let Some(slots) = &mut self.partial_lets else {
+            return code;
+        };
+        if slots.name.is_empty() {
+            self.slot_vectors += 1;
+            slots.name = format!("__pp{}", self.slot_vectors);
+        }
+        let slot = format!("{}[{}]", slots.name, slots.codes.len());
+        slots.codes.push(code);
+        slot
+    }
+}
+
+/// The factors of a product chain `a * b * c * …` (or of `.*`), in order,
+/// walked along its left spine without recursion.
+fn product_factors(e: &Expr) -> Vec<&Expr> {
+    let mut factors = Vec::new();
+    let mut at = e;
+    while let ExprKind::Binary { op, lhs, rhs } = &at.kind
+        && op.scalar() == BinaryOp::Mul
+    {
+        factors.push(&**rhs);
+        at = lhs;
+    }
+    factors.push(at);
+    factors.reverse();
+    factors
+}
+
+/// The partials of a long product chain (`factors`, at least
+/// [`LONG_PRODUCT`]) times `mult`: the factor `i` gets `mult` times the
+/// product of the factors before it (a prefix product) and of those after
+/// it (a suffix product), each product bound once ([`Deriv::bind`]), so
+/// the code is linear in the chain's length.
+fn long_product_partials<D: Deriv + ?Sized>(
+    d: &mut D,
+    factors: &[&Expr],
+    mult: Option<String>,
+    out: &mut Vec<(Expr, String)>,
+) {
+    let n = factors.len();
+    let values: Vec<String> = factors.iter().map(|f| d.value(f)).collect();
+    // before[i]: the product of values[..i]; after[i]: mult times the
+    // product of values[i + 1..].
+    let mut before: Vec<Option<String>> = vec![None; n];
+    for i in 1..n {
+        let code = match &before[i - 1] {
+            None => values[0].clone(),
+            Some(p) => format!("({p} * {})", values[i - 1]),
+        };
+        before[i] = Some(d.bind(code));
+    }
+    let mut after: Vec<Option<String>> = vec![None; n];
+    after[n - 1] = mult;
+    for i in (0..n - 1).rev() {
+        let code = match &after[i + 1] {
+            None => values[i + 1].clone(),
+            Some(s) => format!("({} * {s})", values[i + 1]),
+        };
+        after[i] = Some(d.bind(code));
+    }
+    for (i, factor) in factors.iter().enumerate() {
+        let m = match (&before[i], &after[i]) {
+            (Some(p), Some(s)) => Some(format!("({p} * {s})")),
+            (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+            (None, None) => None,
+        };
+        push_partials(d, factor, m, out);
+    }
 }
 
 /// Pushes the local derivatives of `e` times `mult` onto `out`: one entry
@@ -144,6 +237,10 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                         push_partials(d, rhs, negate(&mult), out);
                     }
                     Mul => {
+                        let factors = product_factors(e);
+                        if factors.len() >= LONG_PRODUCT && d.binds() {
+                            return long_product_partials(d, &factors, mult, out);
+                        }
                         let l = d.value(lhs);
                         let r = d.value(rhs);
                         push_partials(d, lhs, Some(times(&mult, r)), out);

@@ -193,6 +193,34 @@ impl Gen<'_> {
         out
     }
 
+    /// [`Gen::partials`] for lines that fill the vector a long product's
+    /// partials read (the first list) before they use the partials.
+    pub(crate) fn bound_partials(&mut self, value: &Expr) -> (Vec<String>, Vec<(Expr, String)>) {
+        let outer = self.partial_lets.replace(Slots::default());
+        let partials = self.partials(value);
+        let slots = std::mem::replace(&mut self.partial_lets, outer).unwrap_or_default();
+        let lines = self.slot_lines(&slots.name, slots.codes);
+        (lines, partials)
+    }
+
+    /// The lines that fill an array `name` of adjoint scalars with `codes`,
+    /// one slot each (none when there are no codes).
+    fn slot_lines(&mut self, name: &str, codes: Vec<String>) -> Vec<String> {
+        if codes.is_empty() {
+            return Vec::new();
+        }
+        let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
+        // An array on the stack (a real scalar is `Copy`): no heap.
+        let mut lines = vec![format!("let mut {name} = [{zero}; {}];", codes.len())];
+        lines.extend(
+            codes
+                .into_iter()
+                .enumerate()
+                .map(|(i, code)| format!("{name}[{i}] = {code};")),
+        );
+        lines
+    }
+
     /// The adjoint rule of `target op= value` in an inverse program, where it
     /// undoes `target (inverse op)= value`: the places `value` reads get
     /// `target`'s adjoint times their local derivative.
@@ -242,12 +270,14 @@ impl Gen<'_> {
         sign_plus: bool,
         value: &Expr,
     ) -> Vec<String> {
-        if self.partials(value).is_empty() {
+        let (lets, partials) = self.bound_partials(value);
+        if partials.is_empty() {
             return Vec::new();
         }
         let g = self.fresh("g");
         let mut lines = vec![format!("let {g} = {target_bar};")];
-        lines.extend(self.scaled_partials(&g, sign_plus, value));
+        lines.extend(lets);
+        lines.extend(self.scale_partials(&g, sign_plus, partials));
         lines
     }
 
@@ -271,22 +301,51 @@ impl Gen<'_> {
         sign_plus: bool,
         value: &Expr,
     ) -> Vec<String> {
-        let partials = self.partials(value);
+        let (mut lines, partials) = self.bound_partials(value);
+        lines.extend(self.scale_partials(g, sign_plus, partials));
+        lines
+    }
+
+    /// The lines of `±g ∂value/∂leaf` for each `(leaf, ∂value/∂leaf)`.
+    fn scale_partials(
+        &mut self,
+        g: &str,
+        sign_plus: bool,
+        partials: Vec<(Expr, String)>,
+    ) -> Vec<String> {
         let mut lines = Vec::new();
         // Every local derivative is read before the first adjoint is
         // written: the compiler cannot tell that `x_bar` and `x` do not
         // overlap, and would otherwise load the operands again after each
         // store.
+        // Past `MANY` of them, into the slots of one vector instead of a
+        // local each (see `Deriv::bind` for why).
+        const MANY: usize = 64;
+        let many = partials.len() > MANY;
+        let vector = if many {
+            self.slot_vectors += 1;
+            format!("__dd{}", self.slot_vectors)
+        } else {
+            String::new()
+        };
+        let mut codes = Vec::new();
         let mut updates = Vec::new();
         for (leaf, p) in partials {
             let Some(leaf_bar) = self.bar_elem(&leaf) else {
                 continue;
             };
             let s = if sign_plus { p } else { format!("(-{p})") };
-            let d = self.fresh("d");
-            lines.push(format!("let {d} = {s};"));
+            let d = if many {
+                codes.push(s);
+                format!("{vector}[{}]", codes.len() - 1)
+            } else {
+                let d = self.fresh("d");
+                lines.push(format!("let {d} = {s};"));
+                d
+            };
             updates.push(self.add_scaled(&leaf_bar, g, &d));
         }
+        lines.extend(self.slot_lines(&vector, codes));
         lines.extend(updates);
         lines
     }

@@ -110,10 +110,16 @@ pub(crate) fn skip_forward(
     }
     let args = param_args(g, forward);
     let (mut save, mut restore, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    // The forward run's arguments, a copy of each accumulator's input in
+    // place of the accumulator (`copy` fills them in).
+    let mut forward_args = Vec::new();
+    let mut copies = Vec::new();
     for (i, (p, arg)) in forward.params.iter().zip(&args).enumerate() {
         if !arg.mutated {
+            forward_args.push(arg.value.clone());
             continue;
         }
+        forward_args.push(format!("&mut __forward_{i}"));
         let id = g.resolution.def_at(p.name.span)?;
         if !accumulate_only(forward, g.resolution, id, g.ctx, 0) {
             return None;
@@ -125,10 +131,12 @@ pub(crate) fn skip_forward(
             Kind::Array(_) => {
                 save.push(format!("let {saved} = {name}.to_vec();"));
                 restore.push(format!("{name}.copy_from_slice(&{saved});"));
+                copies.push((i, format!("{name}.to_vec()"), format!("{saved}.clone()")));
             }
             k if k.is_scalar_like() => {
                 save.push(format!("let {saved} = *{name};"));
                 restore.push(format!("*{name} = {saved};"));
+                copies.push((i, format!("(*{name}).clone()"), format!("{saved}.clone()")));
             }
             _ => return None,
         }
@@ -136,28 +144,62 @@ pub(crate) fn skip_forward(
     if save.is_empty() {
         return None;
     }
+    forward_args.extend(forward.kwparams.iter().map(|k| rust_name(&k.name.name)));
+    // A check that fails in the reverse pass started from the inputs is one
+    // the forward run fails too, but the reverse pass meets it elsewhere
+    // (a deallocation as the inverse's allocation, with another value):
+    // on a failure the forward runs on copies of the accumulators' inputs,
+    // and its error, naming the statement and the value the user wrote, is
+    // the one returned (the reverse pass's own if the forward passes).
+    let report = |from_saved: bool| {
+        let mut lines = vec!["if __reverse.is_err() {".to_string()];
+        for (i, input, saved) in &copies {
+            let from = if from_saved { saved } else { input };
+            lines.push(format!("    let mut __forward_{i} = {from};"));
+        }
+        let call = format!(
+            "{}({})",
+            inner_name(&rust_name(&forward.name.name)),
+            forward_args.join(", ")
+        );
+        if from_saved {
+            lines.push(format!("    {call}?;"));
+            lines.push("    return __reverse;".to_string());
+        } else {
+            // Without `?` or `Err(`: the entry point of a body that only
+            // passes on its callee's failure copies no arrays, as before
+            // (`Gen::function`).
+            lines.push(format!("    return {call}.and(__reverse);"));
+        }
+        lines.push("}".to_string());
+        lines
+    };
     // When only `f`'s own instructions write the accumulators (no call gets
     // one), a copy of the reverse pass that leaves out their value updates
     // (`f_adjoint_accumulating`) keeps them at their inputs: nothing to
     // save, nothing to set back, and one instruction less per update.
     let passed = ids.iter().any(|id| call_args.contains(id));
     if !passed {
-        let body = vec![format!(
-            "{}({})",
+        // The accumulators keep their inputs through this pass.
+        let mut body = vec![format!(
+            "let __reverse = {}({});",
             inner_name(&format!(
                 "{}_accumulating",
                 adjoint_name(&forward.name.name)
             )),
             with_bars.join(", ")
         )];
+        body.extend(report(false));
+        body.push("__reverse".to_string());
         return Some((body, Some(ids)));
     }
     let mut body = save;
     body.push(format!(
-        "{}({})?;",
+        "let __reverse = {}({});",
         inner_name(&adjoint_name(&forward.name.name)),
         with_bars.join(", ")
     ));
+    body.extend(report(true));
     body.extend(restore);
     body.push("Ok(())".to_string());
     Some((body, None))
@@ -296,6 +338,28 @@ pub(crate) fn fused_gradient(
         }
         g.stmt(&fs[at]);
         g.block(&fs[at + 1..end]);
+        // The final deallocations are not run (their variables live on
+        // into the reverse pass, which would allocate them again), but
+        // their checks are, of what the routine leaves alone: a gradient
+        // reports the failure the forward run reports, where it reports
+        // it. (What the routine writes holds the routine's values here;
+        // the reverse pass checks it where it is allocated.)
+        let mut written = Vec::new();
+        g.visit_writes(std::slice::from_ref(&**inner), &mut |root| {
+            written.extend(root);
+        });
+        let unwritten: Vec<Stmt> = fs[end + 1..]
+            .iter()
+            .filter(|s| match &s.kind {
+                StmtKind::Dealloc { name, .. } => {
+                    let id = g.resolution.def_at(name.span);
+                    !written.iter().any(|w| g.resolution.def_at(*w) == id)
+                }
+                _ => false,
+            })
+            .cloned()
+            .collect();
+        g.block(&unwritten);
         g.mode.plain = false;
         g.block_from(bs, b + 1, vec![(b_end, restore)]);
         g.line("Ok(())");
