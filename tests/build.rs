@@ -36,6 +36,8 @@ fn main() {
     derivative_programs(&out, &dir, &text);
     aliased(&out, &dir);
     chains(&dir);
+    rollback_programs(&out, &text);
+    singular_builtins(&out);
     nilang_build::report(
         nilang_build::Config::new()
             .manifest_dir(&out)
@@ -858,4 +860,536 @@ fn chains(dir: &std::path::Path) {
          function long_product!(y::f64, x::[f64])\n    y += {product}\nend\n"
     );
     write_if_changed(&dir.join("chains.nil"), &text);
+}
+
+/// How many site ids a program may have before the rollback test samples
+/// them (the ids of a program count its callees' too).
+const ROLLBACK_LOSSES: usize = 3;
+/// The programs whose generic twin `random_rollback.nil` differentiates
+/// with derivative calls: plain ones and ones with every construct.
+const ROLLBACK_DERIVED: [std::ops::Range<usize>; 2] = [0..4, PLAIN..PLAIN + 4];
+
+/// Failure injection into a random program's body (issue 42 item 2):
+/// each check site of the body gets an id, and fails when the new last
+/// parameter `site` equals it. The sites: an `@assert` before each
+/// top-level statement and at the end (`Check::Assertion`), each ancilla
+/// allocation (its value off by one: a `while` counter then fails the
+/// loop's entry condition, a float ancilla its deallocation) and
+/// deallocation (`Check::Deallocation`), each `while`'s postcondition
+/// (false after an iteration) and each `if`'s postcondition (false after
+/// the first branch ran). A call `pK(..)` becomes `{prefix}pK(.., site -
+/// off)`: the callee's own ids follow. Returns the body and its number of
+/// ids (the callee's included, `totals[K]` each).
+fn instrument(body: &str, totals: &[usize], prefix: &str) -> (String, usize) {
+    let hit = |id: usize| format!("(1 - min(abs(site - {id}), 1))");
+    let mut id = 0usize;
+    let mut out = String::new();
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if indent.len() == 4 && !matches!(trimmed, "end" | "else") {
+            id += 1;
+            let _ = writeln!(out, "    @safe @assert site != {id}");
+        }
+        let (tilde, rest) = match trimmed.strip_prefix('~') {
+            Some(r) => ("~", r),
+            None => ("", trimmed),
+        };
+        let callee = rest.strip_prefix('p').and_then(|r| {
+            let digits = r.chars().take_while(char::is_ascii_digit).count();
+            let k: usize = r[..digits].parse().ok()?;
+            let args = r[digits..].strip_prefix('(')?.strip_suffix(')')?;
+            Some((k, args))
+        });
+        let new = if let Some(cond) = trimmed
+            .strip_prefix("if (")
+            .and_then(|r| r.strip_suffix(", ~)"))
+        {
+            id += 1;
+            format!("if ({cond}, {cond} && site != {id})")
+        } else if let Some(r) = trimmed.strip_prefix("while (") {
+            id += 1;
+            format!("while ({} && site != {id})", &r[..r.len() - 1])
+        } else if trimmed.contains(" ← ") || trimmed.contains(" → ") {
+            id += 1;
+            format!("{trimmed} + {}", hit(id))
+        } else if let Some((k, args)) = callee {
+            let off = id;
+            id += totals[k];
+            format!("{tilde}{prefix}p{k}({args}, site - {off})")
+        } else {
+            trimmed.to_string()
+        };
+        let _ = writeln!(out, "{indent}{new}");
+    }
+    id += 1;
+    let _ = writeln!(out, "    @safe @assert site != {id}");
+    (out, id)
+}
+
+/// `OUT_DIR/rollback/random_rollback.nil` (compiled into the module
+/// `random_rollback`, which only `tests/random_rollback.rs` includes) and
+/// `OUT_DIR/rollback_table.rs`: every random program `pN` again as `r_pN`
+/// with failures injected at its check sites ([`instrument`]); for every
+/// `ROLLBACK_LOSSES`th program a loss `loss_rN` that runs `r_pN` on copies
+/// in a `@routine` and only adds into `out` (so it has
+/// `loss_rN_adjoint_accumulating`); for the others a variant of `r_pN`
+/// with its unchanged parameters `Const`; and for `ROLLBACK_DERIVED`
+/// generic twins `gen_r_pN` with derivative calls `grad_of_rN`,
+/// `tan_of_rN`. The table gives each entry point behind one signature.
+fn rollback_programs(out: &std::path::Path, text: &str) {
+    use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
+    let bodies = function_bodies(text);
+    let mut totals = vec![0usize; PROGRAMS];
+    let mut nil = String::from(
+        "# The random programs with failures injected at their check sites\n# (tests/build.rs: `rollback_programs`, tests/tests/random_rollback.rs).\n\n",
+    );
+    let mut variants = Vec::new();
+    for (n, body) in bodies.iter().enumerate().take(PROGRAMS) {
+        let (inst, total) = instrument(body, &totals, "r_");
+        totals[n] = total;
+        let _ = write!(
+            nil,
+            "function r_p{n}(a::f64, b::f64, c::f64, d::f64, v::[f64], site::i64)\n{inst}end\n\n"
+        );
+        if n % ROLLBACK_LOSSES == 0 {
+            let _ = write!(
+                nil,
+                "function loss_r{n}(out::f64, a::f64, b::f64, c::f64, d::f64, v::[f64], site::i64)\n    @routine begin\n        a1 ← a\n        b1 ← b\n        c1 ← c\n        d1 ← d\n        r_p{n}(a1, b1, c1, d1, v, site)\n    end\n    out += a1 * 0.5 + b1 * 0.25 + sin(c1) + d1\n    ~@routine\nend\n\n"
+            );
+        }
+    }
+    // Generic twins: the derived programs and what they call.
+    let derived: Vec<usize> = ROLLBACK_DERIVED.iter().flat_map(|r| r.clone()).collect();
+    let mut needed = [false; PROGRAMS];
+    let mut work = derived.clone();
+    while let Some(n) = work.pop() {
+        if !needed[n] {
+            needed[n] = true;
+            work.extend(program_calls(&bodies[n]).map(|(_, k)| k));
+        }
+    }
+    for (n, body) in bodies.iter().enumerate().take(PROGRAMS) {
+        if needed[n] {
+            let (inst, _) = instrument(body, &totals, "gen_r_");
+            let _ = write!(
+                nil,
+                "function gen_r_p{n}(a::T, b::T, c::T, d::T, v::[T], site::i64) where T: Real\n{}end\n\n",
+                inst.replace("← 0.0", "← zero(T)")
+            );
+        }
+    }
+    for &n in &derived {
+        for (kind, op) in [("grad_of", '∇'), ("tan_of", '∂')] {
+            let _ = write!(
+                nil,
+                "function {kind}_r{n}(a::T, ga::T, b::T, gb::T, c::T, gc::T, d::T, gd::T, v::[T], gv::[T], site::i64) where T: Real\n    ({op}gen_r_p{n})(a, ga, b, gb, c, gc, d, gd, v, gv, site)\nend\n\n"
+            );
+        }
+    }
+    let dir = out.join("rollback");
+    std::fs::create_dir_all(&dir).expect("create OUT_DIR/rollback");
+    write_if_changed(&dir.join("random_rollback.nil"), &nil);
+
+    let database = RootDatabase::default();
+    let file = SourceFile::new(&database, "random_rollback.nil".into(), nil.clone());
+    let project = Project::new(&database, vec![file]);
+    let mutated = |name: &str| db::mutated_params(&database, project, name).expect(name);
+    for n in (0..PROGRAMS).filter(|n| n % ROLLBACK_LOSSES != 0) {
+        let m = mutated(&format!("r_p{n}"));
+        let constants: Vec<&str> = VARS
+            .iter()
+            .zip(&m)
+            .filter(|(_, m)| !**m)
+            .map(|(v, _)| *v)
+            .chain(["v"])
+            .collect();
+        variants.push((n, constants));
+    }
+    let mut config = nilang_build::Config::new()
+        .manifest_dir(out)
+        .read_metadata(false)
+        .runtime_path("nilang");
+    for (n, constants) in &variants {
+        config = config.variant(&format!("r_p{n}"), constants.iter().copied());
+    }
+    let generated = config.compile_dir("rollback");
+    let generated = match generated {
+        Ok(paths) => paths
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+            .collect::<String>(),
+        Err(e) => {
+            nilang_build::report::<()>(Err(e));
+            unreachable!("report exits on an error")
+        }
+    };
+    let exists = |f: &str| {
+        generated.contains(&format!("pub fn {f}<")) || generated.contains(&format!("pub fn {f}("))
+    };
+
+    // The table: each entry point behind `Entry` (`fn(&mut State, i64)`):
+    // scalars in `s` (`out` of a loss at 8), their adjoints in `g`.
+    let mut table = String::new();
+    let mut rows = Vec::new();
+    let sc = |k: usize, m: bool| {
+        if m {
+            format!("&mut *s{k}")
+        } else {
+            format!("*s{k}")
+        }
+    };
+    for (n, &total) in totals.iter().enumerate() {
+        let mut row: Vec<String> = Vec::new();
+        let mut entry = |name: String, call: String| {
+            let f = format!("p{n}_e{}", row.len());
+            let _ = writeln!(
+                table,
+                "fn {f}(st: &mut State, site: i64) -> nilang::Result {{\n    let State {{ s, g, v, v_bar, gv, gv_bar }} = st;\n    let [s0, s1, s2, s3, s4, s5, s6, s7, s8] = s;\n    let [g0, g1, g2, g3, g4, g5, g6, g7, g8] = g;\n    let _ = (&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &g0, &g1, &g2, &g3, &g4, &g5, &g6, &g7, &g8, &v, &v_bar, &gv, &gv_bar);\n    random_rollback::{call}\n}}"
+            );
+            row.push(format!("({name:?}, {f} as Entry)"));
+        };
+        let m = mutated(&format!("r_p{n}"));
+        let args: Vec<String> = (0..4).map(|k| sc(k, m[k])).collect();
+        let bars: Vec<String> = (0..4)
+            .map(|k| format!("{}, &mut *g{k}", sc(k, m[k])))
+            .collect();
+        for f in [format!("r_p{n}"), format!("uncall_r_p{n}")] {
+            entry(f.clone(), format!("{f}({}, &v[..], site)", args.join(", ")));
+        }
+        for f in [
+            format!("r_p{n}_grad"),
+            format!("uncall_r_p{n}_grad"),
+            format!("r_p{n}_adjoint"),
+            format!("uncall_r_p{n}_adjoint"),
+        ] {
+            assert!(exists(&f), "{f} not generated");
+            entry(
+                f.clone(),
+                format!(
+                    "{f}::<f64>({}, &v[..], &mut v_bar[..], site)",
+                    bars.join(", ")
+                ),
+            );
+        }
+        if n % ROLLBACK_LOSSES == 0 {
+            let lb = "&mut *s8, &mut *g8, *s0, &mut *g0, *s1, &mut *g1, *s2, &mut *g2, *s3, &mut *g3, &v[..], &mut v_bar[..], site";
+            for f in [format!("loss_r{n}"), format!("uncall_loss_r{n}")] {
+                entry(
+                    f.clone(),
+                    format!("{f}(&mut *s8, *s0, *s1, *s2, *s3, &v[..], site)"),
+                );
+            }
+            assert!(
+                exists(&format!("loss_r{n}_adjoint_accumulating")),
+                "loss_r{n} has no accumulating reverse pass"
+            );
+            for suffix in ["_grad", "_adjoint", "_adjoint_accumulating"] {
+                for un in ["", "uncall_"] {
+                    let f = format!("{un}loss_r{n}{suffix}");
+                    if exists(&f) {
+                        entry(f.clone(), format!("{f}::<f64>({lb})"));
+                    }
+                }
+            }
+        } else {
+            let (_, constants) = variants.iter().find(|(k, _)| *k == n).expect("variant");
+            let name = format!("r_p{n}_const_{}", constants.join("_"));
+            assert!(exists(&name), "{name} not generated");
+            let vbars: Vec<String> = (0..4)
+                .map(|k| {
+                    if m[k] {
+                        format!("&mut *s{k}, &mut *g{k}")
+                    } else {
+                        format!("*s{k}")
+                    }
+                })
+                .collect();
+            for f in [name.clone(), format!("uncall_{name}")] {
+                entry(f.clone(), format!("{f}({}, &v[..], site)", args.join(", ")));
+            }
+            for f in [
+                format!("{name}_grad"),
+                format!("uncall_{name}_grad"),
+                format!("{name}_adjoint"),
+                format!("uncall_{name}_adjoint"),
+            ] {
+                if exists(&f) {
+                    entry(
+                        f.clone(),
+                        format!("{f}::<f64>({}, &v[..], site)", vbars.join(", ")),
+                    );
+                }
+            }
+        }
+        if derived.contains(&n) {
+            for kind in ["grad_of", "tan_of"] {
+                let name = format!("{kind}_r{n}");
+                let m = mutated(&name);
+                // a, ga, b, gb, .. in s[0..8], their adjoints in g[0..8].
+                let arg = |k: usize| match (k, m[k]) {
+                    (8, true) => "&mut v[..]".to_string(),
+                    (8, false) => "&v[..]".to_string(),
+                    (9, true) => "&mut gv[..]".to_string(),
+                    (9, false) => "&gv[..]".to_string(),
+                    (k, m) => sc(k, m),
+                };
+                let args: Vec<String> = (0..10).map(arg).collect();
+                for f in [name.clone(), format!("uncall_{name}")] {
+                    entry(f.clone(), format!("{f}({}, site)", args.join(", ")));
+                }
+                let bars: Vec<String> = (0..10)
+                    .map(|k| {
+                        let bar = match k {
+                            8 => "&mut v_bar[..]".to_string(),
+                            9 => "&mut gv_bar[..]".to_string(),
+                            k => format!("&mut *g{k}"),
+                        };
+                        format!("{}, {bar}", arg(k))
+                    })
+                    .collect();
+                for f in [
+                    format!("{name}_grad"),
+                    format!("uncall_{name}_grad"),
+                    format!("{name}_adjoint"),
+                    format!("uncall_{name}_adjoint"),
+                ] {
+                    if exists(&f) {
+                        entry(
+                            f.clone(),
+                            format!("{f}::<f64, f64>({}, site)", bars.join(", ")),
+                        );
+                    }
+                }
+            }
+        }
+        rows.push(format!("    (\"p{n}\", {}, &[{}]),", total, row.join(", ")));
+    }
+    let _ = writeln!(
+        table,
+        "/// Every instrumented random program: name, number of site ids, and\n/// its entry points (name, entry).\npub const ROLLBACK: &[(&str, usize, &[(&str, Entry)])] = &[\n{}\n];",
+        rows.join("\n")
+    );
+    write_if_changed(&out.join("rollback_table.rs"), &table);
+}
+
+/// The built-ins with a singular point or a local derivative that is not
+/// finite somewhere (issue 42 item 1), as `(case, kind, expression)`:
+/// `real` reads `x` (and `w`), `int` reads `x` and the integer `n`,
+/// `complex` reads the complex `z` (and `w`) and writes a complex `y`,
+/// `complex_real` the same into a real `y`.
+const SINGULAR: &[(&str, &str, &str)] = &[
+    ("sqrt", "real", "sqrt(x)"),
+    ("abs", "real", "abs(x)"),
+    ("log", "real", "log(x)"),
+    ("exp", "real", "exp(x)"),
+    ("sin", "real", "sin(x)"),
+    ("cos", "real", "cos(x)"),
+    ("tan", "real", "tan(x)"),
+    ("sinh", "real", "sinh(x)"),
+    ("cosh", "real", "cosh(x)"),
+    ("tanh", "real", "tanh(x)"),
+    ("asin", "real", "asin(x)"),
+    ("acos", "real", "acos(x)"),
+    ("atan", "real", "atan(x)"),
+    ("inv", "real", "inv(x)"),
+    ("abs2", "real", "abs2(x)"),
+    ("pow", "real", "x ^ w"),
+    ("div", "real", "x / w"),
+    ("mul", "real", "x * w"),
+    ("rem", "real", "x % w"),
+    ("atan2", "real", "atan(x, w)"),
+    ("logaddexp", "real", "logaddexp(x, w)"),
+    ("logsubexp", "real", "logsubexp(x, w)"),
+    ("min", "real", "min(x, w)"),
+    ("max", "real", "max(x, w)"),
+    ("powi", "int", "x ^ n"),
+    ("zsqrt", "complex", "sqrt(z)"),
+    ("zlog", "complex", "log(z)"),
+    ("zexp", "complex", "exp(z)"),
+    ("zsin", "complex", "sin(z)"),
+    ("zcos", "complex", "cos(z)"),
+    ("zinv", "complex", "inv(z)"),
+    ("zpow", "complex", "z ^ w"),
+    ("zdiv", "complex", "z / w"),
+    ("zmul", "complex", "z * w"),
+    ("zpowi", "complex", "z ^ n"),
+    ("zabs", "complex_real", "abs(z)"),
+    ("zangle", "complex_real", "angle(z)"),
+    ("zabs2", "complex_real", "abs2(z)"),
+];
+
+/// The instructions whose rules divide or read an angle, as `(case,
+/// statement)` on `a!` (and `b!`, the angle `t`, the integer `n`).
+const SINGULAR_INSTRUCTIONS: &[(&str, &str)] = &[
+    ("divint", "DIVINT(a!, n)\n    NEG(b!)"),
+    ("mulint", "MULINT(a!, n)\n    NEG(b!)"),
+    ("rot", "ROT(a!, b!, t)"),
+    ("irot", "IROT(a!, b!, t)"),
+];
+
+/// `OUT_DIR/singular/singular_builtins.nil` and
+/// `OUT_DIR/singular_table.rs` (`tests/singular_builtins.rs`): for each
+/// case of [`SINGULAR`] three functions that add the built-in's value to
+/// `y!` and `2x + 3w` (`2z + 3w`) to `l!`: `sb_d_C` (`y! += e`, only
+/// accumulated: the accumulating reverse pass), `sb_f_C` (`y! += e;
+/// NEG(y!)`: the whole gradient, and a cotangent of -0.0) and `sb_c_C`
+/// (`y! += c * e`: the built-in's cotangent is `ȳ c`, zero for `c = 0`
+/// inside one expression); for each of [`SINGULAR_INSTRUCTIONS`] `sb_i_C`
+/// (`l! += 2a + 3b + 5t`, then the instruction). `sb_ref`, `sb_zref`:
+/// the `l!` term alone. The table gives each behind one signature.
+fn singular_builtins(out: &std::path::Path) {
+    let mut nil = String::from(
+        "# Built-ins at their singular points (tests/build.rs: `singular_builtins`).\n\n\
+         function sb_ref(l!::f64, x::f64, w::f64, t::f64)\n    l! += x * 2.0 + w * 3.0 + t * 5.0\nend\n\n\
+         function sb_zref(l!::Complex{f64}, z::Complex{f64}, w::Complex{f64})\n    l! += z * 2.0 + w * 3.0\nend\n\n",
+    );
+    let mut table = String::new();
+    let mut rows = Vec::new();
+    for &(case, kind, e) in SINGULAR {
+        let two = e.contains('w');
+        let (params, l) = match kind {
+            "real" if two => ("y!::f64, l!::f64, x::f64, w::f64", "x * 2.0 + w * 3.0"),
+            "real" => ("y!::f64, l!::f64, x::f64", "x * 2.0"),
+            "int" => ("y!::f64, l!::f64, x::f64, n::i64", "x * 2.0"),
+            "complex" if two => (
+                "y!::Complex{f64}, l!::Complex{f64}, z::Complex{f64}, w::Complex{f64}",
+                "z * 2.0 + w * 3.0",
+            ),
+            "complex" if e.ends_with("^ n") => (
+                "y!::Complex{f64}, l!::Complex{f64}, z::Complex{f64}, n::i64",
+                "z * 2.0",
+            ),
+            "complex" => (
+                "y!::Complex{f64}, l!::Complex{f64}, z::Complex{f64}",
+                "z * 2.0",
+            ),
+            _ => ("y!::f64, l!::Complex{f64}, z::Complex{f64}", "z * 2.0"),
+        };
+        let complex = kind.starts_with("complex");
+        for (form, extra, stmt) in [
+            ("d", "", format!("y! += {e}")),
+            ("f", "", format!("y! += {e}\n    NEG(y!)")),
+            ("c", ", c::f64", format!("y! += c * ({e})")),
+        ] {
+            let name = format!("sb_{form}_{case}");
+            let _ = write!(
+                nil,
+                "function {name}({params}{extra})\n    {stmt}\n    l! += {l}\nend\n\n"
+            );
+            // The wrapper: inputs, `n`, `c`, ȳ, l̄, the inputs' adjoints
+            // (seeded, and returned).
+            let c = if form == "c" { ", c, &mut 0.0" } else { "" };
+            let call = if complex {
+                let y = if kind == "complex" {
+                    "let mut y = nilang::Complex::new(0.0, 0.0); let mut y_bar = ybar;"
+                } else {
+                    "let mut y = 0.0; let mut y_bar = ybar.re;"
+                };
+                let w = if two {
+                    ", x[1], &mut *xb1"
+                } else if e.ends_with("^ n") {
+                    ", n"
+                } else {
+                    ""
+                };
+                format!(
+                    "{y}\n    let mut l = nilang::Complex::new(0.0, 0.0);\n    let mut l_bar = lbar;\n    let _ = (&c, &n);\n    singular_builtins::{name}_grad::<f64>(&mut y, &mut y_bar, &mut l, &mut l_bar, x[0], &mut *xb0{w}{c})"
+                )
+            } else {
+                let w = if two {
+                    ", x[1].re, &mut xb1.re"
+                } else if kind == "int" {
+                    ", n"
+                } else {
+                    ""
+                };
+                format!(
+                    "let (mut y, mut y_bar, mut l, mut l_bar) = (0.0, ybar.re, 0.0, lbar.re);\n    let _ = (&c, &n);\n    singular_builtins::{name}_grad::<f64>(&mut y, &mut y_bar, &mut l, &mut l_bar, x[0].re, &mut xb0.re{w}{c})"
+                )
+            };
+            let _ = writeln!(
+                table,
+                "fn w_{name}(x: [C; 3], n: i64, c: f64, ybar: C, lbar: C, x_bar: &mut [C; 3]) -> nilang::Result {{\n    let [xb0, xb1, _] = x_bar;\n    let _ = &xb1;\n    {call}\n}}"
+            );
+        }
+        // The built-in's value: `sb_d_C` run forwards from `y = 0`.
+        let (y0, yv, args) = if complex {
+            let y = if kind == "complex" {
+                "nilang::Complex::new(0.0, 0.0)"
+            } else {
+                "0.0"
+            };
+            let w = if two {
+                ", x[1]"
+            } else if e.ends_with("^ n") {
+                ", n"
+            } else {
+                ""
+            };
+            (y, "y", format!("x[0]{w}"))
+        } else {
+            let w = if two {
+                ", x[1].re"
+            } else if kind == "int" {
+                ", n"
+            } else {
+                ""
+            };
+            ("0.0", "y", format!("x[0].re{w}"))
+        };
+        let to_c = if kind == "complex" {
+            yv.to_string()
+        } else {
+            format!("nilang::Complex::new({yv}, 0.0)")
+        };
+        let _ = writeln!(
+            table,
+            "fn v_{case}(x: [C; 3], n: i64) -> C {{\n    let _ = n;\n    let mut y = {y0};\n    let mut l = {};\n    singular_builtins::sb_d_{case}(&mut y, &mut l, {args}).unwrap();\n    {to_c}\n}}",
+            if complex {
+                "nilang::Complex::new(0.0, 0.0)"
+            } else {
+                "0.0"
+            }
+        );
+        let arity = if two { 2 } else { 1 };
+        rows.push(format!(
+            "    Case {{ name: {case:?}, kind: {kind:?}, expression: {e:?}, arity: {arity}, value: v_{case}, direct: w_sb_d_{case}, full: w_sb_f_{case}, composed: w_sb_c_{case} }},"
+        ));
+    }
+    let mut instrs = Vec::new();
+    for &(case, stmt) in SINGULAR_INSTRUCTIONS {
+        let name = format!("sb_i_{case}");
+        let _ = write!(
+            nil,
+            "function {name}(a!::f64, b!::f64, t::f64, n::i64, l!::f64)\n    l! += a! * 2.0 + b! * 3.0 + t * 5.0\n    {stmt}\nend\n\n"
+        );
+        // ȳ seeds the adjoints of the changed `a!`, `b!`.
+        let _ = writeln!(
+            table,
+            "fn w_{name}(x: [C; 3], n: i64, _c: f64, ybar: C, lbar: C, x_bar: &mut [C; 3]) -> nilang::Result {{\n    let (mut a, mut b, mut l, mut l_bar) = (x[0].re, x[1].re, 0.0, lbar.re);\n    x_bar[0].re = ybar.re;\n    x_bar[1].re = ybar.re;\n    let [a_bar, b_bar, t_bar] = x_bar;\n    singular_builtins::{name}_grad::<f64>(&mut a, &mut a_bar.re, &mut b, &mut b_bar.re, x[2].re, &mut t_bar.re, n, &mut l, &mut l_bar)\n}}"
+        );
+        instrs.push(format!("    ({case:?}, {stmt:?}, w_{name}),"));
+    }
+    let _ = writeln!(
+        table,
+        "fn w_sb_ref(x: [C; 3], _n: i64, _c: f64, _ybar: C, lbar: C, x_bar: &mut [C; 3]) -> nilang::Result {{\n    let (mut l, mut l_bar) = (0.0, lbar.re);\n    let [a, b, c] = x_bar;\n    singular_builtins::sb_ref_grad::<f64>(&mut l, &mut l_bar, x[0].re, &mut a.re, x[1].re, &mut b.re, x[2].re, &mut c.re)\n}}\n\
+         fn w_sb_zref(x: [C; 3], _n: i64, _c: f64, _ybar: C, lbar: C, x_bar: &mut [C; 3]) -> nilang::Result {{\n    let (mut l, mut l_bar) = (nilang::Complex::new(0.0, 0.0), lbar);\n    let [a, b, _] = x_bar;\n    singular_builtins::sb_zref_grad::<f64>(&mut l, &mut l_bar, x[0], a, x[1], b)\n}}\n\
+         pub const REAL_REF: Wrapper = w_sb_ref;\npub const COMPLEX_REF: Wrapper = w_sb_zref;\n\
+         /// Every case: the built-in, its three forms.\npub const CASES: &[Case] = &[\n{}\n];\n\
+         /// Every instruction case: name, statement, gradient.\npub const INSTRUCTIONS: &[(&str, &str, Wrapper)] = &[\n{}\n];",
+        rows.join("\n"),
+        instrs.join("\n")
+    );
+    let dir = out.join("singular");
+    std::fs::create_dir_all(&dir).expect("create OUT_DIR/singular");
+    write_if_changed(&dir.join("singular_builtins.nil"), &nil);
+    write_if_changed(&out.join("singular_table.rs"), &table);
+    nilang_build::report(
+        nilang_build::Config::new()
+            .manifest_dir(out)
+            .read_metadata(false)
+            .runtime_path("nilang")
+            .compile_dir("singular"),
+    );
 }
