@@ -76,7 +76,7 @@ fn a_long_product_runs_uncalls_and_differentiates() {
         .map(|i| 1.0 + ((i % 13) as f64 - 6.0) / 1000.0)
         .collect();
     let factor = |k: usize| {
-        if (k + 1) % 7 == 0 {
+        if (k + 1).is_multiple_of(7) {
             (x[k] - 1.0).exp()
         } else {
             x[k]
@@ -99,7 +99,11 @@ fn a_long_product_runs_uncalls_and_differentiates() {
         // d/dx of x is 1 and of exp(x - 1) is exp(x - 1): the product of
         // the other factors, times the factor's own derivative.
         let others: f64 = (0..TERMS).filter(|&j| j != k).map(factor).product();
-        let own = if (k + 1) % 7 == 0 { factor(k) } else { 1.0 };
+        let own = if (k + 1).is_multiple_of(7) {
+            factor(k)
+        } else {
+            1.0
+        };
         let want = 3.0 * others * own;
         assert!(
             (g - want).abs() <= 1e-12 * want.abs(),
