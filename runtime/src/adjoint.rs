@@ -34,7 +34,11 @@ impl<T: Real> Adjoint<T> for T {
     }
     #[inline]
     fn scale(&mut self, s: T) {
-        *self *= s;
+        // A zero adjoint stays zero whatever the factor (`DIVINT(a, 0)`'s
+        // `1/0`, `ROT` by an infinite angle): no `0 · inf`.
+        if !self.is_exactly_zero() {
+            *self *= s;
+        }
     }
     const LANES: usize = 1;
     #[inline]
@@ -61,7 +65,7 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
     #[inline]
     fn scale(&mut self, s: T) {
         for a in self.iter_mut() {
-            *a *= s;
+            a.scale(s);
         }
     }
     const LANES: usize = N;
@@ -85,6 +89,25 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
 /// `conj(a) g + conj(g) b`; a real `z` receives the real part of
 /// `conj(g) (a + b)`. Each function below is one pairing of a real or complex
 /// target with a real or complex place read.
+/// `m * q` for a cotangent `m` met inside an expression and a local
+/// derivative `q`, but exactly `m` (a zero) where `m` is zero: a zero
+/// cotangent contributes nothing even where `q` is infinite or NaN (`0 ·
+/// inf`), as [`Adjoint::add_scaled`] does for the statement's own adjoint.
+#[inline(always)]
+pub fn times<T: Real>(m: T, q: T) -> T {
+    if m.is_exactly_zero() { m } else { m * q }
+}
+
+/// [`times`] for complex cotangents (the Wirtinger rules).
+#[inline(always)]
+pub fn ctimes<T: Real>(m: crate::Complex<T>, q: crate::Complex<T>) -> crate::Complex<T> {
+    if m.re.is_exactly_zero() && m.im.is_exactly_zero() {
+        m
+    } else {
+        m * q
+    }
+}
+
 pub mod wirtinger {
     use super::Adjoint;
     use crate::{Complex, Real};

@@ -59,19 +59,25 @@ impl Gen<'_> {
     /// `m ∘ (a2, b2)`: with `dR = a1 dN + b1 conj(dN)` and
     /// `dN = a2 dz + b2 conj(dz)`, `dR = (a1 a2 + b1 conj(b2)) dz +
     /// (a1 b2 + b1 conj(a2)) conj(dz)`.
+    ///
+    /// Each product is guarded (`nilang::adjoint::ctimes`): a zero
+    /// cotangent times an infinite or NaN local derivative is zero.
     pub(crate) fn compose(m: &Wirt, a2: String, b2: Option<String>) -> Wirt {
         let conj = |c: &str| format!("nilang::complex::conj({c})");
+        let t = |x: &str, y: &str| format!("nilang::adjoint::ctimes({x}, {y})");
         match m {
             None => Some((a2, b2)),
             Some((a1, b1)) => {
                 let a = match (b1, &b2) {
-                    (Some(b1), Some(b2)) => format!("({a1} * {a2} + {b1} * {})", conj(b2)),
-                    _ => format!("({a1} * {a2})"),
+                    (Some(b1), Some(b2)) => format!("({} + {})", t(a1, &a2), t(b1, &conj(b2))),
+                    _ => t(a1, &a2),
                 };
                 let b = match (b1, b2) {
-                    (Some(b1), Some(b2)) => Some(format!("({a1} * {b2} + {b1} * {})", conj(&a2))),
-                    (Some(b1), None) => Some(format!("({b1} * {})", conj(&a2))),
-                    (None, Some(b2)) => Some(format!("({a1} * {b2})")),
+                    (Some(b1), Some(b2)) => {
+                        Some(format!("({} + {})", t(a1, &b2), t(b1, &conj(&a2))))
+                    }
+                    (Some(b1), None) => Some(t(b1, &conj(&a2))),
+                    (None, Some(b2)) => Some(t(a1, &b2)),
                     (None, None) => None,
                 };
                 Some((a, b))
@@ -152,22 +158,37 @@ impl Gen<'_> {
                         Pow => {
                             let (_, rk) = self.whole(|g| g.expr(rhs));
                             if let Kind::Int(_) = rk {
+                                // n z^(n-1), zero for n = 0 (not 0 · inf at z = 0).
                                 let l = self.value_as(lhs, &ck);
                                 let n = self.value_as(rhs, &Kind::Int("i64"));
                                 let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+                                let nc = self.cconst(&nk, &zero);
                                 holo(
                                     self,
                                     lhs,
-                                    format!("(nilang::complex::powi({l}, ({n}) - 1) * {nk})"),
+                                    format!(
+                                        "nilang::adjoint::ctimes({nc}, nilang::complex::powi({l}, ({n}) - 1))"
+                                    ),
                                     out,
                                 );
                             } else {
                                 // z^w = exp(w log z): w z^w / z and z^w log z.
+                                // At z = 0, the values the real x^p takes
+                                // there: d/dz is 1 for w = 1, else 0 (the
+                                // subgradient, or the limit for Re w > 1),
+                                // and d/dw is 0.
                                 let l = self.value_as(lhs, &ck);
                                 let r = self.value_as(rhs, &ck);
+                                let czero = self.czero();
                                 let p = format!("nilang::complex::powc({l}, {r})");
-                                holo(self, lhs, format!("(({r}) * {p} / ({l}))"), out);
-                                holo(self, rhs, format!("({p} * nilang::complex::ln({l}))"), out);
+                                let dz = format!(
+                                    "(if {l} == {czero} {{ if {r} == {cone} {{ {cone} }} else {{ {czero} }} }} else {{ ({r}) * {p} / ({l}) }})"
+                                );
+                                holo(self, lhs, dz, out);
+                                let dw = format!(
+                                    "(if {l} == {czero} {{ {czero} }} else {{ {p} * nilang::complex::ln({l}) }})"
+                                );
+                                holo(self, rhs, dw, out);
                             }
                         }
                         _ => self.unsupported(e.span, "differentiating this complex expression"),
@@ -212,10 +233,22 @@ impl Gen<'_> {
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         ("angle", [x]) => {
+                            // At z = 0, where angle is not differentiable,
+                            // the subgradient 0 (not 0/0).
                             let z = self.value_as(x, &ck);
-                            let a =
-                                format!("({} / ({z}))", self.cconst(&zero, &format!("(-{half})")));
-                            let b = format!("({} / {})", self.cconst(&zero, &half), c("conj", &z));
+                            let czero = self.czero();
+                            let at_zero = |q: String| {
+                                format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
+                            };
+                            let a = at_zero(format!(
+                                "({} / ({z}))",
+                                self.cconst(&zero, &format!("(-{half})"))
+                            ));
+                            let b = at_zero(format!(
+                                "({} / {})",
+                                self.cconst(&zero, &half),
+                                c("conj", &z)
+                            ));
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         (f, [x]) => {
@@ -223,7 +256,13 @@ impl Gen<'_> {
                             let d = match f {
                                 "exp" => c("exp", &z),
                                 "log" => c("inv", &z),
-                                "sqrt" => c("inv", &format!("({} * {two})", c("sqrt", &z))),
+                                // At z = 0, a branch point, the subgradient
+                                // 0 that the real sqrt takes there.
+                                "sqrt" => {
+                                    let czero = self.czero();
+                                    let q = c("inv", &format!("({} * {two})", c("sqrt", &z)));
+                                    format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
+                                }
                                 "sin" => c("cos", &z),
                                 "cos" => format!("(-{})", c("sin", &z)),
                                 "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),

@@ -29,6 +29,10 @@ pub(crate) trait Deriv {
     /// (`sqrt` at 0) takes the subgradient 0 (docs/language.md,
     /// "Derivatives at singular points").
     fn zero_at_zero(&mut self, x: &str, q: &str) -> String;
+    /// `m * q` for a cotangent `m` and a local derivative `q` that can be
+    /// infinite or NaN where the value is finite, but zero where `m` is
+    /// zero (no `0 · inf`): `nilang::adjoint::times`.
+    fn guarded(&mut self, m: &str, q: &str) -> String;
     fn unsupported(&mut self, span: Span, what: &str);
     /// Whether [`Deriv::bind`] declares locals here.
     fn binds(&self) -> bool {
@@ -108,6 +112,10 @@ impl Deriv for Gen<'_> {
     fn zero_at_zero(&mut self, x: &str, q: &str) -> String {
         let zero = format!("nilang::zero::<{}>()", self.ad_scalar());
         format!("(if {x} == {zero} {{ {zero} }} else {{ {q} }})")
+    }
+
+    fn guarded(&mut self, m: &str, q: &str) -> String {
+        format!("nilang::adjoint::times({m}, {q})")
     }
 
     fn unsupported(&mut self, span: Span, what: &str) {
@@ -193,6 +201,16 @@ fn long_product_partials<D: Deriv + ?Sized>(
     }
 }
 
+/// `mult` times a local derivative `q` that can be infinite or NaN at a
+/// finite value (a pole, a division): zero where `mult` is
+/// ([`Deriv::guarded`]), so that a zero cotangent adds nothing.
+fn singular<D: Deriv + ?Sized>(d: &mut D, mult: &Option<String>, q: String) -> String {
+    match mult {
+        None => q,
+        Some(m) => d.guarded(m, &q),
+    }
+}
+
 /// Pushes the local derivatives of `e` times `mult` onto `out`: one entry
 /// per place read (a place read twice gets two entries).
 pub(crate) fn push_partials<D: Deriv + ?Sized>(
@@ -249,22 +267,35 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                     Div => {
                         let l = d.value(lhs);
                         let r = d.value(rhs);
-                        push_partials(d, lhs, Some(times(&mult, format!("({one} / {r})"))), out);
-                        push_partials(
-                            d,
-                            rhs,
-                            Some(times(&mult, format!("(-({l}) / (({r}) * ({r})))"))),
-                            out,
-                        );
+                        let dl = singular(d, &mult, format!("({one} / {r})"));
+                        push_partials(d, lhs, Some(dl), out);
+                        let dr = singular(d, &mult, format!("(-({l}) / (({r}) * ({r})))"));
+                        push_partials(d, rhs, Some(dr), out);
                     }
                     Rem => push_partials(d, lhs, mult, out),
                     Pow => {
                         let int = d.is_int(rhs);
                         let l = d.value(lhs);
                         if int {
+                            // n x^(n-1), zero for n = 0 (x^0 is constant;
+                            // at x = 0, 0^-1 is infinite).
                             let (n, nk) = d.int_exponent(rhs);
                             let p = d.powi(&l, &format!("({n}) - 1"));
-                            push_partials(d, lhs, Some(times(&mult, format!("({nk} * {p})"))), out);
+                            // A literal exponent: x^0 has no derivative, and
+                            // x^n for n >= 1 none that is infinite.
+                            let literal = match &rhs.kind {
+                                ExprKind::Int(k) => k.replace('_', "").parse::<i64>().ok(),
+                                _ => None,
+                            };
+                            let q = match literal {
+                                Some(0) => return,
+                                Some(k) if k >= 1 => times(&mult, format!("({nk} * {p})")),
+                                _ => {
+                                    let q = d.guarded(&nk, &p);
+                                    singular(d, &mult, q)
+                                }
+                            };
+                            push_partials(d, lhs, Some(q), out);
                         } else {
                             // At x = 0: p x^(p-1) is the subgradient 0 where it
                             // is infinite (p < 1), 1 for p = 1; x^p ln x is 0.
@@ -275,11 +306,13 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                             let at_zero = d.pick(&l, "==", &zero, true);
                             let p_one = d.pick(&p, "==", &one, true);
                             let dl = format!("({dl} + {at_zero} * {p_one})");
-                            push_partials(d, lhs, Some(times(&mult, dl)), out);
+                            let dl = singular(d, &mult, dl);
+                            push_partials(d, lhs, Some(dl), out);
                             let ln = d.real_fn("ln", &l);
                             let pw = d.powf(&l, &p);
                             let dp = d.zero_at_zero(&l, &format!("{ln} * {pw}"));
-                            push_partials(d, rhs, Some(times(&mult, dp)), out);
+                            let dp = singular(d, &mult, dp);
+                            push_partials(d, rhs, Some(dp), out);
                         }
                     }
                     // Comparisons, logic, integer division: no derivative.
@@ -332,11 +365,17 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     match (name, args) {
         ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => push_partials(d, x, mult, out),
         ("atan", [y, x]) => {
+            // At the origin, where atan(y, x) is not differentiable, the
+            // subgradient 0 (not 0/0).
             let yv = d.value(y);
             let xv = d.value(x);
             let q = format!("(({xv}) * ({xv}) + ({yv}) * ({yv}))");
-            push_partials(d, y, Some(times(format!("(({xv}) / {q})"))), out);
-            push_partials(d, x, Some(times(format!("(-({yv}) / {q})"))), out);
+            let dy = d.zero_at_zero(&q, &format!("(({xv}) / {q})"));
+            let dy = singular(d, &mult, dy);
+            push_partials(d, y, Some(dy), out);
+            let dx = d.zero_at_zero(&q, &format!("(-({yv}) / {q})"));
+            let dx = singular(d, &mult, dx);
+            push_partials(d, x, Some(dx), out);
         }
         // The Gaussian logarithm r = ln(e^a ± e^b): dr/da = e^(a - r),
         // dr/db = ±e^(b - r).
@@ -351,8 +390,10 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             } else {
                 format!("(-{db})")
             };
-            push_partials(d, a, Some(times(da)), out);
-            push_partials(d, b, Some(times(db)), out);
+            let da = singular(d, &mult, da);
+            push_partials(d, a, Some(da), out);
+            let db = singular(d, &mult, db);
+            push_partials(d, b, Some(db), out);
         }
         ("min" | "max", [a, b]) => {
             let av = d.value(a);
@@ -397,7 +438,13 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
                     return;
                 }
             };
-            push_partials(d, x, Some(times(q)), out);
+            // The rules with a pole at a finite argument.
+            let q = if matches!(f, "log" | "asin" | "acos" | "inv") {
+                singular(d, &mult, q)
+            } else {
+                times(q)
+            };
+            push_partials(d, x, Some(q), out);
         }
         _ => d.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
     }

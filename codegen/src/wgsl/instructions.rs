@@ -257,6 +257,10 @@ impl Deriv for W<'_> {
         format!("select({q}, {f}(0), {x} == {f}(0))")
     }
 
+    fn guarded(&mut self, m: &str, q: &str) -> String {
+        format!("nil_times_{}({m}, {q})", self.float)
+    }
+
     fn unsupported(&mut self, span: Span, what: &str) {
         W::unsupported(self, span, what)
     }

@@ -276,9 +276,14 @@ pub(super) fn atomic_add(buffer: &str, atomics: Atomics) -> String {
     }
 }
 
+/// `nil_times_f`, a cotangent times a local derivative but zero where the
+/// cotangent is (the Rust runtime's `nilang::adjoint::times`), and
+/// `nil_powi_f`.
 pub(super) fn powi_helper(f: &str) -> String {
     format!(
-        "fn nil_powi_{f}(x: {f}, n: i32) -> {f} {{\n    \
+        "fn nil_times_{f}(m: {f}, q: {f}) -> {f} {{\n    \
+         return select(m * q, m, m == {f}(0));\n}}\n\n\
+         fn nil_powi_{f}(x: {f}, n: i32) -> {f} {{\n    \
          var r: {f} = {f}(1);\n    var b: {f} = x;\n    var k: i32 = abs(n);\n    \
          loop {{\n        if (k == 0) {{\n            break;\n        }}\n        \
          if ((k & 1) == 1) {{\n            r = r * b;\n        }}\n        \
