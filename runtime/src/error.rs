@@ -206,7 +206,12 @@ pub fn window(
 ) -> Result<std::ops::Range<usize>, IndexError> {
     let last = first.wrapping_add(count).wrapping_sub(1);
     if first >= 1 && last >= first && (last as u64) <= len as u64 {
-        return Ok((first - 1) as usize..last as usize);
+        // `start..start + count`, not `first - 1..last`: the slice's
+        // length is then visibly the loop's trip count, and the compiler
+        // drops the per-element checks of the loop over it (the other
+        // form cost GMM's checked objective 4-5% of its instructions).
+        let start = (first - 1) as usize;
+        return Ok(start..start + count as usize);
     }
     Err(window_error(first, last, len, down, site))
 }
