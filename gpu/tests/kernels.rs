@@ -93,6 +93,40 @@ fn rotation_gate_forward_inverse_and_f64() {
     );
 }
 
+fn bits32(x: &[f32]) -> Vec<u32> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// A launcher that fails on the host (an adjoint of the wrong length, a
+/// missing `SHADER_F64`) returns before it uploads or writes anything:
+/// every argument, adjoints included, comes back bit-identical (the
+/// rollback promise for device launchers).
+#[test]
+fn launchers_that_fail_on_the_host_leave_every_argument_as_passed() {
+    let Some(gpu) = test_gpu() else { return };
+    let n = 256;
+    let mask = 1 << 3;
+    let state: Vec<f32> = noise(n, 5).iter().map(|&x| x as f32).collect();
+    let seed: Vec<f32> = noise(n - 1, 6).iter().map(|&x| x as f32).collect();
+    let (mut s, mut b, mut t) = (state.clone(), seed.clone(), 0.25_f32);
+    let e = gates::rot_kernel_adjoint_gpu(&gpu, n, &mut s, &mut b, mask, 0.7, &mut t).unwrap_err();
+    assert!(matches!(e, GpuError::Length { .. }), "{e}");
+    assert_eq!(bits32(&s), bits32(&state));
+    assert_eq!(bits32(&b), bits32(&seed));
+    assert_eq!(t.to_bits(), 0.25_f32.to_bits());
+
+    let no_f64 = nilang_runtime::gpu::Gpu::with_features(false, false).unwrap();
+    let state64 = noise(n, 7);
+    let mut s64 = state64.clone();
+    let e = gates::rot_kernel_gpu(&no_f64, n, &mut s64, mask, 0.7).unwrap_err();
+    assert!(matches!(e, GpuError::MissingFeature { .. }), "{e}");
+    let same = s64
+        .iter()
+        .zip(&state64)
+        .all(|(a, b)| a.to_bits() == b.to_bits());
+    assert!(same, "a failed f64 launch changed its state");
+}
+
 #[test]
 fn rotation_adjoint_sums_theta_in_f32_and_f64() {
     let Some(gpu) = test_gpu() else { return };

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::array::{DeviceSlice, new_buffer};
+use super::bound::{Bound, whole};
 use super::{Gpu, GpuError, GpuScalar, Inner, Kernel, Reduce, reduce};
 
 /// One array argument of a launch.
@@ -74,24 +75,6 @@ impl Launch {
             elem: T::SIZE as u64,
             writable,
         });
-    }
-}
-
-/// An argument as bound: its own buffer range, or a scratch copy.
-#[derive(Clone)]
-pub(super) struct Bound {
-    pub buffer: Arc<wgpu::Buffer>,
-    pub offset: u64,
-    pub size: u64,
-}
-
-impl Bound {
-    pub fn binding(&self) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &self.buffer,
-            offset: self.offset,
-            size: wgpu::BufferSize::new(self.size),
-        })
     }
 }
 
@@ -342,15 +325,5 @@ impl Gpu {
             encoder.copy_buffer_to_buffer(tmp, 0, buffer, *offset, *size);
         }
         Ok(())
-    }
-}
-
-/// The first `bytes` of a scratch buffer, as bound (at least 16, a
-/// multiple of 16, within the buffer).
-pub(super) fn whole(buffer: &Arc<wgpu::Buffer>, bytes: u64) -> Bound {
-    Bound {
-        buffer: buffer.clone(),
-        offset: 0,
-        size: bytes.max(16).next_multiple_of(16).min(buffer.size()),
     }
 }

@@ -35,6 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod array;
+mod bound;
 mod launch;
 mod reduce;
 mod scalar;

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use super::launch::{Bound, whole};
+use super::bound::{Bound, whole};
 use super::{Gpu, GpuError};
 
 const SOURCE: &str = include_str!("reduce.wgsl");
