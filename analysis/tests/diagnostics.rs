@@ -30,16 +30,7 @@ const NO_FIXTURE: &[(&str, &str)] = &[(
 /// Codes raised (and given a fixture) that the table lacks. Each is a gap
 /// in the table: `nilc explain`, the SARIF rules and the docs do not know
 /// it. Remove a code from here once the table has it.
-const NOT_IN_THE_TABLE: &[(&str, &str)] = &[
-    (
-        "E0603",
-        "analysis/src/typeck.rs: a complex value added to a real place",
-    ),
-    (
-        "E0625",
-        "codegen/src/queries.rs: a variant (`Options::variants`) that cannot be made",
-    ),
-];
+const NOT_IN_THE_TABLE: &[(&str, &str)] = &[];
 
 /// Two packages besides the standard library, each with a module
 /// `shapes` defining `area!`, for the module codes (E0113, E0114).

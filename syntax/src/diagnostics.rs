@@ -196,6 +196,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0411", "`for x in xs` body changes `xs`"),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
+    ("E0603", "a complex value added to a real place"),
     (
         "E0610",
         "values of types that do not convert into each other",
@@ -228,6 +229,10 @@ pub const CODES: &[(&str, &str)] = &[
     (
         "E0624",
         "a derivative call `(∇f)(...)` or `(∂f)(...)` of a function that cannot be differentiated from `.nil` (not generic in one `Real` type, other parameter types, a kernel, a tape)",
+    ),
+    (
+        "E0625",
+        "a variant that names a parameter the function lacks, or whose name is taken",
     ),
     ("E0701", "not supported by the Rust backend yet"),
     (
