@@ -444,6 +444,15 @@ impl Config {
                 });
             }
         }
+        if reports
+            .iter()
+            .any(|r| r.diagnostics.iter().any(|d| d.code == "E0111"))
+        {
+            let unexported = unexported_dependencies(&self.package_root()?);
+            for r in &mut reports {
+                explain_unexported(&r.text, &mut r.diagnostics, &unexported);
+            }
+        }
         Ok(Run {
             out_dir,
             outputs: if failed { Vec::new() } else { outputs },
@@ -609,6 +618,72 @@ fn exported_by_dependencies() -> Result<Vec<DependencyModules>, Error> {
 /// files are those under its root. A build script gets the same list from
 /// the dependencies' own build scripts instead.
 pub fn dependency_modules(manifest_dir: &Path) -> Result<Vec<DependencyModules>, Error> {
+    let mut out = Vec::new();
+    for dep in nil_dependencies(manifest_dir)? {
+        if !dep.exports {
+            continue;
+        }
+        let mut files = Vec::new();
+        let mut folders = Vec::new();
+        walk(&dep.root, &mut files, &mut folders)
+            .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", dep.root.display())))?;
+        out.push(DependencyModules {
+            krate: dep.krate,
+            files,
+        });
+    }
+    Ok(out)
+}
+
+/// The direct dependencies of the package at `manifest_dir` that compile
+/// `.nil` files (a build dependency on `nilang-build`) but do not pass
+/// them on to their dependents, for want of a `links` key in their
+/// `[package]`: cargo hands a build script's metadata only to the build
+/// scripts of packages that depend on one with a `links` key. Empty when
+/// the metadata cannot be read.
+pub fn unexported_dependencies(manifest_dir: &Path) -> Vec<String> {
+    nil_dependencies(manifest_dir)
+        .map(|deps| {
+            deps.into_iter()
+                .filter(|d| !d.exports)
+                .map(|d| d.krate)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Names the missing `links` key in each "unknown module" (E0111) of
+/// `text` whose package is one of `unexported` ([`unexported_dependencies`]):
+/// the module exists, its crate does not pass it on.
+pub fn explain_unexported(text: &str, diagnostics: &mut [Diagnostic], unexported: &[String]) {
+    for d in diagnostics.iter_mut().filter(|d| d.code == "E0111") {
+        let span = d.primary.span;
+        let Some(path) = text.get(span.start as usize..span.end as usize) else {
+            continue;
+        };
+        let package = path.split('.').next().unwrap_or_default().trim();
+        if unexported.iter().any(|u| u == package) {
+            d.help = Some(format!(
+                "the dependency `{package}` compiles `.nil` files but does not pass them on: \
+                 cargo gives a dependency's build-script metadata only to dependents of a \
+                 package with a `links` key; add `links = \"{package}\"` under `[package]` \
+                 in its Cargo.toml"
+            ));
+        }
+    }
+}
+
+/// A direct dependency that compiles `.nil` files: its crate name (as
+/// Rust code names it), its root, and whether it passes its modules on.
+struct NilDependency {
+    krate: String,
+    root: PathBuf,
+    exports: bool,
+}
+
+/// The direct (normal) dependencies of the package at `manifest_dir` with a
+/// build dependency on `nilang-build`, from `cargo metadata`.
+fn nil_dependencies(manifest_dir: &Path) -> Result<Vec<NilDependency>, Error> {
     let manifest = manifest_dir.join("Cargo.toml");
     // Offline, and for this machine only: packages never downloaded
     // (other platforms' dependencies) are not needed here.
@@ -636,29 +711,25 @@ pub fn dependency_modules(manifest_dir: &Path) -> Result<Vec<DependencyModules>,
         else {
             continue;
         };
-        let exports = dep.links.is_some()
-            && dep.dependencies.iter().any(|d| {
-                d.kind == cargo_metadata::DependencyKind::Build && d.name == "nilang-build"
-            });
-        if !exports {
+        let compiles_nil = dep
+            .dependencies
+            .iter()
+            .any(|d| d.kind == cargo_metadata::DependencyKind::Build && d.name == "nilang-build");
+        if !compiles_nil {
             continue;
         }
-        let root = dep
-            .manifest_path
-            .parent()
-            .map(|p| p.as_std_path().to_path_buf())
-            .unwrap_or_default();
-        let mut files = Vec::new();
-        let mut folders = Vec::new();
-        walk(&root, &mut files, &mut folders)
-            .map_err(|e| Error::Io(format!("cannot read `{}`: {e}", root.display())))?;
-        out.push(DependencyModules {
+        out.push(NilDependency {
             krate: dependency
                 .rename
                 .as_deref()
                 .unwrap_or(&dependency.name)
                 .replace('-', "_"),
-            files,
+            root: dep
+                .manifest_path
+                .parent()
+                .map(|p| p.as_std_path().to_path_buf())
+                .unwrap_or_default(),
+            exports: dep.links.is_some(),
         });
     }
     Ok(out)

@@ -17,3 +17,18 @@ pub fn load(db: &RootDatabase, files: Vec<SourceFile>, first: Option<&Path>) -> 
         None => project,
     }
 }
+
+/// The dependencies of the Cargo package `path` (a file) is in that
+/// compile `.nil` files without passing them on (no `links` key), for
+/// [`nilang_build::explain_unexported`]; empty outside a package.
+pub fn unexported_near(path: &Path) -> Vec<String> {
+    let Ok(absolute) = std::path::absolute(path) else {
+        return Vec::new();
+    };
+    absolute
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("Cargo.toml").is_file())
+        .map(nilang_build::unexported_dependencies)
+        .unwrap_or_default()
+}

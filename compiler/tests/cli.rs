@@ -849,3 +849,57 @@ fn emit_prints_variants_with_constant_parameters() {
         assert!(stdout(&out).is_empty(), "{arg}");
     }
 }
+
+/// A dependency that compiles `.nil` files but has no `links` key cannot
+/// pass its modules on (cargo hands build-script metadata only through
+/// `links`): importing one names the missing key, not only "unknown module".
+#[test]
+fn a_dependency_without_a_links_key_is_named() {
+    let dir = scratch("nolinks");
+    let plugin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../build-plugin");
+    let plugin = plugin.canonicalize().unwrap();
+    std::fs::create_dir_all(dir.path().join("lib/src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("app/src")).unwrap();
+    write(
+        &dir.path().join("lib"),
+        "Cargo.toml",
+        format!(
+            "[package]\nname = \"nolinks\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [build-dependencies]\nnilang-build = {{ path = {:?} }}\n",
+            plugin.display().to_string()
+        ),
+    );
+    write(&dir.path().join("lib/src"), "lib.rs", "");
+    write(
+        &dir.path().join("lib/src"),
+        "shapes.nil",
+        "function area!(a::f64, w::f64, h::f64)\n    a += w * h\nend\n",
+    );
+    write(
+        &dir.path().join("app"),
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n\n\
+         [dependencies]\nnolinks = { path = \"../lib\" }\n",
+    );
+    write(&dir.path().join("app/src"), "main.rs", "fn main() {}\n");
+    let main = write(
+        &dir.path().join("app/src"),
+        "main.nil",
+        "using nolinks.shapes\n\nfunction f!(a::f64)\n    area!(a, 2.0, 3.0)\nend\n",
+    );
+    let out = nilc(&["check", &main]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[E0111]: unknown module `nolinks.shapes`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the dependency `nolinks` compiles `.nil` files but does not pass them on"),
+        "{text}"
+    );
+    assert!(
+        text.contains("add `links = \"nolinks\"` under `[package]`"),
+        "{text}"
+    );
+}

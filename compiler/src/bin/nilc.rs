@@ -371,11 +371,20 @@ fn check(
     let mut json = Vec::new();
     let mut checked: Vec<Vec<Diagnostic>> = Vec::new();
     let color = color_enabled(color);
+    // The dependencies without a `links` key, read once, when a module is
+    // unknown (E0111): their modules exist, but are not passed on.
+    let mut unexported: Option<Vec<String>> = None;
     for (l, &file) in loaded.iter().zip(&sources) {
-        let diagnostics: Vec<Diagnostic> = match &l.encoding_error {
+        let mut diagnostics: Vec<Diagnostic> = match &l.encoding_error {
             Some(d) => vec![d.clone()],
             None => db::file_check_diagnostics(&database, project, file).to_vec(),
         };
+        if diagnostics.iter().any(|d| d.code == "E0111") {
+            let unexported = unexported.get_or_insert_with(|| {
+                nilang_compiler::project::unexported_near(Path::new(&loaded[0].path))
+            });
+            nilang_build::explain_unexported(&l.text, &mut diagnostics, unexported);
+        }
         for d in &diagnostics {
             match d.severity {
                 Severity::Error => errors += 1,
