@@ -786,3 +786,14 @@ fn options() -> Options {
         ..Options::default()
     }
 }
+
+/// The generator is a function of its seed: the same programs every run.
+#[test]
+fn the_generator_is_deterministic() {
+    let a = typed_programs::generate(5, 7);
+    let b = typed_programs::generate(5, 7);
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.source, y.source);
+    }
+}
