@@ -8,8 +8,9 @@
 //! reading the diff.
 //!
 //! The helpers every shader carries are written once, in the snapshot
-//! `wgsl__helpers`, and named in the others: the integer power
-//! `nil_powi_<float>` (where it is the same text as there) and the `f64`
+//! `wgsl__helpers`, and named in the others: the guarded product
+//! `nil_times_<float>` and the integer power `nil_powi_<float>` (where
+//! they are the same text as there) and the `f64`
 //! elementary functions (`F64_MATH`, which `compiler/tests/wgsl.rs` also
 //! validates on its own).
 
@@ -46,9 +47,14 @@ fn helper_of<'a>(wgsl: &'a str, name: &str) -> Option<&'a str> {
     Some(&wgsl[start..end])
 }
 
-const POWI: [&str; 2] = ["nil_powi_f32", "nil_powi_f64"];
+const NAMED_HELPERS: [&str; 4] = [
+    "nil_times_f32",
+    "nil_times_f64",
+    "nil_powi_f32",
+    "nil_powi_f64",
+];
 
-/// The integer power helpers as the first generic kernel of the fixtures
+/// The guarded product and integer power helpers as the first generic kernel of the fixtures
 /// writes them, which the other snapshots name instead of repeating.
 fn helpers() -> &'static BTreeMap<&'static str, String> {
     static HELPERS: OnceLock<BTreeMap<&'static str, String>> = OnceLock::new();
@@ -59,7 +65,7 @@ fn helpers() -> &'static BTreeMap<&'static str, String> {
             .expect("a generic kernel among the fixtures");
         let shaders = shaders_of(&case);
         let mut out = BTreeMap::new();
-        for name in POWI {
+        for name in NAMED_HELPERS {
             let text = shaders
                 .iter()
                 .find_map(|(_, wgsl)| helper_of(wgsl, name))
@@ -176,4 +182,46 @@ fn helpers_every_shader_carries() {
         validate(name, body);
     }
     insta::assert_snapshot!("helpers", text);
+}
+
+/// Long chains in a kernel: a 1,000-term sum and a 200-factor product,
+/// whose shaders naga parses and validates (it refuses an expression
+/// nested 200 deep, so the backend writes a chain of one precedence
+/// flat), the product's reverse pass linear in its length (its prefix and
+/// suffix products computed once, into one function array).
+#[test]
+fn long_chains_in_a_kernel() {
+    let terms = |n: usize, sym: &str| {
+        (0..n)
+            .map(|k| format!("x[i + {k}]"))
+            .collect::<Vec<_>>()
+            .join(sym)
+    };
+    let kernel = |name: &str, value: String| {
+        format!(
+            "@kernel function {name}(y::[f32], x::[f32])\n    i ← global_index()\n    y[i] += {value}\n    i → global_index()\nend\n\n"
+        )
+    };
+    let text = kernel("ksum", terms(1_000, " + ")) + &kernel("kprod", terms(200, " * "));
+    let db = nilang_analysis::RootDatabase::default();
+    let file = nilang_analysis::SourceFile::new(&db, "long.nil".to_string(), text);
+    let project = nilang_analysis::Project::new(&db, vec![file]);
+    let diagnostics = db::file_diagnostics(&db, project, file);
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    let mut adjoint_len = None;
+    for &f in db::file_functions(&db, project, file) {
+        let shaders = kernel_shaders(&db, f).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(!shaders.is_empty());
+        for (label, wgsl) in &shaders {
+            validate(label, wgsl);
+            if label.starts_with("kprod: Adjoint") {
+                adjoint_len = Some(adjoint_len.unwrap_or(0).max(wgsl.len()));
+            }
+        }
+    }
+    // Written out, the 200 partials of the product would have 199 factors
+    // each (about 200 * 199 * 20 bytes, 800 KB); bound, about 60 bytes per
+    // factor and slot.
+    let len = adjoint_len.expect("a reverse pass of kprod");
+    assert!(len < 100_000, "the product's reverse pass is {len} bytes");
 }

@@ -415,3 +415,42 @@ fn kernel_parameters_named_n_and_gpu() {
     assert!((n_bar - 3.0 * sum).abs() < 1e-4, "n_bar {n_bar}");
     assert!((gpu_bar - 2.0 * sum).abs() < 1e-4, "gpu_bar {gpu_bar}");
 }
+
+/// A product of twelve factors (a long product: its reverse pass binds
+/// prefix and suffix products in a function array of the shader): the GPU
+/// adjoint agrees with the CPU's, and each x_bar with the product of the
+/// other factors it appears with.
+#[test]
+fn a_long_product_differentiates_on_the_gpu() {
+    let Some(gpu) = test_gpu() else { return };
+    let n = 256;
+    let x: Vec<f32> = noise(n + 11, 9)
+        .iter()
+        .map(|&v| 1.0 + 0.1 * v as f32)
+        .collect();
+    let mut y = vec![0.0_f32; n];
+    math::product12_gpu(&gpu, n, &mut y, &x).unwrap();
+    let y_bar: Vec<f32> = noise(n, 10).iter().map(|&v| v as f32).collect();
+    let (mut gy, mut gyb, mut gxb) = (y.clone(), y_bar.clone(), vec![0.0_f32; n + 11]);
+    math::product12_adjoint_gpu(&gpu, n, &mut gy, &mut gyb, &x, &mut gxb).unwrap();
+    let (mut cy, mut cyb, mut cxb) = (y.clone(), y_bar.clone(), vec![0.0_f32; n + 11]);
+    for i in 1..=n as i64 {
+        math::product12_adjoint(i, &mut cy, &mut cyb, &x, &mut cxb).unwrap();
+    }
+    close(&gy, &vec![0.0; n], 1e-5, "y restored");
+    close(&gxb, &cxb, 1e-4, "x_bar");
+    // By hand: x_bar[j] = sum over the products x[j] is in of y_bar[i]
+    // times the other eleven factors.
+    let mut want = vec![0.0_f64; n + 11];
+    for i in 0..n {
+        for k in 0..12 {
+            let others: f64 = (0..12)
+                .filter(|&m| m != k)
+                .map(|m| x[i + m] as f64)
+                .product();
+            want[i + k] += y_bar[i] as f64 * others;
+        }
+    }
+    let want: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+    close(&gxb, &want, 1e-4, "x_bar by hand");
+}

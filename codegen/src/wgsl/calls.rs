@@ -123,6 +123,7 @@ impl W<'_> {
                         atomics: self.atomics,
                         log_sites: Default::default(),
                         needs: BTreeSet::new(),
+                        partial_slots: None,
                     };
                     let v = w.value_as(&kw.default, k);
                     self.diagnostics.extend(w.diagnostics);

@@ -148,6 +148,20 @@ impl W<'_> {
                     Mul => "*",
                     _ => "%",
                 };
+                // A left-nested chain of one precedence (`a + b - c`,
+                // `a * b * c`) is written flat, as WGSL reads it (from the
+                // left): naga refuses an expression nested 200 deep, so a
+                // nested sum of 200 terms would fail at pipeline creation.
+                let class =
+                    |o: BinaryOp| matches!(o, Add | Sub) as u8 + 2 * matches!(o, Mul | Rem) as u8;
+                let a = match &lhs.kind {
+                    ExprKind::Binary { op: inner, .. }
+                        if class(*inner) == class(op) && a == l && a.starts_with('(') =>
+                    {
+                        a[1..a.len() - 1].to_string()
+                    }
+                    _ => a,
+                };
                 (format!("({a} {sym} {b})"), k)
             }
             Div => {

@@ -87,7 +87,18 @@ impl W<'_> {
             return;
         };
         let mut partials = Vec::new();
+        // A long product's prefix and suffix products go into one function
+        // array, each computed once (the partials linear in its length).
+        self.partial_slots = Some((String::new(), Vec::new()));
         push_partials(self, value, None, &mut partials);
+        let (name, codes) = self.partial_slots.take().unwrap_or_default();
+        if !codes.is_empty() {
+            let f = self.float;
+            self.line(&format!("var {name}: array<{f}, {}>;", codes.len()));
+            for (k, code) in codes.iter().enumerate() {
+                self.line(&format!("{name}[{k}] = {code};"));
+            }
+        }
         if partials.is_empty() {
             return;
         }
@@ -259,6 +270,28 @@ impl Deriv for W<'_> {
 
     fn guarded(&mut self, m: &str, q: &str) -> String {
         format!("nil_times_{}({m}, {q})", self.float)
+    }
+
+    fn binds(&self) -> bool {
+        self.partial_slots.is_some()
+    }
+
+    fn bind(&mut self, code: String) -> String {
+        if self
+            .partial_slots
+            .as_ref()
+            .is_some_and(|(name, _)| name.is_empty())
+        {
+            let name = self.fresh("pp");
+            if let Some(slots) = &mut self.partial_slots {
+                slots.0 = name;
+            }
+        }
+        let Some((name, codes)) = &mut self.partial_slots else {
+            return code;
+        };
+        codes.push(code);
+        format!("{name}[{}]", codes.len() - 1)
     }
 
     fn unsupported(&mut self, span: Span, what: &str) {

@@ -161,6 +161,11 @@ struct W<'a> {
     log_sites: std::collections::BTreeMap<usize, u32>,
     /// The functions called, and in which pass.
     needs: BTreeSet<(String, Pass)>,
+    /// While an instruction's partials are taken: the name of a function
+    /// array (empty until the first) and the products of a long product
+    /// chain bound to its elements ([`Deriv::bind`]), written before the
+    /// partials that read them.
+    partial_slots: Option<(String, Vec<String>)>,
 }
 
 impl W<'_> {

@@ -71,6 +71,7 @@ pub fn kernel_shader(
         atomics,
         log_sites: Default::default(),
         needs: BTreeSet::new(),
+        partial_slots: None,
     };
     for (p, ast) in params.iter().zip(&f.params) {
         if p.kind == K::Unknown {
@@ -318,6 +319,7 @@ pub(super) fn device_function(
         atomics,
         log_sites: Default::default(),
         needs: BTreeSet::new(),
+        partial_slots: None,
     };
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
