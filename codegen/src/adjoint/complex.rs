@@ -40,6 +40,14 @@ impl Gen<'_> {
         format!("nilang::Complex::new({re}, {im})")
     }
 
+    /// `q`, but the complex zero where `z` is zero: the subgradient 0 at a
+    /// point where a complex rule is not differentiable (the complex twin
+    /// of `Deriv::zero_at_zero`).
+    pub(crate) fn czero_at_zero(&self, z: &str, q: &str) -> String {
+        let czero = self.czero();
+        format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
+    }
+
     pub(crate) fn czero(&self) -> String {
         let z = format!("nilang::zero::<{}>()", self.ad_scalar());
         self.cconst(&z, &z)
@@ -185,9 +193,8 @@ impl Gen<'_> {
                                     "(if {l} == {czero} {{ if {r} == {cone} {{ {cone} }} else {{ {czero} }} }} else {{ ({r}) * {p} / ({l}) }})"
                                 );
                                 holo(self, lhs, dz, out);
-                                let dw = format!(
-                                    "(if {l} == {czero} {{ {czero} }} else {{ {p} * nilang::complex::ln({l}) }})"
-                                );
+                                let dw = self
+                                    .czero_at_zero(&l, &format!("{p} * nilang::complex::ln({l})"));
                                 holo(self, rhs, dw, out);
                             }
                         }
@@ -224,31 +231,18 @@ impl Gen<'_> {
                             // At z = 0, the subgradient 0 (not 0/0).
                             let z = self.value_as(x, &ck);
                             let r = format!("({two} * {})", c("abs", &z));
-                            let czero = self.czero();
-                            let at_zero = |q: String| {
-                                format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
-                            };
-                            let a = at_zero(format!("{} / {r}", c("conj", &z)));
-                            let b = at_zero(format!("{z} / {r}"));
+                            let a = self.czero_at_zero(&z, &format!("{} / {r}", c("conj", &z)));
+                            let b = self.czero_at_zero(&z, &format!("{z} / {r}"));
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         ("angle", [x]) => {
                             // At z = 0, where angle is not differentiable,
                             // the subgradient 0 (not 0/0).
                             let z = self.value_as(x, &ck);
-                            let czero = self.czero();
-                            let at_zero = |q: String| {
-                                format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
-                            };
-                            let a = at_zero(format!(
-                                "({} / ({z}))",
-                                self.cconst(&zero, &format!("(-{half})"))
-                            ));
-                            let b = at_zero(format!(
-                                "({} / {})",
-                                self.cconst(&zero, &half),
-                                c("conj", &z)
-                            ));
+                            let a =
+                                format!("({} / ({z}))", self.cconst(&zero, &format!("(-{half})")));
+                            let b = format!("({} / {})", self.cconst(&zero, &half), c("conj", &z));
+                            let (a, b) = (self.czero_at_zero(&z, &a), self.czero_at_zero(&z, &b));
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         (f, [x]) => {
@@ -258,11 +252,10 @@ impl Gen<'_> {
                                 "log" => c("inv", &z),
                                 // At z = 0, a branch point, the subgradient
                                 // 0 that the real sqrt takes there.
-                                "sqrt" => {
-                                    let czero = self.czero();
-                                    let q = c("inv", &format!("({} * {two})", c("sqrt", &z)));
-                                    format!("(if {z} == {czero} {{ {czero} }} else {{ {q} }})")
-                                }
+                                "sqrt" => self.czero_at_zero(
+                                    &z,
+                                    &c("inv", &format!("({} * {two})", c("sqrt", &z))),
+                                ),
                                 "sin" => c("cos", &z),
                                 "cos" => format!("(-{})", c("sin", &z)),
                                 "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),
