@@ -47,6 +47,19 @@ pub(crate) struct Slots {
     pub(crate) name: String,
     pub(crate) codes: Vec<String>,
 }
+
+impl Slots {
+    /// Puts `code` into the next slot and returns the slot, naming the
+    /// vector first (`name`) if this is its first value. Both backends'
+    /// `Deriv::bind`.
+    pub(crate) fn bind(&mut self, code: String, name: impl FnOnce() -> String) -> String {
+        if self.name.is_empty() {
+            self.name = name();
+        }
+        self.codes.push(code);
+        format!("{}[{}]", self.name, self.codes.len() - 1)
+    }
+}
 use primitive::*;
 use whole::*;
 

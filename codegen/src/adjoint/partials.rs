@@ -133,13 +133,11 @@ impl Deriv for Gen<'_> {
         let Some(slots) = &mut self.partial_lets else {
             return code;
         };
-        if slots.name.is_empty() {
-            self.slot_vectors += 1;
-            slots.name = format!("__pp{}", self.slot_vectors);
-        }
-        let slot = format!("{}[{}]", slots.name, slots.codes.len());
-        slots.codes.push(code);
-        slot
+        let vectors = &mut self.slot_vectors;
+        slots.bind(code, || {
+            *vectors += 1;
+            format!("__pp{vectors}")
+        })
     }
 }
 

@@ -2,6 +2,7 @@
 //! (the local derivatives rendered through [`Deriv`]).
 
 use super::*;
+use crate::adjoint::Slots;
 
 impl W<'_> {
     pub(super) fn instruction_call(&mut self, name: &str, call: &Call, span: Span) {
@@ -89,9 +90,9 @@ impl W<'_> {
         let mut partials = Vec::new();
         // A long product's prefix and suffix products go into one function
         // array, each computed once (the partials linear in its length).
-        self.partial_slots = Some((String::new(), Vec::new()));
+        self.partial_slots = Some(Slots::default());
         push_partials(self, value, None, &mut partials);
-        let (name, codes) = self.partial_slots.take().unwrap_or_default();
+        let Slots { name, codes } = self.partial_slots.take().unwrap_or_default();
         if !codes.is_empty() {
             let f = self.float;
             self.line(&format!("var {name}: array<{f}, {}>;", codes.len()));
@@ -277,21 +278,11 @@ impl Deriv for W<'_> {
     }
 
     fn bind(&mut self, code: String) -> String {
-        if self
-            .partial_slots
-            .as_ref()
-            .is_some_and(|(name, _)| name.is_empty())
-        {
-            let name = self.fresh("pp");
-            if let Some(slots) = &mut self.partial_slots {
-                slots.0 = name;
-            }
-        }
-        let Some((name, codes)) = &mut self.partial_slots else {
+        let Some(slots) = &mut self.partial_slots else {
             return code;
         };
-        codes.push(code);
-        format!("{name}[{}]", codes.len() - 1)
+        let tmp = &mut self.tmp;
+        slots.bind(code, || fresh_name(tmp, "pp"))
     }
 
     fn unsupported(&mut self, span: Span, what: &str) {

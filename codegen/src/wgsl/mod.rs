@@ -165,7 +165,7 @@ struct W<'a> {
     /// array (empty until the first) and the products of a long product
     /// chain bound to its elements ([`Deriv::bind`]), written before the
     /// partials that read them.
-    partial_slots: Option<(String, Vec<String>)>,
+    partial_slots: Option<crate::adjoint::Slots>,
 }
 
 impl W<'_> {
@@ -178,8 +178,7 @@ impl W<'_> {
     }
 
     pub(super) fn fresh(&mut self, prefix: &str) -> String {
-        self.tmp += 1;
-        format!("nil_{prefix}{}", self.tmp)
+        fresh_name(&mut self.tmp, prefix)
     }
 
     pub(super) fn unsupported(&mut self, span: Span, what: &str) {
@@ -197,6 +196,13 @@ impl W<'_> {
     pub(super) fn def_of(&self, span: Span) -> Option<usize> {
         self.resolution.def_at(span)
     }
+}
+
+/// The next fresh name with `prefix` (`W::fresh`), from the counter alone,
+/// for where the rest of `W` is borrowed.
+fn fresh_name(tmp: &mut usize, prefix: &str) -> String {
+    *tmp += 1;
+    format!("nil_{prefix}{tmp}")
 }
 
 /// What follows a call of a WGSL function.
