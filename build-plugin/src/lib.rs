@@ -766,12 +766,18 @@ fn host_triple() -> Option<String> {
 /// when a file imports a package the project lacks); `None` when there is
 /// no such package or it cannot be read.
 pub fn libraries_near(db: &RootDatabase, path: &Path) -> Option<Vec<LibraryModule>> {
+    load_libraries(db, &dependency_modules(&package_root_of(path)?).ok()?).ok()
+}
+
+/// The root of the Cargo package that `path` (a file) is in: the nearest
+/// folder above it with a `Cargo.toml`.
+pub fn package_root_of(path: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(path).ok()?;
-    let root = absolute
+    absolute
         .ancestors()
         .skip(1)
-        .find(|d| d.join("Cargo.toml").is_file())?;
-    load_libraries(db, &dependency_modules(root).ok()?).ok()
+        .find(|d| d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
 }
 
 /// The files of `dependencies` as library modules of a project in `db`:

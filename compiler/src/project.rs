@@ -22,13 +22,7 @@ pub fn load(db: &RootDatabase, files: Vec<SourceFile>, first: Option<&Path>) -> 
 /// compile `.nil` files without passing them on (no `links` key), for
 /// [`nilang_build::explain_unexported`]; empty outside a package.
 pub fn unexported_near(path: &Path) -> Vec<String> {
-    let Ok(absolute) = std::path::absolute(path) else {
-        return Vec::new();
-    };
-    absolute
-        .ancestors()
-        .skip(1)
-        .find(|d| d.join("Cargo.toml").is_file())
-        .map(nilang_build::unexported_dependencies)
+    nilang_build::package_root_of(path)
+        .map(|root| nilang_build::unexported_dependencies(&root))
         .unwrap_or_default()
 }
