@@ -16,7 +16,8 @@ use crate::diagnostics::Diagnostic;
 use crate::effects::{visit_block, visit_stmt};
 use crate::printer::print_expr;
 use crate::resolve::{DefKind, Resolution};
-use crate::types::{FunctionTypes, Ty};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 
 /// What the checks need to know about callees.
 pub trait CalleeInfo {

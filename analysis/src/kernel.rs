@@ -26,7 +26,8 @@ use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::printer::print_expr;
 use crate::resolve::{DefId, DefKind, Resolution};
-use crate::types::{FunctionTypes, Ty};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 
 /// A sum of invariant terms: a constant and signed printed terms.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

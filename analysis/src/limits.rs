@@ -11,8 +11,8 @@
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
+use crate::ty::Ty;
 use crate::typeck::ExprTypes;
-use crate::types::Ty;
 
 /// The pure functions the Rust backend generates, with their numbers of
 /// arguments (`None`: a range of them, checked by the caller).

@@ -5,7 +5,8 @@
 use crate::ast::Function;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
-use crate::types::{FunctionTypes, Ty};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 
 /// E0701 for a parameter with an adjoint that is not a real scalar; E0108
 /// when `d` (with `d_arity` positional parameters) takes another number of

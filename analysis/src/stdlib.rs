@@ -1,12 +1,9 @@
 //! The standard library: `.nil` modules shipped with the compiler, that
 //! any file imports by name (`using std.linalg`). Every shell puts them in
-//! its project as library modules ([`library`]); their Rust is generated
+//! its project as library modules (`db::project_with_std`); their Rust is generated
 //! once, into the runtime crate (`nilang::stdlib::<module>`, by the
 //! runtime's build script), and a project only calls it, except for the
 //! instances of its templates, which are generated in the project.
-
-use crate::db::{Db, LibraryModule, SourceFile};
-use crate::modules::STD;
 
 /// One module of the standard library.
 pub struct Module {
@@ -50,25 +47,6 @@ pub fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
         Some(module) => format!("std/{module}").into(),
         None => path.into(),
     }
-}
-
-/// The standard library's modules as files of a project, with the library
-/// entries that say so. Generated code reaches them as
-/// `<runtime>::stdlib::<name>` (the runtime is `nilang` in generated code).
-pub fn library(db: &dyn Db) -> (Vec<SourceFile>, Vec<LibraryModule>) {
-    let mut files = Vec::new();
-    let mut libraries = Vec::new();
-    for m in MODULES {
-        let file = SourceFile::new(db, source_path(m.name), m.text.to_string());
-        files.push(file);
-        libraries.push(LibraryModule {
-            file,
-            package: STD.to_string(),
-            path: format!("{STD}.{}", m.name),
-            rust_path: format!("nilang::stdlib::{}", m.name),
-        });
-    }
-    (files, libraries)
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 use crate::invert::routine_pairs;
 use crate::resolve::Resolution;
-use crate::types::{Ty, place_type};
+use crate::ty::Ty;
+use crate::types::place_type;
 
 /// What records: which callees do, and whether every scalar write in a
 /// tape loop is recorded (the `tape_loops` option) or only overwrites.

@@ -31,7 +31,8 @@ use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
 use crate::structs::StructTable;
-use crate::types::{FunctionTypes, Ty, field_type};
+use crate::ty::{Class, Ty, class, field_type, is_number, promote};
+use crate::types::FunctionTypes;
 
 /// The positional parameter types of the project's functions.
 pub trait CalleeTypes {
@@ -116,81 +117,6 @@ impl Val {
             literal: false,
             rounded: false,
         }
-    }
-}
-
-/// The broad classes of types that decide what converts into what.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Class {
-    Int,
-    Float,
-    Bool,
-    Complex,
-    Fixed,
-    ULog,
-    Tropical,
-    Array,
-    Stack,
-    Struct,
-    Tuple,
-    Unknown,
-}
-
-fn class(ty: &Ty) -> Class {
-    match ty {
-        Ty::Scalar("bool") => Class::Bool,
-        Ty::Scalar("f64" | "f32") | Ty::Generic(_) => Class::Float,
-        Ty::Scalar(_) => Class::Int,
-        Ty::Slice(_) => Class::Array,
-        Ty::Constructed("Vec" | "Matrix" | "Csc", _) => Class::Array,
-        Ty::Constructed("Stack", _) => Class::Stack,
-        Ty::Constructed("Complex", _) => Class::Complex,
-        Ty::Constructed("Fixed43", _) => Class::Fixed,
-        Ty::Constructed("ULogarithmic", _) => Class::ULog,
-        Ty::Constructed("Tropical", _) => Class::Tropical,
-        Ty::Struct { .. } => Class::Struct,
-        Ty::Tuple(_) => Class::Tuple,
-        _ => Class::Unknown,
-    }
-}
-
-fn is_number(c: Class) -> bool {
-    matches!(
-        c,
-        Class::Int | Class::Float | Class::Complex | Class::Fixed | Class::ULog | Class::Tropical
-    )
-}
-
-/// The common type of two operands, as the backends convert them: complex
-/// over real, a number system over plain numbers, a type parameter over
-/// concrete scalars, float over integer.
-pub fn promote(a: &Ty, b: &Ty) -> Ty {
-    let (ca, cb) = (class(a), class(b));
-    match (ca, cb) {
-        (Class::Unknown, _) => b.clone(),
-        (_, Class::Unknown) => a.clone(),
-        (Class::Array, _) | (Class::Stack, _) => a.clone(),
-        (_, Class::Array) | (_, Class::Stack) => b.clone(),
-        (Class::Complex, Class::Complex) => match (a, b) {
-            (Ty::Constructed(_, x), Ty::Constructed(_, y)) if x.len() == 1 && y.len() == 1 => {
-                Ty::Constructed("Complex", vec![promote(&x[0], &y[0])])
-            }
-            _ => a.clone(),
-        },
-        (Class::Complex, _) => a.clone(),
-        (_, Class::Complex) => b.clone(),
-        (Class::Fixed | Class::ULog | Class::Tropical, _) => a.clone(),
-        (_, Class::Fixed | Class::ULog | Class::Tropical) => b.clone(),
-        _ => match (a, b) {
-            (Ty::Generic(_), _) => a.clone(),
-            (_, Ty::Generic(_)) => b.clone(),
-            (Ty::Scalar(x), Ty::Scalar(y)) if x == y => a.clone(),
-            (Ty::Scalar("f64" | "f32"), Ty::Scalar("f64" | "f32")) => Ty::Scalar("f64"),
-            (Ty::Scalar("f64" | "f32"), _) => a.clone(),
-            (_, Ty::Scalar("f64" | "f32")) => b.clone(),
-            (Ty::Scalar("bool"), _) => b.clone(),
-            _ => a.clone(),
-        },
     }
 }
 

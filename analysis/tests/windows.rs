@@ -8,7 +8,7 @@ use nilang_analysis::db::{
     function_ast, function_types, lookup_function, mutated_params, resolve_function,
 };
 use nilang_analysis::printer::print_expr;
-use nilang_analysis::types::Ty;
+use nilang_analysis::ty::Ty;
 use nilang_analysis::windows::windows;
 use nilang_analysis::{Project, RootDatabase, SourceFile};
 

@@ -419,11 +419,12 @@ impl Config {
             names.push((module.clone(), file.path(&db).clone()));
             // Warnings are the checks' (what `nilc check` shows); errors
             // are what stops this file's module, with this build's options.
-            let mut diagnostics: Vec<Diagnostic> = db::file_check_diagnostics(&db, project, file)
-                .iter()
-                .filter(|d| d.severity != Severity::Error)
-                .cloned()
-                .collect();
+            let mut diagnostics: Vec<Diagnostic> =
+                nilang_analysis::db::file_diagnostics(&db, project, file)
+                    .iter()
+                    .filter(|d| d.severity != Severity::Error)
+                    .cloned()
+                    .collect();
             match db::rust_module_text(&db, project, file, &options) {
                 Ok(code) => outputs.push(Output {
                     path: out_dir.join(format!("{module}.rs")),

@@ -87,7 +87,7 @@ impl Gen<'_> {
             // A literal converted to the type a variable binds: a constant,
             // whose adjoint is a scratch value of the caller's `G`.
             let bound_literal = matches!(param_kind, Kind::Generic(_))
-                && literal_kind(arg).is_some_and(|k| adjoint::differentiable(&k));
+                && literal_kind(arg).is_some_and(|k| kinds::differentiable(&k));
             if *mutated {
                 match self.mutable_arg(arg) {
                     Some((code, back)) => {

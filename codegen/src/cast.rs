@@ -184,8 +184,8 @@ impl Gen<'_> {
         if self.mode.ad.is_some() && self.active_at(value.span) {
             let b = adjoint::bar_name(x);
             let zero = self.ad_zero();
-            let was = adjoint::differentiable(&from_kind);
-            let is = adjoint::differentiable(&to_kind);
+            let was = kinds::differentiable(&from_kind);
+            let is = kinds::differentiable(&to_kind);
             let from_complex = matches!(from_kind, Kind::Complex(_));
             let to_complex = matches!(to_kind, Kind::Complex(_));
             let line = match (was, is) {

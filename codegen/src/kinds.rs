@@ -124,13 +124,13 @@ pub(crate) fn rust_scalar(kind: &Kind) -> Option<String> {
 }
 
 /// The common kind two operands are converted to: the analysis's
-/// promotion rule (`typeck::promote`), the one place it is decided.
+/// promotion rule (`ty::promote`), the one place it is decided.
 pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
     match (a, b) {
         (Kind::Unknown, other) | (other, Kind::Unknown) => other.clone(),
         (Kind::Offsets, _) | (_, Kind::Offsets) => Kind::Int("i64"),
         _ => match (ty_of(a), ty_of(b)) {
-            (Some(x), Some(y)) => kind_of(&nilang_analysis::typeck::promote(&x, &y)),
+            (Some(x), Some(y)) => kind_of(&nilang_analysis::ty::promote(&x, &y)),
             _ => a.clone(),
         },
     }
@@ -223,5 +223,18 @@ pub(crate) fn float_kind(kind: &Kind) -> Kind {
     match kind {
         Kind::Int(_) | Kind::Unknown | Kind::Bool => Kind::Float("f64"),
         k => k.clone(),
+    }
+}
+
+/// Whether values of this kind carry a derivative.
+pub(crate) fn differentiable(kind: &Kind) -> bool {
+    match kind {
+        Kind::Float(_) | Kind::Generic(_) => true,
+        Kind::Complex(inner) => differentiable(inner),
+        // The adjoint of a log number is that of its logarithm (numbers.rs).
+        Kind::ULog(inner) => differentiable(inner),
+        // A struct carries derivatives in its fields typed by its parameters.
+        Kind::Struct { fields, .. } => fields.iter().any(|(_, k, g)| *g && differentiable(k)),
+        _ => false,
     }
 }

@@ -20,7 +20,7 @@
 use std::fmt::Write;
 
 // The layers below, under the names the modules of this crate use.
-use nilang_analysis::{builtins, diagnostics, effects, invert, kernel, resolve, taping, types};
+use nilang_analysis::{builtins, diagnostics, effects, invert, kernel, resolve, taping, ty, types};
 use nilang_syntax::{ast, printer, render};
 
 mod adjoint;
@@ -50,7 +50,8 @@ use crate::invert::{
     explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
 };
 use crate::resolve::{DefKind, Resolution};
-use crate::types::{FunctionTypes, Ty};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 
 /// How a generated entry point passes one argument on to its body, and,
 /// for an argument it changes, how it saves and restores it: (the value

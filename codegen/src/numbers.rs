@@ -10,7 +10,8 @@
 //! the adjoint of a log number is the adjoint of its logarithm.
 
 use crate::ast::*;
-use crate::types::{Ty, place_type};
+use crate::ty::Ty;
+use crate::types::place_type;
 
 use super::{Gen, Kind, convert};
 

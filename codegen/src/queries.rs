@@ -90,7 +90,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
             resolution
                 .def_at(span)
                 .map(|id| types.defs[id].clone())
-                .unwrap_or(nilang_analysis::types::Ty::Unknown)
+                .unwrap_or(nilang_analysis::ty::Ty::Unknown)
         };
         let params = ast
             .params
@@ -251,24 +251,6 @@ fn generate_as<'db>(
     )
 }
 
-/// What `nilc check`, the build plugin and the language server report for
-/// a file: the analysis's [`file_diagnostics`], which include what the
-/// backends cannot generate (E0701, `analysis/src/limits.rs`). No code is
-/// generated for it. The build still runs the backends' own E0701 pass
-/// (`rust_module`) as a last guard; `compiler/tests/limits.rs` and
-/// `tests/tests/same_diagnostics.rs` hold that it finds nothing more.
-/// Absolute spans, sorted by position.
-#[salsa::tracked(returns(ref))]
-pub fn file_check_diagnostics(
-    db: &dyn Db,
-    project: Project,
-    file: SourceFile,
-) -> Arc<Vec<Diagnostic>> {
-    let mut out = file_diagnostics(db, project, file).to_vec();
-    out.dedup();
-    Arc::new(out)
-}
-
 /// The WGSL shaders of a `@kernel` function (empty for other functions):
 /// `(label, WGSL)`, or the reasons they cannot be generated.
 pub fn kernel_shaders(db: &dyn Db, f: FnId<'_>) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
@@ -332,7 +314,7 @@ pub fn rust_module(
     // A file with errors of its own gets exactly those (what `nilc check`
     // and the editor show), and no code generation: the backend's view of
     // code that does not check would only add noise.
-    let errors: Vec<Diagnostic> = file_check_diagnostics(db, project, file)
+    let errors: Vec<Diagnostic> = file_diagnostics(db, project, file)
         .iter()
         .filter(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
         .cloned()

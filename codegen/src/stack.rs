@@ -206,7 +206,7 @@ impl Gen<'_> {
         }
         // A stack nothing active is pushed on carries no derivative (and the
         // values taken from it none either).
-        if self.differentiating() && adjoint::differentiable(&elem) && self.active_at(s_arg.span) {
+        if self.differentiating() && kinds::differentiable(&elem) && self.active_at(s_arg.span) {
             self.ad_stack_rule(name, &s_name, x_arg, &elem, &location);
         }
         // Run plainly inside a reverse pass: `s_bar` follows after it.
@@ -302,7 +302,7 @@ impl Gen<'_> {
         let Some((_, Kind::Stack(elem))) = self.def_kind(s_arg.span) else {
             return;
         };
-        if !adjoint::differentiable(&elem) {
+        if !kinds::differentiable(&elem) {
             return;
         }
         let Some(sb) = self.bar_place(s_arg) else {

@@ -27,9 +27,9 @@
 
 use std::sync::Arc;
 
-use super::adjoint::differentiable;
 use super::{Gen, Kind, rust_name};
 use crate::ast::*;
+use crate::kinds::differentiable;
 
 /// The Rust of a file's struct definitions.
 pub fn structs_rust(defs: &[Arc<StructDef>]) -> String {

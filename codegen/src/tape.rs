@@ -261,7 +261,7 @@ impl Gen<'_> {
         let t = self.tape_recv();
         match self.mode.tape {
             Some(TapeMode::Push) => {
-                if self.differentiating() && adjoint::differentiable(&kind) {
+                if self.differentiating() && kinds::differentiable(&kind) {
                     // Running forwards in a reverse pass, the rule is the
                     // inverse of the one the backward direction applies
                     // after restoring. For `y = e` that rule sets ȳ to 0
@@ -397,7 +397,7 @@ impl Gen<'_> {
     /// The adjoint rule of a forward `target op value` (`op` one of `=`,
     /// `*=`, `/=`), with `target` holding its old value again.
     fn ad_overwrite(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind, span: Span) {
-        if !adjoint::differentiable(kind) {
+        if !kinds::differentiable(kind) {
             return;
         }
         let Some(bar) = self.bar_place(target) else {

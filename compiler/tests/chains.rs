@@ -50,7 +50,7 @@ fn a_ten_thousand_term_chain_is_checked_inverted_and_generated() {
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, "chains.nil".into(), text.clone());
         let project = db::project_with_std(&db, vec![file], Vec::new());
-        let diagnostics = db::file_check_diagnostics(&db, project, file);
+        let diagnostics = db::file_diagnostics(&db, project, file);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
 
         // Inverting twice gives back the tree that was written.

@@ -491,7 +491,7 @@ fn emit_tapes_every_loop_on_request() {
 }
 
 /// `nilc check --format json` reports, for every `.nil` file of the
-/// repository, exactly the query `file_check_diagnostics` (which the build
+/// repository, exactly the query `file_diagnostics` (which the build
 /// plugin and the language server are held to in their own tests): one
 /// list whoever asks. A folder is one project, as the plugin sees it; each
 /// ui file is its own.
@@ -534,7 +534,7 @@ fn nilc_check_reports_the_shared_list_for_every_file_of_the_repository() {
         let expected: Vec<_> = sources
             .iter()
             .flat_map(|&f| {
-                db::file_check_diagnostics(&db, project, f)
+                db::file_diagnostics(&db, project, f)
                     .iter()
                     .map(|d| render::to_json(f.path(&db), f.text(&db), d))
                     .collect::<Vec<_>>()

@@ -252,7 +252,7 @@ fn check(db: &RootDatabase, group: &[&Block]) -> Vec<Vec<Diagnostic>> {
     let project = db::project_with_std(db, files.clone(), mylib(db));
     files
         .iter()
-        .map(|&f| db::file_check_diagnostics(db, project, f).to_vec())
+        .map(|&f| db::file_diagnostics(db, project, f).to_vec())
         .collect()
 }
 

@@ -41,7 +41,7 @@ fn what_checks_clean_the_backends_generate() {
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, name.clone(), text);
         let project = Project::new(&db, vec![file]);
-        let errors = db::file_check_diagnostics(&db, project, file)
+        let errors = db::file_diagnostics(&db, project, file)
             .iter()
             .any(|d| d.severity == Severity::Error);
         if errors {

@@ -59,10 +59,10 @@ fn check(main: &str, expect: Expect) {
     ];
     let project = db::project_with_std(&db, vec![file], libraries.clone());
     for l in &libraries {
-        let d = db::file_check_diagnostics(&db, project, l.file);
+        let d = db::file_diagnostics(&db, project, l.file);
         assert!(d.is_empty(), "{}: {d:?}", l.path);
     }
-    let diagnostics = db::file_check_diagnostics(&db, project, file);
+    let diagnostics = db::file_diagnostics(&db, project, file);
     expect.assert_eq(&render_human("main.nil", main, diagnostics, false));
 }
 
@@ -275,7 +275,7 @@ end
             rust_path: "::alib::helpers".into(),
         }],
     );
-    let d = db::file_check_diagnostics(&db, project, file);
+    let d = db::file_diagnostics(&db, project, file);
     assert!(d.is_empty(), "{d:?}");
     let k = db::lookup_function(&db, project, "k").expect("the kernel");
     let shaders = db::kernel_shaders(&db, k).expect("shaders");

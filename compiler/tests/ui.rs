@@ -50,7 +50,7 @@ fn actual(path: &Path, text: &str) -> Expected {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, path.display().to_string(), text.to_string());
     let project = db::project_with_std(&db, vec![file], Vec::new());
-    db::file_check_diagnostics(&db, project, file)
+    db::file_diagnostics(&db, project, file)
         .iter()
         .map(|d| {
             let (line, _) = line_col(text, d.primary.span.start);

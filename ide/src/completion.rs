@@ -7,7 +7,7 @@ use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::printer;
 use nilang_analysis::resolve::DefKind;
-use nilang_analysis::types::{self, Ty};
+use nilang_analysis::ty::{self, Ty};
 
 use crate::hover::{instruction_signature, instruction_summary};
 use crate::navigation::function_at;
@@ -365,9 +365,9 @@ fn field_items(
     };
     let mut ty = element(defs.get(i).cloned().unwrap_or(Ty::Unknown), chain[0].1);
     for (field, indexed) in &chain[1..] {
-        ty = element(types::field_type(&ty, field), *indexed);
+        ty = element(ty::field_type(&ty, field), *indexed);
     }
-    types::fields_of(&ty)
+    ty::fields_of(&ty)
         .into_iter()
         .map(|(name, t)| CompletionItem {
             label: name,

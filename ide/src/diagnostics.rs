@@ -1,14 +1,13 @@
 //! The diagnostics an editor shows for a file.
 
-use nilang_analysis::db::{Db, Project, SourceFile};
+use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::diagnostics::Diagnostic;
-use nilang_codegen::queries;
 
 /// What `nilc check` reports for `file` (absolute spans, sorted by
-/// position): [`nilang_codegen::queries::file_check_diagnostics`], so that
-/// the editor and the command line always agree.
+/// position): [`nilang_analysis::db::file_diagnostics`], so that the
+/// editor and the command line always agree.
 pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> &[Diagnostic] {
-    queries::file_check_diagnostics(db, project, file)
+    db::file_diagnostics(db, project, file)
 }
 
 /// A diagnostic's message with its help line, if any, after it

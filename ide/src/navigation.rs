@@ -5,7 +5,7 @@
 use nilang_analysis::ast::*;
 use nilang_analysis::db::{self, Db, FnId, Project, SourceFile};
 use nilang_analysis::resolve::{Callee, DefId};
-use nilang_analysis::{effects, structs, types};
+use nilang_analysis::{effects, struct_checks};
 
 /// Something a name in the source stands for.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -366,8 +366,8 @@ pub(crate) fn struct_uses<'db>(db: &'db dyn Db, f: FnId<'db>) -> Vec<(Span, Symb
                     out.push((callee.span, Symbol::Struct(callee.name.clone())));
                 }
                 ExprKind::Field { base, field } => {
-                    if let Some(types::Ty::Struct { name, .. }) =
-                        structs::place_type(base, resolution, types)
+                    if let Some(nilang_analysis::ty::Ty::Struct { name, .. }) =
+                        struct_checks::place_type(base, resolution, types)
                     {
                         out.push((
                             field.span,

@@ -162,7 +162,7 @@ fn diagnostics_match_nilc_check_on_the_ui_suite() {
                 text.clone(),
             );
             let project = db::project_with_std(&db, vec![file], Vec::new());
-            let want: Vec<_> = db::file_check_diagnostics(&db, project, file)
+            let want: Vec<_> = db::file_diagnostics(&db, project, file)
                 .iter()
                 .map(|d| render::to_json("", &text, d))
                 .collect();
@@ -236,7 +236,7 @@ fn same_diagnostics(
 /// Every other `.nil` folder of the repository (the examples, the GPU and
 /// ADBench cases, the tests' programs, the editors' and the grammar's
 /// samples), opened at its real path so that the server reads the folder's
-/// other files as one project: what it publishes is `file_check_diagnostics`
+/// other files as one project: what it publishes is `file_diagnostics`
 /// of that project, as `nilc check` and the build plugin report it.
 #[test]
 fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
@@ -292,7 +292,7 @@ fn diagnostics_match_nilc_check_on_every_file_of_the_repository() {
                 client.open(&uri, &text).await;
                 let published = client.diagnostics(&uri).await;
                 let got = published["diagnostics"].as_array().expect("list").clone();
-                let want: Vec<_> = db::file_check_diagnostics(&db, project, file)
+                let want: Vec<_> = db::file_diagnostics(&db, project, file)
                     .iter()
                     .map(|d| render::to_json("", &text, d))
                     .collect();

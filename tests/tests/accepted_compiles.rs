@@ -76,7 +76,7 @@ fn generate(root: &Path) -> Generated {
                 "#[allow(clippy::all, unused, non_snake_case, unused_parens)] pub mod p{k} {{"
             );
             for &file in &files {
-                let clean = !db::file_check_diagnostics(&db, project, file)
+                let clean = !db::file_diagnostics(&db, project, file)
                     .iter()
                     .any(|d| d.severity == nilang_compiler::Severity::Error);
                 if !clean {

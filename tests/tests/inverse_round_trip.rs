@@ -16,7 +16,7 @@ use nilang_compiler::{Severity, syntax};
 use nilang_tests::repository::{projects, workspace};
 
 fn errors(db: &RootDatabase, project: db::Project, file: SourceFile) -> Vec<String> {
-    db::file_check_diagnostics(db, project, file)
+    db::file_diagnostics(db, project, file)
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| format!("{}: {}", d.code, d.message))

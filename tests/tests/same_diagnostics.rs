@@ -1,7 +1,7 @@
 //! One list of diagnostics per file, whoever asks: for every `.nil` file of
 //! the repository (the ui suite included), what the build plugin reports
 //! is exactly what `nilc check` and the language server show, the query
-//! `file_check_diagnostics` (`compiler/tests/cli.rs` holds `nilc check
+//! `file_diagnostics` (`compiler/tests/cli.rs` holds `nilc check
 //! --format json` to it, `lsp/tests/protocol.rs` the published
 //! diagnostics).
 
@@ -51,7 +51,7 @@ fn the_build_plugin_reports_what_nilc_check_reports() {
             .diagnostics(&relative)
             .expect("the plugin reads the files");
         for &file in &files {
-            let expected: Vec<_> = db::file_check_diagnostics(&db, project, file)
+            let expected: Vec<_> = db::file_diagnostics(&db, project, file)
                 .iter()
                 .map(key)
                 .collect();

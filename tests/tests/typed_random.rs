@@ -89,7 +89,7 @@ fn check(p: &TypedProgram) -> Checked {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, format!("{}.nil", p.name), p.source.clone());
     let project = Project::new(&db, vec![file]);
-    let errors: Vec<String> = db::file_check_diagnostics(&db, project, file)
+    let errors: Vec<String> = db::file_diagnostics(&db, project, file)
         .iter()
         .filter(|d| d.severity == nilang_compiler::Severity::Error)
         .map(|d| {
@@ -714,7 +714,7 @@ fn known_gaps_still_reproduce() {
     let project = Project::new(&db, files.clone());
     for &file in &files {
         assert!(
-            db::file_check_diagnostics(&db, project, file)
+            db::file_diagnostics(&db, project, file)
                 .iter()
                 .any(|d| d.severity == nilang_compiler::Severity::Error),
             "{} is accepted in the project of its folder: define `f` in it (E0106 there)",
@@ -731,7 +731,7 @@ fn known_gaps_still_reproduce() {
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, name.clone(), text);
         let project = Project::new(&db, vec![file]);
-        let errors: Vec<String> = db::file_check_diagnostics(&db, project, file)
+        let errors: Vec<String> = db::file_diagnostics(&db, project, file)
             .iter()
             .filter(|d| d.severity == nilang_compiler::Severity::Error)
             .map(|d| format!("{}: {}", d.code, d.message))

@@ -90,18 +90,7 @@ fn grad_name(name: &str) -> String {
 
 pub(super) use nilang_analysis::names::bar_name;
 
-/// Whether values of this kind carry a derivative.
-pub(super) fn differentiable(kind: &Kind) -> bool {
-    match kind {
-        Kind::Float(_) | Kind::Generic(_) => true,
-        Kind::Complex(inner) => differentiable(inner),
-        // The adjoint of a log number is that of its logarithm (numbers.rs).
-        Kind::ULog(inner) => differentiable(inner),
-        // A struct carries derivatives in its fields typed by its parameters.
-        Kind::Struct { fields, .. } => fields.iter().any(|(_, k, g)| *g && differentiable(k)),
-        _ => false,
-    }
-}
+use crate::kinds::differentiable;
 
 /// The type of the adjoint parameter of a parameter of this kind.
 pub(super) fn bar_param_type(kind: &Kind) -> Option<String> {

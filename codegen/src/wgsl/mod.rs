@@ -56,7 +56,8 @@ use crate::invert::{
     explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
 };
 use crate::resolve::{DefKind, Resolution};
-use crate::types::{FunctionTypes, Ty};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 
 mod calls;
 mod exprs;

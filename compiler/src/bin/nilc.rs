@@ -377,7 +377,7 @@ fn check(
     for (l, &file) in loaded.iter().zip(&sources) {
         let mut diagnostics: Vec<Diagnostic> = match &l.encoding_error {
             Some(d) => vec![d.clone()],
-            None => db::file_check_diagnostics(&database, project, file).to_vec(),
+            None => db::file_diagnostics(&database, project, file).to_vec(),
         };
         if diagnostics.iter().any(|d| d.code == "E0111") {
             let unexported = unexported.get_or_insert_with(|| {

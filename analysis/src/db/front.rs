@@ -1,0 +1,239 @@
+//! Name resolution and types, per function (by chunks), and the callees
+//! seen by a function.
+
+use super::functions::{
+    derivative_problem, derived_base, function_chunk, function_signature, header, mutated_params,
+};
+use super::inputs::{Db, FnId, Project, SourceFile};
+use super::items::{function_names, locate, lookup_function, project_structs};
+use super::scopes::module_registry;
+use crate::ast::Function;
+use crate::check::{self, CalleeInfo};
+use crate::diagnostics::Diagnostic;
+use crate::resolve::{self, Items, Resolution, Signature};
+use crate::ty::Ty;
+use crate::types::{self, FunctionTypes};
+use std::sync::Arc;
+
+/// Name resolution and the types of parameters and ancillas of one
+/// function: the first half of its analysis, which the project-wide facts
+/// (what callees mutate, which functions record) are computed from.
+#[derive(PartialEq, Eq, Debug, Default)]
+pub(crate) struct Front {
+    pub(crate) resolution: Arc<Resolution>,
+    pub(crate) types: Arc<FunctionTypes>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub(crate) fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Front> {
+    let structs = &project_structs(db, project).table;
+    let items = ProjectItems { db, project };
+    function_chunk(db, project, file, k)
+        .iter()
+        .map(|ast| {
+            let items = crate::local_callees::WithLocal::new(&items, ast, &|_| None);
+            let resolution = resolve::resolve(ast, &items);
+            let types = types::function_types_in(ast, &resolution, structs);
+            Front {
+                resolution: Arc::new(resolution),
+                types: Arc::new(types),
+            }
+        })
+        .collect()
+}
+
+/// The type of a function's `i`-th positional parameter.
+pub(crate) fn param_type(ast: &Function, front: &Front, i: usize) -> Option<Ty> {
+    let p = ast.params.get(i)?;
+    let id = front.resolution.def_at(p.name.span)?;
+    front.types.defs.get(id).cloned()
+}
+
+pub(crate) fn front<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Front> {
+    let (file, k, i) = locate(db, f)?;
+    chunk_front(db, f.project(db), file, k).get(i)
+}
+
+/// The positional parameter types of a chunk's functions and which they
+/// mutate: what callers are checked against (backdated when only bodies
+/// change).
+#[salsa::tracked(returns(ref))]
+fn chunk_signatures(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    k: u32,
+) -> Vec<Option<(Vec<Ty>, Vec<bool>)>> {
+    let fronts = chunk_front(db, project, file, k);
+    function_chunk(db, project, file, k)
+        .iter()
+        .zip(fronts)
+        .map(|(ast, front)| {
+            let params = types::param_types(ast, &front.resolution, &front.types.defs);
+            let mutated = mutated_params(db, project, &ast.name.name).unwrap_or_default();
+            Some((params, mutated))
+        })
+        .collect()
+}
+
+/// The type of every expression of a chunk's functions, and their type
+/// errors ([`crate::typeck`]); apart from [`chunk_checks`], so that a
+/// kernel's checks can ask for the backend limits of a callee in the same
+/// chunk.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn chunk_expr_types(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+    k: u32,
+) -> Vec<Arc<crate::typeck::ExprTypes>> {
+    let callees = ProjectCallees { db, project };
+    let structs = &project_structs(db, project).table;
+    let fronts = chunk_front(db, project, file, k);
+    function_chunk(db, project, file, k)
+        .iter()
+        .zip(fronts)
+        .map(|(ast, front)| {
+            let callees =
+                crate::local_callees::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
+            Arc::new(crate::typeck::check_types(
+                ast,
+                &front.resolution,
+                &front.types,
+                &callees,
+                structs,
+            ))
+        })
+        .collect()
+}
+
+/// The values the per-function accessors answer for a function that is
+/// not in its file any more.
+pub(crate) struct Missing {
+    pub(crate) resolution: Arc<Resolution>,
+    pub(crate) types: Arc<FunctionTypes>,
+    pub(crate) expr_types: Arc<crate::typeck::ExprTypes>,
+    pub(crate) reversibility: Arc<check::Checked>,
+    pub(crate) kernel: Arc<crate::kernel::KernelFacts>,
+    pub(crate) diagnostics: Arc<Vec<Diagnostic>>,
+    pub(crate) param_types: Option<(Vec<Ty>, Vec<bool>)>,
+    pub(crate) activity: Arc<crate::activity::Activity>,
+}
+
+pub(crate) static MISSING: std::sync::LazyLock<Missing> = std::sync::LazyLock::new(|| Missing {
+    resolution: Arc::default(),
+    types: Arc::default(),
+    expr_types: Arc::default(),
+    reversibility: Arc::default(),
+    kernel: Arc::default(),
+    diagnostics: Arc::default(),
+    param_types: None,
+    activity: Arc::default(),
+});
+
+/// Name resolution of one function.
+pub fn resolve_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<Resolution> {
+    front(db, f).map_or(&MISSING.resolution, |x| &x.resolution)
+}
+
+/// Types of the parameters and ancillas of one function.
+pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<FunctionTypes> {
+    front(db, f).map_or(&MISSING.types, |x| &x.types)
+}
+
+/// The type of every expression of a function, and its type errors
+/// ([`crate::typeck`]).
+pub fn function_expr_types<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+) -> &'db Arc<crate::typeck::ExprTypes> {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_expr_types(db, f.project(db), file, k).get(i))
+        .unwrap_or(&MISSING.expr_types)
+}
+
+/// The positional parameter types of a function and which it mutates: what
+/// a caller's types are checked against.
+pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, Vec<bool>)> {
+    locate(db, f)
+        .and_then(|(file, k, i)| chunk_signatures(db, f.project(db), file, k).get(i))
+        .unwrap_or(&MISSING.param_types)
+}
+
+pub(crate) struct ProjectItems<'a> {
+    pub(crate) db: &'a dyn Db,
+    pub(crate) project: Project,
+}
+
+impl Items for ProjectItems<'_> {
+    fn signature(&self, name: &str) -> Option<Signature> {
+        if let Some((d, f, mask)) = derived_base(self.db, self.project, name) {
+            let base = function_signature(self.db, f)?;
+            return Some(Signature {
+                name: name.to_string(),
+                params: crate::derivatives::param_names(d, &base.params, &mask),
+                kwparams: Vec::new(),
+            });
+        }
+        function_signature(self.db, lookup_function(self.db, self.project, name)?)
+    }
+
+    fn function_names(&self) -> Vec<String> {
+        function_names(self.db, self.project)
+    }
+
+    fn struct_arity(&self, name: &str) -> Option<usize> {
+        project_structs(self.db, self.project)
+            .table
+            .get(name)
+            .map(|d| d.fields.len())
+    }
+
+    fn derivative_problem(&self, name: &str) -> Option<String> {
+        derivative_problem(self.db, self.project, name)
+    }
+
+    fn defined_in(&self, name: &str) -> Vec<String> {
+        module_registry(self.db, self.project)
+            .defining(name)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// What the checks of one function need to know of the project's others.
+pub struct ProjectCallees<'a> {
+    pub db: &'a dyn Db,
+    pub project: Project,
+}
+
+impl CalleeInfo for ProjectCallees<'_> {
+    fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
+        mutated_params(self.db, self.project, name)
+    }
+
+    fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
+        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
+            let constant = header(self.db, f)?.constant.clone();
+            return Some(crate::derivatives::interleave(&constant, &mask, |_| false));
+        }
+        lookup_function(self.db, self.project, name)
+            .and_then(|g| header(self.db, g))
+            .map(|h| h.constant.clone())
+    }
+}
+
+impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
+    fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
+        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
+            let (types, mutated) = param_types(self.db, f).clone()?;
+            return Some((
+                crate::derivatives::interleave(&types, &mask, Ty::clone),
+                crate::derivatives::mutated(&mutated, &mask),
+            ));
+        }
+        let f = lookup_function(self.db, self.project, name)?;
+        param_types(self.db, f).clone()
+    }
+}
