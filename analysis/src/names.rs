@@ -77,8 +77,93 @@ fn bare(name: &str) -> String {
     rust_name(name).trim_start_matches("r#").to_string()
 }
 
+/// A function generated for a `.nil` function `f`, by what it does: `f`
+/// itself, its gradient `f_grad`, its reverse pass `f_adjoint` and that
+/// pass's accumulating form. Each is generated for `f` and for its inverse
+/// (`uncall_f`, `uncall_f_grad`, ...).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pass {
+    Plain,
+    Grad,
+    Adjoint,
+    AdjointAccumulating,
+}
+
+impl Pass {
+    const ALL: [Pass; 4] = [
+        Pass::Plain,
+        Pass::Grad,
+        Pass::Adjoint,
+        Pass::AdjointAccumulating,
+    ];
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Pass::Plain => "",
+            Pass::Grad => "_grad",
+            Pass::Adjoint => "_adjoint",
+            Pass::AdjointAccumulating => "_adjoint_accumulating",
+        }
+    }
+}
+
+/// How a kernel's pass is run: the CPU function, the launcher that takes
+/// device arrays (`f_device`) and the one that takes slices (`f_gpu`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Launcher {
+    Cpu,
+    Device,
+    Gpu,
+}
+
+impl Launcher {
+    const ALL: [Launcher; 3] = [Launcher::Cpu, Launcher::Device, Launcher::Gpu];
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Launcher::Cpu => "",
+            Launcher::Device => "_device",
+            Launcher::Gpu => "_gpu",
+        }
+    }
+}
+
+/// The Rust name of a function generated for `name` (a NiLang name, or
+/// one spelled already): of its inverse when `inverse`, for `pass`, run by
+/// `launcher`. Every generated function of a `.nil` function is named
+/// here, and [`generated_from`] reads these names back.
+pub fn generated_name(name: &str, inverse: bool, pass: Pass, launcher: Launcher) -> String {
+    let uncall = if inverse { UNCALL } else { "" };
+    format!(
+        "{uncall}{}{}{}",
+        bare(name),
+        pass.suffix(),
+        launcher.suffix()
+    )
+}
+
+const UNCALL: &str = "uncall_";
+
+/// The inverse of `name`: `uncall_f`.
 pub fn uncall_name(name: &str) -> String {
-    format!("uncall_{}", bare(name))
+    generated_name(name, true, Pass::Plain, Launcher::Cpu)
+}
+
+/// The entry point of a derivative call of `name` (`(∇f)`: `gradient`;
+/// `(∂f)` otherwise) that generated code calls, for the call itself, its
+/// inverse (`inverse`) and their reverse passes (`reverse`):
+/// `__grad_f`, `__uncall_tangent_f_adjoint`, ... (`__` keeps them apart
+/// from every user name).
+pub fn derivative_entry_name(gradient: bool, name: &str, inverse: bool, reverse: bool) -> String {
+    let what = if gradient { "grad" } else { "tangent" };
+    let uncall = if inverse { UNCALL } else { "" };
+    let adjoint = if reverse { Pass::Adjoint.suffix() } else { "" };
+    format!("__{uncall}{what}_{}{adjoint}", bare(name))
+}
+
+/// Whether a generated function's Rust name is that of an inverse.
+pub fn is_uncall(spelled: &str) -> bool {
+    spelled.starts_with(UNCALL)
 }
 
 /// The adjoint of a variable in a reverse pass (`x_bar`).
@@ -102,20 +187,6 @@ pub fn inner_name(name: &str) -> String {
     format!("__nil_{}", name.trim_start_matches("r#"))
 }
 
-/// The passes generated for a `.nil` function `f` (as suffixes of its
-/// name), and those also generated for its inverse `uncall_f`: the
-/// function itself, its gradient (`f` only), its reverse pass and the
-/// reverse pass's accumulating form.
-const PASSES: [(&str, bool); 4] = [
-    ("", true),
-    ("_grad", false),
-    ("_adjoint", true),
-    ("_adjoint_accumulating", true),
-];
-
-/// The launchers a kernel gets for each pass (as suffixes).
-const LAUNCHERS: [&str; 3] = ["", "_device", "_gpu"];
-
 /// The Rust spellings of the functions that the compiler would generate a
 /// public function `spelled` for (besides the function itself): `f` for
 /// `uncall_f`, `f_grad`, `f_adjoint`, `uncall_f_adjoint_accumulating`,
@@ -124,21 +195,18 @@ const LAUNCHERS: [&str; 3] = ["", "_device", "_gpu"];
 /// project-wide check costs no allocation per function.
 pub fn generated_from(spelled: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for launcher in LAUNCHERS {
-        let Some(pass_name) = spelled.strip_suffix(launcher) else {
+    for launcher in Launcher::ALL {
+        let Some(pass_name) = spelled.strip_suffix(launcher.suffix()) else {
             continue;
         };
-        for (pass, of_inverse) in PASSES {
-            let Some(stem) = pass_name.strip_suffix(pass) else {
+        for pass in Pass::ALL {
+            let Some(stem) = pass_name.strip_suffix(pass.suffix()) else {
                 continue;
             };
-            if (!launcher.is_empty() || !pass.is_empty()) && !stem.is_empty() {
+            if (launcher != Launcher::Cpu || pass != Pass::Plain) && !stem.is_empty() {
                 out.push(stem);
             }
-            if let Some(f) = stem
-                .strip_prefix("uncall_")
-                .filter(|f| of_inverse && !f.is_empty())
-            {
+            if let Some(f) = stem.strip_prefix(UNCALL).filter(|f| !f.is_empty()) {
                 out.push(f);
             }
         }
@@ -185,6 +253,7 @@ mod tests {
         let generated = [
             "uncall_f",
             "f_grad",
+            "uncall_f_grad",
             "f_adjoint",
             "f_adjoint_accumulating",
             "uncall_f_adjoint",
@@ -206,6 +275,22 @@ mod tests {
         ];
         for name in generated {
             assert!(super::generated_from(name).contains(&"f"), "{name}");
+        }
+        // Each is what `generated_name` spells.
+        use super::{Launcher, Pass, generated_name};
+        let mut spelled = Vec::new();
+        for inverse in [false, true] {
+            for pass in Pass::ALL {
+                for launcher in Launcher::ALL {
+                    spelled.push(generated_name("f!", inverse, pass, launcher));
+                }
+            }
+        }
+        for name in &spelled[1..] {
+            assert!(super::generated_from(name).contains(&"f"), "{name}");
+        }
+        for name in generated {
+            assert!(spelled.iter().any(|s| s == name), "{name}");
         }
         for name in ["f", "g", "uncall_", "_grad", "uncall_f_grad_x", "fgrad"] {
             assert!(!super::generated_from(name).contains(&"f"), "{name}");

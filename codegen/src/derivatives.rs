@@ -31,6 +31,7 @@
 
 use crate::ast::Derivative;
 use crate::{CalleeSig, Kind, adjoint, kind_of, rust_name};
+use nilang_analysis::names::{self, Launcher, Pass};
 
 /// How one parameter of `f` is passed and differentiated.
 struct Param {
@@ -48,15 +49,7 @@ struct Param {
 /// The Rust name of the entry point of a derivative call: the derivative,
 /// whether the call is inverted, and whether it is its reverse pass.
 pub(crate) fn entry_name(d: Derivative, base: &str, inverted: bool, reverse: bool) -> String {
-    let what = match d {
-        Derivative::Gradient => "grad",
-        Derivative::Tangent => "tangent",
-    };
-    let base = rust_name(base);
-    let base = base.trim_start_matches("r#");
-    let uncall = if inverted { "uncall_" } else { "" };
-    let adjoint = if reverse { "_adjoint" } else { "" };
-    format!("__{uncall}{what}_{base}{adjoint}")
+    names::derivative_entry_name(d == Derivative::Gradient, base, inverted, reverse)
 }
 
 /// The code of the entry points of `d` of `base` (see the module docs), for
@@ -418,20 +411,12 @@ impl Gen {
         let mut lines = Vec::new();
         match d {
             Derivative::Gradient => {
-                let program = if inverted {
-                    format!("uncall_{f}_grad")
-                } else {
-                    format!("{f}_grad")
-                };
+                let program = names::generated_name(f, inverted, Pass::Grad, Launcher::Cpu);
                 lines.push(format!("{p}{program}({})", self.plain_args(true)));
             }
             Derivative::Tangent => {
                 lines.extend(self.state_duals());
-                let program = if inverted {
-                    format!("uncall_{f}")
-                } else {
-                    f.clone()
-                };
+                let program = names::generated_name(f, inverted, Pass::Plain, Launcher::Cpu);
                 lines.push(format!(
                     "{p}{program}({}{})?;",
                     self.dual_args("d", None),
@@ -508,9 +493,9 @@ impl Gen {
         lines.extend(self.duals("h", &|k, i| self.value(k, i), dir, false));
         lines.extend(self.duals("s", &|k, i| self.companion(k, i), &|_, _| None, true));
         lines.push(format!(
-            "{}{}_grad({})?;",
+            "{}{}({})?;",
             self.path,
-            self.f,
+            names::generated_name(&self.f, false, Pass::Grad, Launcher::Cpu),
             self.dual_args("h", Some("s"))
         ));
         self.store(
@@ -567,7 +552,11 @@ impl Gen {
                 // Back to the seeds `b`, then per lane: v = the companions'
                 // adjoints; a's adjoints += tangent of Jᵀb at a + εv; the
                 // companions' adjoints = J v.
-                lines.push(format!("{p}uncall_{f}_grad({})?;", self.plain_args(true)));
+                lines.push(format!(
+                    "{p}{}({})?;",
+                    names::generated_name(f, true, Pass::Grad, Launcher::Cpu),
+                    self.plain_args(true)
+                ));
                 lines.push(format!("for l in 0..{lanes} {{"));
                 self.hessian_vector(
                     &mut lines,
@@ -601,7 +590,11 @@ impl Gen {
                     &|k, i| self.params[k].companion.then(|| self.lane_read("c", k, i)),
                     false,
                 ));
-                lines.push(format!("{p}uncall_{f}({})?;", self.dual_args("u", None)));
+                lines.push(format!(
+                    "{p}{}({})?;",
+                    names::uncall_name(f),
+                    self.dual_args("u", None)
+                ));
                 // Read-only parameters are their own inverse: u = B there.
                 self.hessian_vector(
                     &mut lines,
@@ -618,7 +611,11 @@ impl Gen {
                 );
                 self.set_companion_adjoints(&mut lines, "u");
                 lines.push("}".into());
-                lines.push(format!("{p}{f}_grad({})?;", self.plain_args(true)));
+                lines.push(format!(
+                    "{p}{}({})?;",
+                    names::generated_name(f, false, Pass::Grad, Launcher::Cpu),
+                    self.plain_args(true)
+                ));
             }
             (Derivative::Tangent, _) => {
                 // `f_adjoint` (for `~(∂f)`: `uncall_f_adjoint`) on duals from
@@ -626,11 +623,7 @@ impl Gen {
                 // the state before and leaves both adjoints. A function that
                 // records pops what `(∂f)` pushed onto the caller's tape, once
                 // a lane: each lane after the first gets it back from a copy.
-                let program = if inverted {
-                    format!("uncall_{f}_adjoint")
-                } else {
-                    format!("{f}_adjoint")
-                };
+                let program = names::generated_name(f, inverted, Pass::Adjoint, Launcher::Cpu);
                 if self.taped {
                     lines.push(format!(
                         "let __whole = ({lanes} > 1).then(|| __tape.snapshot());"

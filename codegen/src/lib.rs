@@ -798,7 +798,7 @@ impl Gen<'_> {
             // pops what an earlier call recorded (an uncall, a reverse
             // pass, or a body that pops or calls one that does) copies it
             // first.
-            let pops = name.starts_with("uncall_")
+            let pops = nilang_analysis::names::is_uncall(name)
                 || self.mode.ad.is_some()
                 || self.out[body_at..].contains("__tape.pop");
             saves.push(if pops {

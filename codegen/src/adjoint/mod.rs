@@ -77,18 +77,29 @@ pub(super) struct AdMode {
 }
 
 pub(super) fn adjoint_name(name: &str) -> String {
-    format!("{}_adjoint", rust_name(name).trim_start_matches("r#"))
+    generated_name(name, false, Pass::Adjoint, Launcher::Cpu)
 }
 
 pub(super) fn uncall_adjoint_name(name: &str) -> String {
-    format!("{}_adjoint", uncall_name(name))
+    generated_name(name, true, Pass::Adjoint, Launcher::Cpu)
 }
 
 fn grad_name(name: &str) -> String {
-    format!("{}_grad", rust_name(name).trim_start_matches("r#"))
+    generated_name(name, false, Pass::Grad, Launcher::Cpu)
+}
+
+/// The inverse of the gradient program, `uncall_f_grad`.
+fn uncall_grad_name(name: &str) -> String {
+    generated_name(name, true, Pass::Grad, Launcher::Cpu)
+}
+
+/// The accumulating form of the reverse pass, `f_adjoint_accumulating`.
+fn accumulating_name(name: &str) -> String {
+    generated_name(name, false, Pass::AdjointAccumulating, Launcher::Cpu)
 }
 
 pub(super) use nilang_analysis::names::bar_name;
+use nilang_analysis::names::{Launcher, Pass, generated_name};
 
 use crate::kinds::differentiable;
 
@@ -240,9 +251,11 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         Some((body, ids)) => (Some(body), ids),
         None => (None, None),
     };
-    let reverse_fn = match accumulating {
-        Some(_) => format!("{}_accumulating", adjoint_name(&f.name.name)),
-        None => adjoint_name(&f.name.name),
+    let accumulates = accumulating.is_some();
+    let reverse_fn = if accumulates {
+        accumulating_name(&f.name.name)
+    } else {
+        adjoint_name(&f.name.name)
     };
     if let Some(ids) = accumulating {
         g.mode.ad = Some(AdMode {
@@ -283,7 +296,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
              reads; {}",
             f.name.name,
             f.name.name,
-            if reverse_fn.ends_with("_accumulating") {
+            if accumulates {
                 "that pass leaves them alone"
             } else {
                 "they are set back afterwards"
@@ -386,11 +399,7 @@ pub(super) fn generate(g: &mut Gen<'_>, f: &Function, forward: &Function, backwa
         )),
     });
     g.out.push('\n');
-    g.function(
-        forward,
-        &format!("uncall_{}", grad_name(&f.name.name)),
-        false,
-    );
+    g.function(forward, &uncall_grad_name(&f.name.name), false);
     g.mode.ad = None;
 }
 

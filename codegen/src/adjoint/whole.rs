@@ -74,7 +74,7 @@ pub(crate) fn uncall_grad_taped(
         body: Some(body),
     });
     g.out.push('\n');
-    g.function(forward, &format!("uncall_{}", grad_name(name)), false);
+    g.function(forward, &uncall_grad_name(name), false);
 }
 
 /// The body of `f_grad` without `f`'s forward run, when nothing but the
@@ -183,10 +183,7 @@ pub(crate) fn skip_forward(
         // The accumulators keep their inputs through this pass.
         let mut body = vec![format!(
             "let __reverse = {}({});",
-            inner_name(&format!(
-                "{}_accumulating",
-                adjoint_name(&forward.name.name)
-            )),
+            inner_name(&accumulating_name(&forward.name.name)),
             with_bars.join(", ")
         )];
         body.extend(report(false));

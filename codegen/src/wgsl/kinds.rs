@@ -56,13 +56,7 @@ pub(super) fn wgsl_ty(k: K) -> &'static str {
 /// or WGSL's built-ins (a function `powi_f32` would otherwise be
 /// `nil_powi_f32`, the helper's name).
 pub(super) fn fn_name(name: &str, pass: Pass) -> String {
-    let base = rust_name(name).trim_start_matches("r#").to_string();
-    match pass {
-        Pass::Forward => format!("u_{base}"),
-        Pass::Inverse => format!("u_uncall_{base}"),
-        Pass::Adjoint => format!("u_{base}_adjoint"),
-        Pass::UncallAdjoint => format!("u_uncall_{base}_adjoint"),
-    }
+    format!("u_{}", pass.rust_name(name, Launcher::Cpu))
 }
 
 /// An elementary function of floats. Vulkan's extended instructions

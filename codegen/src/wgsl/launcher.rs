@@ -26,12 +26,9 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
     let params = kernel_params(input, "f32");
     let concrete = concrete_f64(&params);
     let mut out = String::new();
-    let mut passes = vec![
-        (Pass::Forward, name.clone()),
-        (Pass::Inverse, format!("uncall_{name}")),
-    ];
+    let mut passes = vec![Pass::Forward, Pass::Inverse];
     if differentiable(&params) {
-        passes.push((Pass::Adjoint, format!("{name}_adjoint")));
+        passes.push(Pass::Adjoint);
     }
     let t = f
         .generics
@@ -48,7 +45,14 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
     } else {
         String::new()
     };
-    for (pass, fn_base) in &passes {
+    // The CPU function of the reverse pass, and the device launcher of the
+    // forward pass, which the others' docs name.
+    let cpu_adjoint = Pass::Adjoint.rust_name(&f.name.name, Launcher::Cpu);
+    let forward_device = Pass::Forward.rust_name(&f.name.name, Launcher::Device);
+    for pass in &passes {
+        let fn_base = &pass.rust_name(&f.name.name, Launcher::Cpu);
+        let device_launcher = pass.rust_name(&f.name.name, Launcher::Device);
+        let slice_launcher = pass.rust_name(&f.name.name, Launcher::Gpu);
         let ad = *pass == Pass::Adjoint;
         // The arguments, in the order of the shader's bindings.
         let mut scalars = Vec::new();
@@ -66,7 +70,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
                     });
                     if ad && p.kind.is_float() {
                         arrays.push(ArrayArg {
-                            name: format!("{}_bar", p.name),
+                            name: names::bar_name(&p.name),
                             rust: p.rust.clone(),
                             mutated: true,
                             bar_of: Some(position),
@@ -84,7 +88,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
                 .iter()
                 .filter(|p| p.positional && matches!(p.kind, K::Float(_)))
             {
-                scalar_bars.push((format!("{}_bar", p.name), p.rust.clone()));
+                scalar_bars.push((names::bar_name(&p.name), p.rust.clone()));
             }
         }
 
@@ -100,7 +104,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
             let cname = format!("{const_base}_{}{suffix}", s.float.to_uppercase());
             let _ = writeln!(
                 out,
-                "/// WGSL of [`{fn_base}_device`] ({}, {:?} sums of shared adjoints).",
+                "/// WGSL of [`{device_launcher}`] ({}, {:?} sums of shared adjoints).",
                 s.float, s.atomics
             );
             let _ = writeln!(out, "pub const {cname}: &str = {:?};", s.wgsl);
@@ -202,10 +206,12 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
                 format!("Runs [`{name}`] on the GPU for every index `1..=n` (`global_index()`)")
             }
             Pass::Inverse => {
-                format!("Undoes [`{name}_device`]: runs the inverse kernel for every index `1..=n`")
+                format!(
+                    "Undoes [`{forward_device}`]: runs the inverse kernel for every index `1..=n`"
+                )
             }
             _ => format!(
-                "The adjoint kernel of [`{name}`]: for every index `1..=n`, the reverse pass (as [`{name}_adjoint`] does on the CPU): takes the outputs and their adjoints, leaves the inputs and adds the gradient to each `_bar`"
+                "The adjoint kernel of [`{name}`]: for every index `1..=n`, the reverse pass (as [`{cpu_adjoint}`] does on the CPU): takes the outputs and their adjoints, leaves the inputs and adds the gradient to each `_bar`"
             ),
         };
         let _ = writeln!(
@@ -214,7 +220,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         );
         let _ = writeln!(
             out,
-            "#[allow(clippy::too_many_arguments)]\npub fn {fn_base}_device{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
+            "#[allow(clippy::too_many_arguments)]\npub fn {device_launcher}{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
             sig.join(", ")
         );
         for a in &arrays {
@@ -253,11 +259,11 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         // The slice launcher.
         let _ = writeln!(
             out,
-            "/// {what}: uploads the arrays, runs [`{fn_base}_device`] and reads back what the kernel changed (one wait)."
+            "/// {what}: uploads the arrays, runs [`{device_launcher}`] and reads back what the kernel changed (one wait)."
         );
         let _ = writeln!(
             out,
-            "#[allow(clippy::too_many_arguments)]\npub fn {fn_base}_gpu{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
+            "#[allow(clippy::too_many_arguments)]\npub fn {slice_launcher}{generics}({}) -> Result<(), nilang::gpu::GpuError> {{",
             slice_sig.join(", ")
         );
         for a in &arrays {
@@ -291,7 +297,7 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         for (b, _) in &scalar_bars {
             call.push(format!("&mut __d_{b}"));
         }
-        let _ = writeln!(out, "    {fn_base}_device({})?;", call.join(", "));
+        let _ = writeln!(out, "    {device_launcher}({})?;", call.join(", "));
         out.push_str("    let mut __back = nilang::gpu::Readback::new();\n");
         for a in arrays.iter().filter(|a| a.mutated) {
             let _ = writeln!(out, "    __back.add(&__d_{0}, {0});", a.name);

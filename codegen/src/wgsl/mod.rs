@@ -58,6 +58,7 @@ use crate::invert::{
 use crate::resolve::{DefKind, Resolution};
 use crate::ty::Ty;
 use crate::types::FunctionTypes;
+use nilang_analysis::names::{self, Launcher};
 
 mod calls;
 mod exprs;
@@ -98,6 +99,18 @@ pub enum Pass {
 impl Pass {
     fn differentiating(self) -> bool {
         matches!(self, Pass::Adjoint | Pass::UncallAdjoint)
+    }
+
+    /// The Rust name of this pass of the kernel `name`, run by `launcher`
+    /// (`uncall_f_device`; the shader's functions put `u_` before it).
+    pub(crate) fn rust_name(self, name: &str, launcher: names::Launcher) -> String {
+        let inverse = matches!(self, Pass::Inverse | Pass::UncallAdjoint);
+        let pass = if self.differentiating() {
+            names::Pass::Adjoint
+        } else {
+            names::Pass::Plain
+        };
+        names::generated_name(name, inverse, pass, launcher)
     }
 }
 
