@@ -278,69 +278,232 @@ pub fn instruction(name: &str) -> Option<&'static Instruction> {
     INSTRUCTIONS.iter().find(|i| i.name == name)
 }
 
-/// Pure functions an expression may call, with their arity (`None`: any).
-pub const PURE_FUNCTIONS: &[(&str, Option<usize>)] = &[
-    ("identity", Some(1)),
-    ("abs", Some(1)),
-    ("abs2", Some(1)),
-    ("sqrt", Some(1)),
-    ("exp", Some(1)),
-    ("log", Some(1)),
-    ("sin", Some(1)),
-    ("cos", Some(1)),
-    ("tan", Some(1)),
-    ("sinh", Some(1)),
-    ("cosh", Some(1)),
-    ("tanh", Some(1)),
-    ("asin", Some(1)),
-    ("acos", Some(1)),
-    ("atan", None),
-    ("sincos", Some(1)),
-    ("inv", Some(1)),
-    ("min", Some(2)),
-    ("max", Some(2)),
-    ("sign", Some(1)),
-    ("floor", Some(1)),
-    ("ceil", Some(1)),
-    ("round", Some(1)),
-    ("div", Some(2)),
-    ("rem", Some(2)),
-    ("mod", Some(2)),
-    ("real", Some(1)),
-    ("imag", Some(1)),
-    ("conj", Some(1)),
-    ("angle", Some(1)),
-    ("zero", Some(1)),
-    ("one", Some(1)),
-    ("zeros", None),
-    ("ones", None),
-    ("stack", Some(1)),
-    ("length", Some(1)),
-    ("size", None),
-    ("nnz", Some(1)),
-    ("value", Some(1)),
-    ("unwrap", Some(1)),
-    ("tget", Some(2)),
-    ("isempty", Some(1)),
-    ("iseven", Some(1)),
-    ("isodd", Some(1)),
-    ("println", None),
-    ("global_index", Some(0)),
-    ("print", None),
-    // Number systems: conversions and the Gaussian logarithm.
-    ("fixed", Some(1)),
-    ("ulog", Some(1)),
-    ("tropical", Some(1)),
-    ("float", Some(1)),
-    ("logaddexp", Some(2)),
-    ("logsubexp", Some(2)),
-];
+/// A pure function an expression may call. Everything the compiler knows
+/// of one is in [`PureFn::spec`], an exhaustive match: a new function does
+/// not compile until it says its arity, which numbers of arguments each
+/// backend generates, and what the Rust backend does with complex
+/// arguments. The resolver, `typeck` and `limits` read it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum PureFn {
+    Identity,
+    Abs,
+    Abs2,
+    Sqrt,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asin,
+    Acos,
+    Atan,
+    Sincos,
+    Inv,
+    Min,
+    Max,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Div,
+    Rem,
+    Mod,
+    Real,
+    Imag,
+    Conj,
+    Angle,
+    Zero,
+    One,
+    Zeros,
+    Ones,
+    Stack,
+    Length,
+    Size,
+    Nnz,
+    Value,
+    Unwrap,
+    Tget,
+    Isempty,
+    Iseven,
+    Isodd,
+    Println,
+    GlobalIndex,
+    Print,
+    Fixed,
+    Ulog,
+    Tropical,
+    Float,
+    Logaddexp,
+    Logsubexp,
+}
 
+/// What a backend does with complex arguments of a pure function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ComplexArgs {
+    /// The Rust backend generates it for complex numbers.
+    Generated,
+    /// It is refused for complex numbers (E0701, by `typeck`).
+    Refused,
+    /// Not a question of this function alone (other rules decide).
+    Other,
+}
+
+/// The facts of one pure function.
+#[derive(Clone, Copy, Debug)]
+pub struct PureSpec {
+    pub name: &'static str,
+    /// The number of arguments the resolver checks (`None`: several forms,
+    /// checked where they are typed).
+    pub arity: Option<usize>,
+    /// The numbers of arguments the Rust backend generates a call with
+    /// (empty: not at all).
+    pub rust: &'static [usize],
+    /// The same for the GPU backend.
+    pub gpu: &'static [usize],
+    pub complex: ComplexArgs,
+}
+
+impl PureFn {
+    pub const ALL: [PureFn; 53] = [
+        PureFn::Identity,
+        PureFn::Abs,
+        PureFn::Abs2,
+        PureFn::Sqrt,
+        PureFn::Exp,
+        PureFn::Log,
+        PureFn::Sin,
+        PureFn::Cos,
+        PureFn::Tan,
+        PureFn::Sinh,
+        PureFn::Cosh,
+        PureFn::Tanh,
+        PureFn::Asin,
+        PureFn::Acos,
+        PureFn::Atan,
+        PureFn::Sincos,
+        PureFn::Inv,
+        PureFn::Min,
+        PureFn::Max,
+        PureFn::Sign,
+        PureFn::Floor,
+        PureFn::Ceil,
+        PureFn::Round,
+        PureFn::Div,
+        PureFn::Rem,
+        PureFn::Mod,
+        PureFn::Real,
+        PureFn::Imag,
+        PureFn::Conj,
+        PureFn::Angle,
+        PureFn::Zero,
+        PureFn::One,
+        PureFn::Zeros,
+        PureFn::Ones,
+        PureFn::Stack,
+        PureFn::Length,
+        PureFn::Size,
+        PureFn::Nnz,
+        PureFn::Value,
+        PureFn::Unwrap,
+        PureFn::Tget,
+        PureFn::Isempty,
+        PureFn::Iseven,
+        PureFn::Isodd,
+        PureFn::Println,
+        PureFn::GlobalIndex,
+        PureFn::Print,
+        PureFn::Fixed,
+        PureFn::Ulog,
+        PureFn::Tropical,
+        PureFn::Float,
+        PureFn::Logaddexp,
+        PureFn::Logsubexp,
+    ];
+
+    pub fn spec(self) -> PureSpec {
+        use ComplexArgs::*;
+        let (name, arity, rust, gpu, complex): (_, _, &'static [usize], &'static [usize], _) =
+            match self {
+                PureFn::Identity => ("identity", Some(1), &[1], &[1], Other),
+                PureFn::Abs => ("abs", Some(1), &[1], &[1], Generated),
+                PureFn::Abs2 => ("abs2", Some(1), &[1], &[1], Generated),
+                PureFn::Sqrt => ("sqrt", Some(1), &[1], &[1], Generated),
+                PureFn::Exp => ("exp", Some(1), &[1], &[1], Generated),
+                PureFn::Log => ("log", Some(1), &[1], &[1], Generated),
+                PureFn::Sin => ("sin", Some(1), &[1], &[1], Generated),
+                PureFn::Cos => ("cos", Some(1), &[1], &[1], Generated),
+                PureFn::Tan => ("tan", Some(1), &[1], &[1], Refused),
+                PureFn::Sinh => ("sinh", Some(1), &[1], &[1], Refused),
+                PureFn::Cosh => ("cosh", Some(1), &[1], &[1], Refused),
+                PureFn::Tanh => ("tanh", Some(1), &[1], &[1], Refused),
+                PureFn::Asin => ("asin", Some(1), &[1], &[1], Refused),
+                PureFn::Acos => ("acos", Some(1), &[1], &[1], Refused),
+                PureFn::Atan => ("atan", None, &[1, 2], &[1, 2], Refused),
+                PureFn::Sincos => ("sincos", Some(1), &[], &[], Other),
+                PureFn::Inv => ("inv", Some(1), &[1], &[1], Generated),
+                PureFn::Min => ("min", Some(2), &[2], &[2], Other),
+                PureFn::Max => ("max", Some(2), &[2], &[2], Other),
+                PureFn::Sign => ("sign", Some(1), &[1], &[1], Refused),
+                PureFn::Floor => ("floor", Some(1), &[1], &[1], Refused),
+                PureFn::Ceil => ("ceil", Some(1), &[1], &[1], Refused),
+                PureFn::Round => ("round", Some(1), &[1], &[1], Refused),
+                PureFn::Div => ("div", Some(2), &[2], &[2], Other),
+                PureFn::Rem => ("rem", Some(2), &[2], &[2], Other),
+                PureFn::Mod => ("mod", Some(2), &[2], &[2], Other),
+                PureFn::Real => ("real", Some(1), &[1], &[1], Generated),
+                PureFn::Imag => ("imag", Some(1), &[1], &[], Generated),
+                PureFn::Conj => ("conj", Some(1), &[1], &[1], Generated),
+                PureFn::Angle => ("angle", Some(1), &[1], &[], Generated),
+                PureFn::Zero => ("zero", Some(1), &[1], &[1], Other),
+                PureFn::One => ("one", Some(1), &[1], &[1], Other),
+                PureFn::Zeros => ("zeros", None, &[2, 3], &[], Other),
+                PureFn::Ones => ("ones", None, &[2, 3], &[], Other),
+                PureFn::Stack => ("stack", Some(1), &[1], &[], Other),
+                PureFn::Length => ("length", Some(1), &[1], &[1], Other),
+                PureFn::Size => ("size", None, &[1, 2], &[], Other),
+                PureFn::Nnz => ("nnz", Some(1), &[1], &[], Other),
+                PureFn::Value => ("value", Some(1), &[1], &[1], Other),
+                PureFn::Unwrap => ("unwrap", Some(1), &[1], &[1], Other),
+                PureFn::Tget => ("tget", Some(2), &[], &[], Other),
+                PureFn::Isempty => ("isempty", Some(1), &[], &[], Other),
+                PureFn::Iseven => ("iseven", Some(1), &[], &[1], Other),
+                PureFn::Isodd => ("isodd", Some(1), &[], &[1], Other),
+                PureFn::Println => ("println", None, &[], &[], Other),
+                PureFn::GlobalIndex => ("global_index", Some(0), &[0], &[0], Other),
+                PureFn::Print => ("print", None, &[], &[], Other),
+                PureFn::Fixed => ("fixed", Some(1), &[1], &[], Other),
+                PureFn::Ulog => ("ulog", Some(1), &[1], &[], Other),
+                PureFn::Tropical => ("tropical", Some(1), &[1], &[], Other),
+                PureFn::Float => ("float", Some(1), &[1], &[], Other),
+                PureFn::Logaddexp => ("logaddexp", Some(2), &[2], &[], Other),
+                PureFn::Logsubexp => ("logsubexp", Some(2), &[2], &[], Other),
+            };
+        PureSpec {
+            name,
+            arity,
+            rust,
+            gpu,
+            complex,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The pure function called `name`, if there is one.
+    pub fn named(name: &str) -> Option<PureFn> {
+        PureFn::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// The arity of the pure function `name` (`Some(None)`: several forms), or
+/// `None` when no pure function has that name.
 pub fn pure_function(name: &str) -> Option<Option<usize>> {
-    PURE_FUNCTIONS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, arity)| *arity)
+    PureFn::named(name).map(|f| f.spec().arity)
 }
 
 /// Names that mean a value rather than a variable.
@@ -480,5 +643,25 @@ mod tests {
         assert_eq!(closest("SWPA", ["SWAP", "ROT"]), Some("SWAP"));
         assert_eq!(closest("z", ["k"]), None);
         assert_eq!(closest("zzzzzz", ["SWAP", "ROT"]), None);
+    }
+
+    /// Each pure function is found by its own name, and only by it; a
+    /// function a backend generates takes its resolver arity there.
+    #[test]
+    fn the_catalogue_of_pure_functions_is_consistent() {
+        for f in PureFn::ALL {
+            assert_eq!(PureFn::named(f.name()), Some(f));
+            let spec = f.spec();
+            if let Some(n) = spec.arity {
+                for arities in [spec.rust, spec.gpu] {
+                    assert!(arities.iter().all(|&a| a == n), "{}", spec.name);
+                }
+            }
+        }
+        let mut names: Vec<&str> = PureFn::ALL.map(PureFn::name).to_vec();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), PureFn::ALL.len());
+        assert_eq!(PureFn::named("no_such"), None);
     }
 }

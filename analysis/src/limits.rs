@@ -14,96 +14,6 @@ use crate::resolve::Resolution;
 use crate::ty::Ty;
 use crate::typeck::ExprTypes;
 
-/// The pure functions the Rust backend generates, with their numbers of
-/// arguments (`None`: a range of them, checked by the caller).
-const RUST_PURE: &[(&str, &[usize])] = &[
-    ("global_index", &[0]),
-    ("identity", &[1]),
-    ("value", &[1]),
-    ("unwrap", &[1]),
-    ("real", &[1]),
-    ("imag", &[1]),
-    ("conj", &[1]),
-    ("angle", &[1]),
-    ("atan", &[1, 2]),
-    ("abs", &[1]),
-    ("abs2", &[1]),
-    ("sqrt", &[1]),
-    ("exp", &[1]),
-    ("log", &[1]),
-    ("sin", &[1]),
-    ("cos", &[1]),
-    ("tan", &[1]),
-    ("sinh", &[1]),
-    ("cosh", &[1]),
-    ("tanh", &[1]),
-    ("asin", &[1]),
-    ("acos", &[1]),
-    ("inv", &[1]),
-    ("sign", &[1]),
-    ("floor", &[1]),
-    ("ceil", &[1]),
-    ("round", &[1]),
-    ("min", &[2]),
-    ("max", &[2]),
-    ("zero", &[1]),
-    ("one", &[1]),
-    ("zeros", &[2, 3]),
-    ("ones", &[2, 3]),
-    ("length", &[1]),
-    ("size", &[1, 2]),
-    ("nnz", &[1]),
-    ("div", &[2]),
-    ("rem", &[2]),
-    ("mod", &[2]),
-    ("stack", &[1]),
-    ("float", &[1]),
-    ("fixed", &[1]),
-    ("ulog", &[1]),
-    ("tropical", &[1]),
-    ("logaddexp", &[2]),
-    ("logsubexp", &[2]),
-];
-
-/// The pure functions the GPU backend generates, with their arguments.
-const GPU_PURE: &[(&str, &[usize])] = &[
-    ("global_index", &[0]),
-    ("identity", &[1]),
-    ("value", &[1]),
-    ("unwrap", &[1]),
-    ("real", &[1]),
-    ("conj", &[1]),
-    ("abs", &[1]),
-    ("abs2", &[1]),
-    ("sqrt", &[1]),
-    ("exp", &[1]),
-    ("log", &[1]),
-    ("sin", &[1]),
-    ("cos", &[1]),
-    ("tan", &[1]),
-    ("sinh", &[1]),
-    ("cosh", &[1]),
-    ("tanh", &[1]),
-    ("asin", &[1]),
-    ("acos", &[1]),
-    ("atan", &[1, 2]),
-    ("floor", &[1]),
-    ("ceil", &[1]),
-    ("round", &[1]),
-    ("sign", &[1]),
-    ("inv", &[1]),
-    ("min", &[2]),
-    ("max", &[2]),
-    ("div", &[2]),
-    ("rem", &[2]),
-    ("mod", &[2]),
-    ("zero", &[1]),
-    ("one", &[1]),
-    ("length", &[1]),
-    ("iseven", &[1]),
-    ("isodd", &[1]),
-];
-
 /// Calls whose first argument is a type or read only for its shape: the
 /// checks' list, and `nnz`, which reads a sparse matrix's structure.
 fn shape_call(name: &str) -> bool {
@@ -813,10 +723,9 @@ impl Limits<'_> {
             args.iter().for_each(|a| self.value(a));
             return;
         }
-        let known = |table: &[(&str, &[usize])]| {
-            table
-                .iter()
-                .any(|(n, arities)| *n == name && arities.contains(&args.len()))
+        let spec = crate::builtins::PureFn::named(name).map(|f| f.spec());
+        let known = |arities: fn(&crate::builtins::PureSpec) -> &'static [usize]| {
+            spec.is_some_and(|s| arities(&s).contains(&args.len()))
         };
         // Unknown names and wrong numbers of arguments are the resolver's
         // (E0102, E0108, E0208), except in `@safe`, which it does not check.
@@ -839,7 +748,7 @@ impl Limits<'_> {
                     | "Tropical"
                     | "Fixed43"
             );
-        if !known(RUST_PURE) && (accepted || self.in_safe || broadcast || type_name) {
+        if !known(|s| s.rust) && (accepted || self.in_safe || broadcast || type_name) {
             self.out.push(e0701(
                 span,
                 &format!(
@@ -849,10 +758,10 @@ impl Limits<'_> {
             ));
             return;
         }
-        if !known(RUST_PURE) {
+        if !known(|s| s.rust) {
             return;
         }
-        if self.device && !known(GPU_PURE) {
+        if self.device && !known(|s| s.gpu) {
             self.out.push(gpu0701(span, &format!("a call of `{name}`")));
         }
         let first = args.first().map(|a| self.ty(a)).unwrap_or(Ty::Unknown);

@@ -756,7 +756,7 @@ impl Resolver<'_> {
             // The arity of a construction is checked with the structs (E0905).
             return;
         }
-        let known = builtins::PURE_FUNCTIONS.iter().map(|(n, _)| *n);
+        let known = builtins::PureFn::ALL.map(builtins::PureFn::name);
         let help = match builtins::closest(name, known) {
             Some(s) => format!("a function with a similar name exists: `{s}`"),
             None => "expressions may call the built-in math functions (abs, sqrt, exp, log, sin, ...) and `zero`, `length`, `size`".to_string(),

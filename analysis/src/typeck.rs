@@ -27,7 +27,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::ast::*;
-use crate::builtins;
+use crate::builtins::{self, ComplexArgs, PureFn};
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
 use crate::structs::StructTable;
@@ -1421,19 +1421,29 @@ impl Cx<'_> {
                     );
                 }
             }
-            (
-                "tan" | "sinh" | "cosh" | "tanh" | "asin" | "acos" | "atan" | "sign" | "floor"
-                | "ceil" | "round",
-                _,
-            ) if vals.iter().any(|v| class(&v.ty) == Class::Complex) => self.error(
-                Diagnostic::error(
-                    "E0701",
-                    span,
-                    format!("`{name}` of a complex number is not supported by the Rust backend yet"),
+            (_, _)
+                if PureFn::named(name).is_some_and(|f| f.spec().complex == ComplexArgs::Refused)
+                    && vals.iter().any(|v| class(&v.ty) == Class::Complex) =>
+            {
+                let generated: Vec<String> = PureFn::ALL
+                    .iter()
+                    .filter(|f| f.spec().complex == ComplexArgs::Generated)
+                    .map(|f| format!("`{}`", f.name()))
+                    .collect();
+                let (last, rest) = generated.split_last().expect("some are generated");
+                self.error(
+                    Diagnostic::error(
+                        "E0701",
+                        span,
+                        format!("`{name}` of a complex number is not supported by the Rust backend yet"),
+                    )
+                    .with_label("cannot generate Rust for this")
+                    .with_help(format!(
+                        "the Rust backend has {} and {last} of complex numbers",
+                        rest.join(", ")
+                    )),
                 )
-                .with_label("cannot generate Rust for this")
-                .with_help("the Rust backend has `abs`, `abs2`, `sqrt`, `exp`, `log`, `sin`, `cos`, `inv`, `conj`, `real`, `imag` and `angle` of complex numbers"),
-            ),
+            }
             _ => {}
         }
     }

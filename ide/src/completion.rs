@@ -426,9 +426,9 @@ fn all_items(db: &dyn Db, project: Project, file: SourceFile, offset: u32) -> Ve
             .map(|ast| printer::print_signature(&ast));
         items.push(CompletionItem::function(name.clone(), detail));
     }
-    for (name, _) in builtins::PURE_FUNCTIONS {
+    for name in builtins::PureFn::ALL.map(builtins::PureFn::name) {
         items.push(CompletionItem::function(
-            *name,
+            name,
             Some("pure function (expressions only)".to_string()),
         ));
     }
