@@ -4,6 +4,10 @@
 //! run-time checks and once with every loop taped), and all of the
 //! generated modules go through rustc in one crate, with warnings denied.
 //!
+//! The modules go into a few crates of one workspace, balanced by size, so
+//! that cargo builds them in parallel (rustc's front end runs on one core
+//! per crate).
+//!
 //! A project is a folder (as for the build plugin), except the ui suite,
 //! whose files are independent programs. Files of a project with `@kernel`
 //! functions are left out: their launchers need the runtime's `gpu` feature
@@ -22,10 +26,11 @@ fn module_ident(path: &Path) -> String {
     db::module_name(&path.to_string_lossy())
 }
 
-/// The generated crate: one module per variant, in it one per project, in
-/// that one per accepted file; and what was left out, with why.
+/// The generated code: one module per variant and project (`checked_p3`),
+/// in it one per accepted file, with its size; and what was left out, with
+/// why.
 struct Generated {
-    lib: String,
+    units: Vec<String>,
     accepted: usize,
     backend_errors: Vec<String>,
 }
@@ -48,11 +53,10 @@ fn generate(root: &Path) -> Generated {
             },
         ),
     ];
-    let mut lib = String::from("#![deny(warnings)]\n");
+    let mut units = Vec::new();
     let mut accepted = 0;
     let mut backend_errors = Vec::new();
     for (variant, options) in &variants {
-        let _ = writeln!(lib, "pub mod {variant} {{");
         for (k, paths) in projects(root).iter().enumerate() {
             let db = RootDatabase::default();
             let files: Vec<SourceFile> = paths
@@ -71,9 +75,8 @@ fn generate(root: &Path) -> Generated {
             if has_kernel {
                 continue;
             }
-            let _ = writeln!(
-                lib,
-                "#[allow(clippy::all, unused, non_snake_case, unused_parens)] pub mod p{k} {{"
+            let mut lib = format!(
+                "#[allow(clippy::all, unused, non_snake_case, unused_parens)] pub mod {variant}_p{k} {{\n"
             );
             for &file in &files {
                 let clean = !db::file_diagnostics(&db, project, file)
@@ -113,11 +116,11 @@ fn generate(root: &Path) -> Generated {
                 }
             }
             lib.push_str("}\n");
+            units.push(lib);
         }
-        lib.push_str("}\n");
     }
     Generated {
-        lib,
+        units,
         accepted,
         backend_errors,
     }
@@ -140,19 +143,40 @@ fn every_accepted_file_of_the_repository_compiles() {
         generated.accepted
     );
 
+    // The largest units first, each into the crate with the least code.
+    let mut units = generated.units;
+    units.sort_by_key(|u| std::cmp::Reverse(u.len()));
+    let mut crates = vec![String::from("#![deny(warnings)]\n"); CRATES];
+    for unit in &units {
+        let smallest = crates.iter_mut().min_by_key(|c| c.len()).unwrap();
+        smallest.push_str(unit);
+    }
     let dir = tempfile_dir("accepted");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let members: Vec<String> = (0..CRATES).map(|i| format!("\"part{i}\"")).collect();
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"nilang-accepted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nnilang-runtime = {{ path = {:?} }}\n\n[workspace]\n",
-            root.join("runtime")
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
         ),
     )
     .unwrap();
+    for (i, lib) in crates.iter().enumerate() {
+        let part = dir.join(format!("part{i}"));
+        std::fs::create_dir_all(part.join("src")).unwrap();
+        std::fs::write(
+            part.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"nilang-accepted-{i}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [dependencies]\nnilang-runtime = {{ path = {:?} }}\n",
+                root.join("runtime")
+            ),
+        )
+        .unwrap();
+        std::fs::write(part.join("src/lib.rs"), lib).unwrap();
+    }
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), &generated.lib).unwrap();
     let out = Command::new(env!("CARGO"))
         .args([
             "build",
@@ -175,14 +199,17 @@ fn every_accepted_file_of_the_repository_compiles() {
         out.status.success() && diagnostics.is_empty(),
         "rustc rejected generated code ({} in {}):\n{}",
         diagnostics.len(),
-        dir.join("src/lib.rs").display(),
+        dir.join("part*/src/lib.rs").display(),
         stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// How many crates the generated modules are spread over.
+const CRATES: usize = 8;
+
 /// A folder under the system's temporary one, kept when the test fails (its
-/// `src/lib.rs` is where rustc's line numbers point).
+/// `part*/src/lib.rs` are where rustc's line numbers point).
 fn tempfile_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("nilang-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

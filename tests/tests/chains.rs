@@ -1,10 +1,10 @@
 //! Long flat chains compiled and run: `random/chains.nil` (written by the
-//! build script) sums and multiplies 1,200 terms, forwards, backwards and
+//! build script) sums and multiplies 1,010 terms, forwards, backwards and
 //! differentiated.
 
 use nilang_tests::chains::*;
 
-const TERMS: usize = 1_200;
+const TERMS: usize = 1_010;
 
 fn input() -> Vec<f64> {
     (1..=TERMS).map(|i| 1.0 + (i % 13) as f64 / 8.0).collect()
@@ -70,7 +70,7 @@ fn a_long_and_chain_decides() {
 
 #[test]
 fn a_long_product_runs_uncalls_and_differentiates() {
-    // Factors near 1, so that the product of 1,200 stays near 1 too; every
+    // Factors near 1, so that the product of 1,010 stays near 1 too; every
     // seventh factor is `exp(x[i] - 1.0)`.
     let x: Vec<f64> = (1..=TERMS)
         .map(|i| 1.0 + ((i % 13) as f64 - 6.0) / 1000.0)
