@@ -16,6 +16,7 @@ pub mod features;
 pub mod line_index;
 pub mod server;
 pub mod transport;
+mod watch;
 pub mod workspace;
 
 use tokio::io::{AsyncRead, AsyncWrite};

@@ -169,6 +169,86 @@ const WORKSPACE_SYMBOLS: usize = 500;
 /// (`workspace/diagnostic/refresh`), since an edit of one file can change
 /// another's diagnostics. Opening a file that had published diagnostics
 /// publishes an empty list for it, so the pulled report replaces them.
+/// Files changed on disk (`(uri, deleted)`), as the client's watcher or the
+/// server's own reports them: each closed one is read again (or dropped),
+/// the diagnostics task checks what depends on it, and a file that is gone
+/// gets its diagnostics cleared.
+async fn files_changed_on_disk(
+    shared: &Shared,
+    client: &Client,
+    changes: impl IntoIterator<Item = (Uri, bool)>,
+) {
+    let mut gone = Vec::new();
+    let mut changed = false;
+    {
+        let mut workspace = shared.lock();
+        for (uri, deleted) in changes {
+            if workspace.disk_changed(&uri, deleted) {
+                changed = true;
+                let uri = crate::workspace::normalize(&uri);
+                if !workspace.knows(&uri) {
+                    gone.push(uri);
+                }
+            }
+        }
+    }
+    if changed {
+        shared.changed.notify_one();
+    }
+    for uri in gone {
+        client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+}
+
+/// Follows the disk with the server's own watcher (see `watch.rs`), for a
+/// client that watches no files for it; returns when the watcher could not
+/// start (said in the client's log).
+async fn watch_task(
+    shared: Arc<Shared>,
+    client: Client,
+    watcher: notify::Result<crate::watch::Watching>,
+) {
+    use crate::watch::DiskChange;
+    let mut watching = match watcher {
+        Ok(w) => w,
+        Err(e) => {
+            client
+                .log_message(
+                    MessageType::WARNING,
+                    format!(
+                        "nilang-lsp: cannot watch the workspace ({e}); closed .nil files changed on disk keep their old diagnostics"
+                    ),
+                )
+                .await;
+            return;
+        }
+    };
+    while let Some(first) = watching.changes.recv().await {
+        // An editor's save or a checkout comes as a burst: one pass.
+        let mut batch = vec![first];
+        while let Ok(more) = watching.changes.try_recv() {
+            batch.push(more);
+        }
+        let mut files = Vec::new();
+        for change in batch {
+            match change {
+                DiskChange::File { path, deleted } => files.push((path, deleted)),
+                DiskChange::Folder(folder) => files.extend(
+                    watching
+                        .add_folder(&folder)
+                        .into_iter()
+                        .map(|path| (path, false)),
+                ),
+            }
+        }
+        let uris: Vec<(Uri, bool)> = files
+            .into_iter()
+            .filter_map(|(path, deleted)| Some((Uri::from_file_path(&path)?, deleted)))
+            .collect();
+        files_changed_on_disk(&shared, &client, uris).await;
+    }
+}
+
 async fn diagnostics_task(shared: Arc<Shared>, client: Client) {
     let mut published: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
     let mut pulled: HashMap<Uri, Vec<Diagnostic>> = HashMap::new();
@@ -494,6 +574,16 @@ impl LanguageServer for Backend {
                         )
                         .await;
                 }
+            } else {
+                // The client watches nothing for its servers: the server
+                // watches the workspace folders itself.
+                // It starts before the folders are loaded, so that no change
+                // falls between the two.
+                let roots = shared.lock().roots.clone();
+                if !roots.is_empty() {
+                    let watcher = crate::watch::watch(&roots);
+                    tokio::spawn(watch_task(shared.clone(), client.clone(), watcher));
+                }
             }
             // The workspace's files, checked and published (with progress)
             // by the diagnostics task.
@@ -514,27 +604,11 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let mut gone = Vec::new();
-        let mut changed = false;
-        {
-            let mut workspace = self.shared.lock();
-            for event in params.changes {
-                let deleted = event.typ == FileChangeType::DELETED;
-                if workspace.disk_changed(&event.uri, deleted) {
-                    changed = true;
-                    let uri = crate::workspace::normalize(&event.uri);
-                    if !workspace.knows(&uri) {
-                        gone.push(uri);
-                    }
-                }
-            }
-        }
-        if changed {
-            self.shared.changed.notify_one();
-        }
-        for uri in gone {
-            self.client.publish_diagnostics(uri, Vec::new(), None).await;
-        }
+        let changes = params
+            .changes
+            .into_iter()
+            .map(|event| (event.uri, event.typ == FileChangeType::DELETED));
+        files_changed_on_disk(&self.shared, &self.client, changes).await;
     }
 
     async fn diagnostic(

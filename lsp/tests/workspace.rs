@@ -164,3 +164,111 @@ fn closed_files_are_checked_and_follow_the_disk() {
         client.shutdown_and_exit().await;
     });
 }
+
+/// A client that watches no files for its servers (no dynamic registration
+/// of `workspace/didChangeWatchedFiles`): the server watches the workspace
+/// itself, so closed files still follow the disk.
+#[test]
+fn closed_files_follow_the_disk_without_the_client_s_watcher() {
+    let tmp = tempfile::tempdir().expect("a folder");
+    let root = tmp.path().canonicalize().unwrap();
+    let src = root.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(src.join("broken.nil"), BROKEN).unwrap();
+    std::fs::write(src.join("caller.nil"), CALLER).unwrap();
+    std::fs::write(src.join("helper.nil"), HELPER).unwrap();
+    let (broken, caller) = (uri(&src.join("broken.nil")), uri(&src.join("caller.nil")));
+
+    support::run(async move {
+        let mut client = TestClient::start();
+        client
+            .request(
+                "initialize",
+                json!({
+                    "rootUri": uri(&root),
+                    "workspaceFolders": [{ "uri": uri(&root), "name": "w" }],
+                    "capabilities": {},
+                }),
+            )
+            .await;
+        client.notify("initialized", json!({})).await;
+        let published = client.diagnostics(&broken).await;
+        assert_eq!(codes(&published), ["E0201"], "{published}");
+        assert!(
+            !client.pending_contains("client/registerCapability"),
+            "nothing to register with this client"
+        );
+
+        // Fixed on disk, and nobody says so: the server sees it.
+        std::fs::write(src.join("broken.nil"), HELPER.replace("helper", "fixed")).unwrap();
+        let published = client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == broken.as_str()
+                    && m["params"]["diagnostics"] == json!([])
+            })
+            .await;
+        assert!(published["params"]["version"].is_null(), "{published}");
+
+        // The callee deleted (the caller's call no longer resolves), then
+        // written again.
+        std::fs::remove_file(src.join("helper.nil")).unwrap();
+        let published = client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == caller.as_str()
+                    && codes(&m["params"]) == ["E0102"]
+            })
+            .await;
+        assert_eq!(codes(&published["params"]), ["E0102"]);
+        std::fs::write(src.join("helper.nil"), HELPER).unwrap();
+        client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == caller.as_str()
+                    && m["params"]["diagnostics"] == json!([])
+            })
+            .await;
+
+        // A folder made after the start is watched too, with the file that
+        // came with it.
+        std::fs::create_dir_all(src.join("models/deep")).unwrap();
+        std::fs::write(src.join("models/deep/later.nil"), BROKEN).unwrap();
+        let later = uri(&src.join("models/deep/later.nil"));
+        // (Its first publication may be of the file half written.)
+        client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == later.as_str()
+                    && codes(&m["params"]) == ["E0201"]
+            })
+            .await;
+        std::fs::write(
+            src.join("models/deep/later.nil"),
+            HELPER.replace("helper", "later"),
+        )
+        .unwrap();
+        client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == later.as_str()
+                    && m["params"]["diagnostics"] == json!([])
+            })
+            .await;
+
+        // A file under `target/` is not the workspace's: written before
+        // the broken file comes back, it is never published.
+        std::fs::write(root.join("target/skip.nil"), BROKEN).unwrap();
+        std::fs::write(src.join("broken.nil"), BROKEN).unwrap();
+        client
+            .wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == broken.as_str()
+                    && codes(&m["params"]) == ["E0201"]
+            })
+            .await;
+        assert!(!client.pending_contains("skip.nil"));
+        client.shutdown_and_exit().await;
+    });
+}
