@@ -118,6 +118,17 @@ impl Val {
             rounded: false,
         }
     }
+
+    /// The value of a call of type `ty` with arguments `args`: a literal
+    /// when they all are and it is a number.
+    fn computed(ty: Ty, args: &[Val]) -> Val {
+        let literal = !args.is_empty() && args.iter().all(|v| v.literal) && is_number(class(&ty));
+        Val {
+            ty,
+            literal,
+            rounded: false,
+        }
+    }
 }
 
 struct Cx<'a> {
@@ -1312,57 +1323,71 @@ impl Cx<'_> {
             Ty::Constructed("Complex", a) if a.len() == 1 => a[0].clone(),
             t => t.clone(),
         };
-        let ty = match (name, vals.as_slice()) {
-            ("zero" | "one", [_]) => first,
-            ("zeros" | "ones", [_, dims @ ..]) if !dims.is_empty() => {
-                let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
+        // Struct constructions, and calls the resolver reported (E0102).
+        let Some(function) = PureFn::named(name) else {
+            let ty = match self.structs.get(name) {
+                Some(def) => {
+                    let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
+                    crate::structs::construction_type(def, &tys, self.structs)
+                }
+                None => Ty::Unknown,
+            };
+            return Val::computed(ty, &vals);
+        };
+        // The typing rule of each pure function, matched exhaustively: a
+        // new one does not compile until it has one. A wrong number of
+        // arguments (the resolver's E0108) types as unknown.
+        use PureFn::*;
+        let n = vals.len();
+        let ty = match function {
+            Zero | One if n == 1 => first,
+            Zeros | Ones if n >= 2 => {
+                let ctor = if n == 2 { "Vec" } else { "Matrix" };
                 Ty::Constructed(ctor, vec![first])
             }
-            ("length" | "size" | "nnz" | "global_index", _) => Ty::Scalar("i64"),
-            ("isempty" | "iseven" | "isodd", _) => Ty::Scalar("bool"),
-            ("stack", [_]) => Ty::Constructed("Stack", vec![first]),
-            ("fixed", [v]) => {
-                self.real_argument(name, &args[0], v);
+            Length | Size | Nnz | GlobalIndex => Ty::Scalar("i64"),
+            Isempty | Iseven | Isodd => Ty::Scalar("bool"),
+            Stack if n == 1 => Ty::Constructed("Stack", vec![first]),
+            Fixed if n == 1 => {
+                self.real_argument(name, &args[0], &vals[0]);
                 Ty::Constructed("Fixed43", vec![])
             }
-            ("ulog" | "tropical", [v]) => {
-                self.real_argument(name, &args[0], v);
-                crate::types::number_of(name, &v.ty)
+            Ulog | Tropical if n == 1 => {
+                self.real_argument(name, &args[0], &vals[0]);
+                crate::types::number_of(name, &vals[0].ty)
             }
-            ("float", [v]) => match &v.ty {
+            Float if n == 1 => match &vals[0].ty {
                 Ty::Constructed("ULogarithmic" | "Tropical", a) if a.len() == 1 => a[0].clone(),
                 _ => Ty::Scalar("f64"),
             },
-            ("abs" | "abs2" | "angle" | "real" | "imag", [_]) => real_part(&first),
-            ("floor" | "ceil" | "round", [_]) => {
+            Abs | Abs2 | Angle | Real | Imag if n == 1 => real_part(&first),
+            Floor | Ceil | Round if n == 1 => {
                 return Val {
                     ty: first,
                     literal: false,
                     rounded: true,
                 };
             }
-            (
-                "min" | "max" | "atan" | "div" | "rem" | "mod" | "logaddexp" | "logsubexp",
-                [a, b],
-            ) => promote(&a.ty, &b.ty),
-            (
-                "identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "sinh" | "cosh"
-                | "tanh" | "asin" | "acos" | "atan" | "conj" | "inv" | "sign",
-                [_],
-            ) => first,
-            (name, _) if self.structs.get(name).is_some() => {
-                let def = self.structs.get(name).expect("checked above");
-                let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
-                crate::structs::construction_type(def, &tys, self.structs)
+            Min | Max | Atan | Div | Rem | Mod | Logaddexp | Logsubexp if n == 2 => {
+                promote(&vals[0].ty, &vals[1].ty)
             }
-            _ => Ty::Unknown,
+            Identity | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
+            | Atan | Conj | Inv | Sign
+                if n == 1 =>
+            {
+                first
+            }
+            // Not values of a type decided here: `sincos` (a pair, refused
+            // as a value), `value`/`unwrap` and `tget` (typed by their
+            // statement), the prints; and the forms above with another
+            // number of arguments.
+            Sincos | Value | Unwrap | Tget | Println | Print | Zero | One | Zeros | Ones
+            | Stack | Fixed | Ulog | Tropical | Float | Abs | Abs2 | Angle | Real | Imag
+            | Floor | Ceil | Round | Min | Max | Atan | Div | Rem | Mod | Logaddexp | Logsubexp
+            | Identity | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
+            | Conj | Inv | Sign => Ty::Unknown,
         };
-        let literal = !vals.is_empty() && vals.iter().all(|v| v.literal) && is_number(class(&ty));
-        Val {
-            ty,
-            literal,
-            rounded: false,
-        }
+        Val::computed(ty, &vals)
     }
 
     /// What a pure function's arguments must be beyond their number: the
