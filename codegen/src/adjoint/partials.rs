@@ -3,6 +3,7 @@
 //! `wgsl.rs`).
 
 use super::*;
+use nilang_analysis::builtins::PureFn;
 
 /// What the local-derivative rules ([`push_partials`]) need from a backend:
 /// the Rust backend and the WGSL backend ([`super::wgsl`]) each render the
@@ -339,19 +340,8 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         None => code,
         Some(m) => format!("({m} * {code})"),
     };
-    if matches!(
-        name,
-        "zero"
-            | "one"
-            | "zeros"
-            | "length"
-            | "size"
-            | "nnz"
-            | "global_index"
-            | "fixed"
-            | "float"
-            | "tropical"
-    ) {
+    let rule = PureFn::named(name).map_or(CallRule::Missing, |f| call_rule(f, args.len()));
+    if rule == CallRule::Constant {
         // Shapes, constants and indices carry no derivative.
         return;
     }
@@ -360,9 +350,9 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     {
         return;
     }
-    match (name, args) {
-        ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => push_partials(d, x, mult, out),
-        ("atan", [y, x]) => {
+    match (rule, args) {
+        (CallRule::Through, [x]) => push_partials(d, x, mult, out),
+        (CallRule::Atan2, [y, x]) => {
             // At the origin, where atan(y, x) is not differentiable, the
             // subgradient 0 (not 0/0).
             let yv = d.value(y);
@@ -377,7 +367,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         }
         // The Gaussian logarithm r = ln(e^a ± e^b): dr/da = e^(a - r),
         // dr/db = ±e^(b - r).
-        ("logaddexp" | "logsubexp", [a, b]) => {
+        (CallRule::Gaussian, [a, b]) => {
             let av = d.value(a);
             let bv = d.value(b);
             let rv = d.value(e);
@@ -393,7 +383,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             let db = singular(d, &mult, db);
             push_partials(d, b, Some(db), out);
         }
-        ("min" | "max", [a, b]) => {
+        (CallRule::MinMax, [a, b]) => {
             let av = d.value(a);
             let bv = d.value(b);
             let cmp = if name == "min" { "<=" } else { ">=" };
@@ -402,7 +392,8 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             push_partials(d, a, Some(times(pick_a)), out);
             push_partials(d, b, Some(times(pick_b)), out);
         }
-        (f, [x]) => {
+        (CallRule::Unary, [x]) => {
+            let f = name;
             let v = d.value(x);
             let r = |d: &mut D, m: &str| d.real_fn(m, &v);
             let q = match f {
@@ -430,11 +421,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
                 ),
                 "atan" => format!("({one} / ({one} + {v} * {v}))"),
                 "inv" => format!("(-{one} / ({v} * {v}))"),
-                "sign" | "floor" | "ceil" | "round" => return,
-                _ => {
-                    d.unsupported(e.span, &format!("an adjoint rule for `{f}`"));
-                    return;
-                }
+                _ => unreachable!("`{f}` is not a unary rule (call_rule)"),
             };
             // The rules with a pole at a finite argument.
             let q = if matches!(f, "log" | "asin" | "acos" | "inv") {
@@ -444,6 +431,59 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             };
             push_partials(d, x, Some(q), out);
         }
+        // A step function's derivative is zero wherever it has one. Its
+        // argument is still rendered, as every rule's is (which refuses
+        // what cannot be).
+        (CallRule::Flat, [x]) => {
+            let _ = d.value(x);
+        }
         _ => d.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
+    }
+}
+
+/// How the reverse pass takes the derivative of a call of a pure function
+/// with `n` arguments.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CallRule {
+    /// Shapes, constants, indices, conversions: no derivative.
+    Constant,
+    /// The argument's own (`identity`, `real`, `conj`, ...).
+    Through,
+    /// A function of one real argument with its local derivative.
+    Unary,
+    /// A step function: derivative zero.
+    Flat,
+    Atan2,
+    /// `logaddexp`, `logsubexp`.
+    Gaussian,
+    MinMax,
+    /// None written: refused (E0701, predicted by `limits.rs`).
+    Missing,
+}
+
+/// The rule of each pure function, matched exhaustively, so that a new one
+/// has none until it is given one.
+fn call_rule(f: PureFn, n: usize) -> CallRule {
+    use PureFn::*;
+    match f {
+        Zero | One | Zeros | Length | Size | Nnz | GlobalIndex | Fixed | Float | Tropical => {
+            CallRule::Constant
+        }
+        Identity | Value | Unwrap | Real | Conj if n == 1 => CallRule::Through,
+        Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
+        | Inv
+            if n == 1 =>
+        {
+            CallRule::Unary
+        }
+        Atan if n == 1 => CallRule::Unary,
+        Atan if n == 2 => CallRule::Atan2,
+        Sign | Floor | Ceil | Round if n == 1 => CallRule::Flat,
+        Logaddexp | Logsubexp if n == 2 => CallRule::Gaussian,
+        Min | Max if n == 2 => CallRule::MinMax,
+        Identity | Value | Unwrap | Real | Conj | Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos
+        | Tan | Sinh | Cosh | Tanh | Asin | Acos | Inv | Atan | Sign | Floor | Ceil | Round
+        | Logaddexp | Logsubexp | Min | Max | Ones | Imag | Angle | Sincos | Div | Rem | Mod
+        | Stack | Tget | Isempty | Iseven | Isodd | Println | Print | Ulog => CallRule::Missing,
     }
 }
