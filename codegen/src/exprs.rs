@@ -2,6 +2,7 @@
 //! with conversions where kinds meet.
 
 use super::*;
+use nilang_analysis::builtins::PureFn;
 
 /// An array of one value (`zeros(T, n)`, `ones(T, m, n)`) in parts: the
 /// element's code, each length's code and the element kind.
@@ -439,29 +440,7 @@ impl Gen<'_> {
         if self.number_math(name, args, span) {
             return ("()".into(), Kind::Unknown);
         }
-        let unary_math = |n: &str| -> Option<&'static str> {
-            Some(match n {
-                "abs" => "abs",
-                "abs2" => "abs2",
-                "sqrt" => "sqrt",
-                "exp" => "exp",
-                "log" => "ln",
-                "sin" => "sin",
-                "cos" => "cos",
-                "tan" => "tan",
-                "sinh" => "sinh",
-                "cosh" => "cosh",
-                "tanh" => "tanh",
-                "asin" => "asin",
-                "acos" => "acos",
-                "inv" => "inv",
-                "sign" => "signum",
-                "floor" => "floor",
-                "ceil" => "ceil",
-                "round" => "round",
-                _ => return None,
-            })
-        };
+        let unary_math = |n: &str| PureFn::named(n).and_then(rust_math);
         match (name, args) {
             ("global_index", []) => ("global_index".into(), Kind::Int("i64")),
             ("identity" | "value" | "unwrap", [x]) => self.expr(x),
@@ -683,4 +662,36 @@ impl Gen<'_> {
             k,
         )
     }
+}
+
+/// The `nilang::Real` method (and `nilang::complex` function) a pure
+/// function of one number is written with, if it is one; matched
+/// exhaustively, so that a new function is placed here or elsewhere.
+fn rust_math(f: PureFn) -> Option<&'static str> {
+    use PureFn::*;
+    Some(match f {
+        Abs => "abs",
+        Abs2 => "abs2",
+        Sqrt => "sqrt",
+        Exp => "exp",
+        Log => "ln",
+        Sin => "sin",
+        Cos => "cos",
+        Tan => "tan",
+        Sinh => "sinh",
+        Cosh => "cosh",
+        Tanh => "tanh",
+        Asin => "asin",
+        Acos => "acos",
+        Inv => "inv",
+        Sign => "signum",
+        Floor => "floor",
+        Ceil => "ceil",
+        Round => "round",
+        // Written by their own arms of `call_expr`, or refused.
+        Identity | Atan | Sincos | Min | Max | Div | Rem | Mod | Real | Imag | Conj | Angle
+        | Zero | One | Zeros | Ones | Stack | Length | Size | Nnz | Value | Unwrap | Tget
+        | Isempty | Iseven | Isodd | Println | GlobalIndex | Print | Fixed | Ulog | Tropical
+        | Float | Logaddexp | Logsubexp => return None,
+    })
 }
