@@ -1,6 +1,7 @@
 //! Expressions and places in WGSL, and where adjoints of places go.
 
 use super::*;
+use nilang_analysis::builtins::PureFn;
 
 impl W<'_> {
     /// A variable: its code and kind.
@@ -261,21 +262,17 @@ impl W<'_> {
                 let (c, k) = self.expr(x);
                 (format!("({c} * {c})"), k)
             }
-            (
-                "sqrt" | "exp" | "log" | "sin" | "cos" | "tan" | "sinh" | "cosh" | "tanh" | "asin"
-                | "acos" | "atan" | "floor" | "ceil" | "round" | "sign",
-                [x],
-            ) => {
+            (_, [x]) if PureFn::named(name).and_then(wgsl_math).is_some() => {
+                let math = PureFn::named(name).and_then(wgsl_math).expect("checked");
                 let (c, k) = self.expr(x);
                 let fk = match k {
                     K::Float(f) => K::Float(f),
                     _ => K::Float(fl),
                 };
                 let c = self.conv(c, k, fk);
-                if matches!(name, "sqrt" | "floor" | "ceil" | "round" | "sign") {
-                    (format!("{name}({c})"), fk)
-                } else {
-                    (trans(name, &c, wgsl_ty(fk)), fk)
+                match math {
+                    WgslMath::Builtin => (format!("{name}({c})"), fk),
+                    WgslMath::Transcendental => (trans(name, &c, wgsl_ty(fk)), fk),
                 }
             }
             ("atan", [y, x]) => {
@@ -432,5 +429,32 @@ impl W<'_> {
                 }
             }
         })
+    }
+}
+
+/// How WGSL writes a function of one float.
+#[derive(Clone, Copy)]
+enum WgslMath {
+    /// WGSL's own built-in of that name, in `f32` and `f64`.
+    Builtin,
+    /// WGSL's built-in in `f32`; in `f64`, which WGSL lacks, the shader's
+    /// helper `nil_<name>_f64` (`F64_MATH`).
+    Transcendental,
+}
+
+/// The one-float pure functions written by name, matched exhaustively so
+/// that a new function is placed here or written elsewhere.
+fn wgsl_math(f: PureFn) -> Option<WgslMath> {
+    use PureFn::*;
+    match f {
+        Sqrt | Floor | Ceil | Round | Sign => Some(WgslMath::Builtin),
+        Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos | Atan => {
+            Some(WgslMath::Transcendental)
+        }
+        // Written by their own arms of `call`, or refused.
+        Identity | Abs | Abs2 | Sincos | Inv | Min | Max | Div | Rem | Mod | Real | Imag | Conj
+        | Angle | Zero | One | Zeros | Ones | Stack | Length | Size | Nnz | Value | Unwrap
+        | Tget | Isempty | Iseven | Isodd | Println | GlobalIndex | Print | Fixed | Ulog
+        | Tropical | Float | Logaddexp | Logsubexp => None,
     }
 }
