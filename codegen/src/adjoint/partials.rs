@@ -421,7 +421,11 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
                 ),
                 "atan" => format!("({one} / ({one} + {v} * {v}))"),
                 "inv" => format!("(-{one} / ({v} * {v}))"),
-                _ => unreachable!("`{f}` is not a unary rule (call_rule)"),
+                // `call_rule` gives `Unary` to the functions above only.
+                _ => {
+                    d.unsupported(e.span, &format!("an adjoint rule for `{f}`"));
+                    return;
+                }
             };
             // The rules with a pole at a finite argument.
             let q = if matches!(f, "log" | "asin" | "acos" | "inv") {
