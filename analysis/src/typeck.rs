@@ -1318,13 +1318,14 @@ impl Cx<'_> {
         };
         let vals: Vec<Val> = args.iter().map(|a| arg_val(self, a)).collect();
         let first = vals.first().map(|v| v.ty.clone()).unwrap_or(Ty::Unknown);
-        self.call_limits(name, args, &vals, span);
+        let function = PureFn::named(name);
+        self.call_limits(name, function, args, &vals, span);
         let real_part = |t: &Ty| match t {
             Ty::Constructed("Complex", a) if a.len() == 1 => a[0].clone(),
             t => t.clone(),
         };
         // Struct constructions, and calls the resolver reported (E0102).
-        let Some(function) = PureFn::named(name) else {
+        let Some(function) = function else {
             let ty = match self.structs.get(name) {
                 Some(def) => {
                     let tys: Vec<Ty> = vals.iter().map(|v| v.ty.clone()).collect();
@@ -1393,7 +1394,14 @@ impl Cx<'_> {
     /// What a pure function's arguments must be beyond their number: the
     /// shape queries take arrays, `stack` a scalar type or a variable, and
     /// the Rust backend lacks some functions of complex numbers (E0701).
-    fn call_limits(&mut self, name: &str, args: &[Expr], vals: &[Val], span: Span) {
+    fn call_limits(
+        &mut self,
+        name: &str,
+        function: Option<PureFn>,
+        args: &[Expr],
+        vals: &[Val],
+        span: Span,
+    ) {
         match (name, vals) {
             ("length" | "size", [v, ..]) => match class(&v.ty) {
                 Class::Array | Class::Unknown => {}
@@ -1447,7 +1455,7 @@ impl Cx<'_> {
                 }
             }
             (_, _)
-                if PureFn::named(name).is_some_and(|f| f.spec().complex == ComplexArgs::Refused)
+                if function.is_some_and(|f| f.spec().complex == ComplexArgs::Refused)
                     && vals.iter().any(|v| class(&v.ty) == Class::Complex) =>
             {
                 let generated: Vec<String> = PureFn::ALL
