@@ -74,7 +74,7 @@ impl Watching {
     pub fn add_folder(&mut self, folder: &Path) -> Vec<PathBuf> {
         let _ = self.watch_tree(folder);
         let mut found = Vec::new();
-        nil_files(folder, &mut found, 0);
+        crate::workspace::walk(folder, &mut found, 0);
         found
     }
 
@@ -100,25 +100,6 @@ fn sub_folders(folder: &Path) -> Vec<PathBuf> {
         .filter(|e| !nilang_ide::skipped_folder(&e.file_name().to_string_lossy()))
         .map(|e| e.path())
         .collect()
-}
-
-/// The `.nil` files under `folder`, outside skipped folders.
-fn nil_files(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        let path = entry.path();
-        if path.is_file() && nilang_ide::is_nil_file(&path) {
-            out.push(path);
-        }
-    }
-    for sub in sub_folders(folder) {
-        nil_files(&sub, out, depth + 1);
-    }
 }
 
 /// Whether `path` is in the workspace: under one of `roots`, and in no

@@ -506,7 +506,7 @@ fn is_nil_uri(uri: &Uri) -> bool {
 }
 
 /// The `.nil` files under `dir`, sorted, as `nilc check` finds them.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     if depth > 64 {
         return;
     }
