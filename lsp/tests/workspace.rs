@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use support::TestClient;
@@ -28,6 +28,30 @@ const CREATED: u32 = 1;
 const CHANGED: u32 = 2;
 const DELETED: u32 = 3;
 
+/// A scratch workspace: its root (canonical) with `src/` and `target/`, and
+/// the folder that removes it when dropped.
+fn scratch_workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().expect("a folder");
+    let root = tmp.path().canonicalize().unwrap();
+    let src = root.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    (tmp, root, src)
+}
+
+/// The next diagnostics published for `uri` with exactly the codes `want`
+/// (publications of states the disk went through on the way are skipped).
+async fn published_with(client: &mut TestClient, uri: &str, want: &[&str]) -> Value {
+    client
+        .wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && codes(&m["params"]) == want
+        })
+        .await["params"]
+        .clone()
+}
+
 /// Tells the server that `uri` changed on disk, as the client's watcher does.
 async fn watched(client: &mut TestClient, uri: &str, change: u32) {
     client
@@ -44,11 +68,7 @@ const BROKEN: &str = "function broken(y::f64, x::f64)\n    y += y * x\nend\n";
 
 #[test]
 fn closed_files_are_checked_and_follow_the_disk() {
-    let tmp = tempfile::tempdir().expect("a folder");
-    let root = tmp.path().canonicalize().unwrap();
-    let src = root.join("src");
-    std::fs::create_dir_all(&src).unwrap();
-    std::fs::create_dir_all(root.join("target")).unwrap();
+    let (_tmp, root, src) = scratch_workspace();
     // Enough files for a progress report, and one in `target/`, which is
     // not the workspace's.
     for i in 0..20 {
@@ -170,11 +190,7 @@ fn closed_files_are_checked_and_follow_the_disk() {
 /// itself, so closed files still follow the disk.
 #[test]
 fn closed_files_follow_the_disk_without_the_client_s_watcher() {
-    let tmp = tempfile::tempdir().expect("a folder");
-    let root = tmp.path().canonicalize().unwrap();
-    let src = root.join("src");
-    std::fs::create_dir_all(&src).unwrap();
-    std::fs::create_dir_all(root.join("target")).unwrap();
+    let (_tmp, root, src) = scratch_workspace();
     std::fs::write(src.join("broken.nil"), BROKEN).unwrap();
     std::fs::write(src.join("caller.nil"), CALLER).unwrap();
     std::fs::write(src.join("helper.nil"), HELPER).unwrap();
@@ -202,34 +218,16 @@ fn closed_files_follow_the_disk_without_the_client_s_watcher() {
 
         // Fixed on disk, and nobody says so: the server sees it.
         std::fs::write(src.join("broken.nil"), HELPER.replace("helper", "fixed")).unwrap();
-        let published = client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == broken.as_str()
-                    && m["params"]["diagnostics"] == json!([])
-            })
-            .await;
-        assert!(published["params"]["version"].is_null(), "{published}");
+        let published = published_with(&mut client, &broken, &[]).await;
+        assert!(published["version"].is_null(), "{published}");
 
         // The callee deleted (the caller's call no longer resolves), then
         // written again.
         std::fs::remove_file(src.join("helper.nil")).unwrap();
-        let published = client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == caller.as_str()
-                    && codes(&m["params"]) == ["E0102"]
-            })
-            .await;
-        assert_eq!(codes(&published["params"]), ["E0102"]);
+        let published = published_with(&mut client, &caller, &["E0102"]).await;
+        assert_eq!(codes(&published), ["E0102"]);
         std::fs::write(src.join("helper.nil"), HELPER).unwrap();
-        client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == caller.as_str()
-                    && m["params"]["diagnostics"] == json!([])
-            })
-            .await;
+        published_with(&mut client, &caller, &[]).await;
 
         // A folder made after the start is watched too, with the file that
         // came with it.
@@ -237,37 +235,19 @@ fn closed_files_follow_the_disk_without_the_client_s_watcher() {
         std::fs::write(src.join("models/deep/later.nil"), BROKEN).unwrap();
         let later = uri(&src.join("models/deep/later.nil"));
         // (Its first publication may be of the file half written.)
-        client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == later.as_str()
-                    && codes(&m["params"]) == ["E0201"]
-            })
-            .await;
+        published_with(&mut client, &later, &["E0201"]).await;
         std::fs::write(
             src.join("models/deep/later.nil"),
             HELPER.replace("helper", "later"),
         )
         .unwrap();
-        client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == later.as_str()
-                    && m["params"]["diagnostics"] == json!([])
-            })
-            .await;
+        published_with(&mut client, &later, &[]).await;
 
         // A file under `target/` is not the workspace's: written before
         // the broken file comes back, it is never published.
         std::fs::write(root.join("target/skip.nil"), BROKEN).unwrap();
         std::fs::write(src.join("broken.nil"), BROKEN).unwrap();
-        client
-            .wait_for(|m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == broken.as_str()
-                    && codes(&m["params"]) == ["E0201"]
-            })
-            .await;
+        published_with(&mut client, &broken, &["E0201"]).await;
         assert!(!client.pending_contains("skip.nil"));
         client.shutdown_and_exit().await;
     });
