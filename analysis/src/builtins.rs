@@ -509,23 +509,6 @@ pub fn pure_function(name: &str) -> Option<Option<usize>> {
 /// Names that mean a value rather than a variable.
 pub const CONSTANTS: &[&str] = &["π", "pi", "im", "Inf", "NaN", "nothing"];
 
-/// Scalar type names, and type constructors with their number of arguments.
-pub const SCALAR_TYPES: &[&str] = &[
-    "f64", "f32", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "usize", "isize", "bool",
-];
-
-pub const TYPE_CONSTRUCTORS: &[(&str, usize)] = &[
-    ("Complex", 1),
-    ("Vec", 1),
-    ("Matrix", 1),
-    ("Csc", 1),
-    ("Stack", 1),
-    // Number systems (docs/language.md, "Number systems").
-    ("Fixed43", 0),
-    ("ULogarithmic", 1),
-    ("Tropical", 1),
-];
-
 /// Candidates for "did you mean": the closest name by edit distance.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let max = name.chars().count() / 3;

@@ -16,7 +16,7 @@ use crate::diagnostics::Diagnostic;
 use crate::effects::{visit_block, visit_stmt};
 use crate::printer::print_expr;
 use crate::resolve::{DefKind, Resolution};
-use crate::ty::Ty;
+use crate::ty::{Ctor, Ty};
 use crate::types::FunctionTypes;
 
 /// What the checks need to know about callees.
@@ -350,9 +350,9 @@ fn value_names(expr: &Expr) -> Vec<(String, Span)> {
 /// floats, type parameters, complex numbers, and arrays of them.
 fn carries_gradient(ty: &Ty) -> bool {
     match ty.element() {
-        Ty::Scalar(s) => matches!(*s, "f64" | "f32"),
+        Ty::Scalar(s) => s.is_float(),
         Ty::Generic(_) => true,
-        Ty::Constructed("Complex" | "ULogarithmic", _) => true,
+        Ty::Constructed(Ctor::Complex | Ctor::ULogarithmic, _) => true,
         _ => false,
     }
 }
@@ -655,7 +655,7 @@ impl Checker<'_> {
                 ExprKind::Call { args, .. } if args.len() == 1 => e = &args[0],
                 ExprKind::Index { base, .. } => {
                     let ty = crate::types::place_type(base, self.resolution, &self.types.defs);
-                    if matches!(ty, Ty::Constructed("Stack", _)) {
+                    if matches!(ty, Ty::Constructed(Ctor::Stack, _)) {
                         self.out.push(
                             Diagnostic::error(
                                 "E0620",
@@ -777,7 +777,7 @@ impl Checker<'_> {
     /// target, where `*=` and `/=` are reversible.
     fn number_system(&self, target: &Expr) -> Option<&'static str> {
         match crate::types::place_type(target, self.resolution, &self.types.defs) {
-            Ty::Constructed(name @ ("ULogarithmic" | "Tropical"), _) => Some(name),
+            Ty::Constructed(name @ (Ctor::ULogarithmic | Ctor::Tropical), _) => Some(name.name()),
             _ => None,
         }
     }

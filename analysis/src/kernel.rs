@@ -26,7 +26,7 @@ use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::printer::print_expr;
 use crate::resolve::{DefId, DefKind, Resolution};
-use crate::ty::Ty;
+use crate::ty::{Ctor, Scalar, Ty};
 use crate::types::FunctionTypes;
 
 /// A sum of invariant terms: a constant and signed printed terms.
@@ -135,7 +135,7 @@ struct Analysis<'a> {
 }
 
 fn is_array(ty: &Ty) -> bool {
-    matches!(ty, Ty::Slice(_) | Ty::Constructed("Vec", _))
+    matches!(ty, Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _))
 }
 
 /// The shared-write analysis of a kernel; `None` for other functions.
@@ -174,7 +174,7 @@ pub fn analyze(
         resolution.def_at(p.name.span).is_some_and(|id| {
             matches!(
                 types.defs[id].element(),
-                Ty::Generic(_) | Ty::Scalar("f32" | "f64")
+                Ty::Generic(_) | Ty::Scalar(Scalar::F32 | Scalar::F64)
             )
         })
     });
@@ -183,7 +183,7 @@ pub fn analyze(
         let Some(id) = resolution.def_at(p.name.span) else {
             continue;
         };
-        if differentiated && *types.defs[id].element() == Ty::Scalar("f64") {
+        if differentiated && *types.defs[id].element() == Ty::Scalar(Scalar::F64) {
             facts.diagnostics.push(
                 Diagnostic::error(
                     "E0804",

@@ -11,7 +11,7 @@
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
-use crate::ty::Ty;
+use crate::ty::{Ctor, Scalar, Ty};
 use crate::typeck::ExprTypes;
 
 /// Calls whose first argument is a type or read only for its shape: the
@@ -22,7 +22,9 @@ fn shape_call(name: &str) -> bool {
 
 fn is_number_system(ty: &Ty) -> Option<&'static str> {
     match ty {
-        Ty::Constructed(n @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => Some(n),
+        Ty::Constructed(n @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical), _) => {
+            Some(n.name())
+        }
         _ => None,
     }
 }
@@ -35,26 +37,31 @@ fn is_number_system(ty: &Ty) -> Option<&'static str> {
 pub fn stack_element(elem: &Ty) -> bool {
     match elem {
         Ty::Scalar(_) | Ty::Generic(_) | Ty::Unknown => true,
-        Ty::Constructed("Complex", args) => matches!(
+        Ty::Constructed(Ctor::Complex, args) => matches!(
             args.as_slice(),
-            [Ty::Scalar("f64" | "f32" | "i64" | "i32") | Ty::Generic(_) | Ty::Unknown]
+            [
+                Ty::Scalar(Scalar::F64 | Scalar::F32 | Scalar::I64 | Scalar::I32)
+                    | Ty::Generic(_)
+                    | Ty::Unknown
+            ]
         ),
         _ => false,
     }
 }
 
 fn is_complex(ty: &Ty) -> bool {
-    matches!(ty, Ty::Constructed("Complex", _))
+    matches!(ty, Ty::Constructed(Ctor::Complex, _))
 }
 
 /// Whether a value of this type exists in WGSL: integers, floats, type
 /// parameters (the kernel's float), booleans, and arrays of numbers.
 pub fn device_type(ty: &Ty, array_ok: bool) -> bool {
-    let number = |t: &Ty| matches!(t, Ty::Generic(_)) || matches!(t, Ty::Scalar(s) if *s != "bool");
+    let number =
+        |t: &Ty| matches!(t, Ty::Generic(_)) || matches!(t, Ty::Scalar(s) if *s != Scalar::Bool);
     match ty {
         Ty::Scalar(_) | Ty::Generic(_) | Ty::Unknown => true,
         Ty::Slice(inner) => array_ok && number(inner),
-        Ty::Constructed("Vec", args) => array_ok && args.len() == 1 && number(&args[0]),
+        Ty::Constructed(Ctor::Vec, args) => array_ok && args.len() == 1 && number(&args[0]),
         _ => false,
     }
 }
@@ -190,7 +197,9 @@ impl Limits<'_> {
                 // An ancilla is made from and checked against a zero of
                 // the runtime's `Real`, which unsigned integers are not
                 // (it needs negation).
-                if let Ty::Scalar(t @ ("u8" | "u16" | "u32" | "u64" | "usize")) = ty
+                if let Ty::Scalar(
+                    t @ (Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 | Scalar::Usize),
+                ) = ty
                     && matches!(stmt.kind, StmtKind::Alloc { .. })
                 {
                     self.out.push(e0701(
@@ -307,7 +316,7 @@ impl Limits<'_> {
                     .push(e0701(target.span, "a negated broadcast target"));
             } else if !matches!(
                 target_ty,
-                Ty::Slice(_) | Ty::Constructed("Vec" | "Matrix", _) | Ty::Unknown
+                Ty::Slice(_) | Ty::Constructed(Ctor::Vec | Ctor::Matrix, _) | Ty::Unknown
             ) && !is_column(target)
             {
                 self.out
@@ -337,7 +346,8 @@ impl Limits<'_> {
             && (is_negated(target)
                 || matches!(
                     target_ty,
-                    Ty::Slice(_) | Ty::Constructed("Vec" | "Matrix" | "Stack" | "Csc", _)
+                    Ty::Slice(_)
+                        | Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Stack | Ctor::Csc, _)
                 ))
         {
             self.out.push(e0701(
@@ -373,7 +383,7 @@ impl Limits<'_> {
             return;
         }
         self.log_power = matches!(op, InstrOp::Mul | InstrOp::Div)
-            && matches!(target_ty, Ty::Constructed("ULogarithmic", _))
+            && matches!(target_ty, Ty::Constructed(Ctor::ULogarithmic, _))
             && matches!(
                 value.kind,
                 ExprKind::Binary {
@@ -391,7 +401,7 @@ impl Limits<'_> {
             let stack = matches!(instr.rule, crate::builtins::Rule::Stack);
             if stack
                 && let Some(s) = call.args.first()
-                && let Ty::Constructed("Stack", elem) = self.stack_type(s)
+                && let Ty::Constructed(Ctor::Stack, elem) = self.stack_type(s)
                 && let [elem] = elem.as_slice()
                 && !stack_element(elem)
             {
@@ -518,10 +528,10 @@ impl Limits<'_> {
         let ty = self.ty(base);
         let ok = match &ty {
             Ty::Unknown | Ty::Struct { .. } => true,
-            Ty::Constructed("Complex", _) => matches!(field, "re" | "im"),
-            Ty::Constructed("ULogarithmic", _) => field == "log",
-            Ty::Constructed("Tropical", _) => field == "n",
-            Ty::Constructed("Csc", _) => matches!(field, "colptr" | "rowval" | "nzval"),
+            Ty::Constructed(Ctor::Complex, _) => matches!(field, "re" | "im"),
+            Ty::Constructed(Ctor::ULogarithmic, _) => field == "log",
+            Ty::Constructed(Ctor::Tropical, _) => field == "n",
+            Ty::Constructed(Ctor::Csc, _) => matches!(field, "colptr" | "rowval" | "nzval"),
             _ => false,
         };
         if !ok {
@@ -552,13 +562,13 @@ impl Limits<'_> {
         let column = matches!(indices, [IndexArg::Colon(_), IndexArg::Expr(_)]);
         let ok = match (&ty, indices.len()) {
             (Ty::Unknown, _) => true,
-            (Ty::Slice(_) | Ty::Constructed("Vec", _), 1) => exprs,
-            (Ty::Constructed("Matrix", _), 2) => exprs || column && !element,
-            (Ty::Slice(_) | Ty::Constructed("Vec" | "Matrix", _), _) => false,
+            (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), 1) => exprs,
+            (Ty::Constructed(Ctor::Matrix, _), 2) => exprs || column && !element,
+            (Ty::Slice(_) | Ty::Constructed(Ctor::Vec | Ctor::Matrix, _), _) => false,
             // Stacks: E0620; complex numbers: E0612; others E0612 too.
-            (Ty::Constructed("Stack", _), _) => true,
+            (Ty::Constructed(Ctor::Stack, _), _) => true,
             (t, _)
-                if !matches!(t, Ty::Constructed("Csc", _))
+                if !matches!(t, Ty::Constructed(Ctor::Csc, _))
                     && !matches!(base.kind, ExprKind::Call { .. }) =>
             {
                 true
@@ -572,7 +582,7 @@ impl Limits<'_> {
             self.out.push(e0701(e.span, "this kind of indexing here"));
         }
         if self.device
-            && !(matches!(ty, Ty::Slice(_) | Ty::Constructed("Vec", _))
+            && !(matches!(ty, Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _))
                 && exprs
                 && indices.len() == 1)
         {
@@ -600,7 +610,7 @@ impl Limits<'_> {
                     // A type (or `nothing`) where a value goes (other unknown
                     // names are the resolver's E0101).
                     if self.resolution.def_at(e.span).is_none()
-                        && (crate::builtins::SCALAR_TYPES.contains(&name.as_str())
+                        && (Scalar::named(name).is_some()
                             || self.generics.contains(name)
                             || matches!(
                                 name.as_str(),
@@ -736,7 +746,7 @@ impl Limits<'_> {
         };
         // Type names called as functions and broadcast calls are not
         // checked by the resolver either.
-        let type_name = crate::builtins::SCALAR_TYPES.contains(&name)
+        let type_name = Scalar::named(name).is_some()
             || matches!(
                 name,
                 "Complex"
@@ -790,7 +800,7 @@ impl Limits<'_> {
         match (name, args) {
             ("stack", [x]) => {
                 let elem = match self.exprs.at(span) {
-                    Some(Ty::Constructed("Stack", elem)) if elem.len() == 1 => elem[0].clone(),
+                    Some(Ty::Constructed(Ctor::Stack, elem)) if elem.len() == 1 => elem[0].clone(),
                     _ => Ty::Unknown,
                 };
                 match &x.kind {
@@ -799,7 +809,7 @@ impl Limits<'_> {
                     // a struct or an unknown name types as nothing).
                     ExprKind::Var(n) if self.resolution.def_at(x.span).is_none() => {
                         let known = elem != Ty::Unknown
-                            || crate::builtins::SCALAR_TYPES.contains(&n.as_str())
+                            || Scalar::named(n).is_some()
                             || self.generics.contains(n);
                         if !known {
                             self.out
@@ -819,7 +829,7 @@ impl Limits<'_> {
                 // A scalar type, a type parameter, `Fixed43`, or a value.
                 let unknown_name = matches!(&x.kind, ExprKind::Var(n)
                     if self.resolution.def_at(x.span).is_none()
-                        && !crate::builtins::SCALAR_TYPES.contains(&n.as_str())
+                        && Scalar::named(n).is_none()
                         && n != "Fixed43"
                         && !matches!(first, Ty::Generic(_)));
                 if unknown_name
@@ -827,7 +837,10 @@ impl Limits<'_> {
                         first,
                         Ty::Slice(_)
                             | Ty::Tuple(_)
-                            | Ty::Constructed("Vec" | "Matrix" | "Csc" | "Stack", _)
+                            | Ty::Constructed(
+                                Ctor::Vec | Ctor::Matrix | Ctor::Csc | Ctor::Stack,
+                                _
+                            )
                     )
                 {
                     self.out
@@ -839,7 +852,7 @@ impl Limits<'_> {
                 return;
             }
             ("zeros" | "ones", [t, dims @ ..]) => {
-                let element = matches!(&t.kind, ExprKind::Var(n) if crate::builtins::SCALAR_TYPES.contains(&n.as_str()) && self.resolution.def_at(t.span).is_none())
+                let element = matches!(&t.kind, ExprKind::Var(n) if Scalar::named(n).is_some() && self.resolution.def_at(t.span).is_none())
                     || matches!(first, Ty::Generic(_)) && self.resolution.def_at(t.span).is_none();
                 if !element {
                     self.out
@@ -852,7 +865,9 @@ impl Limits<'_> {
                 let dim = matches!(&d.kind, ExprKind::Int(_));
                 let shaped = matches!(
                     self.ty(x),
-                    Ty::Slice(_) | Ty::Constructed("Vec" | "Matrix" | "Csc", _) | Ty::Unknown
+                    Ty::Slice(_)
+                        | Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Csc, _)
+                        | Ty::Unknown
                 );
                 if !dim || !shaped {
                     self.out.push(e0701(span, "`size` with this dimension"));
@@ -868,7 +883,7 @@ impl Limits<'_> {
             }
             ("length", [x])
                 if self.device
-                    && !matches!(self.ty(x), Ty::Slice(_) | Ty::Constructed("Vec", _)) =>
+                    && !matches!(self.ty(x), Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _)) =>
             {
                 self.out.push(gpu0701(span, "`length` of this value"));
             }

@@ -4,7 +4,7 @@
 use crate::ast::*;
 use crate::check::CalleeInfo;
 use crate::resolve::{Items, Signature};
-use crate::ty::Ty;
+use crate::ty::{Ctor, Ty};
 use crate::typeck::CalleeTypes;
 use crate::values::function_params;
 
@@ -25,7 +25,7 @@ impl<'a, C: ?Sized> WithLocal<'a, C> {
             .into_iter()
             .map(|(i, name, arity)| {
                 let params = match types(i) {
-                    Some(Ty::Constructed("Fn", args)) => args,
+                    Some(Ty::Constructed(Ctor::Fn, args)) => args,
                     _ => vec![Ty::Unknown; arity],
                 };
                 (name.to_string(), params)

@@ -5,7 +5,7 @@
 use crate::ast::Function;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
-use crate::ty::Ty;
+use crate::ty::{Scalar, Ty};
 use crate::types::FunctionTypes;
 
 /// E0701 for a parameter with an adjoint that is not a real scalar; E0108
@@ -30,7 +30,8 @@ pub fn check_primitive(
             .cloned()
             .unwrap_or(Ty::Unknown);
         // A `Const` parameter has no derivative: it is only read.
-        let real = !p.constant && matches!(ty, Ty::Scalar("f64" | "f32") | Ty::Generic(_));
+        let real =
+            !p.constant && matches!(ty, Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_));
         if ty.has_adjoint() && !real && !p.constant {
             out.push(
                 Diagnostic::error(

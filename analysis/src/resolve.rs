@@ -14,6 +14,7 @@ use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::invert::{invert_stmt, routine_pairs, unroutine_expansion};
+use crate::ty::{Ctor, Scalar};
 
 pub type DefId = usize;
 
@@ -707,8 +708,8 @@ impl Resolver<'_> {
 
     fn is_global_name(&self, name: &str) -> bool {
         builtins::CONSTANTS.contains(&name)
-            || builtins::SCALAR_TYPES.contains(&name)
-            || builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| *n == name)
+            || Scalar::named(name).is_some()
+            || Ctor::written(name).is_some()
             || self.function.generics.iter().any(|g| g.name.name == name)
     }
 
@@ -749,8 +750,8 @@ impl Resolver<'_> {
             );
             return;
         }
-        if builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| n == name)
-            || builtins::SCALAR_TYPES.contains(&name.as_str())
+        if Ctor::written(name).is_some()
+            || Scalar::named(name).is_some()
             || self.items.struct_arity(name).is_some()
         {
             // The arity of a construction is checked with the structs (E0905).
@@ -858,7 +859,7 @@ fn collect_names(
                             span: arg.span,
                         },
                         name.chars().next().is_some_and(char::is_uppercase)
-                            || builtins::SCALAR_TYPES.contains(&name.as_str()),
+                            || Scalar::named(name).is_some(),
                     ));
                     continue;
                 }

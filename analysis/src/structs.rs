@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
-use crate::ty::Ty;
+use crate::ty::{Ctor, Scalar, Ty};
 
 /// How deep struct types may nest inside each other (a recursive struct is
 /// reported as E0903; this only bounds the work on such input).
@@ -57,10 +57,8 @@ pub fn build_table(
     for (file, defs) in files.iter().enumerate() {
         for def in defs.iter() {
             let name = &def.name;
-            let builtin = builtins::SCALAR_TYPES.contains(&name.name.as_str())
-                || builtins::TYPE_CONSTRUCTORS
-                    .iter()
-                    .any(|(n, _)| *n == name.name)
+            let builtin = Scalar::named(&name.name).is_some()
+                || Ctor::written(&name.name).is_some()
                 || builtins::pure_function(&name.name).is_some()
                 || builtins::instruction(&name.name).is_some();
             if crate::names::rust_name(&name.name) == crate::names::ADJOINT_TYPE {
@@ -175,7 +173,7 @@ fn check_field_type(
     match &ty.kind {
         TypeKind::Named { name, args } => {
             if name.is_empty()
-                || builtins::SCALAR_TYPES.contains(&name.as_str())
+                || Scalar::named(name).is_some()
                 || (def.generics.iter().any(|g| &g.name.name == name) && args.is_empty())
             {
                 return;
@@ -213,13 +211,13 @@ fn check_field_type(
                 }
                 return;
             }
-            if builtins::TYPE_CONSTRUCTORS.iter().any(|(n, _)| n == name) {
+            if Ctor::written(name).is_some() {
                 unsupported_field(ty, file, out);
                 return;
             }
-            let known = builtins::SCALAR_TYPES
+            let known = Scalar::ALL
                 .iter()
-                .copied()
+                .map(|s| s.name())
                 .chain(def.generics.iter().map(|g| g.name.name.as_str()))
                 .chain(table.names())
                 .chain(["Complex"]);
@@ -343,7 +341,7 @@ fn field_ty(ty: &Type, subst: &[(&str, &Ty)], table: &StructTable, depth: u32) -
     let TypeKind::Named { name, args } = &ty.kind else {
         return Ty::Unknown;
     };
-    if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+    if let Some(s) = Scalar::named(name) {
         return Ty::Scalar(s);
     }
     if args.is_empty()
@@ -356,7 +354,7 @@ fn field_ty(ty: &Type, subst: &[(&str, &Ty)], table: &StructTable, depth: u32) -
         .map(|a| field_ty(a, subst, table, depth))
         .collect();
     if name == "Complex" && lowered.len() == 1 {
-        return Ty::Constructed("Complex", lowered);
+        return Ty::Constructed(Ctor::Complex, lowered);
     }
     match table.get(name) {
         Some(def) => instantiate_at(def, lowered, table, depth),
@@ -395,7 +393,7 @@ fn bind(decl: &Type, actual: &Ty, def: &StructDef, bound: &mut [Option<Ty>]) {
         return;
     }
     match actual {
-        Ty::Constructed("Complex", inner) if name == "Complex" && args.len() == 1 => {
+        Ty::Constructed(Ctor::Complex, inner) if name == "Complex" && args.len() == 1 => {
             bind(&args[0], &inner[0], def, bound);
         }
         Ty::Struct {

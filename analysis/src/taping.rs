@@ -15,7 +15,7 @@ use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 use crate::invert::routine_pairs;
 use crate::resolve::Resolution;
-use crate::ty::Ty;
+use crate::ty::{Ctor, Ty};
 use crate::types::place_type;
 
 /// What records: which callees do, and whether every scalar write in a
@@ -465,7 +465,7 @@ pub fn tropical_tape(
     let is_tropical = |e: &Expr| {
         matches!(
             place_type(e, resolution, &types.defs),
-            Ty::Constructed("Tropical", _)
+            Ty::Constructed(Ctor::Tropical, _)
         )
     };
     stmts.iter().any(|s| walk(s, false, routines, &is_tropical))

@@ -6,14 +6,164 @@
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
 
+/// A built-in scalar type: the language's spelling is [`Scalar::name`], and
+/// it is also the Rust type the backends write.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Scalar {
+    F64,
+    F32,
+    I64,
+    I32,
+    I16,
+    I8,
+    U64,
+    U32,
+    U16,
+    U8,
+    Usize,
+    Isize,
+    Bool,
+}
+
+impl Scalar {
+    /// Every scalar type, in the order completion lists them.
+    pub const ALL: [Scalar; 13] = [
+        Scalar::F64,
+        Scalar::F32,
+        Scalar::I64,
+        Scalar::I32,
+        Scalar::I16,
+        Scalar::I8,
+        Scalar::U64,
+        Scalar::U32,
+        Scalar::U16,
+        Scalar::U8,
+        Scalar::Usize,
+        Scalar::Isize,
+        Scalar::Bool,
+    ];
+
+    /// The type's name in `.nil` source and in Rust.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scalar::F64 => "f64",
+            Scalar::F32 => "f32",
+            Scalar::I64 => "i64",
+            Scalar::I32 => "i32",
+            Scalar::I16 => "i16",
+            Scalar::I8 => "i8",
+            Scalar::U64 => "u64",
+            Scalar::U32 => "u32",
+            Scalar::U16 => "u16",
+            Scalar::U8 => "u8",
+            Scalar::Usize => "usize",
+            Scalar::Isize => "isize",
+            Scalar::Bool => "bool",
+        }
+    }
+
+    /// The scalar type spelled `name`, if one is.
+    pub fn named(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub const fn is_float(self) -> bool {
+        matches!(self, Scalar::F64 | Scalar::F32)
+    }
+
+    pub const fn is_unsigned(self) -> bool {
+        matches!(
+            self,
+            Scalar::U64 | Scalar::U32 | Scalar::U16 | Scalar::U8 | Scalar::Usize
+        )
+    }
+}
+
+/// A built-in type constructor. Its type arguments are [`Ty::Constructed`]'s
+/// list, [`Ctor::arity`] of them (`Fn` takes any number).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Ctor {
+    Complex,
+    Vec,
+    Matrix,
+    /// A compressed-sparse-column matrix.
+    Csc,
+    Stack,
+    /// The number systems (docs/language.md, "Number systems").
+    Fixed43,
+    ULogarithmic,
+    Tropical,
+    /// `Fn<A, B>`: a reversible function passed by name (see
+    /// `crate::values`).
+    Fn,
+}
+
+impl Ctor {
+    /// The constructors a program may write with their type arguments
+    /// (`Fn` is read on its own, it takes any number).
+    pub const WRITTEN: [Ctor; 8] = [
+        Ctor::Complex,
+        Ctor::Vec,
+        Ctor::Matrix,
+        Ctor::Csc,
+        Ctor::Stack,
+        Ctor::Fixed43,
+        Ctor::ULogarithmic,
+        Ctor::Tropical,
+    ];
+
+    /// The constructor's name in `.nil` source.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Ctor::Complex => "Complex",
+            Ctor::Vec => "Vec",
+            Ctor::Matrix => "Matrix",
+            Ctor::Csc => "Csc",
+            Ctor::Stack => "Stack",
+            Ctor::Fixed43 => "Fixed43",
+            Ctor::ULogarithmic => "ULogarithmic",
+            Ctor::Tropical => "Tropical",
+            Ctor::Fn => "Fn",
+        }
+    }
+
+    /// How many type arguments `name<...>` takes (`None`: `Fn`, any
+    /// number).
+    pub const fn arity(self) -> Option<usize> {
+        match self {
+            Ctor::Fixed43 => Some(0),
+            Ctor::Fn => None,
+            _ => Some(1),
+        }
+    }
+
+    /// The constructor a program writes as `name`, if one is (not `Fn`).
+    pub fn written(name: &str) -> Option<Ctor> {
+        Ctor::WRITTEN.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for Ctor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Ty {
     /// `f64`, `i64`, `bool`, ...
-    Scalar(&'static str),
+    Scalar(Scalar),
     /// A type parameter from the `where` clause.
     Generic(String),
-    /// `Complex<T>`, `Vec<T>`, `Matrix<T>`, `Csc<T>`, `Stack<T>`.
-    Constructed(&'static str, Vec<Ty>),
+    /// `Complex<T>`, `Vec<T>`, `Matrix<T>`, `Csc<T>`, `Stack<T>`, the number
+    /// systems, `Fn<A, B>`.
+    Constructed(Ctor, Vec<Ty>),
     /// `[T]`
     Slice(Box<Ty>),
     Tuple(Vec<Ty>),
@@ -34,7 +184,7 @@ pub enum Ty {
 
 impl Ty {
     pub fn is_integer(&self) -> bool {
-        matches!(self, Ty::Scalar(s) if *s != "f64" && *s != "f32")
+        matches!(self, Ty::Scalar(s) if !s.is_float())
     }
 
     /// Whether a value of this type carries a derivative: a real float or a
@@ -42,8 +192,8 @@ impl Ty {
     /// field typed by its parameters.
     pub fn differentiable(&self) -> bool {
         match self {
-            Ty::Scalar("f64" | "f32") | Ty::Generic(_) => true,
-            Ty::Constructed("Complex" | "ULogarithmic", args) if args.len() == 1 => {
+            Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_) => true,
+            Ty::Constructed(Ctor::Complex | Ctor::ULogarithmic, args) if args.len() == 1 => {
                 args[0].differentiable()
             }
             Ty::Struct {
@@ -62,7 +212,9 @@ impl Ty {
     pub fn has_adjoint(&self) -> bool {
         match self {
             Ty::Slice(inner) => inner.differentiable(),
-            Ty::Constructed("Vec" | "Matrix" | "Csc" | "Stack", args) if args.len() == 1 => {
+            Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Csc | Ctor::Stack, args)
+                if args.len() == 1 =>
+            {
                 args[0].differentiable()
             }
             t => t.differentiable(),
@@ -73,7 +225,7 @@ impl Ty {
     /// arrays, complex and log numbers, structs and tuples.
     pub(crate) fn floats(&self, out: &mut Vec<&'static str>) {
         match self {
-            Ty::Scalar(s @ ("f64" | "f32")) => out.push(s),
+            Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => out.push(s.name()),
             Ty::Slice(inner) => inner.floats(out),
             Ty::Constructed(_, args) | Ty::Tuple(args) => args.iter().for_each(|a| a.floats(out)),
             Ty::Struct { fields, .. } => fields.iter().for_each(|(_, t)| t.floats(out)),
@@ -85,7 +237,9 @@ impl Ty {
     pub fn element(&self) -> &Ty {
         match self {
             Ty::Slice(inner) => inner.element(),
-            Ty::Constructed("Vec" | "Matrix" | "Csc" | "Stack", args) if args.len() == 1 => {
+            Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Csc | Ctor::Stack, args)
+                if args.len() == 1 =>
+            {
                 args[0].element()
             }
             other => other,
@@ -138,14 +292,14 @@ pub(crate) fn unknown_type(
 /// compressed-column arrays of a sparse matrix.
 pub fn field_type(base: &Ty, field: &str) -> Ty {
     match (base, field) {
-        (Ty::Constructed("Complex", args), "re" | "im") if args.len() == 1 => args[0].clone(),
-        (Ty::Constructed("ULogarithmic", args), "log") if args.len() == 1 => args[0].clone(),
-        (Ty::Constructed("Tropical", args), "n") if args.len() == 1 => args[0].clone(),
-        (Ty::Constructed("Csc", _), "colptr" | "rowval") => {
-            Ty::Constructed("Vec", vec![Ty::Scalar("i64")])
+        (Ty::Constructed(Ctor::Complex, args), "re" | "im") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed(Ctor::ULogarithmic, args), "log") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed(Ctor::Tropical, args), "n") if args.len() == 1 => args[0].clone(),
+        (Ty::Constructed(Ctor::Csc, _), "colptr" | "rowval") => {
+            Ty::Constructed(Ctor::Vec, vec![Ty::Scalar(Scalar::I64)])
         }
-        (Ty::Constructed("Csc", args), "nzval") if args.len() == 1 => {
-            Ty::Constructed("Vec", vec![args[0].clone()])
+        (Ty::Constructed(Ctor::Csc, args), "nzval") if args.len() == 1 => {
+            Ty::Constructed(Ctor::Vec, vec![args[0].clone()])
         }
         (Ty::Struct { fields, .. }, _) => fields
             .iter()
@@ -160,10 +314,10 @@ pub fn field_type(base: &Ty, field: &str) -> Ty {
 /// [`field_type`]'s names (editors list them after `x.`).
 pub fn fields_of(base: &Ty) -> Vec<(String, Ty)> {
     let names: &[&str] = match base {
-        Ty::Constructed("Complex", _) => &["re", "im"],
-        Ty::Constructed("ULogarithmic", _) => &["log"],
-        Ty::Constructed("Tropical", _) => &["n"],
-        Ty::Constructed("Csc", _) => &["colptr", "rowval", "nzval"],
+        Ty::Constructed(Ctor::Complex, _) => &["re", "im"],
+        Ty::Constructed(Ctor::ULogarithmic, _) => &["log"],
+        Ty::Constructed(Ctor::Tropical, _) => &["n"],
+        Ty::Constructed(Ctor::Csc, _) => &["colptr", "rowval", "nzval"],
         Ty::Struct { fields, .. } => return fields.clone(),
         _ => &[],
     };
@@ -192,16 +346,16 @@ pub(crate) enum Class {
 
 pub(crate) fn class(ty: &Ty) -> Class {
     match ty {
-        Ty::Scalar("bool") => Class::Bool,
-        Ty::Scalar("f64" | "f32") | Ty::Generic(_) => Class::Float,
+        Ty::Scalar(Scalar::Bool) => Class::Bool,
+        Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_) => Class::Float,
         Ty::Scalar(_) => Class::Int,
         Ty::Slice(_) => Class::Array,
-        Ty::Constructed("Vec" | "Matrix" | "Csc", _) => Class::Array,
-        Ty::Constructed("Stack", _) => Class::Stack,
-        Ty::Constructed("Complex", _) => Class::Complex,
-        Ty::Constructed("Fixed43", _) => Class::Fixed,
-        Ty::Constructed("ULogarithmic", _) => Class::ULog,
-        Ty::Constructed("Tropical", _) => Class::Tropical,
+        Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Csc, _) => Class::Array,
+        Ty::Constructed(Ctor::Stack, _) => Class::Stack,
+        Ty::Constructed(Ctor::Complex, _) => Class::Complex,
+        Ty::Constructed(Ctor::Fixed43, _) => Class::Fixed,
+        Ty::Constructed(Ctor::ULogarithmic, _) => Class::ULog,
+        Ty::Constructed(Ctor::Tropical, _) => Class::Tropical,
         Ty::Struct { .. } => Class::Struct,
         Ty::Tuple(_) => Class::Tuple,
         _ => Class::Unknown,
@@ -227,7 +381,7 @@ pub fn promote(a: &Ty, b: &Ty) -> Ty {
         (_, Class::Array) | (_, Class::Stack) => b.clone(),
         (Class::Complex, Class::Complex) => match (a, b) {
             (Ty::Constructed(_, x), Ty::Constructed(_, y)) if x.len() == 1 && y.len() == 1 => {
-                Ty::Constructed("Complex", vec![promote(&x[0], &y[0])])
+                Ty::Constructed(Ctor::Complex, vec![promote(&x[0], &y[0])])
             }
             _ => a.clone(),
         },
@@ -239,10 +393,12 @@ pub fn promote(a: &Ty, b: &Ty) -> Ty {
             (Ty::Generic(_), _) => a.clone(),
             (_, Ty::Generic(_)) => b.clone(),
             (Ty::Scalar(x), Ty::Scalar(y)) if x == y => a.clone(),
-            (Ty::Scalar("f64" | "f32"), Ty::Scalar("f64" | "f32")) => Ty::Scalar("f64"),
-            (Ty::Scalar("f64" | "f32"), _) => a.clone(),
-            (_, Ty::Scalar("f64" | "f32")) => b.clone(),
-            (Ty::Scalar("bool"), _) => b.clone(),
+            (Ty::Scalar(Scalar::F64 | Scalar::F32), Ty::Scalar(Scalar::F64 | Scalar::F32)) => {
+                Ty::Scalar(Scalar::F64)
+            }
+            (Ty::Scalar(Scalar::F64 | Scalar::F32), _) => a.clone(),
+            (_, Ty::Scalar(Scalar::F64 | Scalar::F32)) => b.clone(),
+            (Ty::Scalar(Scalar::Bool), _) => b.clone(),
             _ => a.clone(),
         },
     }

@@ -31,7 +31,7 @@ use crate::builtins::{self, ComplexArgs, PureFn};
 use crate::diagnostics::Diagnostic;
 use crate::resolve::Resolution;
 use crate::structs::StructTable;
-use crate::ty::{Class, Ty, class, field_type, is_number, promote};
+use crate::ty::{Class, Ctor, Scalar, Ty, class, field_type, is_number, promote};
 use crate::types::FunctionTypes;
 
 /// The positional parameter types of the project's functions.
@@ -160,7 +160,7 @@ struct Cx<'a> {
 fn has_rust_type(ty: &Ty, top: bool) -> bool {
     match ty {
         Ty::Tuple(_) => false,
-        Ty::Constructed("Csc", args) => top && args.iter().all(|a| has_rust_type(a, false)),
+        Ty::Constructed(Ctor::Csc, args) => top && args.iter().all(|a| has_rust_type(a, false)),
         Ty::Slice(inner) => has_rust_type(inner, false),
         Ty::Constructed(_, args) => args.iter().all(|a| has_rust_type(a, false)),
         _ => true,
@@ -334,15 +334,12 @@ impl Cx<'_> {
                 };
                 match (name.as_str(), args.as_slice()) {
                     ("Complex", [inner]) => {
-                        Some(Ty::Constructed("Complex", vec![go(inner, generics)?]))
+                        Some(Ty::Constructed(Ctor::Complex, vec![go(inner, generics)?]))
                     }
                     (n, []) if generics.iter().any(|g| g.name.name == n) => {
                         Some(Ty::Generic(n.to_string()))
                     }
-                    (n, []) => builtins::SCALAR_TYPES
-                        .iter()
-                        .find(|s| **s == n)
-                        .map(|s| Ty::Scalar(s)),
+                    (n, []) => Scalar::named(n).map(Ty::Scalar),
                     _ => None,
                 }
             })
@@ -417,8 +414,10 @@ impl Cx<'_> {
             return;
         }
         let numeric = |t: &Ty| match t {
-            Ty::Scalar(s) => *s != "bool",
-            Ty::Constructed("Complex", a) => matches!(a.as_slice(), [Ty::Scalar("f64" | "f32")]),
+            Ty::Scalar(s) => *s != Scalar::Bool,
+            Ty::Constructed(Ctor::Complex, a) => {
+                matches!(a.as_slice(), [Ty::Scalar(Scalar::F64 | Scalar::F32)])
+            }
             _ => false,
         };
         if !numeric(&from_ty) || !numeric(&to_ty) {
@@ -515,7 +514,9 @@ impl Cx<'_> {
         // A value of the function's float type into a concrete float: run
         // on dual numbers (a derivative call, a Hessian), its dual part
         // would be dropped without a word.
-        if let (Ty::Scalar(concrete @ ("f64" | "f32")), Ty::Generic(t)) = (place, &val.ty) {
+        if let (Ty::Scalar(concrete @ (Scalar::F64 | Scalar::F32)), Ty::Generic(t)) =
+            (place, &val.ty)
+        {
             self.error(
                 Diagnostic::warning(
                     "W0612",
@@ -655,7 +656,7 @@ impl Cx<'_> {
         let mut args: Vec<Val> = Vec::with_capacity(call.args.len());
         for (i, a) in call.args.iter().enumerate() {
             let val = match self.var_type(a) {
-                Some(ty @ Ty::Constructed("Fn", _)) if matches!(a.kind, ExprKind::Var(_)) => {
+                Some(ty @ Ty::Constructed(Ctor::Fn, _)) if matches!(a.kind, ExprKind::Var(_)) => {
                     self.record(a, Val::of(ty))
                 }
                 // A partial application is no value; its captured
@@ -687,7 +688,7 @@ impl Cx<'_> {
         // instance takes them as parameters of its own.
         let mut captured: Vec<(Ty, &Expr, Val)> = Vec::new();
         for ((param, arg), vals) in params.iter().zip(&call.args).zip(&captured_vals) {
-            let (Ty::Constructed("Fn", open), Some(inner)) = (param, self.partial(arg)) else {
+            let (Ty::Constructed(Ctor::Fn, open), Some(inner)) = (param, self.partial(arg)) else {
                 continue;
             };
             let ExprKind::Call {
@@ -765,8 +766,8 @@ impl Cx<'_> {
             // types must be the parameter's (a type parameter binds).
             if matches!(to, Class::Array | Class::Stack) {
                 let shape = |t: &Ty| match t {
-                    Ty::Constructed(c @ ("Matrix" | "Csc" | "Stack"), _) => *c,
-                    _ => "vector",
+                    Ty::Constructed(c @ (Ctor::Matrix | Ctor::Csc | Ctor::Stack), _) => Some(*c),
+                    _ => None,
                 };
                 let (pe, ae) = (param.element(), val.ty.element());
                 let clash = shape(param) != shape(&val.ty) || !instantiates(pe, ae, &mut bound);
@@ -815,7 +816,9 @@ impl Cx<'_> {
                 ));
                 continue;
             }
-            if let (Ty::Scalar(concrete @ ("f64" | "f32")), Ty::Generic(t)) = (param, &val.ty) {
+            if let (Ty::Scalar(concrete @ (Scalar::F64 | Scalar::F32)), Ty::Generic(t)) =
+                (param, &val.ty)
+            {
                 self.error(
                     Diagnostic::warning(
                         "W0612",
@@ -880,7 +883,9 @@ impl Cx<'_> {
             // A generic caller hands an `f64` callee its own scratch adjoints
             // (W0612 says what is lost); only `f32` adjoints on one side
             // and not the other cannot be passed.
-            .filter(|s| *s != scalar && (*s == Ty::Scalar("f32") || scalar == Ty::Scalar("f32")));
+            .filter(|s| {
+                *s != scalar && (*s == Ty::Scalar(Scalar::F32) || scalar == Ty::Scalar(Scalar::F32))
+            });
             if let Some(callee_scalar) = callee_scalar {
                 self.error(
                     Diagnostic::error(
@@ -988,7 +993,9 @@ impl Cx<'_> {
         match (name, args) {
             ("PUSH!" | "POP!" | "COPYPUSH!" | "COPYPOP!", [s, x]) => {
                 let elem = match (&exprs[0].kind, &s.ty) {
-                    (ExprKind::Var(_), Ty::Constructed("Stack", a)) if a.len() == 1 => a[0].clone(),
+                    (ExprKind::Var(_), Ty::Constructed(Ctor::Stack, a)) if a.len() == 1 => {
+                        a[0].clone()
+                    }
                     _ if class(&s.ty) == Class::Unknown => return,
                     _ => {
                         self.error(
@@ -1130,11 +1137,11 @@ impl Cx<'_> {
         if self.resolution.def_at(expr.span).is_some() {
             return None;
         }
-        if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+        if let Some(s) = Scalar::named(name) {
             return Some(Ty::Scalar(s));
         }
         if name == "Fixed43" {
-            return Some(Ty::Constructed("Fixed43", vec![]));
+            return Some(Ty::Constructed(Ctor::Fixed43, vec![]));
         }
         self.function
             .generics
@@ -1152,7 +1159,7 @@ impl Cx<'_> {
         nilang_syntax::stack::deep(|| {
             match &expr.kind {
                 ExprKind::Var(name) => match self.var_type(expr) {
-                    Some(Ty::Constructed("Fn", _)) => {
+                    Some(Ty::Constructed(Ctor::Fn, _)) => {
                         self.error(
                         Diagnostic::error(
                             "E0623",
@@ -1179,13 +1186,13 @@ impl Cx<'_> {
                 },
                 ExprKind::Int(_) => Val {
                     literal: true,
-                    ..Val::of(Ty::Scalar("i64"))
+                    ..Val::of(Ty::Scalar(Scalar::I64))
                 },
                 ExprKind::Float(_) => Val {
                     literal: true,
-                    ..Val::of(Ty::Scalar("f64"))
+                    ..Val::of(Ty::Scalar(Scalar::F64))
                 },
-                ExprKind::Bool(_) => Val::of(Ty::Scalar("bool")),
+                ExprKind::Bool(_) => Val::of(Ty::Scalar(Scalar::Bool)),
                 ExprKind::Str(_) | ExprKind::Error => Val::of(Ty::Unknown),
                 ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.expr(inner),
                 ExprKind::Unary { operand, .. } => self.expr(operand),
@@ -1283,10 +1290,10 @@ impl Cx<'_> {
         use BinaryOp::*;
         let literal = l.literal && r.literal;
         match op {
-            Eq | Ne | Lt | Le | Gt | Ge | And | Or => Val::of(Ty::Scalar("bool")),
+            Eq | Ne | Lt | Le | Gt | Ge | And | Or => Val::of(Ty::Scalar(Scalar::Bool)),
             Div | DotDiv => {
                 let ty = match promote(&l.ty, &r.ty) {
-                    Ty::Scalar(s) if s != "f64" && s != "f32" && s != "bool" => Ty::Scalar("f64"),
+                    Ty::Scalar(s) if !s.is_float() && s != Scalar::Bool => Ty::Scalar(Scalar::F64),
                     t => t,
                 };
                 Val {
@@ -1321,7 +1328,7 @@ impl Cx<'_> {
         let function = PureFn::named(name);
         self.call_limits(name, function, args, &vals, span);
         let real_part = |t: &Ty| match t {
-            Ty::Constructed("Complex", a) if a.len() == 1 => a[0].clone(),
+            Ty::Constructed(Ctor::Complex, a) if a.len() == 1 => a[0].clone(),
             t => t.clone(),
         };
         // Struct constructions, and calls the resolver reported (E0102).
@@ -1343,23 +1350,25 @@ impl Cx<'_> {
         let ty = match function {
             Zero | One if n == 1 => first,
             Zeros | Ones if n >= 2 => {
-                let ctor = if n == 2 { "Vec" } else { "Matrix" };
+                let ctor = if n == 2 { Ctor::Vec } else { Ctor::Matrix };
                 Ty::Constructed(ctor, vec![first])
             }
-            Length | Size | Nnz | GlobalIndex => Ty::Scalar("i64"),
-            Isempty | Iseven | Isodd => Ty::Scalar("bool"),
-            Stack if n == 1 => Ty::Constructed("Stack", vec![first]),
+            Length | Size | Nnz | GlobalIndex => Ty::Scalar(Scalar::I64),
+            Isempty | Iseven | Isodd => Ty::Scalar(Scalar::Bool),
+            Stack if n == 1 => Ty::Constructed(Ctor::Stack, vec![first]),
             Fixed if n == 1 => {
                 self.real_argument(name, &args[0], &vals[0]);
-                Ty::Constructed("Fixed43", vec![])
+                Ty::Constructed(Ctor::Fixed43, vec![])
             }
             Ulog | Tropical if n == 1 => {
                 self.real_argument(name, &args[0], &vals[0]);
                 crate::types::number_of(name, &vals[0].ty)
             }
             Float if n == 1 => match &vals[0].ty {
-                Ty::Constructed("ULogarithmic" | "Tropical", a) if a.len() == 1 => a[0].clone(),
-                _ => Ty::Scalar("f64"),
+                Ty::Constructed(Ctor::ULogarithmic | Ctor::Tropical, a) if a.len() == 1 => {
+                    a[0].clone()
+                }
+                _ => Ty::Scalar(Scalar::F64),
             },
             Abs | Abs2 | Angle | Real | Imag if n == 1 => real_part(&first),
             Floor | Ceil | Round if n == 1 => {
@@ -1418,7 +1427,7 @@ impl Cx<'_> {
                     .with_help("`length` and `size` take arrays and matrices"),
                 ),
             },
-            ("nnz", [v]) if !matches!(v.ty, Ty::Constructed("Csc", _) | Ty::Unknown) => self.error(
+            ("nnz", [v]) if !matches!(v.ty, Ty::Constructed(Ctor::Csc, _) | Ty::Unknown) => self.error(
                 Diagnostic::error(
                     "E0610",
                     args[0].span,
@@ -1524,12 +1533,12 @@ impl Cx<'_> {
                     _ => all,
                 }
             }),
-            (None, Ty::Constructed("Fn", args)) => Some(args.clone()),
+            (None, Ty::Constructed(Ctor::Fn, args)) => Some(args.clone()),
             _ => None,
         };
         let text = crate::printer::print_expr(arg);
         match (param, given) {
-            (Ty::Constructed("Fn", expected), Some(given)) => {
+            (Ty::Constructed(Ctor::Fn, expected), Some(given)) => {
                 let unknown = |ts: &[Ty]| ts.iter().any(|t| matches!(t, Ty::Unknown));
                 if !same_up_to_renaming(expected, &given) && !unknown(expected) && !unknown(&given)
                 {
@@ -1551,7 +1560,7 @@ impl Cx<'_> {
                 }
                 true
             }
-            (Ty::Constructed("Fn", _), None) => {
+            (Ty::Constructed(Ctor::Fn, _), None) => {
                 self.error(
                     Diagnostic::error(
                         "E0623",
@@ -1616,7 +1625,7 @@ impl Cx<'_> {
 
 /// `ULogarithmic<Fixed43>`.
 fn is_fixed_ulog(ty: &Ty) -> bool {
-    matches!(ty, Ty::Constructed("ULogarithmic", a) if matches!(a.as_slice(), [Ty::Constructed("Fixed43", _)]))
+    matches!(ty, Ty::Constructed(Ctor::ULogarithmic, a) if matches!(a.as_slice(), [Ty::Constructed(Ctor::Fixed43, _)]))
 }
 
 /// Whether a type mentions a type parameter.
@@ -1698,7 +1707,7 @@ fn substitute_generics(ty: &Ty, map: &[(String, Ty)]) -> Ty {
             .map_or(Ty::Unknown, |(_, t)| t.clone()),
         Ty::Slice(a) => Ty::Slice(Box::new(substitute_generics(a, map))),
         Ty::Constructed(n, a) => {
-            Ty::Constructed(n, a.iter().map(|x| substitute_generics(x, map)).collect())
+            Ty::Constructed(*n, a.iter().map(|x| substitute_generics(x, map)).collect())
         }
         Ty::Tuple(a) => Ty::Tuple(a.iter().map(|x| substitute_generics(x, map)).collect()),
         other => other.clone(),

@@ -6,7 +6,7 @@ use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::resolve::{DefKind, Resolution};
 use crate::structs::StructTable;
-use crate::ty::{Ty, field_type, unknown_type};
+use crate::ty::{Ctor, Scalar, Ty, field_type, unknown_type};
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub struct FunctionTypes {
@@ -62,7 +62,7 @@ pub fn function_types_in(
         let ty = match &def.kind {
             DefKind::Param(i) => params[*i].clone(),
             DefKind::KwParam(i) => kwparams[*i].clone(),
-            DefKind::LoopVar => Ty::Scalar("i64"),
+            DefKind::LoopVar => Ty::Scalar(Scalar::I64),
             DefKind::Ancilla => def
                 .alloc_value
                 .as_ref()
@@ -82,7 +82,7 @@ fn lower_type(
 ) -> Ty {
     match &ty.kind {
         TypeKind::Named { name, args } => {
-            if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+            if let Some(s) = Scalar::named(name) {
                 if !args.is_empty() {
                     diagnostics.push(
                         Diagnostic::error(
@@ -105,12 +105,11 @@ fn lower_type(
                     .iter()
                     .map(|a| lower_type(a, function, structs, diagnostics))
                     .collect();
-                return Ty::Constructed("Fn", args);
+                return Ty::Constructed(Ctor::Fn, args);
             }
-            if let Some((cname, arity)) =
-                builtins::TYPE_CONSTRUCTORS.iter().find(|(n, _)| n == name)
-            {
-                if args.len() != *arity {
+            if let Some(cname) = Ctor::written(name) {
+                let arity = cname.arity().unwrap_or(args.len());
+                if args.len() != arity {
                     diagnostics.push(
                         Diagnostic::error(
                             "E0602",
@@ -120,7 +119,7 @@ fn lower_type(
                                 args.len()
                             ),
                         )
-                        .with_help(if *arity == 0 {
+                        .with_help(if arity == 0 {
                             format!("write `{name}`")
                         } else {
                             format!("write `{name}<T>`")
@@ -137,10 +136,10 @@ fn lower_type(
             if let Some(def) = structs.get(name) {
                 return lower_struct_type(ty, def, args, function, structs, diagnostics);
             }
-            let known = builtins::SCALAR_TYPES
+            let known = Scalar::ALL
                 .iter()
-                .copied()
-                .chain(builtins::TYPE_CONSTRUCTORS.iter().map(|(n, _)| *n))
+                .map(|s| s.name())
+                .chain(Ctor::WRITTEN.iter().map(|c| c.name()))
                 .chain(function.generics.iter().map(|g| g.name.name.as_str()))
                 .chain(structs.names());
             diagnostics.push(unknown_type(ty, name, || match builtins::closest(name, known) {
@@ -205,9 +204,9 @@ fn lower_struct_type(
 
 fn literal_type(expr: &Expr) -> Option<Ty> {
     nilang_syntax::stack::deep(|| match &expr.kind {
-        ExprKind::Int(_) => Some(Ty::Scalar("i64")),
-        ExprKind::Float(_) => Some(Ty::Scalar("f64")),
-        ExprKind::Bool(_) => Some(Ty::Scalar("bool")),
+        ExprKind::Int(_) => Some(Ty::Scalar(Scalar::I64)),
+        ExprKind::Float(_) => Some(Ty::Scalar(Scalar::F64)),
+        ExprKind::Bool(_) => Some(Ty::Scalar(Scalar::Bool)),
         ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => literal_type(operand),
         _ => None,
     })
@@ -217,11 +216,11 @@ fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
     let ExprKind::Var(name) = &expr.kind else {
         return None;
     };
-    if let Some(s) = builtins::SCALAR_TYPES.iter().find(|s| *s == name) {
+    if let Some(s) = Scalar::named(name) {
         return Some(Ty::Scalar(s));
     }
     if name == "Fixed43" {
-        return Some(Ty::Constructed("Fixed43", vec![]));
+        return Some(Ty::Constructed(Ctor::Fixed43, vec![]));
     }
     function
         .generics
@@ -272,27 +271,33 @@ fn infer(
                     .unwrap_or_else(|| infer(arg, function, resolution, defs, structs)),
                 ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
                     let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
-                    let ctor = if dims.len() == 1 { "Vec" } else { "Matrix" };
+                    let ctor = if dims.len() == 1 {
+                        Ctor::Vec
+                    } else {
+                        Ctor::Matrix
+                    };
                     Ty::Constructed(ctor, vec![elem])
                 }
-                ("length" | "size", _) => Ty::Scalar("i64"),
+                ("length" | "size", _) => Ty::Scalar(Scalar::I64),
                 // `stack(T)`, `stack(x)`: a new, empty stack of `T`, of `x`'s type.
                 ("stack", [arg]) => {
                     let elem = type_name(arg, function)
                         .or_else(|| var_type(arg))
                         .unwrap_or(Ty::Unknown);
-                    Ty::Constructed("Stack", vec![elem])
+                    Ty::Constructed(Ctor::Stack, vec![elem])
                 }
-                ("fixed", [_]) => Ty::Constructed("Fixed43", vec![]),
+                ("fixed", [_]) => Ty::Constructed(Ctor::Fixed43, vec![]),
                 ("ulog" | "tropical", [arg]) => number_of(
                     &callee.name,
                     &infer(arg, function, resolution, defs, structs),
                 ),
                 ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
-                    Ty::Constructed("ULogarithmic" | "Tropical", args) if args.len() == 1 => {
+                    Ty::Constructed(Ctor::ULogarithmic | Ctor::Tropical, args)
+                        if args.len() == 1 =>
+                    {
                         args[0].clone()
                     }
-                    _ => Ty::Scalar("f64"),
+                    _ => Ty::Scalar(Scalar::F64),
                 },
                 (name, args) if structs.get(name).is_some() => {
                     let arg_types: Vec<Ty> = args
@@ -304,7 +309,7 @@ fn infer(
                 }
                 ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
                     match infer(arg, function, resolution, defs, structs) {
-                        Ty::Constructed("Complex", args) if args.len() == 1 => args[0].clone(),
+                        Ty::Constructed(Ctor::Complex, args) if args.len() == 1 => args[0].clone(),
                         t => t,
                     }
                 }
@@ -323,7 +328,7 @@ fn infer(
             ExprKind::Binary { op, lhs, rhs } => {
                 use BinaryOp::*;
                 match op {
-                    Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar("bool"),
+                    Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar(Scalar::Bool),
                     // The common type of the operands, as `typeck` promotes
                     // them (an integer times a float is a float).
                     _ => crate::ty::promote(
@@ -374,9 +379,9 @@ pub fn concrete_adjoint_scalar(params: &[Ty]) -> Ty {
     let mut floats = Vec::new();
     params.iter().for_each(|t| t.floats(&mut floats));
     if !floats.is_empty() && floats.iter().all(|f| *f == "f32") {
-        Ty::Scalar("f32")
+        Ty::Scalar(Scalar::F32)
     } else {
-        Ty::Scalar("f64")
+        Ty::Scalar(Scalar::F64)
     }
 }
 
@@ -384,8 +389,11 @@ pub fn concrete_adjoint_scalar(params: &[Ty]) -> Ty {
 /// variable: `π`, `Inf`, `NaN` are `f64`, `im` is `Complex<f64>`.
 pub fn constant_type(name: &str) -> Option<Ty> {
     match name {
-        "π" | "pi" | "Inf" | "NaN" => Some(Ty::Scalar("f64")),
-        "im" => Some(Ty::Constructed("Complex", vec![Ty::Scalar("f64")])),
+        "π" | "pi" | "Inf" | "NaN" => Some(Ty::Scalar(Scalar::F64)),
+        "im" => Some(Ty::Constructed(
+            Ctor::Complex,
+            vec![Ty::Scalar(Scalar::F64)],
+        )),
         _ => None,
     }
 }
@@ -395,14 +403,14 @@ pub fn constant_type(name: &str) -> Option<Ty> {
 /// number (NiLang's exact log numbers), and over `f64` otherwise.
 pub fn number_of(name: &str, arg: &Ty) -> Ty {
     let inner = match arg {
-        t @ (Ty::Scalar("f64" | "f32") | Ty::Generic(_)) => t.clone(),
-        t @ Ty::Constructed("Fixed43", _) if name == "ulog" => t.clone(),
-        _ => Ty::Scalar("f64"),
+        t @ (Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_)) => t.clone(),
+        t @ Ty::Constructed(Ctor::Fixed43, _) if name == "ulog" => t.clone(),
+        _ => Ty::Scalar(Scalar::F64),
     };
-    let name = if name == "ulog" {
-        "ULogarithmic"
+    let ctor = if name == "ulog" {
+        Ctor::ULogarithmic
     } else {
-        "Tropical"
+        Ctor::Tropical
     };
-    Ty::Constructed(name, vec![inner])
+    Ty::Constructed(ctor, vec![inner])
 }

@@ -8,7 +8,7 @@ use nilang_analysis::db::{
     function_ast, function_types, lookup_function, mutated_params, resolve_function,
 };
 use nilang_analysis::printer::print_expr;
-use nilang_analysis::ty::Ty;
+use nilang_analysis::ty::{Ctor, Ty};
 use nilang_analysis::windows::windows;
 use nilang_analysis::{Project, RootDatabase, SourceFile};
 
@@ -23,7 +23,7 @@ fn check(source: &str, expected: Expect) {
     let ast = function_ast(&db, f).expect("its tree");
     let resolution = resolve_function(&db, f);
     let types = function_types(&db, f);
-    let vector = |d: usize| matches!(types.defs[d], Ty::Slice(_) | Ty::Constructed("Vec", _));
+    let vector = |d: usize| matches!(types.defs[d], Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _));
     let mut out = String::new();
     walk_stmts(&ast.body.stmts, &mut |s: &Stmt| {
         if let StmtKind::For { var, body, .. } = &s.kind {

@@ -77,7 +77,7 @@ impl Gen<'_> {
         let mut args = Vec::new();
         let mut write_back = Vec::new();
         for (i, (arg, (mutated, ty))) in call.args.iter().zip(&sig.params).enumerate() {
-            if let Ty::Constructed("Fn", _) = ty {
+            if let Ty::Constructed(Ctor::Fn, _) = ty {
                 // A function passed: the instance called is that of it.
                 continue;
             }
@@ -251,7 +251,7 @@ impl Gen<'_> {
             sig.params
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed("Fn", _)))
+                .filter(|(_, (_, ty))| matches!(ty, Ty::Constructed(Ctor::Fn, _)))
                 .map(|(i, _)| i)
                 .collect()
         })

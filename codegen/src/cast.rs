@@ -242,10 +242,7 @@ fn cast_kind_of(generics: &[String]) -> impl Fn(&Type) -> Option<Kind> + '_ {
             match (name.as_str(), args.as_slice()) {
                 ("Complex", [inner]) => Some(Kind::Complex(Box::new(go(inner, generics)?))),
                 (n, []) if generics.iter().any(|g| g == n) => Some(Kind::Generic(n.to_string())),
-                (n, []) => crate::builtins::SCALAR_TYPES
-                    .iter()
-                    .find(|s| **s == n)
-                    .map(|s| kind_of(&Ty::Scalar(s))),
+                (n, []) => Scalar::named(n).map(|s| kind_of(&Ty::Scalar(s))),
                 _ => None,
             }
         })

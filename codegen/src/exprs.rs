@@ -92,10 +92,7 @@ impl Gen<'_> {
         if self.generics.contains(name) {
             return Some(Kind::Generic(name.clone()));
         }
-        crate::builtins::SCALAR_TYPES
-            .iter()
-            .find(|s| *s == name)
-            .map(|s| kind_of(&Ty::Scalar(s)))
+        Scalar::named(name).map(|s| kind_of(&Ty::Scalar(s)))
     }
 
     pub(super) fn expr(&mut self, expr: &Expr) -> (String, Kind) {

@@ -60,9 +60,9 @@ impl Kind {
 
 pub(crate) fn kind_of(ty: &Ty) -> Kind {
     match ty {
-        Ty::Scalar("bool") => Kind::Bool,
-        Ty::Scalar(s @ ("f64" | "f32")) => Kind::Float(s),
-        Ty::Scalar(s) => Kind::Int(s),
+        Ty::Scalar(Scalar::Bool) => Kind::Bool,
+        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Kind::Float(s.name()),
+        Ty::Scalar(s) => Kind::Int(s.name()),
         Ty::Generic(g) => Kind::Generic(g.clone()),
         Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
         Ty::Struct {
@@ -82,17 +82,17 @@ pub(crate) fn kind_of(ty: &Ty) -> Kind {
         Ty::Constructed(name, args) if args.len() == 1 => {
             let inner = Box::new(kind_of(&args[0]));
             match *name {
-                "Vec" => Kind::Array(inner),
-                "Matrix" => Kind::Matrix(inner),
-                "Csc" => Kind::Csc(inner),
-                "Complex" => Kind::Complex(inner),
-                "Stack" => Kind::Stack(inner),
-                "ULogarithmic" => Kind::ULog(inner),
-                "Tropical" => Kind::Tropical(inner),
-                _ => Kind::Unknown,
+                Ctor::Vec => Kind::Array(inner),
+                Ctor::Matrix => Kind::Matrix(inner),
+                Ctor::Csc => Kind::Csc(inner),
+                Ctor::Complex => Kind::Complex(inner),
+                Ctor::Stack => Kind::Stack(inner),
+                Ctor::ULogarithmic => Kind::ULog(inner),
+                Ctor::Tropical => Kind::Tropical(inner),
+                Ctor::Fixed43 | Ctor::Fn => Kind::Unknown,
             }
         }
-        Ty::Constructed("Fixed43", args) if args.is_empty() => Kind::Fixed,
+        Ty::Constructed(Ctor::Fixed43, args) if args.is_empty() => Kind::Fixed,
         _ => Kind::Unknown,
     }
 }
@@ -140,17 +140,17 @@ pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
 fn ty_of(kind: &Kind) -> Option<Ty> {
     let inner = |k: &Kind| ty_of(k);
     Some(match kind {
-        Kind::Int(s) | Kind::Float(s) => Ty::Scalar(s),
+        Kind::Int(s) | Kind::Float(s) => Ty::Scalar(Scalar::named(s)?),
         Kind::Generic(g) => Ty::Generic(g.clone()),
-        Kind::Bool => Ty::Scalar("bool"),
-        Kind::Complex(k) => Ty::Constructed("Complex", vec![inner(k)?]),
+        Kind::Bool => Ty::Scalar(Scalar::Bool),
+        Kind::Complex(k) => Ty::Constructed(Ctor::Complex, vec![inner(k)?]),
         Kind::Array(k) => Ty::Slice(Box::new(inner(k)?)),
-        Kind::Matrix(k) => Ty::Constructed("Matrix", vec![inner(k)?]),
-        Kind::Csc(k) => Ty::Constructed("Csc", vec![inner(k)?]),
-        Kind::Stack(k) => Ty::Constructed("Stack", vec![inner(k)?]),
-        Kind::Fixed => Ty::Constructed("Fixed43", vec![]),
-        Kind::ULog(k) => Ty::Constructed("ULogarithmic", vec![inner(k)?]),
-        Kind::Tropical(k) => Ty::Constructed("Tropical", vec![inner(k)?]),
+        Kind::Matrix(k) => Ty::Constructed(Ctor::Matrix, vec![inner(k)?]),
+        Kind::Csc(k) => Ty::Constructed(Ctor::Csc, vec![inner(k)?]),
+        Kind::Stack(k) => Ty::Constructed(Ctor::Stack, vec![inner(k)?]),
+        Kind::Fixed => Ty::Constructed(Ctor::Fixed43, vec![]),
+        Kind::ULog(k) => Ty::Constructed(Ctor::ULogarithmic, vec![inner(k)?]),
+        Kind::Tropical(k) => Ty::Constructed(Ctor::Tropical, vec![inner(k)?]),
         Kind::Struct { .. } | Kind::Offsets | Kind::Unknown => return None,
     })
 }

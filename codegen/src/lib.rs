@@ -50,7 +50,7 @@ use crate::invert::{
     explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
 };
 use crate::resolve::{DefKind, Resolution};
-use crate::ty::Ty;
+use crate::ty::{Ctor, Scalar, Ty};
 use crate::types::FunctionTypes;
 
 /// How a generated entry point passes one argument on to its body, and,

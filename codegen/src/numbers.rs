@@ -10,7 +10,7 @@
 //! the adjoint of a log number is the adjoint of its logarithm.
 
 use crate::ast::*;
-use crate::ty::Ty;
+use crate::ty::{Ctor, Ty};
 use crate::types::place_type;
 
 use super::{Gen, Kind, convert};
@@ -56,7 +56,7 @@ impl Gen<'_> {
     fn is_ulog(&self, e: &Expr) -> bool {
         nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Field { .. } => {
-                matches!(self.place_ty(e), Ty::Constructed("ULogarithmic", _))
+                matches!(self.place_ty(e), Ty::Constructed(Ctor::ULogarithmic, _))
             }
             ExprKind::Paren(inner) => self.is_ulog(inner),
             ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
@@ -234,7 +234,9 @@ impl Gen<'_> {
         };
         let ty = self.place_ty(target);
         let name = match ty.element() {
-            Ty::Constructed(name @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => *name,
+            Ty::Constructed(name @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical), _) => {
+                name.name()
+            }
             _ => return false,
         };
         self.unsupported(
@@ -255,7 +257,10 @@ impl Gen<'_> {
             },
             ExprKind::Paren(inner) => self.number_type(inner),
             _ => match self.place_ty(e) {
-                Ty::Constructed(name @ ("Fixed43" | "ULogarithmic" | "Tropical"), _) => Some(name),
+                Ty::Constructed(
+                    name @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical),
+                    _,
+                ) => Some(name.name()),
                 _ => None,
             },
         })
@@ -394,7 +399,7 @@ impl Gen<'_> {
             return false;
         };
         if !matches!(op, InstrOp::Add | InstrOp::Sub)
-            || !matches!(self.place_ty(target), Ty::Constructed("Tropical", _))
+            || !matches!(self.place_ty(target), Ty::Constructed(Ctor::Tropical, _))
         {
             return false;
         }

@@ -7,7 +7,7 @@ use nilang_analysis::builtins;
 use nilang_analysis::db::{self, Db, Project, SourceFile};
 use nilang_analysis::printer;
 use nilang_analysis::resolve::DefKind;
-use nilang_analysis::ty::{self, Ty};
+use nilang_analysis::ty::{self, Ctor, Ty};
 
 use crate::hover::{instruction_signature, instruction_summary};
 use crate::navigation::function_at;
@@ -359,7 +359,7 @@ fn field_items(
     let element = |t: Ty, times: usize| {
         (0..times).fold(t, |t, _| match t {
             Ty::Slice(inner) => *inner,
-            Ty::Constructed("Vec" | "Matrix", a) if a.len() == 1 => a[0].clone(),
+            Ty::Constructed(Ctor::Vec | Ctor::Matrix, a) if a.len() == 1 => a[0].clone(),
             _ => Ty::Unknown,
         })
     };

@@ -12,7 +12,8 @@ impl Gen<'_> {
             .map(|a| a.scalar.as_str())
             .unwrap_or("f64");
         match scalar {
-            "f64" | "f32" => kind_of(&Ty::Scalar(if scalar == "f64" { "f64" } else { "f32" })),
+            "f64" => kind_of(&Ty::Scalar(Scalar::F64)),
+            "f32" => kind_of(&Ty::Scalar(Scalar::F32)),
             g => Kind::Generic(g.to_string()),
         }
     }

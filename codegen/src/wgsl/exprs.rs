@@ -324,7 +324,7 @@ impl W<'_> {
                     ExprKind::Var(t) if self.def_of(x.span).is_none() => match t.as_str() {
                         "f32" | "f64" => K::Float(if t == "f32" { "f32" } else { "f64" }),
                         "bool" => K::Bool,
-                        t if crate::builtins::SCALAR_TYPES.contains(&t) => K::Int,
+                        t if Scalar::named(t).is_some() => K::Int,
                         _ => K::Float(fl),
                     },
                     _ => self.expr(x).1,

@@ -5,13 +5,15 @@ use super::*;
 
 pub(super) fn kind_of_ty(ty: &Ty, float: &'static str) -> K {
     match ty {
-        Ty::Scalar("f64") => K::Float("f64"),
-        Ty::Scalar("f32") => K::Float("f32"),
-        Ty::Scalar("bool") => K::Bool,
+        Ty::Scalar(Scalar::F64) => K::Float("f64"),
+        Ty::Scalar(Scalar::F32) => K::Float("f32"),
+        Ty::Scalar(Scalar::Bool) => K::Bool,
         Ty::Scalar(_) => K::Int,
         Ty::Generic(_) => K::Float(float),
         Ty::Slice(inner) => elem_array(kind_of_ty(inner, float)),
-        Ty::Constructed("Vec", args) if args.len() == 1 => elem_array(kind_of_ty(&args[0], float)),
+        Ty::Constructed(Ctor::Vec, args) if args.len() == 1 => {
+            elem_array(kind_of_ty(&args[0], float))
+        }
         _ => K::Unknown,
     }
 }

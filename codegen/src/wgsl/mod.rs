@@ -56,7 +56,7 @@ use crate::invert::{
     explicit_deallocations, invert_function, invert_stmt, routine_pairs, unroutine_expansion,
 };
 use crate::resolve::{DefKind, Resolution};
-use crate::ty::Ty;
+use crate::ty::{Ctor, Scalar, Ty};
 use crate::types::FunctionTypes;
 use nilang_analysis::names::{self, Launcher};
 

@@ -32,7 +32,7 @@ pub(super) fn kernel_params(input: &crate::Input<'_>, float: &'static str) -> Ve
             .resolution
             .def_at(kw.name.span)
             .map(|id| input.types.defs[id].clone())
-            .unwrap_or(Ty::Scalar("f64"));
+            .unwrap_or(Ty::Scalar(Scalar::F64));
         out.push(KParam {
             name: plain(&kw.name.name),
             kind: kind_of_ty(&ty, float),
