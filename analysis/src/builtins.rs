@@ -351,6 +351,66 @@ pub enum ComplexArgs {
     Other,
 }
 
+/// What a pure function does with its first argument.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FirstArg {
+    /// Reads its value.
+    Value,
+    /// Reads only its shape (`length(x)`, `size(x)`, `nnz(A)`): the values
+    /// in it may change without changing the result.
+    Shape,
+    /// A type name (`zero(f64)`, `stack(T)`) or a value read only for its
+    /// type (`zero(x)`).
+    Type,
+}
+
+/// What the Rust backend does with an argument that is a fixed-point, log
+/// or tropical number.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum NumberArgs {
+    /// Generated for all three: a conversion, a query of the shape or type,
+    /// a function of the number system itself.
+    Generated,
+    /// Generated for fixed-point numbers only (computed in f64 and rounded
+    /// back); refused for log and tropical numbers.
+    FixedOnly,
+    /// Refused (E0701): the value is converted with `float(x)` first.
+    Refused,
+}
+
+/// Julia's type queries, which the language does not have: their first
+/// argument is a type, so it is not reported as an unknown variable on top
+/// of the call itself.
+pub const JULIA_TYPE_QUERIES: &[&str] = &["eltype", "typemax", "typemin"];
+
+/// Whether the first argument of a call of `name` is a type or read only
+/// for its shape or type, not for its value.
+pub fn first_argument_not_read(name: &str) -> bool {
+    match PureFn::named(name) {
+        Some(f) => f.spec().first != FirstArg::Value,
+        None => JULIA_TYPE_QUERIES.contains(&name),
+    }
+}
+
+/// Whether the Rust backend generates the pure function of `spec` for an
+/// argument of the number system `system` (`Fixed43`, `ULogarithmic`,
+/// `Tropical`).
+pub fn number_arguments_generated(spec: PureSpec, system: &str) -> bool {
+    match spec.numbers {
+        NumberArgs::Generated => true,
+        NumberArgs::FixedOnly => system == "Fixed43",
+        NumberArgs::Refused => false,
+    }
+}
+
+/// Whether the first argument of a call of `name` may be a type name.
+pub fn first_argument_may_be_a_type(name: &str) -> bool {
+    match PureFn::named(name) {
+        Some(f) => f.spec().first == FirstArg::Type,
+        None => JULIA_TYPE_QUERIES.contains(&name),
+    }
+}
+
 /// The facts of one pure function.
 #[derive(Clone, Copy, Debug)]
 pub struct PureSpec {
@@ -364,6 +424,9 @@ pub struct PureSpec {
     /// The same for the GPU backend.
     pub gpu: &'static [usize],
     pub complex: ComplexArgs,
+    /// Fixed-point, log and tropical arguments (the Rust backend).
+    pub numbers: NumberArgs,
+    pub first: FirstArg,
 }
 
 impl PureFn {
@@ -424,69 +487,80 @@ impl PureFn {
     ];
 
     pub fn spec(self) -> PureSpec {
-        use ComplexArgs::*;
-        let (name, arity, rust, gpu, complex): (_, _, &'static [usize], &'static [usize], _) =
-            match self {
-                PureFn::Identity => ("identity", Some(1), &[1], &[1], Other),
-                PureFn::Abs => ("abs", Some(1), &[1], &[1], Generated),
-                PureFn::Abs2 => ("abs2", Some(1), &[1], &[1], Generated),
-                PureFn::Sqrt => ("sqrt", Some(1), &[1], &[1], Generated),
-                PureFn::Exp => ("exp", Some(1), &[1], &[1], Generated),
-                PureFn::Log => ("log", Some(1), &[1], &[1], Generated),
-                PureFn::Sin => ("sin", Some(1), &[1], &[1], Generated),
-                PureFn::Cos => ("cos", Some(1), &[1], &[1], Generated),
-                PureFn::Tan => ("tan", Some(1), &[1], &[1], Refused),
-                PureFn::Sinh => ("sinh", Some(1), &[1], &[1], Refused),
-                PureFn::Cosh => ("cosh", Some(1), &[1], &[1], Refused),
-                PureFn::Tanh => ("tanh", Some(1), &[1], &[1], Refused),
-                PureFn::Asin => ("asin", Some(1), &[1], &[1], Refused),
-                PureFn::Acos => ("acos", Some(1), &[1], &[1], Refused),
-                PureFn::Atan => ("atan", None, &[1, 2], &[1, 2], Refused),
-                PureFn::Sincos => ("sincos", Some(1), &[], &[], Other),
-                PureFn::Inv => ("inv", Some(1), &[1], &[1], Generated),
-                PureFn::Min => ("min", Some(2), &[2], &[2], Other),
-                PureFn::Max => ("max", Some(2), &[2], &[2], Other),
-                PureFn::Sign => ("sign", Some(1), &[1], &[1], Refused),
-                PureFn::Floor => ("floor", Some(1), &[1], &[1], Refused),
-                PureFn::Ceil => ("ceil", Some(1), &[1], &[1], Refused),
-                PureFn::Round => ("round", Some(1), &[1], &[1], Refused),
-                PureFn::Div => ("div", Some(2), &[2], &[2], Other),
-                PureFn::Rem => ("rem", Some(2), &[2], &[2], Other),
-                PureFn::Mod => ("mod", Some(2), &[2], &[2], Other),
-                PureFn::Real => ("real", Some(1), &[1], &[1], Generated),
-                PureFn::Imag => ("imag", Some(1), &[1], &[], Generated),
-                PureFn::Conj => ("conj", Some(1), &[1], &[1], Generated),
-                PureFn::Angle => ("angle", Some(1), &[1], &[], Generated),
-                PureFn::Zero => ("zero", Some(1), &[1], &[1], Other),
-                PureFn::One => ("one", Some(1), &[1], &[1], Other),
-                PureFn::Zeros => ("zeros", None, &[2, 3], &[], Other),
-                PureFn::Ones => ("ones", None, &[2, 3], &[], Other),
-                PureFn::Stack => ("stack", Some(1), &[1], &[], Other),
-                PureFn::Length => ("length", Some(1), &[1], &[1], Other),
-                PureFn::Size => ("size", None, &[1, 2], &[], Other),
-                PureFn::Nnz => ("nnz", Some(1), &[1], &[], Other),
-                PureFn::Value => ("value", Some(1), &[1], &[1], Other),
-                PureFn::Unwrap => ("unwrap", Some(1), &[1], &[1], Other),
-                PureFn::Tget => ("tget", Some(2), &[], &[], Other),
-                PureFn::Isempty => ("isempty", Some(1), &[], &[], Other),
-                PureFn::Iseven => ("iseven", Some(1), &[], &[1], Other),
-                PureFn::Isodd => ("isodd", Some(1), &[], &[1], Other),
-                PureFn::Println => ("println", None, &[], &[], Other),
-                PureFn::GlobalIndex => ("global_index", Some(0), &[0], &[0], Other),
-                PureFn::Print => ("print", None, &[], &[], Other),
-                PureFn::Fixed => ("fixed", Some(1), &[1], &[], Other),
-                PureFn::Ulog => ("ulog", Some(1), &[1], &[], Other),
-                PureFn::Tropical => ("tropical", Some(1), &[1], &[], Other),
-                PureFn::Float => ("float", Some(1), &[1], &[], Other),
-                PureFn::Logaddexp => ("logaddexp", Some(2), &[2], &[], Other),
-                PureFn::Logsubexp => ("logsubexp", Some(2), &[2], &[], Other),
-            };
+        use ComplexArgs::{Generated as Complex, Other, Refused as NotComplex};
+        use FirstArg::*;
+        use NumberArgs::*;
+        let (name, arity, rust, gpu, complex, numbers, first): (
+            _,
+            _,
+            &'static [usize],
+            &'static [usize],
+            _,
+            _,
+            _,
+        ) = match self {
+            PureFn::Identity => ("identity", Some(1), &[1], &[1], Other, Generated, Value),
+            PureFn::Abs => ("abs", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Abs2 => ("abs2", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Sqrt => ("sqrt", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Exp => ("exp", Some(1), &[1], &[1], Complex, FixedOnly, Value),
+            PureFn::Log => ("log", Some(1), &[1], &[1], Complex, FixedOnly, Value),
+            PureFn::Sin => ("sin", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Cos => ("cos", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Tan => ("tan", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Sinh => ("sinh", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Cosh => ("cosh", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Tanh => ("tanh", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Asin => ("asin", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Acos => ("acos", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Atan => ("atan", None, &[1, 2], &[1, 2], NotComplex, Refused, Value),
+            PureFn::Sincos => ("sincos", Some(1), &[], &[], Other, Refused, Value),
+            PureFn::Inv => ("inv", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Min => ("min", Some(2), &[2], &[2], Other, Refused, Value),
+            PureFn::Max => ("max", Some(2), &[2], &[2], Other, Refused, Value),
+            PureFn::Sign => ("sign", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Floor => ("floor", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Ceil => ("ceil", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Round => ("round", Some(1), &[1], &[1], NotComplex, Refused, Value),
+            PureFn::Div => ("div", Some(2), &[2], &[2], Other, Refused, Value),
+            PureFn::Rem => ("rem", Some(2), &[2], &[2], Other, Refused, Value),
+            PureFn::Mod => ("mod", Some(2), &[2], &[2], Other, Refused, Value),
+            PureFn::Real => ("real", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Imag => ("imag", Some(1), &[1], &[], Complex, Refused, Value),
+            PureFn::Conj => ("conj", Some(1), &[1], &[1], Complex, Refused, Value),
+            PureFn::Angle => ("angle", Some(1), &[1], &[], Complex, Refused, Value),
+            PureFn::Zero => ("zero", Some(1), &[1], &[1], Other, Generated, Type),
+            PureFn::One => ("one", Some(1), &[1], &[1], Other, Generated, Type),
+            PureFn::Zeros => ("zeros", None, &[2, 3], &[], Other, Generated, Type),
+            PureFn::Ones => ("ones", None, &[2, 3], &[], Other, Generated, Type),
+            PureFn::Stack => ("stack", Some(1), &[1], &[], Other, Generated, Type),
+            PureFn::Length => ("length", Some(1), &[1], &[1], Other, Generated, Shape),
+            PureFn::Size => ("size", None, &[1, 2], &[], Other, Generated, Shape),
+            PureFn::Nnz => ("nnz", Some(1), &[1], &[], Other, Generated, Shape),
+            PureFn::Value => ("value", Some(1), &[1], &[1], Other, Generated, Value),
+            PureFn::Unwrap => ("unwrap", Some(1), &[1], &[1], Other, Generated, Value),
+            PureFn::Tget => ("tget", Some(2), &[], &[], Other, Refused, Value),
+            PureFn::Isempty => ("isempty", Some(1), &[], &[], Other, Refused, Value),
+            PureFn::Iseven => ("iseven", Some(1), &[], &[1], Other, Refused, Value),
+            PureFn::Isodd => ("isodd", Some(1), &[], &[1], Other, Refused, Value),
+            PureFn::Println => ("println", None, &[], &[], Other, Refused, Value),
+            PureFn::GlobalIndex => ("global_index", Some(0), &[0], &[0], Other, Refused, Value),
+            PureFn::Print => ("print", None, &[], &[], Other, Refused, Value),
+            PureFn::Fixed => ("fixed", Some(1), &[1], &[], Other, Generated, Value),
+            PureFn::Ulog => ("ulog", Some(1), &[1], &[], Other, Generated, Value),
+            PureFn::Tropical => ("tropical", Some(1), &[1], &[], Other, Generated, Value),
+            PureFn::Float => ("float", Some(1), &[1], &[], Other, Generated, Value),
+            PureFn::Logaddexp => ("logaddexp", Some(2), &[2], &[], Other, Generated, Value),
+            PureFn::Logsubexp => ("logsubexp", Some(2), &[2], &[], Other, Generated, Value),
+        };
         PureSpec {
             name,
             arity,
             rust,
             gpu,
             complex,
+            numbers,
+            first,
         }
     }
 

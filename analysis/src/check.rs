@@ -298,7 +298,7 @@ fn read_places(expr: &Expr, out: &mut Vec<Place>) {
             return;
         }
         if let ExprKind::Call { callee, args, .. } = &expr.kind
-            && is_shape_query(&callee.name)
+            && crate::builtins::first_argument_not_read(&callee.name)
         {
             args.iter().skip(1).for_each(|a| read_places(a, out));
             return;
@@ -320,23 +320,6 @@ fn read_places(expr: &Expr, out: &mut Vec<Place>) {
             _ => {}
         }
     })
-}
-
-/// Calls whose first argument is used only for its shape or type.
-pub(crate) fn is_shape_query(name: &str) -> bool {
-    matches!(
-        name,
-        "length"
-            | "size"
-            | "zero"
-            | "one"
-            | "zeros"
-            | "ones"
-            | "eltype"
-            | "typemax"
-            | "typemin"
-            | "stack"
-    )
 }
 
 /// The variables an expression reads the value of (shape-only uses excluded).

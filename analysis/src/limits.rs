@@ -17,7 +17,7 @@ use crate::typeck::ExprTypes;
 /// Calls whose first argument is a type or read only for its shape: the
 /// checks' list, and `nnz`, which reads a sparse matrix's structure.
 fn shape_call(name: &str) -> bool {
-    crate::check::is_shape_query(name) || name == "nnz"
+    crate::builtins::first_argument_not_read(name)
 }
 
 fn is_number_system(ty: &Ty) -> Option<&'static str> {
@@ -746,18 +746,7 @@ impl Limits<'_> {
         };
         // Type names called as functions and broadcast calls are not
         // checked by the resolver either.
-        let type_name = Scalar::named(name).is_some()
-            || matches!(
-                name,
-                "Complex"
-                    | "Vec"
-                    | "Matrix"
-                    | "Csc"
-                    | "Stack"
-                    | "ULogarithmic"
-                    | "Tropical"
-                    | "Fixed43"
-            );
+        let type_name = Scalar::named(name).is_some() || Ctor::written(name).is_some();
         if !known(|s| s.rust) && (accepted || self.in_safe || broadcast || type_name) {
             self.out.push(e0701(
                 span,
@@ -776,21 +765,7 @@ impl Limits<'_> {
         }
         let first = args.first().map(|a| self.ty(a)).unwrap_or(Ty::Unknown);
         if let Some(n) = args.iter().find_map(|a| is_number_system(&self.ty(a)))
-            && !shape_call(name)
-            && !matches!(
-                name,
-                "identity"
-                    | "value"
-                    | "unwrap"
-                    | "float"
-                    | "fixed"
-                    | "ulog"
-                    | "tropical"
-                    | "logaddexp"
-                    | "logsubexp"
-            )
-            // Computed in f64 and rounded (`nilang::fixed::exp`).
-            && !(n == "Fixed43" && matches!(name, "exp" | "log"))
+            && spec.is_some_and(|s| !crate::builtins::number_arguments_generated(s, n))
         {
             self.out.push(e0701(
                 span,

@@ -844,10 +844,7 @@ fn collect_names(
             if !*in_macro {
                 calls.push((callee.clone(), args.len(), *broadcast));
             }
-            let type_call = matches!(
-                callee.name.as_str(),
-                "zero" | "one" | "zeros" | "ones" | "typemax" | "typemin" | "stack"
-            );
+            let type_call = builtins::first_argument_may_be_a_type(&callee.name);
             for (i, arg) in args.iter().enumerate() {
                 if type_call
                     && i == 0

@@ -430,160 +430,265 @@ impl Gen<'_> {
         Some(Fill { elem, lens, kind })
     }
 
+    /// A call of a pure function in an expression: matched on the
+    /// catalogue's [`PureFn`] with no catch-all arm, so a new pure function
+    /// does not compile until it is written here or marked as not
+    /// generated (the analysis refuses those, E0701, from the catalogue's
+    /// `rust` arities).
     pub(super) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, Kind) {
-        if let Some(r) = self.number_call(name, args) {
-            return r;
-        }
+        let Some(function) = PureFn::named(name) else {
+            return self.not_generated(name, span);
+        };
         if self.number_math(name, args, span) {
             return ("()".into(), Kind::Unknown);
         }
-        let unary_math = |n: &str| PureFn::named(n).and_then(rust_math);
-        match (name, args) {
-            ("global_index", []) => ("global_index".into(), Kind::Int("i64")),
-            ("identity" | "value" | "unwrap", [x]) => self.expr(x),
-            ("real" | "imag" | "conj" | "angle", [x]) => {
-                let (code, kind) = self.expr(x);
-                match (name, kind) {
-                    ("real", Kind::Complex(inner)) => (format!("{code}.re"), *inner),
-                    ("imag", Kind::Complex(inner)) => (format!("{code}.im"), *inner),
-                    ("conj", k @ Kind::Complex(_)) => (format!("nilang::complex::conj({code})"), k),
-                    ("angle", Kind::Complex(inner)) => {
-                        (format!("nilang::complex::angle({code})"), *inner)
-                    }
-                    ("real" | "conj", k) => (code, k),
-                    ("imag", k) => {
-                        let s = rust_scalar(&k).unwrap_or_else(|| "f64".into());
-                        (format!("nilang::zero::<{s}>()"), k)
-                    }
-                    (_, k) => {
-                        // angle of a real number: 0 or π.
-                        let kf = float_kind(&k);
-                        let s = rust_scalar(&kf).unwrap_or_else(|| "f64".into());
-                        let x = convert(code, &k, &kf);
-                        (
-                            format!(
-                                "{{ let __x: {s} = {x}; if __x < nilang::zero::<{s}>() {{ <{s} as nilang::Real>::from_f64(std::f64::consts::PI) }} else {{ nilang::zero::<{s}>() }} }}"
-                            ),
-                            kf,
-                        )
-                    }
-                }
-            }
-            ("atan", [x]) => self.math("atan", x),
-            ("atan", [y, x]) => {
-                let (yc, yk) = self.expr(y);
-                let (xc, xk) = self.expr(x);
-                let k = float_kind(&unify(&yk, &xk));
-                (
-                    format!(
-                        "nilang::Real::atan2({}, {})",
-                        convert(yc, &yk, &k),
-                        convert(xc, &xk, &k)
-                    ),
-                    k,
-                )
-            }
-            (n, [x]) if unary_math(n).is_some() => {
-                let m = unary_math(n).expect("checked");
-                let (code, kind) = self.expr(x);
-                if let Kind::Complex(inner) = &kind {
-                    return match m {
-                        "abs" | "abs2" => {
-                            (format!("nilang::complex::{m}({code})"), (**inner).clone())
-                        }
-                        "sqrt" | "exp" | "ln" | "sin" | "cos" | "inv" => {
-                            (format!("nilang::complex::{m}({code})"), kind)
-                        }
-                        _ => {
-                            self.unsupported(span, &format!("`{n}` of a complex number"));
-                            ("()".into(), Kind::Unknown)
-                        }
-                    };
-                }
-                // `exp` and `log` of a fixed-point number: in f64, rounded
-                // back; out of range is an overflow error when checked.
-                if kind == Kind::Fixed && matches!(m, "exp" | "ln") {
-                    return if self.mode.checks {
-                        let location = self.location(span);
-                        let what = format!(
-                            "`{}` must be within the range of Fixed43",
-                            crate::printer::print_expr(&Expr {
-                                kind: ExprKind::Call {
-                                    callee: Ident {
-                                        name: name.to_string(),
-                                        span,
-                                    },
-                                    args: args.to_vec(),
-                                    kwargs: Vec::new(),
-                                    broadcast: false,
-                                },
-                                span,
-                            })
-                        );
-                        (
-                            format!("nilang::fixed::{m}_at({code}, {location}, {what:?})?"),
-                            Kind::Fixed,
-                        )
-                    } else {
-                        (format!("nilang::fixed::{m}({code})"), Kind::Fixed)
-                    };
-                }
-                // `abs` keeps integers integral; the rest work on floats.
-                if matches!(m, "abs" | "abs2" | "signum") {
-                    (format!("nilang::Real::{m}({code})"), kind)
-                } else {
-                    let k = float_kind(&kind);
+        use PureFn::*;
+        match function {
+            GlobalIndex => match args {
+                [] => ("global_index".into(), Kind::Int("i64")),
+                _ => self.not_generated(name, span),
+            },
+            Identity | Value | Unwrap => match args {
+                [x] => self.expr(x),
+                _ => self.not_generated(name, span),
+            },
+            Real | Imag | Conj | Angle => match args {
+                [x] => self.complex_part(function, x),
+                _ => self.not_generated(name, span),
+            },
+            Atan => match args {
+                [x] => self.math("atan", x),
+                [y, x] => {
+                    let (yc, yk) = self.expr(y);
+                    let (xc, xk) = self.expr(x);
+                    let k = float_kind(&unify(&yk, &xk));
                     (
-                        format!("nilang::Real::{m}({})", convert(code, &kind, &k)),
+                        format!(
+                            "nilang::Real::atan2({}, {})",
+                            convert(yc, &yk, &k),
+                            convert(xc, &xk, &k)
+                        ),
                         k,
                     )
                 }
-            }
-            ("min" | "max", [a, b]) => {
-                let (ac, ak) = self.expr(a);
-                let (bc, bk) = self.expr(b);
-                let k = unify(&ak, &bk);
-                (
-                    format!(
-                        "nilang::Real::{name}({}, {})",
-                        convert(ac, &ak, &k),
-                        convert(bc, &bk, &k)
-                    ),
-                    k,
-                )
-            }
-            ("zero" | "one", [x]) => {
-                let kind = match self.type_kind(x) {
-                    Some(k) => k,
-                    None => self.whole(|g| g.expr(x)).1,
-                };
-                let scalar = |k: &Kind| rust_scalar(k).map(|s| format!("nilang::{name}::<{s}>()"));
-                match &kind {
-                    Kind::Bool => ((name == "one").to_string(), Kind::Bool),
-                    Kind::Complex(inner) => match (scalar(inner), rust_scalar(inner)) {
-                        (Some(v), Some(s)) => (
-                            format!("nilang::Complex::new({v}, nilang::zero::<{s}>())"),
-                            kind,
+                _ => self.not_generated(name, span),
+            },
+            Abs => self.unary_math("abs", name, args, span),
+            Abs2 => self.unary_math("abs2", name, args, span),
+            Sqrt => self.unary_math("sqrt", name, args, span),
+            Exp => self.unary_math("exp", name, args, span),
+            Log => self.unary_math("ln", name, args, span),
+            Sin => self.unary_math("sin", name, args, span),
+            Cos => self.unary_math("cos", name, args, span),
+            Tan => self.unary_math("tan", name, args, span),
+            Sinh => self.unary_math("sinh", name, args, span),
+            Cosh => self.unary_math("cosh", name, args, span),
+            Tanh => self.unary_math("tanh", name, args, span),
+            Asin => self.unary_math("asin", name, args, span),
+            Acos => self.unary_math("acos", name, args, span),
+            Inv => self.unary_math("inv", name, args, span),
+            Sign => self.unary_math("signum", name, args, span),
+            Floor => self.unary_math("floor", name, args, span),
+            Ceil => self.unary_math("ceil", name, args, span),
+            Round => self.unary_math("round", name, args, span),
+            Min | Max => match args {
+                [a, b] => {
+                    let (ac, ak) = self.expr(a);
+                    let (bc, bk) = self.expr(b);
+                    let k = unify(&ak, &bk);
+                    (
+                        format!(
+                            "nilang::Real::{name}({}, {})",
+                            convert(ac, &ak, &k),
+                            convert(bc, &bk, &k)
                         ),
-                        _ => {
-                            self.unsupported(span, &format!("`{name}` of this value"));
-                            ("()".into(), Kind::Unknown)
-                        }
-                    },
-                    k if k.is_scalar_like() => (scalar(k).unwrap_or_default(), kind),
-                    _ => {
-                        self.unsupported(span, &format!("`{name}` of this value"));
-                        ("()".into(), Kind::Unknown)
+                        k,
+                    )
+                }
+                _ => self.not_generated(name, span),
+            },
+            // Of a fixed-point, log or tropical number: `number_call`.
+            Zero | One => match (self.number_call(name, args), args) {
+                (Some(r), _) => r,
+                (None, [x]) => self.zero_or_one(name, x, span),
+                (None, _) => self.not_generated(name, span),
+            },
+            Zeros | Ones => match args {
+                [t, dims @ ..] if matches!(dims.len(), 1 | 2) => {
+                    match self.fill(name, t, dims, span) {
+                        Some(fill) => fill.array(),
+                        None => ("()".into(), Kind::Unknown),
                     }
                 }
-            }
-            ("zeros" | "ones", [t, dims @ ..]) if matches!(dims.len(), 1 | 2) => {
-                match self.fill(name, t, dims, span) {
-                    Some(fill) => fill.array(),
-                    None => ("()".into(), Kind::Unknown),
+                _ => self.not_generated(name, span),
+            },
+            Length | Size | Nnz => self.shape_call(function, args, span),
+            Div | Rem | Mod => match args {
+                [a, b] => {
+                    let (ac, ak) = self.expr(a);
+                    let (bc, bk) = self.expr(b);
+                    let k = unify(&ak, &bk);
+                    let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
+                    let code = match function {
+                        Div => format!("({ac} / {bc})"),
+                        Rem => format!("({ac} % {bc})"),
+                        _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
+                    };
+                    (code, k)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Stack => match args {
+                [t] => self.stack_new(t, span),
+                _ => self.not_generated(name, span),
+            },
+            // The number systems' conversions and Gaussian logarithms.
+            Fixed | Ulog | Tropical | Float | Logaddexp | Logsubexp => {
+                match self.number_call(name, args) {
+                    Some(r) => r,
+                    None => self.not_generated(name, span),
                 }
             }
-            ("length", [x]) => {
+            // Not generated by the Rust backend (the catalogue's `rust` is
+            // empty, so the analysis refuses them).
+            Sincos | Tget | Isempty | Iseven | Isodd | Println | Print => {
+                self.not_generated(name, span)
+            }
+        }
+    }
+
+    /// E0701 for a call the Rust backend does not generate.
+    fn not_generated(&mut self, name: &str, span: Span) -> (String, Kind) {
+        self.unsupported(span, &format!("a call of `{name}` in an expression"));
+        ("()".into(), Kind::Unknown)
+    }
+
+    /// `real`, `imag`, `conj` and `angle` of a complex or real number.
+    fn complex_part(&mut self, function: PureFn, x: &Expr) -> (String, Kind) {
+        let (code, kind) = self.expr(x);
+        match (function, kind) {
+            (PureFn::Real, Kind::Complex(inner)) => (format!("{code}.re"), *inner),
+            (PureFn::Imag, Kind::Complex(inner)) => (format!("{code}.im"), *inner),
+            (PureFn::Conj, k @ Kind::Complex(_)) => (format!("nilang::complex::conj({code})"), k),
+            (PureFn::Angle, Kind::Complex(inner)) => {
+                (format!("nilang::complex::angle({code})"), *inner)
+            }
+            (PureFn::Real | PureFn::Conj, k) => (code, k),
+            (PureFn::Imag, k) => {
+                let s = rust_scalar(&k).unwrap_or_else(|| "f64".into());
+                (format!("nilang::zero::<{s}>()"), k)
+            }
+            (_, k) => {
+                // angle of a real number: 0 or π.
+                let kf = float_kind(&k);
+                let s = rust_scalar(&kf).unwrap_or_else(|| "f64".into());
+                let x = convert(code, &k, &kf);
+                (
+                    format!(
+                        "{{ let __x: {s} = {x}; if __x < nilang::zero::<{s}>() {{ <{s} as nilang::Real>::from_f64(std::f64::consts::PI) }} else {{ nilang::zero::<{s}>() }} }}"
+                    ),
+                    kf,
+                )
+            }
+        }
+    }
+
+    /// A function of one number written with a `nilang::Real` method `m`
+    /// (or `nilang::complex`'s, or `nilang::fixed`'s).
+    fn unary_math(
+        &mut self,
+        m: &'static str,
+        name: &str,
+        args: &[Expr],
+        span: Span,
+    ) -> (String, Kind) {
+        let [x] = args else {
+            return self.not_generated(name, span);
+        };
+        let (code, kind) = self.expr(x);
+        if let Kind::Complex(inner) = &kind {
+            return match m {
+                "abs" | "abs2" => (format!("nilang::complex::{m}({code})"), (**inner).clone()),
+                "sqrt" | "exp" | "ln" | "sin" | "cos" | "inv" => {
+                    (format!("nilang::complex::{m}({code})"), kind)
+                }
+                _ => {
+                    self.unsupported(span, &format!("`{name}` of a complex number"));
+                    ("()".into(), Kind::Unknown)
+                }
+            };
+        }
+        // `exp` and `log` of a fixed-point number: in f64, rounded
+        // back; out of range is an overflow error when checked.
+        if kind == Kind::Fixed && matches!(m, "exp" | "ln") {
+            return if self.mode.checks {
+                let location = self.location(span);
+                let what = format!(
+                    "`{}` must be within the range of Fixed43",
+                    crate::printer::print_expr(&Expr {
+                        kind: ExprKind::Call {
+                            callee: Ident {
+                                name: name.to_string(),
+                                span,
+                            },
+                            args: args.to_vec(),
+                            kwargs: Vec::new(),
+                            broadcast: false,
+                        },
+                        span,
+                    })
+                );
+                (
+                    format!("nilang::fixed::{m}_at({code}, {location}, {what:?})?"),
+                    Kind::Fixed,
+                )
+            } else {
+                (format!("nilang::fixed::{m}({code})"), Kind::Fixed)
+            };
+        }
+        // `abs` keeps integers integral; the rest work on floats.
+        if matches!(m, "abs" | "abs2" | "signum") {
+            (format!("nilang::Real::{m}({code})"), kind)
+        } else {
+            let k = float_kind(&kind);
+            (
+                format!("nilang::Real::{m}({})", convert(code, &kind, &k)),
+                k,
+            )
+        }
+    }
+
+    /// `zero(x)` and `one(x)` of a scalar, boolean or complex type or value.
+    fn zero_or_one(&mut self, name: &str, x: &Expr, span: Span) -> (String, Kind) {
+        let kind = match self.type_kind(x) {
+            Some(k) => k,
+            None => self.whole(|g| g.expr(x)).1,
+        };
+        let scalar = |k: &Kind| rust_scalar(k).map(|s| format!("nilang::{name}::<{s}>()"));
+        match &kind {
+            Kind::Bool => ((name == "one").to_string(), Kind::Bool),
+            Kind::Complex(inner) => match (scalar(inner), rust_scalar(inner)) {
+                (Some(v), Some(s)) => (
+                    format!("nilang::Complex::new({v}, nilang::zero::<{s}>())"),
+                    kind,
+                ),
+                _ => {
+                    self.unsupported(span, &format!("`{name}` of this value"));
+                    ("()".into(), Kind::Unknown)
+                }
+            },
+            k if k.is_scalar_like() => (scalar(k).unwrap_or_default(), kind),
+            _ => {
+                self.unsupported(span, &format!("`{name}` of this value"));
+                ("()".into(), Kind::Unknown)
+            }
+        }
+    }
+
+    /// `length`, `size` and `nnz`.
+    fn shape_call(&mut self, function: PureFn, args: &[Expr], span: Span) -> (String, Kind) {
+        match (function, args) {
+            (PureFn::Length, [x]) => {
                 let (code, kind) = match &x.kind {
                     ExprKind::Var(name)
                         if matches!(self.def_kind(x.span), Some((_, Kind::Stack(_)))) =>
@@ -598,7 +703,7 @@ impl Gen<'_> {
                 };
                 (code, Kind::Int("i64"))
             }
-            ("size", [x]) => {
+            (PureFn::Size, [x]) => {
                 let (code, kind) = self.whole(|g| g.expr(x));
                 let code = match kind {
                     Kind::Matrix(_) => format!("({code}.nrows() as i64, {code}.ncols() as i64)"),
@@ -607,7 +712,7 @@ impl Gen<'_> {
                 };
                 (code, Kind::Unknown)
             }
-            ("size", [x, d]) => {
+            (PureFn::Size, [x, d]) => {
                 let (code, kind) = self.whole(|g| g.expr(x));
                 let dim = match &d.kind {
                     ExprKind::Int(t) => t.parse::<u32>().ok(),
@@ -627,27 +732,11 @@ impl Gen<'_> {
                 };
                 (code, Kind::Int("i64"))
             }
-            ("nnz", [x]) => {
+            (PureFn::Nnz, [x]) => {
                 let (code, _) = self.whole(|g| g.expr(x));
                 (format!("({code}.nnz() as i64)"), Kind::Int("i64"))
             }
-            ("div", [a, b]) | ("rem", [a, b]) | ("mod", [a, b]) => {
-                let (ac, ak) = self.expr(a);
-                let (bc, bk) = self.expr(b);
-                let k = unify(&ak, &bk);
-                let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
-                let code = match name {
-                    "div" => format!("({ac} / {bc})"),
-                    "rem" => format!("({ac} % {bc})"),
-                    _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
-                };
-                (code, k)
-            }
-            ("stack", [t]) => self.stack_new(t, span),
-            _ => {
-                self.unsupported(span, &format!("a call of `{name}` in an expression"));
-                ("()".into(), Kind::Unknown)
-            }
+            _ => self.not_generated(function.name(), span),
         }
     }
 
@@ -659,36 +748,4 @@ impl Gen<'_> {
             k,
         )
     }
-}
-
-/// The `nilang::Real` method (and `nilang::complex` function) a pure
-/// function of one number is written with, if it is one; matched
-/// exhaustively, so that a new function is placed here or elsewhere.
-fn rust_math(f: PureFn) -> Option<&'static str> {
-    use PureFn::*;
-    Some(match f {
-        Abs => "abs",
-        Abs2 => "abs2",
-        Sqrt => "sqrt",
-        Exp => "exp",
-        Log => "ln",
-        Sin => "sin",
-        Cos => "cos",
-        Tan => "tan",
-        Sinh => "sinh",
-        Cosh => "cosh",
-        Tanh => "tanh",
-        Asin => "asin",
-        Acos => "acos",
-        Inv => "inv",
-        Sign => "signum",
-        Floor => "floor",
-        Ceil => "ceil",
-        Round => "round",
-        // Written by their own arms of `call_expr`, or refused.
-        Identity | Atan | Sincos | Min | Max | Div | Rem | Mod | Real | Imag | Conj | Angle
-        | Zero | One | Zeros | Ones | Stack | Length | Size | Nnz | Value | Unwrap | Tget
-        | Isempty | Iseven | Isodd | Println | GlobalIndex | Print | Fixed | Ulog | Tropical
-        | Float | Logaddexp | Logsubexp => return None,
-    })
 }

@@ -10,6 +10,7 @@
 //! the adjoint of a log number is the adjoint of its logarithm.
 
 use crate::ast::*;
+use crate::builtins;
 use crate::ty::{Ctor, Ty};
 use crate::types::place_type;
 
@@ -270,30 +271,16 @@ impl Gen<'_> {
     /// meaning there (`sin(x)`): E0701 with a hint, not Rust that does not
     /// compile. True when reported.
     pub(super) fn number_math(&mut self, name: &str, args: &[Expr], span: Span) -> bool {
-        if matches!(
-            name,
-            "identity"
-                | "value"
-                | "unwrap"
-                | "length"
-                | "size"
-                | "println"
-                | "print"
-                | "float"
-                | "fixed"
-                | "ulog"
-                | "tropical"
-                | "logaddexp"
-                | "logsubexp"
-        ) {
-            return false;
-        }
         let Some(ty) = args.iter().find_map(|a| self.number_type(a)) else {
             return false;
         };
-        // `exp` and `log` of a fixed-point number: computed in f64 and
+        // What is generated is the catalogue's (`PureSpec::numbers`): `exp`
+        // and `log` of a fixed-point number are computed in f64 and
         // rounded (`call_expr`).
-        if ty == "Fixed43" && matches!(name, "exp" | "log") {
+        let Some(spec) = builtins::PureFn::named(name).map(|f| f.spec()) else {
+            return false;
+        };
+        if builtins::number_arguments_generated(spec, ty) {
             return false;
         }
         self.unsupported(

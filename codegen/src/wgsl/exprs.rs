@@ -245,117 +245,184 @@ impl W<'_> {
         }
     }
 
+    /// A call of a pure function in an expression: matched on the
+    /// catalogue's [`PureFn`] with no catch-all arm (what is not written
+    /// here the analysis refuses on the GPU, from the catalogue's `gpu`
+    /// arities).
     pub(super) fn call_expr(&mut self, name: &str, args: &[Expr], span: Span) -> (String, K) {
+        let Some(function) = PureFn::named(name) else {
+            return self.not_generated(name, span);
+        };
         let fl = self.float;
-        match (name, args) {
-            ("global_index", []) if self.entry => ("nil_index".into(), K::Int),
-            ("identity" | "value" | "unwrap" | "real" | "conj", [x]) => self.expr(x),
-            ("imag", [x]) => {
-                let (_, k) = self.expr(x);
-                (self.conv("0".into(), K::LitInt, k), k)
-            }
-            ("abs", [x]) => {
-                let (c, k) = self.expr(x);
-                (format!("abs({c})"), k)
-            }
-            ("abs2", [x]) => {
-                let (c, k) = self.expr(x);
-                (format!("({c} * {c})"), k)
-            }
-            (_, [x]) if PureFn::named(name).and_then(wgsl_math).is_some() => {
-                let math = PureFn::named(name).and_then(wgsl_math).expect("checked");
-                let (c, k) = self.expr(x);
-                let fk = match k {
-                    K::Float(f) => K::Float(f),
-                    _ => K::Float(fl),
-                };
-                let c = self.conv(c, k, fk);
-                match math {
-                    WgslMath::Builtin => (format!("{name}({c})"), fk),
-                    WgslMath::Transcendental => (trans(name, &c, wgsl_ty(fk)), fk),
+        use PureFn::*;
+        match function {
+            GlobalIndex => match args {
+                [] if self.entry => ("nil_index".into(), K::Int),
+                _ => self.not_generated(name, span),
+            },
+            Identity | Value | Unwrap | Real | Conj => match args {
+                [x] => self.expr(x),
+                _ => self.not_generated(name, span),
+            },
+            Imag => match args {
+                [x] => {
+                    let (_, k) = self.expr(x);
+                    (self.conv("0".into(), K::LitInt, k), k)
                 }
+                _ => self.not_generated(name, span),
+            },
+            Abs => match args {
+                [x] => {
+                    let (c, k) = self.expr(x);
+                    (format!("abs({c})"), k)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Abs2 => match args {
+                [x] => {
+                    let (c, k) = self.expr(x);
+                    (format!("({c} * {c})"), k)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Sqrt | Floor | Ceil | Round | Sign => {
+                self.float_math(WgslMath::Builtin, name, args, span)
             }
-            ("atan", [y, x]) => {
-                let (a, ak) = self.expr(y);
-                let (b, bk) = self.expr(x);
-                let fk = match self.unify(ak, bk) {
-                    K::Float(f) => K::Float(f),
-                    _ => K::Float(fl),
-                };
-                let args = format!("{}, {}", self.conv(a, ak, fk), self.conv(b, bk, fk));
-                (trans("atan2", &args, wgsl_ty(fk)), fk)
+            Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos => {
+                self.float_math(WgslMath::Transcendental, name, args, span)
             }
-            ("inv", [x]) => {
-                let (c, k) = self.expr(x);
-                let fk = match k {
-                    K::Float(f) => K::Float(f),
-                    _ => K::Float(fl),
-                };
-                let c = self.conv(c, k, fk);
-                (format!("({}(1) / {c})", wgsl_ty(fk)), fk)
-            }
-            ("min" | "max", [a, b]) => {
-                let (x, xk) = self.expr(a);
-                let (y, yk) = self.expr(b);
-                let k = self.unify(xk, yk);
-                (
-                    format!("{name}({}, {})", self.conv(x, xk, k), self.conv(y, yk, k)),
-                    k,
-                )
-            }
-            ("div" | "rem" | "mod", [a, b]) => {
-                let (x, xk) = self.expr(a);
-                let (y, yk) = self.expr(b);
-                let k = self.unify(xk, yk);
-                let (x, y) = (self.conv(x, xk, k), self.conv(y, yk, k));
-                let int = matches!(k, K::Int | K::LitInt);
-                let code = match (name, int) {
-                    ("div", true) => format!("({x} / {y})"),
-                    ("div", false) => format!("trunc({x} / {y})"),
-                    ("rem", _) => format!("({x} % {y})"),
-                    (_, true) => format!("((({x} % {y}) + {y}) % {y})"),
-                    (_, false) => format!("({x} - {y} * floor({x} / {y}))"),
-                };
-                (code, k)
-            }
-            ("zero" | "one", [x]) => {
-                let k = match &x.kind {
-                    // A type: `zero(T)`, `one(f64)`.
-                    ExprKind::Var(t) if self.def_of(x.span).is_none() => match t.as_str() {
-                        "f32" | "f64" => K::Float(if t == "f32" { "f32" } else { "f64" }),
-                        "bool" => K::Bool,
-                        t if Scalar::named(t).is_some() => K::Int,
+            Atan => match args {
+                [_] => self.float_math(WgslMath::Transcendental, name, args, span),
+                [y, x] => {
+                    let (a, ak) = self.expr(y);
+                    let (b, bk) = self.expr(x);
+                    let fk = match self.unify(ak, bk) {
+                        K::Float(f) => K::Float(f),
                         _ => K::Float(fl),
-                    },
-                    _ => self.expr(x).1,
-                };
-                let k = match k {
-                    K::Array(e) => elem_kind(e),
-                    K::LitFloat => K::Float(fl),
-                    K::LitInt => K::Int,
-                    k => k,
-                };
-                let v = if name == "zero" { "0" } else { "1" };
-                (format!("{}({v})", wgsl_ty(k)), k)
-            }
-            ("length", [x]) if self.entry => {
-                let (c, k) = self.expr(x);
-                if matches!(k, K::Array(_)) {
-                    (format!("i32(arrayLength(&{c}))"), K::Int)
-                } else {
-                    self.unsupported(span, "`length` of this value");
-                    ("0".into(), K::Unknown)
+                    };
+                    let args = format!("{}, {}", self.conv(a, ak, fk), self.conv(b, bk, fk));
+                    (trans("atan2", &args, wgsl_ty(fk)), fk)
                 }
+                _ => self.not_generated(name, span),
+            },
+            Inv => match args {
+                [x] => {
+                    let (c, k) = self.expr(x);
+                    let fk = match k {
+                        K::Float(f) => K::Float(f),
+                        _ => K::Float(fl),
+                    };
+                    let c = self.conv(c, k, fk);
+                    (format!("({}(1) / {c})", wgsl_ty(fk)), fk)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Min | Max => match args {
+                [a, b] => {
+                    let (x, xk) = self.expr(a);
+                    let (y, yk) = self.expr(b);
+                    let k = self.unify(xk, yk);
+                    (
+                        format!("{name}({}, {})", self.conv(x, xk, k), self.conv(y, yk, k)),
+                        k,
+                    )
+                }
+                _ => self.not_generated(name, span),
+            },
+            Div | Rem | Mod => match args {
+                [a, b] => {
+                    let (x, xk) = self.expr(a);
+                    let (y, yk) = self.expr(b);
+                    let k = self.unify(xk, yk);
+                    let (x, y) = (self.conv(x, xk, k), self.conv(y, yk, k));
+                    let int = matches!(k, K::Int | K::LitInt);
+                    let code = match (function, int) {
+                        (Div, true) => format!("({x} / {y})"),
+                        (Div, false) => format!("trunc({x} / {y})"),
+                        (Rem, _) => format!("({x} % {y})"),
+                        (_, true) => format!("((({x} % {y}) + {y}) % {y})"),
+                        (_, false) => format!("({x} - {y} * floor({x} / {y}))"),
+                    };
+                    (code, k)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Zero | One => match args {
+                [x] => {
+                    let k = match &x.kind {
+                        // A type: `zero(T)`, `one(f64)`.
+                        ExprKind::Var(t) if self.def_of(x.span).is_none() => {
+                            match Scalar::named(t) {
+                                Some(Scalar::F32) => K::Float("f32"),
+                                Some(Scalar::F64) => K::Float("f64"),
+                                Some(Scalar::Bool) => K::Bool,
+                                Some(_) => K::Int,
+                                None => K::Float(fl),
+                            }
+                        }
+                        _ => self.expr(x).1,
+                    };
+                    let k = match k {
+                        K::Array(e) => elem_kind(e),
+                        K::LitFloat => K::Float(fl),
+                        K::LitInt => K::Int,
+                        k => k,
+                    };
+                    let v = if function == Zero { "0" } else { "1" };
+                    (format!("{}({v})", wgsl_ty(k)), k)
+                }
+                _ => self.not_generated(name, span),
+            },
+            Length => match args {
+                [x] if self.entry => {
+                    let (c, k) = self.expr(x);
+                    if matches!(k, K::Array(_)) {
+                        (format!("i32(arrayLength(&{c}))"), K::Int)
+                    } else {
+                        self.unsupported(span, "`length` of this value");
+                        ("0".into(), K::Unknown)
+                    }
+                }
+                _ => self.not_generated(name, span),
+            },
+            Iseven | Isodd => match args {
+                [x] => {
+                    let c = self.value_as(x, K::Int);
+                    let r = if function == Iseven { 0 } else { 1 };
+                    (format!("(abs({c} % 2) == {r})"), K::Bool)
+                }
+                _ => self.not_generated(name, span),
+            },
+            // Not generated for the GPU (the catalogue's `gpu` is empty, so
+            // the analysis refuses them there).
+            Sincos | Angle | Zeros | Ones | Stack | Size | Nnz | Tget | Isempty | Println
+            | Print | Fixed | Ulog | Tropical | Float | Logaddexp | Logsubexp => {
+                self.not_generated(name, span)
             }
-            ("iseven" | "isodd", [x]) => {
-                let c = self.value_as(x, K::Int);
-                let r = if name == "iseven" { 0 } else { 1 };
-                (format!("(abs({c} % 2) == {r})"), K::Bool)
-            }
-            _ => {
-                self.unsupported(span, &format!("a call of `{name}`"));
-                ("0".into(), K::Unknown)
-            }
+        }
+    }
+
+    /// E0701 for a call the GPU backend does not generate.
+    fn not_generated(&mut self, name: &str, span: Span) -> (String, K) {
+        self.unsupported(span, &format!("a call of `{name}`"));
+        ("0".into(), K::Unknown)
+    }
+
+    /// A float function of one number: a WGSL built-in of the same name, or
+    /// a transcendental with an f64 helper.
+    fn float_math(&mut self, math: WgslMath, name: &str, args: &[Expr], span: Span) -> (String, K) {
+        let [x] = args else {
+            return self.not_generated(name, span);
+        };
+        let (c, k) = self.expr(x);
+        let fk = match k {
+            K::Float(f) => K::Float(f),
+            _ => K::Float(self.float),
+        };
+        let c = self.conv(c, k, fk);
+        match math {
+            WgslMath::Builtin => (format!("{name}({c})"), fk),
+            WgslMath::Transcendental => (trans(name, &c, wgsl_ty(fk)), fk),
         }
     }
 
@@ -440,21 +507,4 @@ enum WgslMath {
     /// WGSL's built-in in `f32`; in `f64`, which WGSL lacks, the shader's
     /// helper `nil_<name>_f64` (`F64_MATH`).
     Transcendental,
-}
-
-/// The one-float pure functions written by name, matched exhaustively so
-/// that a new function is placed here or written elsewhere.
-fn wgsl_math(f: PureFn) -> Option<WgslMath> {
-    use PureFn::*;
-    match f {
-        Sqrt | Floor | Ceil | Round | Sign => Some(WgslMath::Builtin),
-        Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos | Atan => {
-            Some(WgslMath::Transcendental)
-        }
-        // Written by their own arms of `call`, or refused.
-        Identity | Abs | Abs2 | Sincos | Inv | Min | Max | Div | Rem | Mod | Real | Imag | Conj
-        | Angle | Zero | One | Zeros | Ones | Stack | Length | Size | Nnz | Value | Unwrap
-        | Tget | Isempty | Iseven | Isodd | Println | GlobalIndex | Print | Fixed | Ulog
-        | Tropical | Float | Logaddexp | Logsubexp => None,
-    }
 }
