@@ -291,13 +291,7 @@ impl Gen<'_> {
                     Some(IndexArg::Expr(i)) => Some(i.span),
                     _ => None,
                 }
-                .map(|span| {
-                    let location = self.location(span);
-                    format!(
-                        "&nilang::IndexSite {{ location: {location}, what: {:?}, unit: \"element\" }}",
-                        format!("`{}`", def.name)
-                    )
-                }),
+                .map(|span| self.index_site(span, &format!("`{}`", def.name), "element")),
                 _ => None,
             };
             let window = |g: &mut Gen<'_>, array: String, mutable: bool| {

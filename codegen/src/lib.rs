@@ -33,6 +33,7 @@ mod instructions;
 mod kinds;
 pub(crate) mod numbers;
 mod places;
+mod sites;
 use places::Indexed;
 pub mod queries;
 mod stack;
@@ -279,6 +280,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         cast_blocks: Vec::new(),
         windows: Vec::new(),
         failing: Vec::new(),
+        sites: sites::Sites::new(&f.name.name),
         mode: Mode {
             checks: options.checks,
             inbounds: false,
@@ -324,6 +326,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
     }
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.code));
     diagnostics.dedup();
+    g.sites.write(&mut g.out);
     Generated {
         code: g.out,
         diagnostics,
@@ -445,6 +448,9 @@ struct Gen<'a> {
     /// The bodies generated so far that can fail (`__nil_f_adjoint`, ...):
     /// an entry point that ends in a call of one saves its arguments too.
     failing: Vec<String>,
+    /// The index checks' sites (`nilang::IndexSite` values), each once:
+    /// see [`Gen::index_site`].
+    sites: sites::Sites,
 }
 
 /// The one value that says what [`Gen`] is generating: options fixed for the

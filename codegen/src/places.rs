@@ -245,14 +245,21 @@ impl Gen<'_> {
         format!("({code} - 1) as usize")
     }
 
+    /// A reference to the site of an index check at `span` on `what`'s
+    /// axis of `unit`s (one constant per distinct site, see `sites`).
+    pub(super) fn index_site(&mut self, span: Span, what: &str, unit: &str) -> String {
+        let location = self.location(span);
+        self.sites.reference(format!(
+            "nilang::IndexSite {{ location: {location}, what: {what:?}, unit: {unit:?} }}"
+        ))
+    }
+
     /// [`Gen::index`], checked: on an axis of `len` `unit`s (Rust code for
     /// the length) of `what`, the 0-based index or the error.
     fn checked_index(&mut self, index: &Expr, len: &str, what: &str, unit: &str) -> String {
         let (code, kind) = self.expr(index);
         let code = convert(code, &kind, &Kind::Int("i64"));
-        let location = self.location(index.span);
-        format!(
-            "nilang::index({code}, {len}, &nilang::IndexSite {{ location: {location}, what: {what:?}, unit: {unit:?} }})?"
-        )
+        let site = self.index_site(index.span, what, unit);
+        format!("nilang::index({code}, {len}, {site})?")
     }
 }
