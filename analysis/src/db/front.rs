@@ -160,6 +160,80 @@ pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, 
         .unwrap_or(&MISSING.param_types)
 }
 
+/// What the name of a call stands for, looked up once: a function of the
+/// project, or the derivative (`∇f`, `∂f`) of one, whose parameters are
+/// `f`'s with their companions where `mask` says
+/// (`derivatives::companions`). What a pass needs to know of a callee is a
+/// method here, answered the same way for both kinds; the resolver's,
+/// the checks' and the typing's views of callees all read it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Callable<'db> {
+    Function(FnId<'db>),
+    Derived {
+        derivative: crate::derivatives::Derivative,
+        base: FnId<'db>,
+        mask: Vec<bool>,
+    },
+}
+
+impl<'db> Callable<'db> {
+    /// The callable a call names `name` in `project`, if any.
+    pub fn named(db: &'db dyn Db, project: Project, name: &str) -> Option<Self> {
+        if let Some((derivative, base, mask)) = derived_base(db, project, name) {
+            return Some(Callable::Derived {
+                derivative,
+                base,
+                mask,
+            });
+        }
+        lookup_function(db, project, name).map(Callable::Function)
+    }
+
+    /// Its parameters' names, as the call names it (`name`).
+    pub fn signature(&self, db: &'db dyn Db, name: &str) -> Option<Signature> {
+        match self {
+            Callable::Function(f) => function_signature(db, *f),
+            Callable::Derived {
+                derivative,
+                base,
+                mask,
+            } => {
+                let base = function_signature(db, *base)?;
+                Some(Signature {
+                    name: name.to_string(),
+                    params: crate::derivatives::param_names(*derivative, &base.params, mask),
+                    kwparams: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// Which positional parameters are `Const` (a companion never is).
+    pub fn constant_params(&self, db: &'db dyn Db) -> Option<Vec<bool>> {
+        match self {
+            Callable::Function(f) => header(db, *f).map(|h| h.constant.clone()),
+            Callable::Derived { base, mask, .. } => {
+                let constant = &header(db, *base)?.constant;
+                Some(crate::derivatives::interleave(constant, mask, |_| false))
+            }
+        }
+    }
+
+    /// The positional parameters' types, and which it changes.
+    pub fn param_types(&self, db: &'db dyn Db) -> Option<(Vec<Ty>, Vec<bool>)> {
+        match self {
+            Callable::Function(f) => param_types(db, *f).clone(),
+            Callable::Derived { base, mask, .. } => {
+                let (types, mutated) = param_types(db, *base).as_ref()?;
+                Some((
+                    crate::derivatives::interleave(types, mask, Ty::clone),
+                    crate::derivatives::mutated(mutated, mask),
+                ))
+            }
+        }
+    }
+}
+
 pub(crate) struct ProjectItems<'a> {
     pub(crate) db: &'a dyn Db,
     pub(crate) project: Project,
@@ -167,15 +241,7 @@ pub(crate) struct ProjectItems<'a> {
 
 impl Items for ProjectItems<'_> {
     fn signature(&self, name: &str) -> Option<Signature> {
-        if let Some((d, f, mask)) = derived_base(self.db, self.project, name) {
-            let base = function_signature(self.db, f)?;
-            return Some(Signature {
-                name: name.to_string(),
-                params: crate::derivatives::param_names(d, &base.params, &mask),
-                kwparams: Vec::new(),
-            });
-        }
-        function_signature(self.db, lookup_function(self.db, self.project, name)?)
+        Callable::named(self.db, self.project, name)?.signature(self.db, name)
     }
 
     fn function_names(&self) -> Vec<String> {
@@ -214,26 +280,12 @@ impl CalleeInfo for ProjectCallees<'_> {
     }
 
     fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
-        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
-            let constant = header(self.db, f)?.constant.clone();
-            return Some(crate::derivatives::interleave(&constant, &mask, |_| false));
-        }
-        lookup_function(self.db, self.project, name)
-            .and_then(|g| header(self.db, g))
-            .map(|h| h.constant.clone())
+        Callable::named(self.db, self.project, name)?.constant_params(self.db)
     }
 }
 
 impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
     fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
-        if let Some((_, f, mask)) = derived_base(self.db, self.project, name) {
-            let (types, mutated) = param_types(self.db, f).clone()?;
-            return Some((
-                crate::derivatives::interleave(&types, &mask, Ty::clone),
-                crate::derivatives::mutated(&mutated, &mask),
-            ));
-        }
-        let f = lookup_function(self.db, self.project, name)?;
-        param_types(self.db, f).clone()
+        Callable::named(self.db, self.project, name)?.param_types(self.db)
     }
 }

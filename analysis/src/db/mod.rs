@@ -44,7 +44,7 @@ pub use checks::{
 };
 pub use diagnostics::file_diagnostics;
 pub use front::{
-    ProjectCallees, function_expr_types, function_types, param_types, resolve_function,
+    Callable, ProjectCallees, function_expr_types, function_types, param_types, resolve_function,
 };
 pub use functions::{
     derivative_problem, derived_base, function_ast, function_signature, has_tape_loop, is_kernel,
