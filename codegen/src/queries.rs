@@ -493,9 +493,8 @@ pub fn rust_module_text(
 }
 
 /// The code of the variants (`Options::variants`) of `file`'s functions,
-/// or their errors (absolute spans): E0625 for a variant that cannot be
-/// made, and the errors of the function with those parameters `Const`
-/// (E0209 where it changes one).
+/// or their errors (absolute spans), which the analysis decides
+/// (`db::variant_errors`).
 fn variant_code(
     db: &dyn Db,
     project: Project,
@@ -504,6 +503,14 @@ fn variant_code(
 ) -> Result<String, Vec<Diagnostic>> {
     let mut code = String::new();
     let mut errors = Vec::new();
+    let requests: Vec<VariantRequest> = options
+        .variants
+        .iter()
+        .map(|v| VariantRequest {
+            function: v.function.clone(),
+            constants: v.constants.clone(),
+        })
+        .collect();
     for (k, variant) in options.variants.iter().enumerate() {
         let Some(f) =
             lookup_function(db, project, &variant.function).filter(|f| f.file(db) == file)
@@ -514,75 +521,13 @@ fn variant_code(
         if options.variants[..k].contains(variant) {
             continue;
         }
-        let offset = function_offset(db, f);
-        let instance = Instance::variant(&variant.function, &variant.constants);
-        let id = InstanceId::new(db, instance.clone());
-        let what = format!(
-            "`{}` with {} constant",
-            variant.function,
-            variant
-                .constants
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        // Its name must be free: a function of the project, an instance or
-        // another variant spelled alike would be a second Rust function of
-        // that name.
-        let rust = codegen::rust_name(&instance.name());
-        let taken = function_names(db, project)
-            .iter()
-            .any(|n| codegen::rust_name(n) == rust)
-            || project_instances(db, project)
-                .iter()
-                .any(|i| codegen::rust_name(&i.name()) == rust)
-            || options.variants[..k].iter().any(|v| {
-                v != variant
-                    && codegen::rust_name(&Instance::variant(&v.function, &v.constants).name())
-                        == rust
-            });
-        let problem = if taken {
-            Some((
-                format!("its name `{rust}` is taken"),
-                "rename the function that has that name, or ask for the variant once",
-            ))
-        } else {
-            instance_tree(db, project, id).as_ref().err().map(|why| {
-                (
-                    why.clone(),
-                    "name parameters of the function (in `Config::variant` of the build script, or `nilc emit --variant f:x,w`)",
-                )
-            })
-        };
-        if let Some((why, help)) = problem {
-            let span = function_ast(db, f).map_or_else(Default::default, |a| a.name.span);
-            errors.push(
-                Diagnostic::error("E0625", span, format!("no variant of {what}"))
-                    .with_label(why)
-                    .with_help(help)
-                    .shifted(offset),
-            );
-            continue;
-        }
-        let failed: Vec<Diagnostic> = instance_function(db, project, id)
-            .as_ref()
-            .map(|a| {
-                a.diagnostics
-                    .iter()
-                    .filter(|d| d.severity == nilang_analysis::diagnostics::Severity::Error)
-                    .map(|d| {
-                        let mut d = d.clone().shifted(offset);
-                        d.message = format!("in the variant of {what}: {}", d.message);
-                        d
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let failed = variant_errors(db, project, &requests, k);
         if !failed.is_empty() {
             errors.extend(failed);
             continue;
         }
+        let offset = function_offset(db, f);
+        let instance = Instance::variant(&variant.function, &variant.constants);
         let rust = generate_as(
             db,
             f,

@@ -20,6 +20,8 @@
 //! - `instances`: the template instances a project calls, and their trees;
 //! - `limits`: what the backends cannot generate (E0701);
 //! - `checks`: the checks of each function and template instance;
+//! - `variants`: whether a variant a build asks for (a function with some
+//!   parameters `Const`) can be made (E0625);
 //! - `diagnostics`: what every shell reports for a file;
 //! - `inverse`: a function's inverse, as a tree and as source.
 //!
@@ -36,6 +38,7 @@ mod items;
 mod limits;
 mod scopes;
 mod taping;
+mod variants;
 
 pub use crate::names::module_name;
 pub use checks::{
@@ -63,3 +66,4 @@ pub use items::{
 pub use limits::backend_limits;
 pub use scopes::{file_scope, missing_packages, module_registry};
 pub use taping::{TapeFacts, project_taped};
+pub use variants::{VariantRequest, variant_errors};
