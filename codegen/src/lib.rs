@@ -167,15 +167,9 @@ pub struct Options {
     pub variants: Vec<Variant>,
 }
 
-/// A function compiled again with the parameters `constants` made `Const`:
-/// `f` with `x` constant becomes `f_const_x` (and `f_const_x_grad`, ...),
-/// whose gradient program takes no adjoint for `x` and does no adjoint work
-/// for it or for what is computed from constants only.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Variant {
-    pub function: String,
-    pub constants: Vec<String>,
-}
+/// A function compiled again with some parameters `Const` (the analysis
+/// decides whether it can be made: `db::variant_errors`).
+pub use nilang_analysis::db::Variant;
 
 /// The runtime crate's name as Rust code writes it.
 pub const RUNTIME_CRATE: &str = "nilang_runtime";

@@ -503,14 +503,6 @@ fn variant_code(
 ) -> Result<String, Vec<Diagnostic>> {
     let mut code = String::new();
     let mut errors = Vec::new();
-    let requests: Vec<VariantRequest> = options
-        .variants
-        .iter()
-        .map(|v| VariantRequest {
-            function: v.function.clone(),
-            constants: v.constants.clone(),
-        })
-        .collect();
     for (k, variant) in options.variants.iter().enumerate() {
         let Some(f) =
             lookup_function(db, project, &variant.function).filter(|f| f.file(db) == file)
@@ -521,7 +513,7 @@ fn variant_code(
         if options.variants[..k].contains(variant) {
             continue;
         }
-        let failed = variant_errors(db, project, &requests, k);
+        let failed = variant_errors(db, project, &options.variants, k);
         if !failed.is_empty() {
             errors.extend(failed);
             continue;

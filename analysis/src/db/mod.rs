@@ -66,4 +66,4 @@ pub use items::{
 pub use limits::backend_limits;
 pub use scopes::{file_scope, missing_packages, module_registry};
 pub use taping::{TapeFacts, project_taped};
-pub use variants::{VariantRequest, variant_errors};
+pub use variants::{Variant, variant_errors};

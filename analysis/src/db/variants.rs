@@ -11,15 +11,18 @@ use super::items::{function_names, function_offset, lookup_function};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::names::rust_name;
 
-/// A variant a build asks for: the function, and the parameters it makes
-/// `Const`.
+/// A function compiled again with the parameters `constants` made `Const`:
+/// `f` with `x` constant becomes `f_const_x` (and `f_const_x_grad`, ...),
+/// whose gradient program takes no adjoint for `x` and does no adjoint work
+/// for it or for what is computed from constants only.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct VariantRequest {
+pub struct Variant {
     pub function: String,
     pub constants: Vec<String>,
 }
 
-/// What keeps the `k`-th of `requests` from being generated (absolute
+/// What keeps the `k`-th of `variants` (as a build asks for them) from
+/// being generated (absolute
 /// spans): E0625 when it cannot be made (its Rust name is taken, or the
 /// names are not parameters of the function), else the errors of the
 /// function with those parameters `Const` (E0209 where it changes one).
@@ -27,10 +30,10 @@ pub struct VariantRequest {
 pub fn variant_errors(
     db: &dyn Db,
     project: Project,
-    requests: &[VariantRequest],
+    variants: &[Variant],
     k: usize,
 ) -> Vec<Diagnostic> {
-    let variant = &requests[k];
+    let variant = &variants[k];
     let Some(f) = lookup_function(db, project, &variant.function) else {
         return Vec::new();
     };
@@ -57,7 +60,7 @@ pub fn variant_errors(
         || project_instances(db, project)
             .iter()
             .any(|i| rust_name(&i.name()) == rust)
-        || requests[..k].iter().any(|v| {
+        || variants[..k].iter().any(|v| {
             v != variant && rust_name(&Instance::variant(&v.function, &v.constants).name()) == rust
         });
     let problem = if taken {
