@@ -393,12 +393,12 @@ pub fn first_argument_not_read(name: &str) -> bool {
 }
 
 /// Whether the Rust backend generates the pure function of `spec` for an
-/// argument of the number system `system` (`Fixed43`, `ULogarithmic`,
-/// `Tropical`).
-pub fn number_arguments_generated(spec: PureSpec, system: &str) -> bool {
+/// argument of a number system: a fixed-point number (`fixed_point`), or a
+/// log or tropical number.
+pub fn number_arguments_generated(spec: PureSpec, fixed_point: bool) -> bool {
     match spec.numbers {
         NumberArgs::Generated => true,
-        NumberArgs::FixedOnly => system == "Fixed43",
+        NumberArgs::FixedOnly => fixed_point,
         NumberArgs::Refused => false,
     }
 }

@@ -671,7 +671,7 @@ impl Checker<'_> {
         {
             return;
         }
-        let tropical_max = number == Some("Tropical") && op == InstrOp::Add;
+        let tropical_max = number == Some(Ctor::Tropical) && op == InstrOp::Add;
         if self.tape > 0
             && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) || tropical_max)
         {
@@ -758,18 +758,18 @@ impl Checker<'_> {
 
     /// The number system (`ULogarithmic`, `Tropical`) of an instruction's
     /// target, where `*=` and `/=` are reversible.
-    fn number_system(&self, target: &Expr) -> Option<&'static str> {
+    fn number_system(&self, target: &Expr) -> Option<Ctor> {
         match crate::types::place_type(target, self.resolution, &self.types.defs) {
-            Ty::Constructed(name @ (Ctor::ULogarithmic | Ctor::Tropical), _) => Some(name.name()),
+            Ty::Constructed(name @ (Ctor::ULogarithmic | Ctor::Tropical), _) => Some(name),
             _ => None,
         }
     }
 
     /// The instructions a number system allows; false (after reporting)
     /// when this one is rejected.
-    fn number_instruction(&mut self, name: &str, op: InstrOp, op_span: Span) -> bool {
-        match (name, op) {
-            ("ULogarithmic", InstrOp::Add | InstrOp::Sub | InstrOp::Xor) => {
+    fn number_instruction(&mut self, system: Ctor, op: InstrOp, op_span: Span) -> bool {
+        match (system, op) {
+            (Ctor::ULogarithmic, InstrOp::Add | InstrOp::Sub | InstrOp::Xor) => {
                 self.out.push(
                     Diagnostic::error(
                         "E0220",
@@ -786,7 +786,7 @@ impl Checker<'_> {
                 );
                 false
             }
-            ("Tropical", InstrOp::Add) if self.tape == 0 => {
+            (Ctor::Tropical, InstrOp::Add) if self.tape == 0 => {
                 self.out.push(
                     Diagnostic::error("E0221", op_span, "tropical `+=` outside a `@tape` loop")
                         .with_label("tropical `+` is the maximum, which loses the smaller value")
@@ -796,7 +796,7 @@ impl Checker<'_> {
                 );
                 false
             }
-            ("Tropical", InstrOp::Sub | InstrOp::Xor) => {
+            (Ctor::Tropical, InstrOp::Sub | InstrOp::Xor) => {
                 self.out.push(
                     Diagnostic::error(
                         "E0221",

@@ -14,17 +14,9 @@ use crate::resolve::Resolution;
 use crate::ty::{Ctor, Scalar, Ty};
 use crate::typeck::ExprTypes;
 
-/// Calls whose first argument is a type or read only for its shape: the
-/// checks' list, and `nnz`, which reads a sparse matrix's structure.
-fn shape_call(name: &str) -> bool {
-    crate::builtins::first_argument_not_read(name)
-}
-
-fn is_number_system(ty: &Ty) -> Option<&'static str> {
+fn is_number_system(ty: &Ty) -> Option<Ctor> {
     match ty {
-        Ty::Constructed(n @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical), _) => {
-            Some(n.name())
-        }
+        Ty::Constructed(n @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical), _) => Some(*n),
         _ => None,
     }
 }
@@ -197,9 +189,8 @@ impl Limits<'_> {
                 // An ancilla is made from and checked against a zero of
                 // the runtime's `Real`, which unsigned integers are not
                 // (it needs negation).
-                if let Ty::Scalar(
-                    t @ (Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 | Scalar::Usize),
-                ) = ty
+                if let Ty::Scalar(t) = ty
+                    && t.is_unsigned()
                     && matches!(stmt.kind, StmtKind::Alloc { .. })
                 {
                     self.out.push(e0701(
@@ -682,10 +673,10 @@ impl Limits<'_> {
                         use BinaryOp::*;
                         let op = op.scalar();
                         let allowed = match n {
-                            "Fixed43" => {
+                            Ctor::Fixed43 => {
                                 matches!(op, Add | Sub | Mul | Eq | Ne | Lt | Le | Gt | Ge)
                             }
-                            "ULogarithmic" => {
+                            Ctor::ULogarithmic => {
                                 matches!(op, Add | Sub | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge)
                             }
                             _ => matches!(op, Add | Mul | Div | Eq | Ne | Lt | Le | Gt | Ge),
@@ -746,7 +737,7 @@ impl Limits<'_> {
         };
         // Type names called as functions and broadcast calls are not
         // checked by the resolver either.
-        let type_name = Scalar::named(name).is_some() || Ctor::written(name).is_some();
+        let type_name = crate::ty::is_builtin_type(name);
         if !known(|s| s.rust) && (accepted || self.in_safe || broadcast || type_name) {
             self.out.push(e0701(
                 span,
@@ -765,7 +756,9 @@ impl Limits<'_> {
         }
         let first = args.first().map(|a| self.ty(a)).unwrap_or(Ty::Unknown);
         if let Some(n) = args.iter().find_map(|a| is_number_system(&self.ty(a)))
-            && spec.is_some_and(|s| !crate::builtins::number_arguments_generated(s, n))
+            && spec.is_some_and(|s| {
+                !crate::builtins::number_arguments_generated(s, n == Ctor::Fixed43)
+            })
         {
             self.out.push(e0701(
                 span,
@@ -864,7 +857,7 @@ impl Limits<'_> {
             }
             _ => {}
         }
-        if shape_call(name) {
+        if crate::builtins::first_argument_not_read(name) {
             args.iter().skip(1).for_each(|a| self.value(a));
         } else {
             args.iter().for_each(|a| self.value(a));

@@ -14,7 +14,7 @@ use crate::ast::*;
 use crate::builtins;
 use crate::diagnostics::Diagnostic;
 use crate::invert::{invert_stmt, routine_pairs, unroutine_expansion};
-use crate::ty::{Ctor, Scalar};
+use crate::ty::{Scalar, is_builtin_type};
 
 pub type DefId = usize;
 
@@ -708,8 +708,7 @@ impl Resolver<'_> {
 
     fn is_global_name(&self, name: &str) -> bool {
         builtins::CONSTANTS.contains(&name)
-            || Scalar::named(name).is_some()
-            || Ctor::written(name).is_some()
+            || is_builtin_type(name)
             || self.function.generics.iter().any(|g| g.name.name == name)
     }
 
@@ -750,10 +749,7 @@ impl Resolver<'_> {
             );
             return;
         }
-        if Ctor::written(name).is_some()
-            || Scalar::named(name).is_some()
-            || self.items.struct_arity(name).is_some()
-        {
+        if is_builtin_type(name) || self.items.struct_arity(name).is_some() {
             // The arity of a construction is checked with the structs (E0905).
             return;
         }

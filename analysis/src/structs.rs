@@ -57,8 +57,7 @@ pub fn build_table(
     for (file, defs) in files.iter().enumerate() {
         for def in defs.iter() {
             let name = &def.name;
-            let builtin = Scalar::named(&name.name).is_some()
-                || Ctor::written(&name.name).is_some()
+            let builtin = crate::ty::is_builtin_type(&name.name)
                 || builtins::pure_function(&name.name).is_some()
                 || builtins::instruction(&name.name).is_some();
             if crate::names::rust_name(&name.name) == crate::names::ADJOINT_TYPE {

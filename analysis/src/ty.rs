@@ -143,6 +143,12 @@ impl Ctor {
     }
 }
 
+/// Whether `name` is a built-in type a program writes: a scalar type or a
+/// type constructor.
+pub fn is_builtin_type(name: &str) -> bool {
+    Scalar::named(name).is_some() || Ctor::written(name).is_some()
+}
+
 impl std::fmt::Display for Scalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

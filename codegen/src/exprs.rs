@@ -2,7 +2,7 @@
 //! with conversions where kinds meet.
 
 use super::*;
-use nilang_analysis::builtins::PureFn;
+use nilang_analysis::builtins::{ComplexArgs, PureFn};
 
 /// An array of one value (`zeros(T, n)`, `ones(T, m, n)`) in parts: the
 /// element's code, each length's code and the element kind.
@@ -473,24 +473,24 @@ impl Gen<'_> {
                 }
                 _ => self.not_generated(name, span),
             },
-            Abs => self.unary_math("abs", name, args, span),
-            Abs2 => self.unary_math("abs2", name, args, span),
-            Sqrt => self.unary_math("sqrt", name, args, span),
-            Exp => self.unary_math("exp", name, args, span),
-            Log => self.unary_math("ln", name, args, span),
-            Sin => self.unary_math("sin", name, args, span),
-            Cos => self.unary_math("cos", name, args, span),
-            Tan => self.unary_math("tan", name, args, span),
-            Sinh => self.unary_math("sinh", name, args, span),
-            Cosh => self.unary_math("cosh", name, args, span),
-            Tanh => self.unary_math("tanh", name, args, span),
-            Asin => self.unary_math("asin", name, args, span),
-            Acos => self.unary_math("acos", name, args, span),
-            Inv => self.unary_math("inv", name, args, span),
-            Sign => self.unary_math("signum", name, args, span),
-            Floor => self.unary_math("floor", name, args, span),
-            Ceil => self.unary_math("ceil", name, args, span),
-            Round => self.unary_math("round", name, args, span),
+            Abs => self.unary_math(Abs, "abs", args, span),
+            Abs2 => self.unary_math(Abs2, "abs2", args, span),
+            Sqrt => self.unary_math(Sqrt, "sqrt", args, span),
+            Exp => self.unary_math(Exp, "exp", args, span),
+            Log => self.unary_math(Log, "ln", args, span),
+            Sin => self.unary_math(Sin, "sin", args, span),
+            Cos => self.unary_math(Cos, "cos", args, span),
+            Tan => self.unary_math(Tan, "tan", args, span),
+            Sinh => self.unary_math(Sinh, "sinh", args, span),
+            Cosh => self.unary_math(Cosh, "cosh", args, span),
+            Tanh => self.unary_math(Tanh, "tanh", args, span),
+            Asin => self.unary_math(Asin, "asin", args, span),
+            Acos => self.unary_math(Acos, "acos", args, span),
+            Inv => self.unary_math(Inv, "inv", args, span),
+            Sign => self.unary_math(Sign, "signum", args, span),
+            Floor => self.unary_math(Floor, "floor", args, span),
+            Ceil => self.unary_math(Ceil, "ceil", args, span),
+            Round => self.unary_math(Round, "round", args, span),
             Min | Max => match args {
                 [a, b] => {
                     let (ac, ak) = self.expr(a);
@@ -593,34 +593,36 @@ impl Gen<'_> {
         }
     }
 
-    /// A function of one number written with a `nilang::Real` method `m`
-    /// (or `nilang::complex`'s, or `nilang::fixed`'s).
+    /// The function of one number `function`, written with the
+    /// `nilang::Real` method `m` (or `nilang::complex`'s for the complex
+    /// numbers the catalogue says it takes, or `nilang::fixed`'s).
     fn unary_math(
         &mut self,
+        function: PureFn,
         m: &'static str,
-        name: &str,
         args: &[Expr],
         span: Span,
     ) -> (String, Kind) {
+        let name = function.name();
         let [x] = args else {
             return self.not_generated(name, span);
         };
         let (code, kind) = self.expr(x);
         if let Kind::Complex(inner) = &kind {
-            return match m {
-                "abs" | "abs2" => (format!("nilang::complex::{m}({code})"), (**inner).clone()),
-                "sqrt" | "exp" | "ln" | "sin" | "cos" | "inv" => {
-                    (format!("nilang::complex::{m}({code})"), kind)
-                }
-                _ => {
-                    self.unsupported(span, &format!("`{name}` of a complex number"));
-                    ("()".into(), Kind::Unknown)
-                }
+            if function.spec().complex != ComplexArgs::Generated {
+                self.unsupported(span, &format!("`{name}` of a complex number"));
+                return ("()".into(), Kind::Unknown);
+            }
+            // The modulus and its square are real.
+            let kind = match function {
+                PureFn::Abs | PureFn::Abs2 => (**inner).clone(),
+                _ => kind,
             };
+            return (format!("nilang::complex::{m}({code})"), kind);
         }
         // `exp` and `log` of a fixed-point number: in f64, rounded
         // back; out of range is an overflow error when checked.
-        if kind == Kind::Fixed && matches!(m, "exp" | "ln") {
+        if kind == Kind::Fixed && matches!(function, PureFn::Exp | PureFn::Log) {
             return if self.mode.checks {
                 let location = self.location(span);
                 let what = format!(
@@ -647,7 +649,7 @@ impl Gen<'_> {
             };
         }
         // `abs` keeps integers integral; the rest work on floats.
-        if matches!(m, "abs" | "abs2" | "signum") {
+        if matches!(function, PureFn::Abs | PureFn::Abs2 | PureFn::Sign) {
             (format!("nilang::Real::{m}({code})"), kind)
         } else {
             let k = float_kind(&kind);

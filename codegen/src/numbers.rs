@@ -248,12 +248,12 @@ impl Gen<'_> {
     }
 
     /// The number system of a place or conversion, by its static type.
-    fn number_type(&self, e: &Expr) -> Option<&'static str> {
+    fn number_type(&self, e: &Expr) -> Option<Ctor> {
         nilang_syntax::stack::deep(|| match &e.kind {
             ExprKind::Call { callee, .. } => match callee.name.as_str() {
-                "fixed" => Some("Fixed43"),
-                "ulog" => Some("ULogarithmic"),
-                "tropical" => Some("Tropical"),
+                "fixed" => Some(Ctor::Fixed43),
+                "ulog" => Some(Ctor::ULogarithmic),
+                "tropical" => Some(Ctor::Tropical),
                 _ => None,
             },
             ExprKind::Paren(inner) => self.number_type(inner),
@@ -261,7 +261,7 @@ impl Gen<'_> {
                 Ty::Constructed(
                     name @ (Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical),
                     _,
-                ) => Some(name.name()),
+                ) => Some(name),
                 _ => None,
             },
         })
@@ -280,7 +280,7 @@ impl Gen<'_> {
         let Some(spec) = builtins::PureFn::named(name).map(|f| f.spec()) else {
             return false;
         };
-        if builtins::number_arguments_generated(spec, ty) {
+        if builtins::number_arguments_generated(spec, ty == Ctor::Fixed43) {
             return false;
         }
         self.unsupported(

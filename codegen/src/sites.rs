@@ -11,7 +11,7 @@
 //! So each distinct site becomes one `const` after the function's code, and
 //! the checks take a reference to it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
 /// The distinct sites of one function's generated code, in the order first
@@ -22,7 +22,7 @@ pub(crate) struct Sites {
     /// name theirs alike.
     function: String,
     literals: Vec<String>,
-    index: HashMap<String, usize>,
+    index: FxHashMap<String, usize>,
 }
 
 impl Sites {
@@ -30,7 +30,7 @@ impl Sites {
         Sites {
             function: crate::rust_name(function),
             literals: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         }
     }
 

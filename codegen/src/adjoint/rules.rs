@@ -11,10 +11,9 @@ impl Gen<'_> {
             .as_ref()
             .map(|a| a.scalar.as_str())
             .unwrap_or("f64");
-        match scalar {
-            "f64" => kind_of(&Ty::Scalar(Scalar::F64)),
-            "f32" => kind_of(&Ty::Scalar(Scalar::F32)),
-            g => Kind::Generic(g.to_string()),
+        match Scalar::named(scalar) {
+            Some(s) if s.is_float() => kind_of(&Ty::Scalar(s)),
+            _ => Kind::Generic(scalar.to_string()),
         }
     }
 
