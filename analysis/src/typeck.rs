@@ -70,18 +70,23 @@ fn by_span(table: &[(Span, Ty)], span: Span) -> Option<&Ty> {
     table.get(i).filter(|(s, _)| *s == span).map(|(_, t)| t)
 }
 
+/// Types a function: every expression, and every ancilla from the value it
+/// is allocated with. `declared` holds the types written in the source
+/// (parameters, keyword parameters, loop variables; ancillas `Unknown`); the
+/// [`FunctionTypes`] returned has every definition's type, the one
+/// inference the checks and both backends read.
 pub fn check_types(
     function: &Function,
     resolution: &Resolution,
-    types: &FunctionTypes,
+    declared: &FunctionTypes,
     callees: &dyn CalleeTypes,
     structs: &StructTable,
-) -> ExprTypes {
-    let params = crate::types::param_types(function, resolution, &types.defs);
+) -> (FunctionTypes, ExprTypes) {
+    let params = crate::types::param_types(function, resolution, &declared.defs);
     let mut cx = Cx {
         function,
         resolution,
-        defs: &types.defs,
+        defs: declared.defs.clone(),
         adjoint_scalar: crate::types::adjoint_scalar(function, &params),
         differentiated: params.iter().any(Ty::has_adjoint),
         callees,
@@ -97,7 +102,11 @@ pub fn check_types(
     cx.out.types.sort_by_key(|(s, _)| *s);
     cx.out.literal_arguments.sort_by_key(|(s, _)| *s);
     cx.out.types.dedup_by_key(|(s, _)| *s);
-    cx.out
+    let types = FunctionTypes {
+        defs: cx.defs,
+        diagnostics: declared.diagnostics.clone(),
+    };
+    (types, cx.out)
 }
 
 /// A typed value: its type, and whether it is a literal (an integer literal
@@ -134,7 +143,9 @@ impl Val {
 struct Cx<'a> {
     function: &'a Function,
     resolution: &'a Resolution,
-    defs: &'a [Ty],
+    /// The type of each definition: as declared, and each ancilla's from
+    /// its allocation on (set when the walk reaches it).
+    defs: Vec<Ty>,
     /// The scalar this function's reverse pass takes adjoints in
     /// (`types::adjoint_scalar`).
     adjoint_scalar: Ty,
@@ -264,6 +275,11 @@ impl Cx<'_> {
                     matches!(&value.kind, ExprKind::Call { callee, .. } if callee.name == "stack");
                 if class(&v.ty) == Class::Stack && !new_stack {
                     self.stack_as_value(value);
+                }
+                if let Some(id) = self.resolution.def_at(name.span)
+                    && let Some(ty) = self.defs.get_mut(id)
+                {
+                    *ty = v.ty.clone();
                 }
                 if let Some(id) = self.resolution.def_at(name.span)
                     && let Some(frame) = self.frames.last_mut()

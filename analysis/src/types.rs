@@ -1,5 +1,7 @@
-//! The types code generation needs: every parameter's declared type, and each
-//! ancilla's type inferred from the value it is allocated with.
+//! The types written in a function's source: every parameter's declared
+//! type, lowered to [`Ty`]. Each ancilla's type is inferred by
+//! [`crate::typeck`], the one inference, from the value it is allocated
+//! with.
 
 use crate::ast::*;
 use crate::builtins;
@@ -63,11 +65,8 @@ pub fn function_types_in(
             DefKind::Param(i) => params[*i].clone(),
             DefKind::KwParam(i) => kwparams[*i].clone(),
             DefKind::LoopVar => Ty::Scalar(Scalar::I64),
-            DefKind::Ancilla => def
-                .alloc_value
-                .as_ref()
-                .map(|v| infer(v, function, resolution, &defs, structs))
-                .unwrap_or(Ty::Unknown),
+            // Decided by `typeck::check_types` when it reaches the allocation.
+            DefKind::Ancilla => Ty::Unknown,
         };
         defs.push(ty);
     }
@@ -212,23 +211,6 @@ fn literal_type(expr: &Expr) -> Option<Ty> {
     })
 }
 
-fn type_name(expr: &Expr, function: &Function) -> Option<Ty> {
-    let ExprKind::Var(name) = &expr.kind else {
-        return None;
-    };
-    if let Some(s) = Scalar::named(name) {
-        return Some(Ty::Scalar(s));
-    }
-    if name == "Fixed43" {
-        return Some(Ty::Constructed(Ctor::Fixed43, vec![]));
-    }
-    function
-        .generics
-        .iter()
-        .any(|g| &g.name.name == name)
-        .then(|| Ty::Generic(name.clone()))
-}
-
 /// The type of a place (`x`, `x[i]`, `x.f`), `Unknown` when not evident.
 pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
     nilang_syntax::stack::deep(|| match &expr.kind {
@@ -246,105 +228,6 @@ pub fn place_type(expr: &Expr, resolution: &Resolution, defs: &[Ty]) -> Ty {
 }
 
 /// The type of an allocation value; `Unknown` when it is not evident.
-fn infer(
-    expr: &Expr,
-    function: &Function,
-    resolution: &Resolution,
-    defs: &[Ty],
-    structs: &StructTable,
-) -> Ty {
-    nilang_syntax::stack::deep(|| {
-        if let Some(ty) = literal_type(expr) {
-            return ty;
-        }
-        let var_type = |e: &Expr| -> Option<Ty> {
-            let id = resolution.def_at(e.span)?;
-            defs.get(id).cloned()
-        };
-        match &expr.kind {
-            ExprKind::Var(name) => var_type(expr)
-                .or_else(|| constant_type(name))
-                .unwrap_or(Ty::Unknown),
-            ExprKind::Call { callee, args, .. } => match (callee.name.as_str(), args.as_slice()) {
-                ("zero" | "one", [arg]) => type_name(arg, function)
-                    .or_else(|| var_type(arg))
-                    .unwrap_or_else(|| infer(arg, function, resolution, defs, structs)),
-                ("zeros" | "ones", [ty, dims @ ..]) if !dims.is_empty() => {
-                    let elem = type_name(ty, function).unwrap_or(Ty::Unknown);
-                    let ctor = if dims.len() == 1 {
-                        Ctor::Vec
-                    } else {
-                        Ctor::Matrix
-                    };
-                    Ty::Constructed(ctor, vec![elem])
-                }
-                ("length" | "size", _) => Ty::Scalar(Scalar::I64),
-                // `stack(T)`, `stack(x)`: a new, empty stack of `T`, of `x`'s type.
-                ("stack", [arg]) => {
-                    let elem = type_name(arg, function)
-                        .or_else(|| var_type(arg))
-                        .unwrap_or(Ty::Unknown);
-                    Ty::Constructed(Ctor::Stack, vec![elem])
-                }
-                ("fixed", [_]) => Ty::Constructed(Ctor::Fixed43, vec![]),
-                ("ulog" | "tropical", [arg]) => number_of(
-                    &callee.name,
-                    &infer(arg, function, resolution, defs, structs),
-                ),
-                ("float", [arg]) => match infer(arg, function, resolution, defs, structs) {
-                    Ty::Constructed(Ctor::ULogarithmic | Ctor::Tropical, args)
-                        if args.len() == 1 =>
-                    {
-                        args[0].clone()
-                    }
-                    _ => Ty::Scalar(Scalar::F64),
-                },
-                (name, args) if structs.get(name).is_some() => {
-                    let arg_types: Vec<Ty> = args
-                        .iter()
-                        .map(|a| infer(a, function, resolution, defs, structs))
-                        .collect();
-                    let def = structs.get(name).expect("checked above");
-                    crate::structs::construction_type(def, &arg_types, structs)
-                }
-                ("abs" | "abs2" | "angle" | "real" | "imag", [arg]) => {
-                    match infer(arg, function, resolution, defs, structs) {
-                        Ty::Constructed(Ctor::Complex, args) if args.len() == 1 => args[0].clone(),
-                        t => t,
-                    }
-                }
-                ("identity" | "sqrt" | "exp" | "log" | "sin" | "cos" | "conj", [arg]) => {
-                    infer(arg, function, resolution, defs, structs)
-                }
-                _ => Ty::Unknown,
-            },
-            ExprKind::Index { base, .. } => infer(base, function, resolution, defs, structs)
-                .element()
-                .clone(),
-            ExprKind::Field { base, field } => field_type(
-                &infer(base, function, resolution, defs, structs),
-                &field.name,
-            ),
-            ExprKind::Binary { op, lhs, rhs } => {
-                use BinaryOp::*;
-                match op {
-                    Eq | Ne | Lt | Le | Gt | Ge | And | Or => Ty::Scalar(Scalar::Bool),
-                    // The common type of the operands, as `typeck` promotes
-                    // them (an integer times a float is a float).
-                    _ => crate::ty::promote(
-                        &infer(lhs, function, resolution, defs, structs),
-                        &infer(rhs, function, resolution, defs, structs),
-                    ),
-                }
-            }
-            ExprKind::Unary { operand, .. } | ExprKind::Paren(operand) => {
-                infer(operand, function, resolution, defs, structs)
-            }
-            _ => Ty::Unknown,
-        }
-    })
-}
-
 /// The types of a function's positional parameters (`Unknown` where one
 /// has none), from its resolution and its definitions' types.
 pub fn param_types(function: &Function, resolution: &Resolution, defs: &[Ty]) -> Vec<Ty> {

@@ -39,7 +39,7 @@ fn runs(db: &RootDatabase, query: &str) -> usize {
 /// The analyses of one chunk, in the order they build on each other.
 const CHUNK_QUERIES: [&str; 4] = [
     "chunk_front",
-    "chunk_expr_types",
+    "chunk_typed",
     "chunk_checks",
     "chunk_signatures",
 ];
@@ -62,7 +62,7 @@ fn a_one_line_edit_rechecks_only_its_function() {
             .count()
     };
     // The file's one chunk is analysed again, once.
-    for query in ["chunk_front", "chunk_expr_types", "chunk_checks"] {
+    for query in ["chunk_front", "chunk_typed", "chunk_checks"] {
         assert_eq!(count(query), 1, "{query}");
     }
     // `second`'s parameter types and effects are unchanged, so no
@@ -138,7 +138,7 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
     db.start_logging();
     let diagnostics = db::file_diagnostics(&db, project, file).clone();
     let log = db.take_log();
-    for query in ["chunk_front", "chunk_expr_types", "chunk_checks"] {
+    for query in ["chunk_front", "chunk_typed", "chunk_checks"] {
         let n = log
             .iter()
             .filter(|q| q.query.starts_with(&format!("{query}(")))

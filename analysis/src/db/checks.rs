@@ -1,7 +1,7 @@
 //! The checks of each function and of each template instance.
 
 use super::front::{
-    Front, MISSING, ProjectCallees, ProjectItems, chunk_expr_types, chunk_front, param_type,
+    Front, MISSING, ProjectCallees, ProjectItems, Typed, chunk_front, chunk_typed, param_type,
     param_types,
 };
 use super::functions::{function_ast, function_chunk, header, is_kernel, mutated_params};
@@ -34,14 +34,12 @@ pub(crate) struct Checks {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn chunk_checks(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Checks> {
     let fronts = chunk_front(db, project, file, k);
-    let types = chunk_expr_types(db, project, file, k);
+    let typed = chunk_typed(db, project, file, k);
     function_chunk(db, project, file, k)
         .iter()
         .zip(fronts)
-        .zip(types)
-        .map(|((ast, front), expr_types)| {
-            function_checks(db, project, ast, front, expr_types, false)
-        })
+        .zip(typed)
+        .map(|((ast, front), typed)| function_checks(db, project, ast, front, typed, false))
         .collect()
 }
 
@@ -58,10 +56,11 @@ fn function_checks(
     project: Project,
     ast: &Function,
     front: &Front,
-    expr_types: &crate::typeck::ExprTypes,
+    typed: &Typed,
     instance: bool,
 ) -> Checks {
-    let (resolution, types) = (&front.resolution, &front.types);
+    let (resolution, types) = (&front.resolution, &*typed.types);
+    let expr_types = &*typed.exprs;
     let callees = ProjectCallees { db, project };
     let callees =
         crate::local_callees::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
@@ -334,20 +333,14 @@ pub fn instance_function<'db>(
     let structs = &project_structs(db, project).table;
     let items = ProjectItems { db, project };
     let resolution = resolve::resolve(&ast, &items);
-    let types = types::function_types_in(&ast, &resolution, structs);
+    let declared = types::function_types_in(&ast, &resolution, structs);
     let front = Front {
         resolution: Arc::new(resolution),
-        types: Arc::new(types),
+        declared: Arc::new(declared),
     };
     let callees = ProjectCallees { db, project };
-    let expr_types = Arc::new(crate::typeck::check_types(
-        &ast,
-        &front.resolution,
-        &front.types,
-        &callees,
-        structs,
-    ));
-    let checks = function_checks(db, project, &ast, &front, &expr_types, true);
+    let typed = Typed::infer(&ast, &front, &callees, structs);
+    let checks = function_checks(db, project, &ast, &front, &typed, true);
     let template = id.instance(db).template.clone();
     let template_ast = lookup_function(db, project, &template).and_then(|t| function_ast(db, t))?;
     let fn_positions: Vec<usize> = crate::values::function_params(&template_ast)
@@ -365,8 +358,8 @@ pub fn instance_function<'db>(
     Some(Arc::new(InstanceFunction {
         ast,
         resolution: front.resolution,
-        types: front.types,
-        expr_types,
+        types: typed.types,
+        expr_types: typed.exprs,
         activity: checks.activity,
         reversibility: checks.reversibility,
         mutated,

@@ -15,13 +15,40 @@ use crate::ty::Ty;
 use crate::types::{self, FunctionTypes};
 use std::sync::Arc;
 
-/// Name resolution and the types of parameters and ancillas of one
-/// function: the first half of its analysis, which the project-wide facts
-/// (what callees mutate, which functions record) are computed from.
+/// Name resolution and the declared types (parameters, loop variables) of
+/// one function: the first half of its analysis, which callers' types and
+/// the project-wide facts (what callees mutate) are computed from.
 #[derive(PartialEq, Eq, Debug, Default)]
 pub(crate) struct Front {
     pub(crate) resolution: Arc<Resolution>,
+    /// The types written in the source; ancillas are `Unknown` here until
+    /// [`chunk_typed`] infers them.
+    pub(crate) declared: Arc<FunctionTypes>,
+}
+
+/// One function typed by [`crate::typeck`]: the type of every definition
+/// (ancillas included) and of every expression, decided once.
+#[derive(PartialEq, Eq, Debug, Default)]
+pub(crate) struct Typed {
     pub(crate) types: Arc<FunctionTypes>,
+    pub(crate) exprs: Arc<crate::typeck::ExprTypes>,
+}
+
+impl Typed {
+    /// Types `ast`, whose resolution and declared types are `front`.
+    pub(crate) fn infer(
+        ast: &Function,
+        front: &Front,
+        callees: &dyn crate::typeck::CalleeTypes,
+        structs: &crate::structs::StructTable,
+    ) -> Typed {
+        let (types, exprs) =
+            crate::typeck::check_types(ast, &front.resolution, &front.declared, callees, structs);
+        Typed {
+            types: Arc::new(types),
+            exprs: Arc::new(exprs),
+        }
+    }
 }
 
 #[salsa::tracked(returns(ref))]
@@ -33,10 +60,10 @@ pub(crate) fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u3
         .map(|ast| {
             let items = crate::local_callees::WithLocal::new(&items, ast, &|_| None);
             let resolution = resolve::resolve(ast, &items);
-            let types = types::function_types_in(ast, &resolution, structs);
+            let declared = types::function_types_in(ast, &resolution, structs);
             Front {
                 resolution: Arc::new(resolution),
-                types: Arc::new(types),
+                declared: Arc::new(declared),
             }
         })
         .collect()
@@ -46,7 +73,7 @@ pub(crate) fn chunk_front(db: &dyn Db, project: Project, file: SourceFile, k: u3
 pub(crate) fn param_type(ast: &Function, front: &Front, i: usize) -> Option<Ty> {
     let p = ast.params.get(i)?;
     let id = front.resolution.def_at(p.name.span)?;
-    front.types.defs.get(id).cloned()
+    front.declared.defs.get(id).cloned()
 }
 
 pub(crate) fn front<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Front> {
@@ -69,24 +96,19 @@ fn chunk_signatures(
         .iter()
         .zip(fronts)
         .map(|(ast, front)| {
-            let params = types::param_types(ast, &front.resolution, &front.types.defs);
+            let params = types::param_types(ast, &front.resolution, &front.declared.defs);
             let mutated = mutated_params(db, project, &ast.name.name).unwrap_or_default();
             Some((params, mutated))
         })
         .collect()
 }
 
-/// The type of every expression of a chunk's functions, and their type
-/// errors ([`crate::typeck`]); apart from [`chunk_checks`], so that a
-/// kernel's checks can ask for the backend limits of a callee in the same
-/// chunk.
+/// The type of every definition and expression of a chunk's functions,
+/// and their type errors ([`crate::typeck`]); apart from [`chunk_checks`],
+/// so that a kernel's checks can ask for the backend limits of a callee in
+/// the same chunk.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn chunk_expr_types(
-    db: &dyn Db,
-    project: Project,
-    file: SourceFile,
-    k: u32,
-) -> Vec<Arc<crate::typeck::ExprTypes>> {
+pub(crate) fn chunk_typed(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec<Typed> {
     let callees = ProjectCallees { db, project };
     let structs = &project_structs(db, project).table;
     let fronts = chunk_front(db, project, file, k);
@@ -96,15 +118,14 @@ pub(crate) fn chunk_expr_types(
         .map(|(ast, front)| {
             let callees =
                 crate::local_callees::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
-            Arc::new(crate::typeck::check_types(
-                ast,
-                &front.resolution,
-                &front.types,
-                &callees,
-                structs,
-            ))
+            Typed::infer(ast, front, &callees, structs)
         })
         .collect()
+}
+
+fn typed<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Typed> {
+    let (file, k, i) = locate(db, f)?;
+    chunk_typed(db, f.project(db), file, k).get(i)
 }
 
 /// The values the per-function accessors answer for a function that is
@@ -138,7 +159,7 @@ pub fn resolve_function<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<Resoluti
 
 /// Types of the parameters and ancillas of one function.
 pub fn function_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Arc<FunctionTypes> {
-    front(db, f).map_or(&MISSING.types, |x| &x.types)
+    typed(db, f).map_or(&MISSING.types, |x| &x.types)
 }
 
 /// The type of every expression of a function, and its type errors
@@ -147,9 +168,7 @@ pub fn function_expr_types<'db>(
     db: &'db dyn Db,
     f: FnId<'db>,
 ) -> &'db Arc<crate::typeck::ExprTypes> {
-    locate(db, f)
-        .and_then(|(file, k, i)| chunk_expr_types(db, f.project(db), file, k).get(i))
-        .unwrap_or(&MISSING.expr_types)
+    typed(db, f).map_or(&MISSING.expr_types, |x| &x.exprs)
 }
 
 /// The positional parameter types of a function and which it mutates: what

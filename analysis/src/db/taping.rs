@@ -1,6 +1,6 @@
 //! Which functions record a tape.
 
-use super::front::{Front, chunk_front};
+use super::front::{Front, Typed, chunk_front, chunk_typed};
 use super::functions::{for_each_function, function_chunk};
 use super::inputs::{Db, Project, SourceFile};
 use crate::ast::Function;
@@ -17,10 +17,11 @@ fn chunk_tape_facts(
     tape_loops: bool,
 ) -> Vec<TapeFacts> {
     let fronts = chunk_front(db, project, file, k);
+    let typed = chunk_typed(db, project, file, k);
     function_chunk(db, project, file, k)
         .iter()
-        .zip(fronts)
-        .map(|(ast, front)| function_tape_facts(ast, front, tape_loops))
+        .zip(fronts.iter().zip(typed))
+        .map(|(ast, (front, typed))| function_tape_facts(ast, front, typed, tape_loops))
         .collect()
 }
 
@@ -38,9 +39,14 @@ pub struct TapeFacts {
 /// which each call contributes "the callee records", so asking it once with
 /// no callee recording gives `records`, and the calls it asks about are the
 /// callees.
-fn function_tape_facts(ast: &Arc<Function>, front: &Front, tape_loops: bool) -> TapeFacts {
+fn function_tape_facts(
+    ast: &Arc<Function>,
+    front: &Front,
+    typed: &Typed,
+    tape_loops: bool,
+) -> TapeFacts {
     let tropical =
-        crate::taping::tropical_tape(&ast.body.stmts, &front.resolution, &front.types, false);
+        crate::taping::tropical_tape(&ast.body.stmts, &front.resolution, &typed.types, false);
     let ast = if tape_loops {
         Arc::new(crate::taping::tape_all_loops(ast))
     } else {
