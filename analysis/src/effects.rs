@@ -93,14 +93,22 @@ pub type Mutations = FxHashMap<String, Vec<bool>>;
 
 pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)>) -> Mutations {
     let functions: Vec<(&str, &LocalEffects)> = functions.into_iter().collect();
-    let mut result: Mutations = functions
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    index.reserve(functions.len());
+    index.extend(
+        functions
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| (*name, i)),
+    );
+    let mut result: Vec<Vec<bool>> = functions
         .iter()
-        .map(|(name, fx)| {
+        .map(|(_, fx)| {
             let mut m = vec![false; fx.arity];
             for &w in &fx.writes {
                 m[w] = true;
             }
-            (name.to_string(), m)
+            m
         })
         .collect();
     // A derivative call changes its companions and what its function changes.
@@ -108,45 +116,62 @@ pub fn solve<'a>(functions: impl IntoIterator<Item = (&'a str, &'a LocalEffects)
         .iter()
         .filter_map(|(name, fx)| Some((*name, fx.companions.as_deref()?)))
         .collect();
-    let derived_mutates = |result: &Mutations, callee: &str, pos: usize| {
-        let (_, base) = crate::derivatives::Derivative::of(callee)?;
-        let mask = companions.get(base)?;
-        let &(k, companion) = crate::derivatives::positions(mask).get(pos)?;
-        Some(companion || result.get(base)?.get(k).copied().unwrap_or(false))
-    };
-    loop {
-        let mut changed = false;
-        for (name, fx) in &functions {
-            for (callee, pos, param) in &fx.forwards {
-                let callee_mutates = result
-                    .get(callee)
-                    .and_then(|m| m.get(*pos).copied())
-                    .or_else(|| derived_mutates(&result, callee, *pos))
-                    .unwrap_or(false);
-                if callee_mutates {
-                    let m = result.get_mut(*name).expect("every function has an entry");
-                    if !m[*param] {
-                        m[*param] = true;
-                        changed = true;
-                    }
+    // The call graph reversed: per callee, `(caller, the callee's parameter,
+    // the caller's parameter passed there)`. A call of a derived function
+    // `∇f` depends on `f`'s parameter, or changes a companion outright.
+    let mut callers: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); functions.len()];
+    for (caller, (_, fx)) in functions.iter().enumerate() {
+        for (callee, pos, param) in &fx.forwards {
+            if let Some(&j) = index.get(callee.as_str()) {
+                if *pos < functions[j].1.arity {
+                    callers[j].push((caller, *pos, *param));
                 }
+                continue;
             }
-        }
-        if !changed {
-            for (name, mask) in &companions {
-                if let Some(base) = result.get(*name).cloned() {
-                    let derived = crate::derivatives::mutated(&base, mask);
-                    for d in [
-                        crate::derivatives::Derivative::Gradient,
-                        crate::derivatives::Derivative::Tangent,
-                    ] {
-                        result.insert(d.name(name), derived.clone());
-                    }
+            let Some((_, base)) = crate::derivatives::Derivative::of(callee) else {
+                continue;
+            };
+            let (Some(mask), Some(&j)) = (companions.get(base), index.get(base)) else {
+                continue;
+            };
+            match crate::derivatives::positions(mask).get(*pos) {
+                Some(&(_, true)) => result[caller][*param] = true,
+                Some(&(k, false)) if k < functions[j].1.arity => {
+                    callers[j].push((caller, k, *param))
                 }
+                _ => {}
             }
-            return result;
         }
     }
+    // A worklist: each function whose mutations grew passes them on to its
+    // callers, so the fixpoint costs one visit per call edge and change
+    // (it is solved again when an edit changes a function's own effects).
+    let mut work: Vec<usize> = (0..functions.len()).collect();
+    while let Some(callee) = work.pop() {
+        for &(caller, k, param) in &callers[callee] {
+            if result[callee][k] && !result[caller][param] {
+                result[caller][param] = true;
+                work.push(caller);
+            }
+        }
+    }
+    let mut out: Mutations = FxHashMap::default();
+    out.reserve(functions.len() + 2 * companions.len());
+    for (name, mask) in &companions {
+        let derived = crate::derivatives::mutated(&result[index[name]], mask);
+        for d in [
+            crate::derivatives::Derivative::Gradient,
+            crate::derivatives::Derivative::Tangent,
+        ] {
+            out.insert(d.name(name), derived.clone());
+        }
+    }
+    for ((name, _), m) in functions.iter().zip(result) {
+        // A derived function's entry stands (as it did when these were
+        // inserted first).
+        out.entry(name.to_string()).or_insert(m);
+    }
+    out
 }
 
 /// Calls `f` on every statement, depth first, including the inverse of the

@@ -145,6 +145,15 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
             .count();
         assert_eq!(n, 1, "{query} ran for {n} of the file's 19 chunks");
     }
+    // The project's tables are built from the functions' names, which the
+    // edit leaves as they were (`file_names` is backdated): not again.
+    for query in ["item_table", "module_registry"] {
+        let n = log
+            .iter()
+            .filter(|q| q.query.starts_with(&format!("{query}(")))
+            .count();
+        assert_eq!(n, 0, "{query} ran again");
+    }
     // An error introduced and fixed again: both states agree with a fresh
     // database.
     for version in [text("2.0 +"), text("2.0")] {
@@ -158,4 +167,62 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
         );
     }
     assert!(diagnostics.is_empty());
+}
+
+/// An edit that changes what one function mutates re-checks that function
+/// and its callers (their chunks), not every function of the project: each
+/// function's checks read its callees' mutations one name at a time.
+#[test]
+fn changing_what_one_function_mutates_rechecks_its_callers_only() {
+    let text = |body: &str| -> String {
+        let mut t: String = (0..300)
+            .map(|i| {
+                let line = if i == 150 { body } else { "y += x * 2.0" };
+                format!("function f{i}(y::f64, x::f64)\n    {line}\nend\n\n")
+            })
+            .collect();
+        t.push_str("function caller(a::f64, b::f64)\n    f150(a, b)\nend\n");
+        t
+    };
+    let mut db = RootDatabase::with_query_log().with_reparsing();
+    let file = SourceFile::new(&db, "many.nil".into(), text("y += x * 2.0"));
+    let project = Project::new(&db, vec![file]);
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    // `f150` now changes `x` instead of `y`.
+    file.set_text(&mut db).to(text("x += y * 2.0"));
+    db.start_logging();
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    let log = db.take_log();
+    let count = |query: &str| {
+        log.iter()
+            .filter(|q| q.query.starts_with(&format!("{query}(")))
+            .count()
+    };
+    assert_eq!(count("project_mutations"), 1);
+    // `f150`'s chunk and the caller's, of 19.
+    assert_eq!(count("chunk_checks"), 2, "chunk_checks");
+}
+
+/// A struct defined below the edit moves with it; the functions that do not
+/// use it are not checked again for that.
+#[test]
+fn an_edit_above_a_struct_rechecks_one_chunk() {
+    let text = |k: &str| -> String {
+        let mut t: String = (0..300)
+            .map(|i| {
+                let k = if i == 150 { k } else { "2.0" };
+                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
+            })
+            .collect();
+        t.push_str("struct Pt\n    x::f64\n    y::f64\nend\n\nfunction g(p::Pt, z::f64)\n    z += p.x\nend\n");
+        t
+    };
+    let mut db = RootDatabase::with_query_log().with_reparsing();
+    let file = SourceFile::new(&db, "structs.nil".into(), text("2.0"));
+    let project = Project::new(&db, vec![file]);
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    file.set_text(&mut db).to(text("2.05"));
+    db.start_logging();
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    assert_eq!(runs(&db, "chunk_checks"), 1);
 }

@@ -784,6 +784,58 @@ pub struct StructDef {
     pub span: Span,
 }
 
+impl StructDef {
+    /// The definition with its spans relative to its start: what does not
+    /// change when an edit above it only moves it (the analysis of
+    /// functions reads structs this way, and does not point into them).
+    pub fn relative(&self) -> StructDef {
+        let base = self.span.start;
+        let at = |s: Span| Span::new(s.start.saturating_sub(base), s.end.saturating_sub(base));
+        let ident = |i: &Ident| Ident {
+            name: i.name.clone(),
+            span: at(i.span),
+        };
+        fn ty(t: &Type, at: &dyn Fn(Span) -> Span) -> Type {
+            let kind = match &t.kind {
+                TypeKind::Named { name, args } => TypeKind::Named {
+                    name: name.clone(),
+                    args: args.iter().map(|a| ty(a, at)).collect(),
+                },
+                TypeKind::Slice(inner) => TypeKind::Slice(Box::new(ty(inner, at))),
+                TypeKind::Tuple(items) => {
+                    TypeKind::Tuple(items.iter().map(|a| ty(a, at)).collect())
+                }
+            };
+            Type {
+                kind,
+                span: at(t.span),
+            }
+        }
+        StructDef {
+            name: ident(&self.name),
+            doc: self.doc.clone(),
+            generics: self
+                .generics
+                .iter()
+                .map(|g| Generic {
+                    name: ident(&g.name),
+                    bounds: g.bounds.iter().map(ident).collect(),
+                })
+                .collect(),
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldDef {
+                    name: ident(&f.name),
+                    ty: ty(&f.ty, &at),
+                    span: at(f.span),
+                })
+                .collect(),
+            span: at(self.span),
+        }
+    }
+}
+
 /// One field `name::Type` of a struct.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct FieldDef {

@@ -1,15 +1,15 @@
 //! The checks of each function and of each template instance.
 
 use super::front::{
-    Front, MISSING, ProjectCallees, ProjectItems, Typed, chunk_front, chunk_typed, param_type,
-    param_types,
+    Front, MISSING, ProjectCallees, ProjectItems, Typed, chunk_front, chunk_typed, mutated_params,
+    param_type, param_types,
 };
-use super::functions::{function_ast, function_chunk, header, is_kernel, mutated_params};
+use super::functions::{function_ast, function_chunk, header, is_kernel};
 use super::inputs::{Db, FnId, Project, SourceFile};
 use super::instances::{
     Instance, InstanceId, called_instance, instance_tree, project_instances, reach_instances,
 };
-use super::items::{function_names, locate, lookup_function, project_structs};
+use super::items::{function_names, locate, lookup_function, struct_table};
 use super::limits::{kernel_callee_limits, kernel_callee_tapes};
 use super::taping::project_taped;
 use crate::ast::Function;
@@ -64,7 +64,7 @@ fn function_checks(
     let callees = ProjectCallees { db, project };
     let callees =
         crate::local_callees::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
-    let structs = &project_structs(db, project).table;
+    let structs = &**struct_table(db, project);
     let activity =
         crate::activity::activity(ast, resolution, types, &|name| callees.mutated_params(name));
     let reversibility = check::check_function(ast, resolution, types, &callees, &activity);
@@ -330,7 +330,7 @@ pub fn instance_function<'db>(
     id: InstanceId<'db>,
 ) -> Option<Arc<InstanceFunction>> {
     let ast = instance_tree(db, project, id).as_ref().ok()?.clone();
-    let structs = &project_structs(db, project).table;
+    let structs = &**struct_table(db, project);
     let items = ProjectItems { db, project };
     let resolution = resolve::resolve(&ast, &items);
     let declared = types::function_types_in(&ast, &resolution, structs);

@@ -26,12 +26,13 @@ pub fn file_diagnostics(db: &dyn Db, project: Project, file: SourceFile) -> Arc<
             out.extend(checks.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         }
     }
+    let offset = |item: u32| parsed.items.get(item as usize).map_or(0, |i| i.offset);
     out.extend(
         item_table(db, project)
             .duplicates
             .iter()
             .filter(|(f, _)| *f == file)
-            .map(|(_, d)| d.clone()),
+            .map(|(_, d)| d.absolute(&offset)),
     );
     out.extend(module_diagnostics(db, project, file));
     out.extend(

@@ -89,6 +89,7 @@ pub(crate) fn for_each_function<'db>(
     let table = item_table(db, project);
     for &file in project.files(db) {
         let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
+        ordinals.reserve(chunk_count(db, file) as usize * CHUNK);
         for k in 0..chunk_count(db, file) {
             for (i, header) in chunk_headers(db, project, file, k).iter().enumerate() {
                 let name = header.signature.name.as_str();
@@ -169,7 +170,10 @@ pub fn derivative_problem(db: &dyn Db, project: Project, name: &str) -> Option<S
     }
     // Its derivatives run it several times on copies; a change of an
     // integer would not be undone.
-    let mutated = mutated_params(db, project, base).unwrap_or_default();
+    let mutated = project_mutations(db, project)
+        .get(base)
+        .cloned()
+        .unwrap_or_default();
     if let Some(p) = ast
         .params
         .iter()
@@ -188,15 +192,10 @@ pub fn derivative_problem(db: &dyn Db, project: Project, name: &str) -> Option<S
 /// the call graph; it reads only each function's local effects).
 #[salsa::tracked(returns(ref))]
 pub fn project_mutations(db: &dyn Db, project: Project) -> Arc<Mutations> {
-    let mut locals: Vec<(&str, &LocalEffects)> = Vec::new();
+    let mut locals: Vec<(&str, &LocalEffects)> =
+        Vec::with_capacity(item_table(db, project).by_name.len());
     for_each_function(db, project, |name, file, k, i| {
         locals.push((name, &chunk_effects(db, project, file, k)[i]));
     });
-    locals.sort_by(|a, b| a.0.cmp(b.0));
-    Arc::new(effects::solve(locals.iter().map(|&(n, e)| (n, e))))
-}
-
-/// The parameters of `f` that it mutates, by position.
-pub fn mutated_params(db: &dyn Db, project: Project, name: &str) -> Option<Vec<bool>> {
-    project_mutations(db, project).get(name).cloned()
+    Arc::new(effects::solve(locals))
 }

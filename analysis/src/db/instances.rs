@@ -1,6 +1,7 @@
 //! The instances of templates a project calls, and their trees.
 
-use super::functions::{for_each_function, function_ast, function_chunk, mutated_params};
+use super::front::mutated_params;
+use super::functions::{for_each_function, function_ast, function_chunk};
 use super::inputs::{Db, Project};
 use super::items::lookup_function;
 use crate::ast::Function;

@@ -4,23 +4,38 @@
 use super::inputs::{
     Db, FnId, Project, SourceFile, defined_name, is_local, library_module, parse_file,
 };
+use crate::ast::Span;
 use crate::diagnostics::Diagnostic;
 use crate::names::module_name;
 use crate::syntax::{self};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
+/// The names of a file's functions, in order, each with its span relative
+/// to its function: what the project-wide tables (names, modules, clashes)
+/// are built from instead of the parse. An edit inside a body, or one that
+/// only moves functions, leaves this as it was, so salsa backdates it and
+/// those tables are not built again on each keystroke (in a 10 MB file,
+/// building them took about a fifth of a keystroke).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn file_names(db: &dyn Db, file: SourceFile) -> Vec<(String, Span)> {
+    parse_file(db, file)
+        .items
+        .iter()
+        .map(|item| (item.function.name.name.clone(), item.function.name.span))
+        .collect()
+}
+
 /// The functions of a file, in order, as ids.
 #[salsa::tracked(returns(ref))]
 pub fn file_functions<'db>(db: &'db dyn Db, project: Project, file: SourceFile) -> Vec<FnId<'db>> {
     let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
-    parse_file(db, file)
-        .items
+    file_names(db, file)
         .iter()
-        .map(|item| {
-            let ordinal = seen.entry(item.function.name.name.as_str()).or_insert(0);
-            let name = defined_name(db, project, file, &item.function.name.name);
-            let id = FnId::new(db, project, file, name, *ordinal);
+        .map(|(name, _)| {
+            let ordinal = seen.entry(name.as_str()).or_insert(0);
+            let defined = defined_name(db, project, file, name);
+            let id = FnId::new(db, project, file, defined, *ordinal);
             *ordinal += 1;
             id
         })
@@ -32,10 +47,9 @@ pub fn file_functions<'db>(db: &'db dyn Db, project: Project, file: SourceFile) 
 fn file_item_index(db: &dyn Db, file: SourceFile) -> FxHashMap<(String, u32), usize> {
     let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
     let mut index = FxHashMap::default();
-    for (i, item) in parse_file(db, file).items.iter().enumerate() {
-        let name = item.function.name.name.as_str();
-        let ordinal = ordinals.entry(name).or_insert(0);
-        index.insert((name.to_string(), *ordinal), i);
+    for (i, (name, _)) in file_names(db, file).iter().enumerate() {
+        let ordinal = ordinals.entry(name.as_str()).or_insert(0);
+        index.insert((name.clone(), *ordinal), i);
         *ordinal += 1;
     }
     index
@@ -64,7 +78,7 @@ pub(crate) const CHUNK: usize = 16;
 /// what iterates over the chunks does not depend on the whole parse).
 #[salsa::tracked(returns(copy))]
 pub(crate) fn chunk_count(db: &dyn Db, file: SourceFile) -> u32 {
-    parse_file(db, file).items.len().div_ceil(CHUNK) as u32
+    file_names(db, file).len().div_ceil(CHUNK) as u32
 }
 
 /// Where `f` is: its file, its chunk and its place in the chunk.
@@ -80,53 +94,87 @@ pub fn function_offset<'db>(db: &'db dyn Db, f: FnId<'db>) -> u32 {
 }
 
 /// Every function of the project by name (first definition wins), and the
-/// duplicate-definition errors (absolute spans, by file).
+/// duplicate-definition errors (by file, each placed at a function).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct ItemTable {
     pub by_name: FxHashMap<String, (SourceFile, u32)>,
-    pub duplicates: Vec<(SourceFile, Diagnostic)>,
+    pub duplicates: Vec<(SourceFile, ItemDiagnostic)>,
+}
+
+/// A diagnostic about a function's name, with spans relative to functions
+/// (so that the table stays the same while functions only move): the
+/// primary span is relative to the file's `item`-th function (absolute when
+/// `None`: the file itself), each secondary span to the function
+/// `secondary_items` gives for it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ItemDiagnostic {
+    pub item: Option<u32>,
+    pub secondary_items: Vec<u32>,
+    pub diagnostic: Diagnostic,
+}
+
+impl ItemDiagnostic {
+    /// The diagnostic with absolute spans, given where each function of its
+    /// file starts.
+    pub fn absolute(&self, offsets: &dyn Fn(u32) -> u32) -> Diagnostic {
+        let mut d = self.diagnostic.clone();
+        if let Some(item) = self.item {
+            d.primary.span = d.primary.span.shift(offsets(item));
+        }
+        for (label, &item) in d.secondary.iter_mut().zip(&self.secondary_items) {
+            label.span = label.span.shift(offsets(item));
+        }
+        d
+    }
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
     let mut table = ItemTable::default();
-    let mut first_at: FxHashMap<String, (SourceFile, crate::ast::Span)> = FxHashMap::default();
+    let mut first_at: FxHashMap<String, (SourceFile, u32, Span)> = FxHashMap::default();
     for &file in project.files(db) {
-        let parsed = parse_file(db, file);
         let library = library_module(db, project, file);
         let mut ordinals: FxHashMap<&str, u32> = FxHashMap::default();
-        for item in &parsed.items {
-            let name = &item.function.name;
-            let ordinal = ordinals.entry(name.name.as_str()).or_insert(0);
-            let span = name.span.shift(item.offset);
+        for (index, (name, span)) in file_names(db, file).iter().enumerate() {
+            let (index, span) = (index as u32, *span);
+            let ordinal = ordinals.entry(name.as_str()).or_insert(0);
             let key = match library {
-                Some(l) => crate::modules::qualified(&l.path, &name.name),
-                None => name.name.clone(),
+                Some(l) => crate::modules::qualified(&l.path, name),
+                None => name.clone(),
             };
             match first_at.get(&key) {
                 None => {
-                    first_at.insert(key.clone(), (file, span));
+                    first_at.insert(key.clone(), (file, index, span));
                     table.by_name.insert(key, (file, *ordinal));
                 }
-                Some((first_file, first_span)) => {
+                Some(&(first_file, first_index, first_span)) => {
                     let mut d = Diagnostic::error(
                         "E0106",
                         span,
-                        format!("function `{}` is defined twice", name.name),
+                        format!("function `{name}` is defined twice"),
                     )
                     .with_label("second definition")
                     .with_help(
                         "functions share one namespace per project (crate); rename one of them",
                     );
-                    if *first_file == file {
-                        d = d.with_secondary(*first_span, "first defined here");
+                    let mut secondary_items = Vec::new();
+                    if first_file == file {
+                        d = d.with_secondary(first_span, "first defined here");
+                        secondary_items.push(first_index);
                     } else {
                         d.help = Some(format!(
                             "it is also defined in {}; functions share one namespace per project, rename one of them",
                             first_file.path(db)
                         ));
                     }
-                    table.duplicates.push((file, d));
+                    table.duplicates.push((
+                        file,
+                        ItemDiagnostic {
+                            item: Some(index),
+                            secondary_items,
+                            diagnostic: d,
+                        },
+                    ));
                 }
             }
             *ordinal += 1;
@@ -146,8 +194,15 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         file: SourceFile,
         name: String,
         spelled: String,
-        span: crate::ast::Span,
+        /// The function's place in its file, and the name's span in it.
+        index: u32,
+        span: Span,
     }
+    let at = |index: u32, d: Diagnostic| ItemDiagnostic {
+        item: Some(index),
+        secondary_items: Vec::new(),
+        diagnostic: d,
+    };
     let mut all = Vec::new();
     let mut modules: FxHashMap<String, SourceFile> = FxHashMap::default();
     // A library module's Rust is generated in its own crate.
@@ -160,9 +215,12 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         if let Some(other) = modules.get(&module) {
             table.duplicates.push((
                 file,
-                Diagnostic::error(
+                ItemDiagnostic {
+                    item: None,
+                    secondary_items: Vec::new(),
+                    diagnostic: Diagnostic::error(
                     "E0110",
-                    crate::ast::Span::new(0, 0),
+                    Span::new(0, 0),
                     format!(
                         "this file and {} are both the Rust module `{module}`",
                         other.path(db)
@@ -170,17 +228,18 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
                 )
                 .with_label("this file's module")
                 .with_help("a file's module is its name with `-`, `.` and spaces as `_`; rename one of the files"),
+                },
             ));
         } else {
             modules.insert(module, file);
         }
-        for item in &parse_file(db, file).items {
-            let name = &item.function.name;
+        for (index, (name, span)) in file_names(db, file).iter().enumerate() {
             all.push(Named {
                 file,
-                spelled: rust_name(&name.name).trim_start_matches("r#").to_string(),
-                name: name.name.clone(),
-                span: name.span.shift(item.offset),
+                spelled: rust_name(name).trim_start_matches("r#").to_string(),
+                name: name.clone(),
+                index: index as u32,
+                span: *span,
             });
         }
     }
@@ -190,7 +249,7 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         first.entry(f.spelled.as_str()).or_insert(k);
     }
     for (k, f) in all.iter().enumerate() {
-        let (file, name, s, span) = (f.file, &f.name, &f.spelled, f.span);
+        let (file, name, s, span, index) = (f.file, &f.name, &f.spelled, f.span, f.index);
         let other = &all[first[s.as_str()]];
         if first[s.as_str()] != k && other.name != *name {
             let mut d = Diagnostic::error(
@@ -203,10 +262,19 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
             )
             .with_label("this name")
             .with_help("Greek letters are spelled out and `!` is dropped; rename one of them");
+            let mut secondary_items = Vec::new();
             if other.file == file {
                 d = d.with_secondary(other.span, format!("`{}` defined here", other.name));
+                secondary_items.push(other.index);
             }
-            table.duplicates.push((file, d));
+            table.duplicates.push((
+                file,
+                ItemDiagnostic {
+                    item: Some(index),
+                    secondary_items,
+                    diagnostic: d,
+                },
+            ));
             continue;
         }
         if first[s.as_str()] != k {
@@ -215,13 +283,16 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         if let Some(why) = reserved_name(s) {
             table.duplicates.push((
                 file,
-                Diagnostic::error(
-                    "E0110",
-                    span,
-                    format!("`{name}` is a name generated code keeps for itself"),
-                )
-                .with_label("this name")
-                .with_help(format!("{why}; rename it")),
+                at(
+                    index,
+                    Diagnostic::error(
+                        "E0110",
+                        span,
+                        format!("`{name}` is a name generated code keeps for itself"),
+                    )
+                    .with_label("this name")
+                    .with_help(format!("{why}; rename it")),
+                ),
             ));
             continue;
         }
@@ -233,15 +304,18 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         if let Some(owner) = owner.filter(|o| *o != name) {
             table.duplicates.push((
                 file,
-                Diagnostic::error(
-                    "E0110",
-                    span,
-                    format!("`{name}` is the name of a function generated for `{owner}`"),
-                )
-                .with_label("this name")
-                .with_help(format!(
-                    "the compiler generates `{owner}`'s inverse, reverse passes, gradient and launchers under names built from `{owner}`; rename `{name}`"
-                )),
+                at(
+                    index,
+                    Diagnostic::error(
+                        "E0110",
+                        span,
+                        format!("`{name}` is the name of a function generated for `{owner}`"),
+                    )
+                    .with_label("this name")
+                    .with_help(format!(
+                        "the compiler generates `{owner}`'s inverse, reverse passes, gradient and launchers under names built from `{owner}`; rename `{name}`"
+                    )),
+                ),
             ));
         }
     }
@@ -276,6 +350,34 @@ pub fn project_structs(db: &dyn Db, project: Project) -> Arc<ProjectStructs> {
         files,
         diagnostics,
     })
+}
+
+/// The project's structs as the analysis of functions reads them: the
+/// table of [`project_structs`] with each definition's spans relative to
+/// its start, so that an edit above a struct, which moves it, does not
+/// re-check every function of the project (the diagnostics of the
+/// definitions, and the editor's navigation, read [`project_structs`]).
+#[salsa::tracked(returns(ref))]
+pub fn struct_table(db: &dyn Db, project: Project) -> Arc<crate::structs::StructTable> {
+    let files: Vec<SourceFile> = project.files(db).clone();
+    let defs: Vec<&[Arc<crate::ast::StructDef>]> = files
+        .iter()
+        .map(|&f| file_structs(db, f).as_slice())
+        .collect();
+    let functions = item_table(db, project);
+    let (table, _) =
+        crate::structs::build_table(&defs, &|name| functions.by_name.contains_key(name));
+    Arc::new(table)
+}
+
+/// A file's struct definitions, each with spans relative to its start.
+#[salsa::tracked(returns(ref))]
+fn file_structs(db: &dyn Db, file: SourceFile) -> Vec<Arc<crate::ast::StructDef>> {
+    parse_file(db, file)
+        .structs
+        .iter()
+        .map(|d| Arc::new(d.relative()))
+        .collect()
 }
 
 /// The function named `name` in the project.

@@ -47,11 +47,12 @@ pub use checks::{
 };
 pub use diagnostics::file_diagnostics;
 pub use front::{
-    Callable, ProjectCallees, function_expr_types, function_types, param_types, resolve_function,
+    Callable, ProjectCallees, function_expr_types, function_types, mutated_params, param_types,
+    resolve_function,
 };
 pub use functions::{
     derivative_problem, derived_base, function_ast, function_signature, has_tape_loop, is_kernel,
-    mutated_params, project_mutations,
+    project_mutations,
 };
 pub use inputs::{
     Db, ExecutedQuery, FnId, LibraryModule, Project, RootDatabase, SourceFile, is_local,
@@ -60,8 +61,8 @@ pub use inputs::{
 pub use instances::{Instance, InstanceId, instance_tree, project_instances};
 pub use inverse::{inverse_function, inverse_header, inverse_source};
 pub use items::{
-    ItemTable, ProjectStructs, file_functions, function_names, function_offset, item_table,
-    lookup_function, project_structs,
+    ItemDiagnostic, ItemTable, ProjectStructs, file_functions, function_names, function_offset,
+    item_table, lookup_function, project_structs, struct_table,
 };
 pub use limits::backend_limits;
 pub use scopes::{file_scope, missing_packages, module_registry};

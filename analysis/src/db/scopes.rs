@@ -2,7 +2,7 @@
 //! diagnostics of `using` and `import`.
 
 use super::inputs::{Db, Project, SourceFile, is_local, library_module, module_path, parse_file};
-use super::items::item_table;
+use super::items::{file_names, item_table};
 use crate::ast::Function;
 use crate::diagnostics::Diagnostic;
 use std::sync::Arc;
@@ -14,10 +14,9 @@ pub fn module_registry(db: &dyn Db, project: Project) -> Arc<crate::modules::Reg
     for &file in project.files(db) {
         let path = module_path(db, project, file);
         let package = library_module(db, project, file).map(|l| l.package.clone());
-        let functions = parse_file(db, file)
-            .items
+        let functions = file_names(db, file)
             .iter()
-            .map(|i| i.function.name.name.clone())
+            .map(|(name, _)| name.clone())
             .collect();
         registry.add(crate::modules::ModuleFile {
             path,
@@ -56,20 +55,25 @@ pub fn missing_packages(db: &dyn Db, project: Project) -> Vec<String> {
         .files(db)
         .iter()
         .filter(|&&f| is_local(db, project, f))
-        .flat_map(|&f| parse_file(db, f).imports.iter())
-        .filter(|i| !registry.modules.contains_key(&i.module.name))
-        .map(|i| {
-            i.module
-                .name
-                .split('.')
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
+        .flat_map(|&f| imported_modules(db, f).iter())
+        .filter(|m| !registry.modules.contains_key(*m))
+        .map(|m| m.split('.').next().unwrap_or_default().to_string())
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// The modules a file's `using` and `import` lines name: what a shell asks
+/// about on every edit ([`missing_packages`]), apart from the parse so that
+/// the question is not answered again while they stay the same.
+#[salsa::tracked(returns(ref))]
+fn imported_modules(db: &dyn Db, file: SourceFile) -> Vec<String> {
+    parse_file(db, file)
+        .imports
+        .iter()
+        .map(|i| i.module.name.clone())
+        .collect()
 }
 
 /// The diagnostics of a file's imports, and E0114 for its calls of a name
