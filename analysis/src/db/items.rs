@@ -114,6 +114,22 @@ pub struct ItemDiagnostic {
 }
 
 impl ItemDiagnostic {
+    /// `diagnostic`, its primary span relative to the file's `item`-th
+    /// function.
+    fn at(item: u32, diagnostic: Diagnostic) -> ItemDiagnostic {
+        ItemDiagnostic {
+            item: Some(item),
+            secondary_items: Vec::new(),
+            diagnostic,
+        }
+    }
+
+    /// A secondary label at `span` of the file's `item`-th function.
+    fn with_secondary(mut self, item: u32, span: Span, message: String) -> ItemDiagnostic {
+        self.diagnostic = self.diagnostic.with_secondary(span, message);
+        self.secondary_items.push(item);
+        self
+    }
     /// The diagnostic with absolute spans, given where each function of its
     /// file starts.
     pub fn absolute(&self, offsets: &dyn Fn(u32) -> u32) -> Diagnostic {
@@ -148,33 +164,27 @@ pub fn item_table(db: &dyn Db, project: Project) -> Arc<ItemTable> {
                     table.by_name.insert(key, (file, *ordinal));
                 }
                 Some(&(first_file, first_index, first_span)) => {
-                    let mut d = Diagnostic::error(
-                        "E0106",
-                        span,
-                        format!("function `{name}` is defined twice"),
-                    )
-                    .with_label("second definition")
-                    .with_help(
-                        "functions share one namespace per project (crate); rename one of them",
+                    let mut d = ItemDiagnostic::at(
+                        index,
+                        Diagnostic::error(
+                            "E0106",
+                            span,
+                            format!("function `{name}` is defined twice"),
+                        )
+                        .with_label("second definition")
+                        .with_help(
+                            "functions share one namespace per project (crate); rename one of them",
+                        ),
                     );
-                    let mut secondary_items = Vec::new();
                     if first_file == file {
-                        d = d.with_secondary(first_span, "first defined here");
-                        secondary_items.push(first_index);
+                        d = d.with_secondary(first_index, first_span, "first defined here".into());
                     } else {
-                        d.help = Some(format!(
+                        d.diagnostic.help = Some(format!(
                             "it is also defined in {}; functions share one namespace per project, rename one of them",
                             first_file.path(db)
                         ));
                     }
-                    table.duplicates.push((
-                        file,
-                        ItemDiagnostic {
-                            item: Some(index),
-                            secondary_items,
-                            diagnostic: d,
-                        },
-                    ));
+                    table.duplicates.push((file, d));
                 }
             }
             *ordinal += 1;
@@ -198,11 +208,7 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         index: u32,
         span: Span,
     }
-    let at = |index: u32, d: Diagnostic| ItemDiagnostic {
-        item: Some(index),
-        secondary_items: Vec::new(),
-        diagnostic: d,
-    };
+    let at = ItemDiagnostic::at;
     let mut all = Vec::new();
     let mut modules: FxHashMap<String, SourceFile> = FxHashMap::default();
     // A library module's Rust is generated in its own crate.
@@ -252,29 +258,27 @@ fn function_clashes(db: &dyn Db, project: Project, table: &mut ItemTable) {
         let (file, name, s, span, index) = (f.file, &f.name, &f.spelled, f.span, f.index);
         let other = &all[first[s.as_str()]];
         if first[s.as_str()] != k && other.name != *name {
-            let mut d = Diagnostic::error(
-                "E0110",
-                span,
-                format!(
-                    "functions `{name}` and `{}` are both `{s}` in generated Rust",
-                    other.name
-                ),
-            )
-            .with_label("this name")
-            .with_help("Greek letters are spelled out and `!` is dropped; rename one of them");
-            let mut secondary_items = Vec::new();
+            let mut d = at(
+                index,
+                Diagnostic::error(
+                    "E0110",
+                    span,
+                    format!(
+                        "functions `{name}` and `{}` are both `{s}` in generated Rust",
+                        other.name
+                    ),
+                )
+                .with_label("this name")
+                .with_help("Greek letters are spelled out and `!` is dropped; rename one of them"),
+            );
             if other.file == file {
-                d = d.with_secondary(other.span, format!("`{}` defined here", other.name));
-                secondary_items.push(other.index);
+                d = d.with_secondary(
+                    other.index,
+                    other.span,
+                    format!("`{}` defined here", other.name),
+                );
             }
-            table.duplicates.push((
-                file,
-                ItemDiagnostic {
-                    item: Some(index),
-                    secondary_items,
-                    diagnostic: d,
-                },
-            ));
+            table.duplicates.push((file, d));
             continue;
         }
         if first[s.as_str()] != k {
