@@ -87,7 +87,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn for_loop(&mut self, var: &Ident, range: &Range, body: &Block) {
-        let int = Kind::Int("i64");
+        let int = Kind::Int(Scalar::I64);
         let start = self.value_as(&range.start, &int);
         let step = match &range.step {
             Some(s) => self.value_as(s, &int),
@@ -276,7 +276,7 @@ impl Gen<'_> {
             }
             let def = &self.resolution.defs[w.def];
             let base = rust_name(&def.name);
-            let int = Kind::Int("i64");
+            let int = Kind::Int(Scalar::I64);
             let offset = match &w.offset {
                 Some(o) => format!(" + {}", self.value_as(o, &int)),
                 None => String::new(),

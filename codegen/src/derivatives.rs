@@ -676,8 +676,7 @@ impl Gen {
 /// The Rust type of a parameter kind derivative calls support.
 fn rust_ty(kind: &Kind) -> String {
     match kind {
-        Kind::Int(s) => (*s).to_string(),
-        Kind::Float(s) => (*s).to_string(),
+        Kind::Int(s) | Kind::Float(s) => s.name().to_string(),
         Kind::Bool => "bool".into(),
         Kind::Generic(g) => g.clone(),
         Kind::Array(inner) => format!("[{}]", rust_ty(inner)),

@@ -67,13 +67,13 @@ impl Gen<'_> {
             return (code, kind);
         }
         match name {
-            "π" | "pi" => ("std::f64::consts::PI".into(), Kind::Float("f64")),
-            "Inf" => ("f64::INFINITY".into(), Kind::Float("f64")),
+            "π" | "pi" => ("std::f64::consts::PI".into(), Kind::Float(Scalar::F64)),
+            "Inf" => ("f64::INFINITY".into(), Kind::Float(Scalar::F64)),
             "im" => (
                 "nilang::Complex::new(0.0_f64, 1.0_f64)".into(),
-                Kind::Complex(Box::new(Kind::Float("f64"))),
+                Kind::Complex(Box::new(Kind::Float(Scalar::F64))),
             ),
-            "NaN" => ("f64::NAN".into(), Kind::Float("f64")),
+            "NaN" => ("f64::NAN".into(), Kind::Float(Scalar::F64)),
             _ => {
                 self.unsupported(span, &format!("the name `{name}` here"));
                 ("()".into(), Kind::Unknown)
@@ -112,7 +112,10 @@ impl Gen<'_> {
                     (_, kind) => (code, kind),
                 }
             }
-            ExprKind::Int(text) => (format!("{}_i64", text.replace('_', "")), Kind::Int("i64")),
+            ExprKind::Int(text) => (
+                format!("{}_i64", text.replace('_', "")),
+                Kind::Int(Scalar::I64),
+            ),
             ExprKind::Float(text) => {
                 let mut t = text.replace('_', "");
                 if t.starts_with('.') {
@@ -123,7 +126,7 @@ impl Gen<'_> {
                 {
                     t.insert(dot + 1, '0');
                 }
-                (format!("{t}_f64"), Kind::Float("f64"))
+                (format!("{t}_f64"), Kind::Float(Scalar::F64))
             }
             ExprKind::Bool(b) => (b.to_string(), Kind::Bool),
             ExprKind::Str(s) => (s.clone(), Kind::Unknown),
@@ -317,7 +320,7 @@ impl Gen<'_> {
                 // Julia's `/` on integers gives a float.
                 let mut k = unify(&lk, &rk);
                 if let Kind::Int(_) = k {
-                    k = Kind::Float("f64");
+                    k = Kind::Float(Scalar::F64);
                 }
                 (
                     format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
@@ -361,7 +364,7 @@ impl Gen<'_> {
             }
             Pow if matches!(lk, Kind::Complex(_)) || matches!(rk, Kind::Complex(_)) => {
                 if let (Kind::Complex(_), Kind::Int(_)) = (&lk, &rk) {
-                    let n = convert(r, &rk, &Kind::Int("i64"));
+                    let n = convert(r, &rk, &Kind::Int(Scalar::I64));
                     return (format!("nilang::complex::powi({l}, {n})"), lk);
                 }
                 let k = unify(&lk, &rk);
@@ -378,7 +381,7 @@ impl Gen<'_> {
                 Kind::Int(_) => (
                     format!(
                         "nilang::Real::powi({l}, {})",
-                        convert(r, &rk, &Kind::Int("i64"))
+                        convert(r, &rk, &Kind::Int(Scalar::I64))
                     ),
                     lk,
                 ),
@@ -422,7 +425,7 @@ impl Gen<'_> {
                 rust_scalar(k).unwrap_or_default()
             ),
         };
-        let int = Kind::Int("i64");
+        let int = Kind::Int(Scalar::I64);
         let lens = dims
             .iter()
             .map(|d| self.whole(|g| g.value_as(d, &int)))
@@ -445,7 +448,7 @@ impl Gen<'_> {
         use PureFn::*;
         match function {
             GlobalIndex => match args {
-                [] => ("global_index".into(), Kind::Int("i64")),
+                [] => ("global_index".into(), Kind::Int(Scalar::I64)),
                 _ => self.not_generated(name, span),
             },
             Identity | Value | Unwrap => match args {
@@ -703,7 +706,7 @@ impl Gen<'_> {
                     Kind::Csc(_) => format!("(({code}.rows() * {code}.cols()) as i64)"),
                     _ => format!("({code}.len() as i64)"),
                 };
-                (code, Kind::Int("i64"))
+                (code, Kind::Int(Scalar::I64))
             }
             (PureFn::Size, [x]) => {
                 let (code, kind) = self.whole(|g| g.expr(x));
@@ -732,11 +735,11 @@ impl Gen<'_> {
                         "()".into()
                     }
                 };
-                (code, Kind::Int("i64"))
+                (code, Kind::Int(Scalar::I64))
             }
             (PureFn::Nnz, [x]) => {
                 let (code, _) = self.whole(|g| g.expr(x));
-                (format!("({code}.nnz() as i64)"), Kind::Int("i64"))
+                (format!("({code}.nnz() as i64)"), Kind::Int(Scalar::I64))
             }
             _ => self.not_generated(function.name(), span),
         }

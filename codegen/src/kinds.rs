@@ -7,8 +7,8 @@ use super::*;
 /// A numeric kind, as far as code generation cares.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
-    Int(&'static str),
-    Float(&'static str),
+    Int(Scalar),
+    Float(Scalar),
     Generic(String),
     Bool,
     /// `Complex<T>`: `nilang::Complex<T>`.
@@ -61,8 +61,8 @@ impl Kind {
 pub(crate) fn kind_of(ty: &Ty) -> Kind {
     match ty {
         Ty::Scalar(Scalar::Bool) => Kind::Bool,
-        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Kind::Float(s.name()),
-        Ty::Scalar(s) => Kind::Int(s.name()),
+        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Kind::Float(*s),
+        Ty::Scalar(s) => Kind::Int(*s),
         Ty::Generic(g) => Kind::Generic(g.clone()),
         Ty::Slice(inner) => Kind::Array(Box::new(kind_of(inner))),
         Ty::Struct {
@@ -100,7 +100,7 @@ pub(crate) fn kind_of(ty: &Ty) -> Kind {
 /// The Rust type of a local of this kind.
 pub(crate) fn rust_scalar(kind: &Kind) -> Option<String> {
     match kind {
-        Kind::Int(s) | Kind::Float(s) => Some(s.to_string()),
+        Kind::Int(s) | Kind::Float(s) => Some(s.name().to_string()),
         Kind::Generic(g) => Some(g.clone()),
         Kind::Bool => Some("bool".into()),
         Kind::Complex(inner) => rust_scalar(inner).map(|s| format!("nilang::Complex<{s}>")),
@@ -128,7 +128,7 @@ pub(crate) fn rust_scalar(kind: &Kind) -> Option<String> {
 pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
     match (a, b) {
         (Kind::Unknown, other) | (other, Kind::Unknown) => other.clone(),
-        (Kind::Offsets, _) | (_, Kind::Offsets) => Kind::Int("i64"),
+        (Kind::Offsets, _) | (_, Kind::Offsets) => Kind::Int(Scalar::I64),
         _ => match (ty_of(a), ty_of(b)) {
             (Some(x), Some(y)) => kind_of(&nilang_analysis::ty::promote(&x, &y)),
             _ => a.clone(),
@@ -140,7 +140,7 @@ pub(crate) fn unify(a: &Kind, b: &Kind) -> Kind {
 fn ty_of(kind: &Kind) -> Option<Ty> {
     let inner = |k: &Kind| ty_of(k);
     Some(match kind {
-        Kind::Int(s) | Kind::Float(s) => Ty::Scalar(Scalar::named(s)?),
+        Kind::Int(s) | Kind::Float(s) => Ty::Scalar(*s),
         Kind::Generic(g) => Ty::Generic(g.clone()),
         Kind::Bool => Ty::Scalar(Scalar::Bool),
         Kind::Complex(k) => Ty::Constructed(Ctor::Complex, vec![inner(k)?]),
@@ -199,7 +199,7 @@ pub(crate) fn convert(code: String, from: &Kind, to: &Kind) -> String {
         }
         (Kind::Fixed, Kind::Float(_) | Kind::Generic(_) | Kind::Int(_)) => convert(
             format!("nilang::fixed::to_f64({code})"),
-            &Kind::Float("f64"),
+            &Kind::Float(Scalar::F64),
             to,
         ),
         (Kind::ULog(inner), Kind::Float(_) | Kind::Generic(_) | Kind::Fixed) => {
@@ -221,7 +221,7 @@ pub(crate) fn convert(code: String, from: &Kind, to: &Kind) -> String {
 /// Integers are computed on as `f64` by the transcendental functions.
 pub(crate) fn float_kind(kind: &Kind) -> Kind {
     match kind {
-        Kind::Int(_) | Kind::Unknown | Kind::Bool => Kind::Float("f64"),
+        Kind::Int(_) | Kind::Unknown | Kind::Bool => Kind::Float(Scalar::F64),
         k => k.clone(),
     }
 }

@@ -955,8 +955,8 @@ impl Gen<'_> {
             for (a, b) in &check.pairs {
                 let (ac, ak) = self.expr(a);
                 let (bc, bk) = self.expr(b);
-                let ac = convert(ac, &ak, &Kind::Int("i64"));
-                let bc = convert(bc, &bk, &Kind::Int("i64"));
+                let ac = convert(ac, &ak, &Kind::Int(Scalar::I64));
+                let bc = convert(bc, &bk, &Kind::Int(Scalar::I64));
                 let (x, y) = (self.fresh("ia"), self.fresh("ib"));
                 self.line(&format!("let {x}: i64 = {ac};"));
                 self.line(&format!("let {y}: i64 = {bc};"));

@@ -11,7 +11,7 @@
 
 use crate::ast::*;
 use crate::builtins;
-use crate::ty::{Ctor, Ty};
+use crate::ty::{Ctor, Scalar, Ty};
 use crate::types::place_type;
 
 use super::{Gen, Kind, convert};
@@ -472,7 +472,7 @@ impl Gen<'_> {
                 let inner = match &k {
                     Kind::Float(_) | Kind::Generic(_) => k.clone(),
                     Kind::Fixed if name == "ulog" => Kind::Fixed,
-                    _ => Kind::Float("f64"),
+                    _ => Kind::Float(Scalar::F64),
                 };
                 let target = if name == "ulog" {
                     Kind::ULog(Box::new(inner))
@@ -484,10 +484,13 @@ impl Gen<'_> {
             "float" => {
                 let (c, k) = self.expr(x);
                 Some(match k {
-                    Kind::Fixed => (format!("nilang::fixed::to_f64({c})"), Kind::Float("f64")),
+                    Kind::Fixed => (
+                        format!("nilang::fixed::to_f64({c})"),
+                        Kind::Float(Scalar::F64),
+                    ),
                     Kind::ULog(inner) => (format!("nilang::ULog::value({c})"), *inner),
                     Kind::Tropical(inner) => (format!("{c}.n"), *inner),
-                    Kind::Int(_) => (format!("({c} as f64)"), Kind::Float("f64")),
+                    Kind::Int(_) => (format!("({c} as f64)"), Kind::Float(Scalar::F64)),
                     other => (c, other),
                 })
             }

@@ -186,7 +186,10 @@ impl Gen<'_> {
             }
             (Kind::Offsets, [IndexArg::Expr(index)]) => {
                 let i = self.index(index);
-                Some((format!("({base_code}[{i}] as i64 + 1)"), Kind::Int("i64")))
+                Some((
+                    format!("({base_code}[{i}] as i64 + 1)"),
+                    Kind::Int(Scalar::I64),
+                ))
             }
             (Kind::Matrix(elem), [IndexArg::Expr(row), IndexArg::Expr(col)]) => {
                 if !checked {
@@ -241,7 +244,7 @@ impl Gen<'_> {
     /// A 1-based index expression as a 0-based `usize`.
     pub(super) fn index(&mut self, index: &Expr) -> String {
         let (code, kind) = self.expr(index);
-        let code = convert(code, &kind, &Kind::Int("i64"));
+        let code = convert(code, &kind, &Kind::Int(Scalar::I64));
         format!("({code} - 1) as usize")
     }
 
@@ -258,7 +261,7 @@ impl Gen<'_> {
     /// the length) of `what`, the 0-based index or the error.
     fn checked_index(&mut self, index: &Expr, len: &str, what: &str, unit: &str) -> String {
         let (code, kind) = self.expr(index);
-        let code = convert(code, &kind, &Kind::Int("i64"));
+        let code = convert(code, &kind, &Kind::Int(Scalar::I64));
         let site = self.index_site(index.span, what, unit);
         format!("nilang::index({code}, {len}, {site})?")
     }

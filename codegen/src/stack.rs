@@ -38,7 +38,10 @@ fn element_zero(elem: &Kind, elem_rust: &str) -> Option<String> {
     let number = |k: &Kind| {
         matches!(
             k,
-            Kind::Float(_) | Kind::Generic(_) | Kind::Int("i64" | "i32") | Kind::Unknown
+            Kind::Float(_)
+                | Kind::Generic(_)
+                | Kind::Int(Scalar::I64 | Scalar::I32)
+                | Kind::Unknown
         )
     };
     match elem {

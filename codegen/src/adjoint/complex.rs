@@ -168,8 +168,8 @@ impl Gen<'_> {
                             if let Kind::Int(_) = rk {
                                 // n z^(n-1), zero for n = 0 (not 0 · inf at z = 0).
                                 let l = self.value_as(lhs, &ck);
-                                let n = self.value_as(rhs, &Kind::Int("i64"));
-                                let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+                                let n = self.value_as(rhs, &Kind::Int(Scalar::I64));
+                                let nk = convert(format!("({n})"), &Kind::Int(Scalar::I64), &k);
                                 let nc = self.cconst(&nk, &zero);
                                 holo(
                                     self,

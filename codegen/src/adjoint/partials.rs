@@ -86,8 +86,8 @@ impl Deriv for Gen<'_> {
 
     fn int_exponent(&mut self, e: &Expr) -> (String, String) {
         let k = self.ad_kind();
-        let n = self.value_as(e, &Kind::Int("i64"));
-        let nk = convert(format!("({n})"), &Kind::Int("i64"), &k);
+        let n = self.value_as(e, &Kind::Int(Scalar::I64));
+        let nk = convert(format!("({n})"), &Kind::Int(Scalar::I64), &k);
         (n, nk)
     }
 
