@@ -30,8 +30,12 @@ end
 /// How many times `query` ran since the log was last taken (for the
 /// chunk queries, whose keys are not functions).
 fn runs(db: &RootDatabase, query: &str) -> usize {
-    db.take_log()
-        .iter()
+    count(&db.take_log(), query)
+}
+
+/// How many times `query` ran in `log`.
+fn count(log: &[db::ExecutedQuery], query: &str) -> usize {
+    log.iter()
         .filter(|q| q.query.starts_with(&format!("{query}(")))
         .count()
 }
@@ -56,19 +60,14 @@ fn a_one_line_edit_rechecks_only_its_function() {
     db.start_logging();
     let diagnostics = db::file_diagnostics(&db, project, file).clone();
     let log = db.take_log();
-    let count = |query: &str| {
-        log.iter()
-            .filter(|q| q.query.starts_with(&format!("{query}(")))
-            .count()
-    };
     // The file's one chunk is analysed again, once.
     for query in ["chunk_front", "chunk_typed", "chunk_checks"] {
-        assert_eq!(count(query), 1, "{query}");
+        assert_eq!(count(&log, query), 1, "{query}");
     }
     // `second`'s parameter types and effects are unchanged, so no
     // project-wide fact is computed again.
-    assert_eq!(count("project_mutations"), 0);
-    assert_eq!(count("project_taped"), 0);
+    assert_eq!(count(&log, "project_mutations"), 0);
+    assert_eq!(count(&log, "project_taped"), 0);
     assert!(log.iter().any(|q| q.query.starts_with("parse_file(")));
     // The new line reads `x` twice: a shared read, reported after the edit.
     assert_eq!(
@@ -139,20 +138,13 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
     let diagnostics = db::file_diagnostics(&db, project, file).clone();
     let log = db.take_log();
     for query in ["chunk_front", "chunk_typed", "chunk_checks"] {
-        let n = log
-            .iter()
-            .filter(|q| q.query.starts_with(&format!("{query}(")))
-            .count();
+        let n = count(&log, query);
         assert_eq!(n, 1, "{query} ran for {n} of the file's 19 chunks");
     }
     // The project's tables are built from the functions' names, which the
     // edit leaves as they were (`file_names` is backdated): not again.
     for query in ["item_table", "module_registry"] {
-        let n = log
-            .iter()
-            .filter(|q| q.query.starts_with(&format!("{query}(")))
-            .count();
-        assert_eq!(n, 0, "{query} ran again");
+        assert_eq!(count(&log, query), 0, "{query} ran again");
     }
     // An error introduced and fixed again: both states agree with a fresh
     // database.
@@ -193,14 +185,9 @@ fn changing_what_one_function_mutates_rechecks_its_callers_only() {
     db.start_logging();
     assert!(db::file_diagnostics(&db, project, file).is_empty());
     let log = db.take_log();
-    let count = |query: &str| {
-        log.iter()
-            .filter(|q| q.query.starts_with(&format!("{query}(")))
-            .count()
-    };
-    assert_eq!(count("project_mutations"), 1);
+    assert_eq!(count(&log, "project_mutations"), 1);
     // `f150`'s chunk and the caller's, of 19.
-    assert_eq!(count("chunk_checks"), 2, "chunk_checks");
+    assert_eq!(count(&log, "chunk_checks"), 2, "chunk_checks");
 }
 
 /// A struct defined below the edit moves with it; the functions that do not
