@@ -276,15 +276,13 @@ impl Cx<'_> {
                 if class(&v.ty) == Class::Stack && !new_stack {
                     self.stack_as_value(value);
                 }
-                if let Some(id) = self.resolution.def_at(name.span)
-                    && let Some(ty) = self.defs.get_mut(id)
-                {
-                    *ty = v.ty.clone();
-                }
-                if let Some(id) = self.resolution.def_at(name.span)
-                    && let Some(frame) = self.frames.last_mut()
-                {
-                    frame.push(id);
+                if let Some(id) = self.resolution.def_at(name.span) {
+                    if let Some(ty) = self.defs.get_mut(id) {
+                        *ty = v.ty;
+                    }
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.push(id);
+                    }
                 }
             }
             StmtKind::Dealloc { value, .. } => {
