@@ -189,6 +189,17 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// Whether a type parameter may stand for this type: the backends
+    /// compile type parameters as real number types (`nilang::Real`),
+    /// which the floats, the signed integers and other type parameters are.
+    pub fn can_be_type_argument(&self) -> bool {
+        match self {
+            Ty::Scalar(s) => !s.is_unsigned() && *s != Scalar::Bool,
+            Ty::Generic(_) | Ty::Unknown => true,
+            _ => false,
+        }
+    }
+
     pub fn is_integer(&self) -> bool {
         matches!(self, Ty::Scalar(s) if !s.is_float())
     }

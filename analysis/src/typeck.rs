@@ -96,6 +96,7 @@ pub fn check_types(
         frames: vec![Vec::new()],
         routines: Vec::new(),
         in_routine: 0,
+        fixed_by_functions: Vec::new(),
     };
     cx.params();
     cx.block(&function.body.stmts);
@@ -164,6 +165,9 @@ struct Cx<'a> {
     routines: Vec<Vec<(usize, Option<Ty>)>>,
     /// How many `@routine` bodies the walk is in.
     in_routine: usize,
+    /// The callee's type parameters that the concrete functions passed to
+    /// the call being typed fix (its instance is not generic in them).
+    fixed_by_functions: Vec<String>,
 }
 
 /// Whether the Rust backend has a type for a parameter of type `ty`: no
@@ -647,6 +651,17 @@ impl Cx<'_> {
             )),
             _ => {}
         }
+        if !matches!(op, InstrOp::Xor | InstrOp::Assign) && to == Class::Bool {
+            self.error(
+                Diagnostic::error(
+                    "E0610",
+                    op_span,
+                    format!("`{}` on a boolean place", op.as_str(false)),
+                )
+                .with_label("booleans are not added to")
+                .with_help("a boolean changes by `⊻=`: `b ⊻= c` flips it where `c` is true"),
+            );
+        }
         if op == InstrOp::Xor && !matches!(to, Class::Int | Class::Bool | Class::Unknown) {
             self.error(
                 Diagnostic::error(
@@ -798,6 +813,11 @@ impl Cx<'_> {
                 continue;
             }
             if let Ty::Generic(g) = param {
+                if from == Class::Bool && !val.literal {
+                    // A condition's value for a type parameter: refused
+                    // below (`type_arguments`).
+                    bound.entry(g.clone()).or_insert_with(|| val.ty.clone());
+                }
                 if !is_number(from) {
                     continue;
                 }
@@ -869,6 +889,7 @@ impl Cx<'_> {
             }
         }
         self.columns_of_one_matrix(name, &call.args, &mutated);
+        self.type_arguments(name, &all, &bound);
         // The literals for type parameters the call binds: passed as the
         // bound type (read by the Rust backend, which converts them).
         for (param, arg, val, _) in &all {
@@ -986,6 +1007,27 @@ impl Cx<'_> {
 
     /// E0610 for each argument that is not a number (an array, a stack, a
     /// boolean); structs are the struct checks' (E0908).
+    /// E0701 for an unsigned integer given to an operation the backends
+    /// compute through real-number arithmetic (`nilang::Real`, which has a
+    /// negation): negation, `^`, the math functions, `INC`/`DEC`, `NEG`.
+    /// Unsigned integers are added, subtracted, multiplied, compared,
+    /// swapped and xor-ed.
+    fn unsigned_unsupported(&mut self, what: &str, e: &Expr, v: &Val) {
+        let Ty::Scalar(s) = &v.ty else { return };
+        if !s.is_unsigned() || v.literal {
+            return;
+        }
+        self.error(
+            Diagnostic::error(
+                "E0701",
+                e.span,
+                format!("{what} of an unsigned integer is not supported by the Rust backend yet"),
+            )
+            .with_label(format!("this is `{}`", v.ty.display()))
+            .with_help("use a signed integer type (`i64`, `i32`, ...) for values that are negated or given to math functions; unsigned ones are added, multiplied, compared, swapped and xor-ed"),
+        );
+    }
+
     fn numbers_only(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
         for (e, v) in exprs.iter().zip(args) {
             let c = class(&v.ty);
@@ -997,7 +1039,13 @@ impl Cx<'_> {
                         format!("`{name}` needs a number, not `{}`", v.ty.display()),
                     )
                     .with_label(format!("this is `{}`", v.ty.display()))
-                    .with_help("pass one element (`x[i]`), or loop over the array"),
+                    .with_help(match c {
+                        Class::Bool => {
+                            "a `bool` changes by `⊻=` (`x ⊻= true` flips it) or by `SWAP` with another"
+                        }
+                        Class::Array => "pass one element (`x[i]`), or loop over the array",
+                        _ => "pass a number",
+                    }),
                 );
             }
         }
@@ -1091,9 +1139,18 @@ impl Cx<'_> {
                         .with_help(help),
                     );
                 }
-                self.numbers_only(name, &exprs[..2.min(exprs.len())], args);
+                // Two booleans may trade places; the others mix numbers.
+                let booleans = name == "SWAP" && ca == Class::Bool && cb == Class::Bool;
+                if !booleans {
+                    self.numbers_only(name, &exprs[..2.min(exprs.len())], args);
+                }
             }
             ("NEG" | "INC" | "DEC" | "CONJ" | "MULINT" | "DIVINT", _) => {
+                if matches!(name, "NEG" | "INC" | "DEC")
+                    && let (Some(e), Some(v)) = (exprs.first(), args.first())
+                {
+                    self.unsigned_unsupported(&format!("`{name}`"), e, v);
+                }
                 // Log and tropical numbers have no negation, no one to add
                 // and no integer scaling of their own.
                 if let (Some(e), Some(v)) = (exprs.first(), args.first())
@@ -1209,7 +1266,13 @@ impl Cx<'_> {
                 ExprKind::Bool(_) => Val::of(Ty::Scalar(Scalar::Bool)),
                 ExprKind::Str(_) | ExprKind::Error => Val::of(Ty::Unknown),
                 ExprKind::Paren(inner) | ExprKind::Adjoint(inner) => self.expr(inner),
-                ExprKind::Unary { operand, .. } => self.expr(operand),
+                ExprKind::Unary { op, operand } => {
+                    let v = self.expr(operand);
+                    if *op == UnaryOp::Neg {
+                        self.unsigned_unsupported("negating", operand, &v);
+                    }
+                    v
+                }
                 ExprKind::Field { base, field } => {
                     let b = self.expr(base);
                     Val::of(field_type(&b.ty, &field.name))
@@ -1273,6 +1336,9 @@ impl Cx<'_> {
                 ExprKind::Binary { op, lhs, rhs } => {
                     let l = self.expr(lhs);
                     let r = self.expr(rhs);
+                    if matches!(op, BinaryOp::Pow | BinaryOp::DotPow) {
+                        self.unsigned_unsupported("`^`", lhs, &l);
+                    }
                     self.binary(*op, &l, &r)
                 }
                 ExprKind::Tuple(items) => {
@@ -1340,6 +1406,32 @@ impl Cx<'_> {
         let vals: Vec<Val> = args.iter().map(|a| arg_val(self, a)).collect();
         let first = vals.first().map(|v| v.ty.clone()).unwrap_or(Ty::Unknown);
         let function = PureFn::named(name);
+        // The conversions and integer arithmetic take unsigned integers;
+        // the math functions go through real-number arithmetic.
+        let real_math = function.is_some_and(|f| {
+            use PureFn::*;
+            !matches!(
+                f,
+                Identity
+                    | Float
+                    | Fixed
+                    | Ulog
+                    | Tropical
+                    | Value
+                    | Unwrap
+                    | Real
+                    | Div
+                    | Rem
+                    | Mod
+                    | Print
+                    | Println
+            ) && (f.spec().first == builtins::FirstArg::Value || f == One)
+        });
+        if real_math {
+            for (a, v) in args.iter().zip(&vals) {
+                self.unsigned_unsupported(&format!("`{name}`"), a, v);
+            }
+        }
         self.call_limits(name, function, args, &vals, span);
         let real_part = |t: &Ty| match t {
             Ty::Constructed(Ctor::Complex, a) if a.len() == 1 => a[0].clone(),
@@ -1392,14 +1484,15 @@ impl Cx<'_> {
                     rounded: true,
                 };
             }
-            Min | Max | Atan | Div | Rem | Mod | Logaddexp | Logsubexp if n == 2 => {
-                promote(&vals[0].ty, &vals[1].ty)
-            }
-            Identity | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
-            | Atan | Conj | Inv | Sign
+            Min | Max | Div | Rem | Mod if n == 2 => promote(&vals[0].ty, &vals[1].ty),
+            Atan | Logaddexp | Logsubexp if n == 2 => in_floats(promote(&vals[0].ty, &vals[1].ty)),
+            Identity | Conj | Sign if n == 1 => first,
+            // The transcendental functions of an integer are floats, as in
+            // Julia (`exp(2)` is `7.389...`): the backends compute them so.
+            Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos | Atan | Inv
                 if n == 1 =>
             {
-                first
+                in_floats(first)
             }
             // Not values of a type decided here: `sincos` (a pair, refused
             // as a value), `value`/`unwrap` and `tget` (typed by their
@@ -1504,6 +1597,47 @@ impl Cx<'_> {
         }
     }
 
+    /// E0610 for a type parameter of `callee` that this call binds to a
+    /// type that cannot stand for one: the backends compile a type
+    /// parameter as a real number type (`T: nilang::Real` in Rust), which
+    /// the floats and the signed integers are, and `bool`, the unsigned
+    /// integers, complex numbers and the number systems are not.
+    fn type_arguments(
+        &mut self,
+        callee: &str,
+        args: &[(Ty, &Expr, Val, bool)],
+        bound: &FxHashMap<String, Ty>,
+    ) {
+        let fixed = std::mem::take(&mut self.fixed_by_functions);
+        let mut bad: Vec<(&String, &Ty)> = bound
+            .iter()
+            .filter(|(g, t)| !t.can_be_type_argument() && !fixed.contains(g))
+            .collect();
+        bad.sort_by_key(|(g, _)| *g);
+        for (g, ty) in bad {
+            let binds =
+                |p: &Ty| p == &Ty::Generic(g.clone()) || p.element() == &Ty::Generic(g.clone());
+            let Some((_, arg, _, _)) = args.iter().find(|(p, ..)| binds(p)) else {
+                continue;
+            };
+            self.error(
+                Diagnostic::error(
+                    "E0610",
+                    arg.span,
+                    format!(
+                        "`{callee}` is generic in `{g}`, which `{}` cannot stand for",
+                        ty.display()
+                    ),
+                )
+                .with_label(format!("this makes `{g}` a `{}`", ty.display()))
+                .with_help(format!(
+                    "a type parameter stands for a float or a signed integer (f64, f32, i64, i32, i16, i8, isize); write a version of `{callee}` for `{}`",
+                    ty.display()
+                )),
+            );
+        }
+    }
+
     /// The captured arguments of `arg` when it is a partial application
     /// (`scale!(_, c)`) of a function.
     fn partial<'e>(&self, arg: &'e Expr) -> Option<Vec<&'e Expr>> {
@@ -1554,8 +1688,11 @@ impl Cx<'_> {
         match (param, given) {
             (Ty::Constructed(Ctor::Fn, expected), Some(given)) => {
                 let unknown = |ts: &[Ty]| ts.iter().any(|t| matches!(t, Ty::Unknown));
-                if !same_up_to_renaming(expected, &given) && !unknown(expected) && !unknown(&given)
-                {
+                let fits = fits_function_type(expected, &given);
+                if let Some(fixed) = &fits {
+                    self.fixed_by_functions.extend(fixed.iter().cloned());
+                }
+                if fits.is_none() && !unknown(expected) && !unknown(&given) {
                     let show =
                         |ts: &[Ty]| ts.iter().map(Ty::display).collect::<Vec<_>>().join(", ");
                     self.error(
@@ -1688,6 +1825,16 @@ fn instantiates(pattern: &Ty, actual: &Ty, bound: &mut FxHashMap<String, Ty>) ->
     }
 }
 
+/// The type of a transcendental function's value of an argument of type
+/// `ty`: an integer's is `f64`, the others their own.
+fn in_floats(ty: Ty) -> Ty {
+    if ty.is_integer() && ty != Ty::Scalar(Scalar::Bool) {
+        Ty::Scalar(Scalar::F64)
+    } else {
+        ty
+    }
+}
+
 /// Binds the type parameters of `pattern` (a function's parameter type) to
 /// the parts of `actual` in the same places (first binding wins).
 fn bind_generics(pattern: &Ty, actual: &Ty, map: &mut Vec<(String, Ty)>) {
@@ -1728,35 +1875,62 @@ fn substitute_generics(ty: &Ty, map: &[(String, Ty)]) -> Ty {
     }
 }
 
-/// Whether two lists of types are the same once the type parameters of
-/// `given` are renamed one to one into those of `expected` (a function
-/// `square!(y::U, x::U) where U: Real` fits `Fn<T, T>`).
-fn same_up_to_renaming(expected: &[Ty], given: &[Ty]) -> bool {
-    fn walk(e: &Ty, g: &Ty, map: &mut Vec<(String, String)>) -> bool {
+/// Whether a function whose open parameters have the types `given` fits an
+/// `Fn` parameter of the types `expected`: the same once the type
+/// parameters of `given` are renamed one to one into those of `expected`
+/// (`square!(y::U, x::U) where U: Real` fits `Fn<T, T>`), or once one
+/// side's type parameters are fixed to the other's concrete types, each to
+/// one type (`add!(y::f64, x::f64)` fits `Fn<T, T>`, making `T` an `f64` in
+/// the instance; `g(y::U, n::U)` does not fit `Fn<f64, i64>`). When it
+/// fits: the type parameters of `expected` fixed to concrete types.
+fn fits_function_type(expected: &[Ty], given: &[Ty]) -> Option<Vec<String>> {
+    /// What each side's type parameters stand for on the other side.
+    #[derive(Default)]
+    struct Maps {
+        expected: Vec<(String, Ty)>,
+        given: Vec<(String, Ty)>,
+    }
+    fn bind(map: &mut Vec<(String, Ty)>, name: &str, to: &Ty) -> bool {
+        match map.iter().find(|(n, _)| n == name) {
+            Some((_, t)) => t == to,
+            None => {
+                map.push((name.to_string(), to.clone()));
+                true
+            }
+        }
+    }
+    fn walk(e: &Ty, g: &Ty, maps: &mut Maps) -> bool {
         nilang_syntax::stack::deep(|| match (e, g) {
             (Ty::Generic(a), Ty::Generic(b)) => {
-                match map.iter().find(|(from, to)| from == b || to == a) {
-                    Some((from, to)) => from == b && to == a,
-                    None => {
-                        map.push((b.clone(), a.clone()));
-                        true
-                    }
-                }
+                bind(&mut maps.expected, a, g) && bind(&mut maps.given, b, e)
             }
-            (Ty::Slice(a), Ty::Slice(b)) => walk(a, b, map),
+            // A concrete function passed where the template's type
+            // parameter is: the instance fixes the parameter.
+            (Ty::Generic(a), _) => !mentions_generic(g) && bind(&mut maps.expected, a, g),
+            // A generic function passed where the template has a type: its
+            // parameter is fixed there.
+            (_, Ty::Generic(b)) => !mentions_generic(e) && bind(&mut maps.given, b, e),
+            (Ty::Slice(a), Ty::Slice(b)) => walk(a, b, maps),
             (Ty::Constructed(n, a), Ty::Constructed(m, b)) => {
-                n == m && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, map))
+                n == m && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, maps))
             }
             (Ty::Tuple(a), Ty::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, map))
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| walk(x, y, maps))
             }
             (a, b) => a == b,
         })
     }
-    let mut map = Vec::new();
-    expected.len() == given.len()
+    let mut maps = Maps::default();
+    let fits = expected.len() == given.len()
         && expected
             .iter()
             .zip(given)
-            .all(|(e, g)| walk(e, g, &mut map))
+            .all(|(e, g)| walk(e, g, &mut maps));
+    fits.then(|| {
+        maps.expected
+            .into_iter()
+            .filter(|(_, t)| !matches!(t, Ty::Generic(_)))
+            .map(|(g, _)| g)
+            .collect()
+    })
 }

@@ -278,40 +278,87 @@ fn substitute(call: &mut Call, bound: &[(String, Passed, Vec<String>)]) {
     }
 }
 
-/// Binds the type parameters of `pattern` (named in `generics`) to the
-/// parts of `actual` in the same places; `false` where the two differ
-/// otherwise.
-pub fn match_type(
-    pattern: &Type,
-    actual: &Type,
-    generics: &[String],
-    map: &mut Vec<(String, TypeKind)>,
-) -> bool {
-    match (&pattern.kind, &actual.kind) {
-        (TypeKind::Named { name, args }, _) if args.is_empty() && generics.contains(name) => {
-            match map.iter().find(|(g, _)| g == name) {
-                Some((_, bound)) => *bound == actual.kind,
-                None => {
-                    map.push((name.clone(), actual.kind.clone()));
-                    true
-                }
-            }
+/// The type parameters of both sides of a match: the passed function's
+/// (bound to the template's types) and the template's (fixed by a concrete
+/// function passed for them).
+pub struct Fit<'a> {
+    pub function_generics: &'a [String],
+    pub function_map: Vec<(String, TypeKind)>,
+    pub template_generics: &'a [String],
+    pub template_map: Vec<(String, TypeKind)>,
+}
+
+fn bare_generic<'t>(ty: &'t Type, generics: &[String]) -> Option<&'t String> {
+    match &ty.kind {
+        TypeKind::Named { name, args } if args.is_empty() && generics.contains(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether `ty` names one of `generics`.
+pub fn names_generic(ty: &Type, generics: &[String]) -> bool {
+    match &ty.kind {
+        TypeKind::Named { name, args } => {
+            generics.contains(name) || args.iter().any(|a| names_generic(a, generics))
         }
-        (TypeKind::Named { name: a, args: xs }, TypeKind::Named { name: b, args: ys }) => {
-            a == b
+        TypeKind::Slice(x) => names_generic(x, generics),
+        TypeKind::Tuple(xs) => xs.iter().any(|x| names_generic(x, generics)),
+    }
+}
+
+/// Whether two types are the same, wherever they are written.
+pub fn same_type_kind(a: &TypeKind, b: &TypeKind) -> bool {
+    match (a, b) {
+        (TypeKind::Named { name: m, args: xs }, TypeKind::Named { name: n, args: ys }) => {
+            m == n
                 && xs.len() == ys.len()
                 && xs
                     .iter()
                     .zip(ys)
-                    .all(|(x, y)| match_type(x, y, generics, map))
+                    .all(|(x, y)| same_type_kind(&x.kind, &y.kind))
         }
-        (TypeKind::Slice(x), TypeKind::Slice(y)) => match_type(x, y, generics, map),
+        (TypeKind::Slice(x), TypeKind::Slice(y)) => same_type_kind(&x.kind, &y.kind),
         (TypeKind::Tuple(xs), TypeKind::Tuple(ys)) => {
             xs.len() == ys.len()
                 && xs
                     .iter()
                     .zip(ys)
-                    .all(|(x, y)| match_type(x, y, generics, map))
+                    .all(|(x, y)| same_type_kind(&x.kind, &y.kind))
+        }
+        _ => false,
+    }
+}
+
+fn bind_once(map: &mut Vec<(String, TypeKind)>, name: &str, to: &TypeKind) -> bool {
+    match map.iter().find(|(g, _)| g == name) {
+        Some((_, bound)) => same_type_kind(bound, to),
+        None => {
+            map.push((name.to_string(), to.clone()));
+            true
+        }
+    }
+}
+
+/// Matches a passed function's parameter type (`pattern`) against the
+/// template's type in the same place (`actual`): the function's type
+/// parameters bind to the template's types, and a template type parameter
+/// met by a concrete type is fixed to it; `false` where the two differ
+/// otherwise.
+pub fn match_type(pattern: &Type, actual: &Type, fit: &mut Fit<'_>) -> bool {
+    if let Some(name) = bare_generic(pattern, fit.function_generics) {
+        return bind_once(&mut fit.function_map, name, &actual.kind);
+    }
+    if let Some(name) = bare_generic(actual, fit.template_generics) {
+        return !names_generic(pattern, fit.function_generics)
+            && bind_once(&mut fit.template_map, name, &pattern.kind);
+    }
+    match (&pattern.kind, &actual.kind) {
+        (TypeKind::Named { name: a, args: xs }, TypeKind::Named { name: b, args: ys }) => {
+            a == b && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| match_type(x, y, fit))
+        }
+        (TypeKind::Slice(x), TypeKind::Slice(y)) => match_type(x, y, fit),
+        (TypeKind::Tuple(xs), TypeKind::Tuple(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| match_type(x, y, fit))
         }
         _ => false,
     }
@@ -344,22 +391,25 @@ pub fn substitute_type(ty: &Type, generics: &[String], map: &[(String, TypeKind)
     })
 }
 
-/// The types of the values `passed` captures, in the template's type
-/// parameters: its holes' parameter types matched against the `Fn`
-/// parameter's types (`fn_type`, the `Fn<A, B>` of the template), the
-/// captured parameters' types rewritten by that match. `Err` with the
-/// reason when they do not match or a captured type is left unbound.
-pub fn captured_types(
+/// How a function passed to a template fits the `Fn` parameter
+/// (`fn_type`, the `Fn<A, B>` of the template, whose type parameters are
+/// `template_generics`): its open parameters' types are matched against
+/// the `Fn` type's. The result: the types (and `Const`-ness) of the values
+/// it captures, in the template's type parameters, and the template type
+/// parameters a concrete function fixes (`add!(y::f64, x::f64)` passed
+/// for `Fn<T, T>` makes `T` an `f64`). `Err` with the reason when they do
+/// not match or a captured type is left unbound.
+pub fn fit_function(
     function: &Function,
     passed: &Passed,
     fn_type: &Type,
-) -> Result<Vec<(Type, bool)>, String> {
-    let Some(holes) = &passed.holes else {
-        return Ok(Vec::new());
-    };
+    template_generics: &[String],
+) -> Result<FunctionFit, String> {
     let TypeKind::Named { args: fn_args, .. } = &fn_type.kind else {
         return Err("the parameter is not a function type".into());
     };
+    let all_open = vec![true; function.params.len()];
+    let holes = passed.holes.as_ref().unwrap_or(&all_open);
     if holes.len() != function.params.len() {
         return Err(format!(
             "`{}` takes {} arguments, and {} are given",
@@ -373,7 +423,12 @@ pub fn captured_types(
         .iter()
         .map(|g| g.name.name.clone())
         .collect();
-    let mut map = Vec::new();
+    let mut fit = Fit {
+        function_generics: &generics,
+        function_map: Vec::new(),
+        template_generics,
+        template_map: Vec::new(),
+    };
     let hole_params: Vec<&Param> = function
         .params
         .iter()
@@ -392,14 +447,14 @@ pub fn captured_types(
         let Some(ty) = &p.ty else {
             return Err(format!("`{}` has no type", p.name.name));
         };
-        if !match_type(ty, want, &generics, &mut map) {
+        if !match_type(ty, want, &mut fit) {
             return Err(format!(
                 "`{}` is not of the type the function parameter gives it",
                 p.name.name
             ));
         }
     }
-    function
+    let captured = function
         .params
         .iter()
         .zip(holes)
@@ -408,7 +463,7 @@ pub fn captured_types(
             let ty =
                 p.ty.as_ref()
                     .ok_or_else(|| format!("`{}` has no type", p.name.name))?;
-            let ty = substitute_type(ty, &generics, &map).ok_or_else(|| {
+            let ty = substitute_type(ty, &generics, &fit.function_map).ok_or_else(|| {
                 format!(
                     "the type of `{}` names a type parameter the open parameters do not fix",
                     p.name.name
@@ -416,5 +471,88 @@ pub fn captured_types(
             })?;
             Ok((ty, p.constant))
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok(FunctionFit {
+        captured,
+        fixes: fit.template_map,
+    })
+}
+
+/// See [`fit_function`].
+pub struct FunctionFit {
+    pub captured: Vec<(Type, bool)>,
+    pub fixes: Vec<(String, TypeKind)>,
+}
+
+/// An instance's tree with the template type parameters that the concrete
+/// functions passed to it fix (`fixes`, from [`fit_function`]) replaced by
+/// their types: in the parameters, in typecasts, and where the body names
+/// the type (`zero(T)`); they are no longer type parameters of the
+/// instance. `Err` where the body names one that is fixed to a type that
+/// cannot be written there (only a type's name can: `zero(f64)`).
+pub fn fix_generics(tree: &mut Function, fixes: &[(String, TypeKind)]) -> Result<(), String> {
+    let names: Vec<String> = fixes.iter().map(|(g, _)| g.clone()).collect();
+    let fix = |ty: &Type| substitute_bound(ty, fixes);
+    let types = tree.params.iter_mut().map(|p| &mut p.ty);
+    for t in types
+        .chain(tree.kwparams.iter_mut().map(|p| &mut p.ty))
+        .flatten()
+    {
+        *t = fix(t);
+    }
+    tree.generics.retain(|g| !names.contains(&g.name.name));
+    let mut problem = None;
+    crate::ast::walk_stmts_mut(&mut tree.body.stmts, &mut |stmt| {
+        if let StmtKind::Typecast { from, to, .. } = &mut stmt.kind {
+            *from = fix(from);
+            *to = fix(to);
+        }
+        crate::ast::stmt_exprs_mut(stmt, &mut |e| {
+            e.walk_mut(&mut |e| {
+                let ExprKind::Var(name) = &e.kind else { return };
+                let Some((g, kind)) = fixes.iter().find(|(g, _)| g == name) else {
+                    return;
+                };
+                match kind {
+                    TypeKind::Named { name, args } if args.is_empty() => {
+                        e.kind = ExprKind::Var(name.clone());
+                    }
+                    _ => {
+                        problem.get_or_insert_with(|| {
+                            format!(
+                                "its body names `{g}`, which the function passed makes a `{}`: pass a function generic in `{g}`",
+                                crate::printer::print_type(&Type {
+                                    kind: kind.clone(),
+                                    span: e.span,
+                                })
+                            )
+                        });
+                    }
+                }
+            })
+        });
+    });
+    problem.map_or(Ok(()), Err)
+}
+
+/// `ty` with the type parameters `map` binds replaced (others kept).
+fn substitute_bound(ty: &Type, map: &[(String, TypeKind)]) -> Type {
+    let kind = match &ty.kind {
+        TypeKind::Named { name, args } if args.is_empty() => map
+            .iter()
+            .find(|(g, _)| g == name)
+            .map_or_else(|| ty.kind.clone(), |(_, k)| k.clone()),
+        TypeKind::Named { name, args } => TypeKind::Named {
+            name: name.clone(),
+            args: args.iter().map(|a| substitute_bound(a, map)).collect(),
+        },
+        TypeKind::Slice(x) => TypeKind::Slice(Box::new(substitute_bound(x, map))),
+        TypeKind::Tuple(xs) => {
+            TypeKind::Tuple(xs.iter().map(|x| substitute_bound(x, map)).collect())
+        }
+    };
+    Type {
+        kind,
+        span: ty.span,
+    }
 }

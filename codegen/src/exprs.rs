@@ -334,9 +334,10 @@ impl Gen<'_> {
                         format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
                         k,
                     ),
+                    // `÷` is Julia's `div`: the quotient truncated.
                     _ => (
                         format!(
-                            "nilang::Real::floor({} / {})",
+                            "nilang::Real::trunc({} / {})",
                             convert(l, &lk, &k),
                             convert(r, &rk, &k)
                         ),
@@ -533,6 +534,11 @@ impl Gen<'_> {
                     let k = unify(&ak, &bk);
                     let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
                     let code = match function {
+                        // Julia's `div` truncates the quotient (integer
+                        // division in Rust does already).
+                        Div if !matches!(k, Kind::Int(_)) => {
+                            format!("nilang::Real::trunc({ac} / {bc})")
+                        }
                         Div => format!("({ac} / {bc})"),
                         Rem => format!("({ac} % {bc})"),
                         _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),

@@ -118,6 +118,8 @@ pub(super) fn bar_type(kind: &Kind) -> Option<String> {
     match kind {
         Kind::Float(_) | Kind::Generic(_) => Some(crate::ADJOINT_TYPE.into()),
         Kind::Complex(inner) if differentiable(inner) => Some("nilang::Complex<G>".into()),
+        // A log number's adjoint is its logarithm's, as for a parameter.
+        Kind::ULog(inner) if differentiable(inner) => Some(crate::ADJOINT_TYPE.into()),
         Kind::Struct { name, args, .. } => {
             let args: Option<Vec<String>> = args.iter().map(bar_type).collect();
             let args = args?;

@@ -80,6 +80,14 @@ pub trait Real:
     fn abs2(self) -> Self {
         self * self
     }
+    /// Rounds toward zero (Julia's `div` and `÷` truncate the quotient).
+    fn trunc(self) -> Self {
+        if self < <Self as num_traits::Zero>::zero() {
+            self.ceil()
+        } else {
+            self.floor()
+        }
+    }
     fn inv(self) -> Self {
         <Self as num_traits::One>::one() / self
     }

@@ -737,7 +737,53 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Calls `f` on this expression and every sub-expression, children
+    /// first, to change them.
+    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        crate::stack::deep(|| self.walk_mut_here(f))
+    }
+
+    fn walk_mut_here(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match &mut self.kind {
+            ExprKind::Call { args, kwargs, .. } => {
+                args.iter_mut().for_each(|a| a.walk_mut(f));
+                kwargs.iter_mut().for_each(|k| k.value.walk_mut(f));
+            }
+            ExprKind::Index { base, indices } => {
+                base.walk_mut(f);
+                for index in indices {
+                    match index {
+                        IndexArg::Expr(e) => e.walk_mut(f),
+                        IndexArg::Range(r) => r.walk_mut(f),
+                        IndexArg::Colon(_) => {}
+                    }
+                }
+            }
+            ExprKind::Field { base, .. } => base.walk_mut(f),
+            ExprKind::Adjoint(e) | ExprKind::Paren(e) => e.walk_mut(f),
+            ExprKind::Unary { operand, .. } => operand.walk_mut(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk_mut(f);
+                rhs.walk_mut(f);
+            }
+            ExprKind::Tuple(items) => items.iter_mut().for_each(|e| e.walk_mut(f)),
+            ExprKind::Macro { arg: Some(arg), .. } => arg.walk_mut(f),
+            _ => {}
+        }
+        f(self);
+    }
+}
+
 impl Range {
+    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        self.start.walk_mut(f);
+        if let Some(step) = &mut self.step {
+            step.walk_mut(f);
+        }
+        self.stop.walk_mut(f);
+    }
+
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         self.start.walk(f);
         if let Some(step) = &self.step {
@@ -901,6 +947,76 @@ pub fn walk_calls_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
             | StmtKind::InBounds(inner) => walk_calls_mut(std::slice::from_mut(&mut **inner), f),
             _ => {}
         }
+    }
+}
+
+/// Calls `f` on every statement of `stmts` and of the blocks nested in
+/// them, each after the statements inside it, to change it.
+pub fn walk_stmts_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for b in branches {
+                    walk_stmts_mut(&mut b.body.stmts, f);
+                }
+                if let Some(o) = otherwise {
+                    walk_stmts_mut(&mut o.stmts, f);
+                }
+            }
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
+                walk_stmts_mut(&mut body.stmts, f)
+            }
+            StmtKind::Inverse(inner)
+            | StmtKind::Routine(inner)
+            | StmtKind::Tape(inner)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => walk_stmts_mut(std::slice::from_mut(&mut **inner), f),
+            _ => {}
+        }
+        f(s);
+    }
+}
+
+/// Calls `f` on each expression of `stmt` itself (not of the statements
+/// nested in it), to change it. An allocation's name is not an expression
+/// here.
+pub fn stmt_exprs_mut(stmt: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
+    let cond = |c: &mut Cond, f: &mut dyn FnMut(&mut Expr)| {
+        f(&mut c.pre);
+        if let Post::Expr(e) = &mut c.post {
+            f(e);
+        }
+    };
+    match &mut stmt.kind {
+        StmtKind::Instr { target, value, .. } => {
+            f(target);
+            f(value);
+        }
+        StmtKind::Call(call) => {
+            call.args.iter_mut().for_each(&mut *f);
+            call.kwargs.iter_mut().for_each(|k| f(&mut k.value));
+        }
+        StmtKind::Alloc { value, .. } | StmtKind::Dealloc { value, .. } => f(value),
+        StmtKind::If { branches, .. } => branches.iter_mut().for_each(|b| cond(&mut b.cond, f)),
+        StmtKind::While { cond: c, .. } => cond(c, f),
+        StmtKind::For { range, .. } => {
+            f(&mut range.start);
+            if let Some(step) = &mut range.step {
+                f(step);
+            }
+            f(&mut range.stop);
+        }
+        StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
+        StmtKind::Begin(_)
+        | StmtKind::Inverse(_)
+        | StmtKind::Routine(_)
+        | StmtKind::Tape(_)
+        | StmtKind::Unroutine
+        | StmtKind::InvCheckOff(_)
+        | StmtKind::InBounds(_) => {}
     }
 }
 

@@ -113,7 +113,19 @@ pub fn instance_tree<'db>(
     if fn_params.len() != instance.functions.len() {
         return Err("it takes another number of functions".into());
     }
+    let template_generics: Vec<String> = template
+        .generics
+        .iter()
+        .map(|g| g.name.name.clone())
+        .collect();
     let mut captured = Vec::new();
+    let mut fixes: Vec<(String, crate::ast::TypeKind)> = Vec::new();
+    let show = |kind: &crate::ast::TypeKind| {
+        crate::printer::print_type(&crate::ast::Type {
+            kind: kind.clone(),
+            span: template.name.span,
+        })
+    };
     for ((i, _, _), passed) in fn_params.iter().zip(&instance.functions) {
         let function = lookup_function(db, project, &passed.name)
             .and_then(|g| function_ast(db, g))
@@ -122,7 +134,21 @@ pub fn instance_tree<'db>(
             .ty
             .as_ref()
             .ok_or_else(|| "the function parameter has no type".to_string())?;
-        captured.push(crate::values::captured_types(&function, passed, fn_type)?);
+        let fit = crate::values::fit_function(&function, passed, fn_type, &template_generics)?;
+        captured.push(fit.captured);
+        for (g, ty) in fit.fixes {
+            match fixes.iter().find(|(h, _)| *h == g) {
+                Some((_, before)) if !crate::values::same_type_kind(before, &ty) => {
+                    return Err(format!(
+                        "the functions passed make `{g}` two types, `{}` and `{}`",
+                        show(before),
+                        show(&ty)
+                    ));
+                }
+                Some(_) => {}
+                None => fixes.push((g, ty)),
+            }
+        }
         // A captured argument is read only: the function must not change it.
         if passed.holes.is_some() {
             let mutated = mutated_params(db, project, &passed.name).unwrap_or_default();
@@ -139,6 +165,9 @@ pub fn instance_tree<'db>(
         }
     }
     let mut tree = crate::values::instantiate(&template, &instance.functions, &captured);
+    if !fixes.is_empty() {
+        crate::values::fix_generics(&mut tree, &fixes)?;
+    }
     if !instance.constants.is_empty() {
         for name in &instance.constants {
             let param = tree

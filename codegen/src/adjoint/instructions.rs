@@ -134,19 +134,21 @@ impl Gen<'_> {
                 }
             }
             crate::builtins::Rule::Scale { by, divide } => {
-                if complex {
-                    self.unsupported(
-                        span,
-                        &format!("an adjoint rule for `{name}` of a complex number"),
-                    );
-                    return;
-                }
                 // This instruction undoes its inverse: `MULINT` undoes
-                // `y /= n` (ȳ becomes ȳ / n), `DIVINT` undoes `y *= n`.
+                // `y /= n` (ȳ becomes ȳ / n), `DIVINT` undoes `y *= n`;
+                // a complex adjoint's two parts alike (n is real).
                 let Some(a) = bar(self, 0) else { return };
                 let n = self.value_as(&call.args[by], &k);
                 let factor = if divide { n } else { format!("({one} / {n})") };
-                self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
+                if complex {
+                    for part in ["re", "im"] {
+                        self.line(&format!(
+                            "nilang::Adjoint::scale(&mut {a}.{part}, {factor});"
+                        ));
+                    }
+                } else {
+                    self.line(&format!("nilang::Adjoint::scale(&mut {a}, {factor});"));
+                }
             }
             crate::builtins::Rule::Shift { .. } => {}
             // z becomes conj(z): so does its adjoint.

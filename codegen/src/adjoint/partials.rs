@@ -16,6 +16,16 @@ pub(crate) trait Deriv {
     /// Whether an operand is a complex number (reported, not supported).
     fn complex_operand(&mut self, e: &Expr) -> bool;
     fn is_int(&mut self, e: &Expr) -> bool;
+    /// Whether an operand is a log number (its adjoint is its
+    /// logarithm's).
+    fn log_number(&mut self, _e: &Expr) -> bool {
+        false
+    }
+    /// Whether an operand is a fixed-point or tropical number (which carry
+    /// no derivative).
+    fn underived_number(&mut self, _e: &Expr) -> bool {
+        false
+    }
     /// An operand's value in the adjoint scalar type.
     fn value(&mut self, e: &Expr) -> String;
     /// An integer exponent: its code as an integer and as a float.
@@ -77,6 +87,14 @@ impl Deriv for Gen<'_> {
 
     fn is_int(&mut self, e: &Expr) -> bool {
         matches!(self.operand_kind(e), Kind::Int(_))
+    }
+
+    fn log_number(&mut self, e: &Expr) -> bool {
+        matches!(self.operand_kind(e), Kind::ULog(_))
+    }
+
+    fn underived_number(&mut self, e: &Expr) -> bool {
+        matches!(self.operand_kind(e), Kind::Fixed | Kind::Tropical(_))
     }
 
     fn value(&mut self, e: &Expr) -> String {
@@ -352,6 +370,24 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     }
     match (rule, args) {
         (CallRule::Through, [x]) => push_partials(d, x, mult, out),
+        // `float` of a float is the float; of a log number, `exp` of its
+        // logarithm (which carries its derivative): d/d log = the value.
+        (CallRule::Float, [x]) if d.log_number(x) => {
+            let v = d.value(e);
+            push_partials(d, x, Some(times(v)), out);
+        }
+        (CallRule::Float, [x]) if d.underived_number(x) => {}
+        (CallRule::Float, [x]) => push_partials(d, x, mult, out),
+        // r = rem(a, b) = a - b·trunc(a/b) (`mod`: floor): dr/da = 1,
+        // dr/db = -(a - r)/b, where the quotient is constant.
+        (CallRule::Remainder, [a, b]) => {
+            let av = d.value(a);
+            let bv = d.value(b);
+            let rv = d.value(e);
+            push_partials(d, a, mult.clone(), out);
+            let db = times(format!("(-(({av}) - ({rv})) / ({bv}))"));
+            push_partials(d, b, Some(db), out);
+        }
         (CallRule::Atan2, [y, x]) => {
             // At the origin, where atan(y, x) is not differentiable, the
             // subgradient 0 (not 0/0).
@@ -438,8 +474,10 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         // A step function's derivative is zero wherever it has one. Its
         // argument is still rendered, as every rule's is (which refuses
         // what cannot be).
-        (CallRule::Flat, [x]) => {
-            let _ = d.value(x);
+        (CallRule::Flat, args) => {
+            for x in args {
+                let _ = d.value(x);
+            }
         }
         _ => d.unsupported(e.span, &format!("an adjoint rule for `{name}`")),
     }
@@ -457,6 +495,10 @@ enum CallRule {
     Unary,
     /// A step function: derivative zero.
     Flat,
+    /// `float`: the argument's own derivative, for a float.
+    Float,
+    /// `rem`, `mod`.
+    Remainder,
     Atan2,
     /// `logaddexp`, `logsubexp`.
     Gaussian,
@@ -470,9 +512,10 @@ enum CallRule {
 fn call_rule(f: PureFn, n: usize) -> CallRule {
     use PureFn::*;
     match f {
-        Zero | One | Zeros | Length | Size | Nnz | GlobalIndex | Fixed | Float | Tropical => {
+        Zero | One | Zeros | Length | Size | Nnz | GlobalIndex | Fixed | Tropical => {
             CallRule::Constant
         }
+        Float if n == 1 => CallRule::Float,
         Identity | Value | Unwrap | Real | Conj if n == 1 => CallRule::Through,
         Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
         | Inv
@@ -482,12 +525,18 @@ fn call_rule(f: PureFn, n: usize) -> CallRule {
         }
         Atan if n == 1 => CallRule::Unary,
         Atan if n == 2 => CallRule::Atan2,
-        Sign | Floor | Ceil | Round if n == 1 => CallRule::Flat,
+        // The imaginary part and the angle of a real number are constants
+        // (0, and 0 or π); complex arguments have rules of their own.
+        Sign | Floor | Ceil | Round | Imag | Angle if n == 1 => CallRule::Flat,
+        Div if n == 2 => CallRule::Flat,
+        Rem | Mod if n == 2 => CallRule::Remainder,
         Logaddexp | Logsubexp if n == 2 => CallRule::Gaussian,
         Min | Max if n == 2 => CallRule::MinMax,
         Identity | Value | Unwrap | Real | Conj | Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos
         | Tan | Sinh | Cosh | Tanh | Asin | Acos | Inv | Atan | Sign | Floor | Ceil | Round
         | Logaddexp | Logsubexp | Min | Max | Ones | Imag | Angle | Sincos | Div | Rem | Mod
-        | Stack | Tget | Isempty | Iseven | Isodd | Println | Print | Ulog => CallRule::Missing,
+        | Float | Stack | Tget | Isempty | Iseven | Isodd | Println | Print | Ulog => {
+            CallRule::Missing
+        }
     }
 }

@@ -177,7 +177,8 @@ impl W<'_> {
                 let (a, b) = both(self, k);
                 match k {
                     K::Int | K::LitInt => (format!("({a} / {b})"), k),
-                    _ => (format!("floor({a} / {b})"), k),
+                    // `÷` is Julia's `div`: the quotient truncated.
+                    _ => (format!("trunc({a} / {b})"), k),
                 }
             }
             Eq | Ne | Lt | Le | Gt | Ge => {

@@ -154,13 +154,15 @@ pub fn launchers(input: &crate::Input<'_>) -> (String, Vec<Diagnostic>) {
         };
         let gpu = if taken("gpu") { "__gpu" } else { "gpu" };
         let n = if taken("n") { "__n" } else { "n" };
-        let atomic = match (find("f32", Atomics::Native), find("f32", Atomics::Cas)) {
+        // A generic kernel's f32 shaders, or those of a kernel's own float.
+        let single = if generic { "f32" } else { own_float(input) };
+        let atomic = match (find(single, Atomics::Native), find(single, Atomics::Cas)) {
             (Some(nv), Some(c)) => Some(format!(
                 "if {gpu}.has_float_atomics() {{ {nv} }} else {{ {c} }}"
             )),
             _ => None,
         };
-        let f32_choice = match (find("f32", Atomics::Deterministic), atomic) {
+        let f32_choice = match (find(single, Atomics::Deterministic), atomic) {
             (Some(d), Some(a)) => format!(
                 "if {gpu}.reduction() == nilang::gpu::Reduction::Atomic {{ {a} }} else {{ {d} }}"
             ),

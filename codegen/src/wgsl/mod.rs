@@ -71,7 +71,7 @@ mod stmts;
 use kinds::*;
 pub use launcher::launchers;
 pub use shader::{all_shaders, kernel_shader};
-use shader::{concrete_f64, differentiable, kernel_params};
+use shader::{concrete_f64, differentiable, kernel_params, own_float};
 
 /// Invocations per workgroup.
 pub const WORKGROUP_SIZE: u32 = 64;

@@ -386,6 +386,17 @@ pub(super) fn concrete_f64(params: &[KParam]) -> bool {
         .any(|p| matches!(p.kind, K::Float("f64") | K::Array("f64")))
 }
 
+/// The float type of a kernel that is not generic: `f64` where it has a
+/// concrete `f64` parameter (its values, and so its adjoints, are `f64`),
+/// else `f32`.
+pub(super) fn own_float(input: &crate::Input<'_>) -> &'static str {
+    if concrete_f64(&kernel_params(input, "f32")) {
+        "f64"
+    } else {
+        "f32"
+    }
+}
+
 /// How each pass, in each float type, may sum shared adjoints.
 fn modes(input: &crate::Input<'_>, pass: Pass, float: &str) -> &'static [Atomics] {
     if pass != Pass::Adjoint || !needs_atomics(input) {
@@ -406,7 +417,8 @@ fn modes(input: &crate::Input<'_>, pass: Pass, float: &str) -> &'static [Atomics
 /// reasons they cannot be generated.
 pub fn all_shaders(input: &crate::Input<'_>) -> Result<Vec<ShaderVariant>, Vec<Diagnostic>> {
     let generic = !input.function.generics.is_empty();
-    let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &["f32"] };
+    let own = [own_float(input)];
+    let floats: &[&'static str] = if generic { &["f32", "f64"] } else { &own };
     let mut passes = vec![Pass::Forward, Pass::Inverse];
     if differentiable(&kernel_params(input, "f32")) {
         passes.push(Pass::Adjoint);
