@@ -5,8 +5,9 @@
 //! backwards to its inputs, and for a float or complex type its gradient
 //! against central differences.
 //!
-//! Which cells: every operation at every type in the scalar position, and
-//! every position at every type for the operations of [`POSITION_OPS`]
+//! Which cells: every operation at every type in the scalar position, every
+//! position at every type for the operations of [`POSITION_OPS`], and every
+//! operation's generic form at f64, which also runs on dual numbers
 //! (`compiler/tests/matrix.rs` takes every cell through the analysis and
 //! both backends; compiling all of them with rustc would add about a
 //! million lines of Rust to the tests' build).
@@ -28,7 +29,10 @@ use cells::{Cell, Num, PRELUDE, Pos, Shape};
 const POSITION_OPS: &[&str] = &["SWAP", "add_mul", "mul_sum", "sin", "ancilla", "COPYPUSH"];
 
 fn in_slice(cell: &Cell) -> bool {
-    cell.pos == Pos::Scalar || POSITION_OPS.contains(&cell.op.name)
+    cell.pos == Pos::Scalar
+        || POSITION_OPS.contains(&cell.op.name)
+        // Every operation on dual numbers, through its generic form.
+        || (cell.pos == Pos::Generic && cell.num == Num::F64)
 }
 
 /// The accepted cells of the slice, each checked alone.
@@ -115,6 +119,14 @@ fn matrix(out: &Path) {
         let mutated = db::mutated_params(&db, project, &name).unwrap_or_default();
         let _ = writeln!(table, "    ({name:?}, run_{name}),");
         rs.push_str(&driver(cell, &mutated, &checked));
+        // A generic cell's body also runs on dual numbers: the tangents it
+        // gives are directional derivatives.
+        if cell.pos == Pos::Generic && matches!(cell.num, Num::F64 | Num::F32) {
+            let helper = format!("{name}_gen");
+            let mutated = db::mutated_params(&db, project, &helper).unwrap_or_default();
+            let _ = writeln!(table, "    (\"{name} on duals\", run_{name}_dual),");
+            rs.push_str(&dual_driver(cell, &helper, &mutated));
+        }
     }
     table.push_str("];\n");
     rs.push_str(&table);
@@ -150,6 +162,69 @@ fn arg(shape: Shape, v: &str, mutated: bool) -> String {
         (_, true) => format!("&mut {v}"),
         (_, false) => format!("{v}.clone()"),
     }
+}
+
+/// The Rust that runs a generic cell's helper on dual numbers `x + ε t`:
+/// the tangent parts after the call against central differences of the
+/// cell along `t`.
+fn dual_driver(cell: &Cell, helper: &str, mutated: &[bool]) -> String {
+    let name = cell.name();
+    let t = match cell.num {
+        Num::F32 => "f32",
+        _ => "f64",
+    };
+    let (h, tol) = if cell.num == Num::F32 {
+        ("1e-2", "2e-2")
+    } else {
+        ("1e-6", "1e-5")
+    };
+    let names = ["a", "b", "c"];
+    let mut s = format!(
+        "#[allow(unused_mut, unused_variables, clippy::all)]\npub fn run_{name}_dual() -> Result<(), String> {{\n    use self::checked as m;\n"
+    );
+    for (i, n) in names.iter().enumerate() {
+        let _ = writeln!(s, "    let {n}0: {t} = {};", cell.num.value(i));
+    }
+    let _ = writeln!(
+        s,
+        "    let tangent: [{t}; 3] = [0.5, -0.25, 0.75];\n\
+         \x20   let mut a = nilang::Dual::new(a0, tangent[0]);\n\
+         \x20   let mut b = nilang::Dual::new(b0, tangent[1]);\n\
+         \x20   let mut c = nilang::Dual::new(c0, tangent[2]);\n\
+         \x20   m::{helper}({}).map_err(|e| format!(\"on duals: {{e}}\"))?;\n\
+         \x20   let duals = [a.eps as f64, b.eps as f64, c.eps as f64];\n\
+         \x20   let forward = |s: f64| -> Result<[f64; 3], String> {{\n\
+         \x20       let at = |x: {t}, k: usize| x + (s as {t}) * tangent[k];\n\
+         \x20       let (mut a, mut b, mut c) = (at(a0, 0), at(b0, 1), at(c0, 2));\n\
+         \x20       m::{name}({}).map_err(|e| format!(\"checked, forwards: {{e}}\"))?;\n\
+         \x20       Ok([a as f64, b as f64, c as f64])\n\
+         \x20   }};\n\
+         \x20   let (up, down) = (forward({h})?, forward(-{h})?);\n\
+         \x20   for k in 0..3 {{\n\
+         \x20       let fd = (up[k] - down[k]) / (2.0 * {h});\n\
+         \x20       if (duals[k] - fd).abs() > {tol} * (1.0 + fd.abs()) {{\n\
+         \x20           return Err(format!(\"on duals: tangent {{k}} is {{}}, central differences {{fd}}\", duals[k]));\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         \x20   Ok(())\n}}\n",
+        (0..3)
+            .map(|i| arg(
+                Shape::One,
+                names[i],
+                mutated.get(i).copied().unwrap_or(false)
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (0..3)
+            .map(|i| arg(
+                Shape::One,
+                names[i],
+                mutated.get(i).copied().unwrap_or(false)
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    s
 }
 
 /// The parameter list of the generated function `name`.
