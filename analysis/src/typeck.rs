@@ -1339,6 +1339,24 @@ impl Cx<'_> {
                     if matches!(op, BinaryOp::Pow | BinaryOp::DotPow) {
                         self.unsigned_unsupported("`^`", lhs, &l);
                     }
+                    if matches!(
+                        op,
+                        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+                    ) {
+                        for (side, v) in [(lhs, &l), (rhs, &r)] {
+                            if class(&v.ty) == Class::Complex {
+                                self.error(
+                                    Diagnostic::error(
+                                        "E0610",
+                                        side.span,
+                                        format!("`{}` of a complex number", op.as_str()),
+                                    )
+                                    .with_label(format!("this is `{}`", v.ty.display()))
+                                    .with_help("complex numbers have no order: compare their parts (`real(z)`, `imag(z)`) or their moduli (`abs(z)`)"),
+                                );
+                            }
+                        }
+                    }
                     self.binary(*op, &l, &r)
                 }
                 ExprKind::Tuple(items) => {

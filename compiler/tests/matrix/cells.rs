@@ -316,7 +316,7 @@ pub const OPS: &[Op] = &[
     // An ancilla of the type, allocated from a place, computed and uncomputed.
     Op {
         name: "ancilla",
-        body: "t ← zero({b})\nt += {b} * {c}\nA += t\nt -= {b} * {c}\nt → zero({b})",
+        body: "t ← zero({b})\nt += {b} * {c}\n{a} += t\nt -= {b} * {c}\nt → zero({b})",
     },
     Op {
         name: "one",
@@ -459,7 +459,7 @@ pub const OPS: &[Op] = &[
     // Conditions on the type.
     Op {
         name: "if_less",
-        body: "if {b} < {c}\n    {a} += {c}\nend",
+        body: "if ({b} < {c}, ~)\n    {a} += {c}\nend",
     },
 ];
 
