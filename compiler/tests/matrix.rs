@@ -87,6 +87,15 @@ fn rust_builds() -> [(&'static str, Options); 3] {
     ]
 }
 
+/// Diagnostics as `code message; ...`.
+fn listed(errors: &[Diagnostic]) -> String {
+    errors
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The cell through the analysis and the Rust backend.
 fn rust_outcome(checker: &mut Checker, cell: &Cell, problems: &mut Vec<String>) -> Outcome {
     let errors = checker.errors(cell.file(), cell.needs_std());
@@ -103,11 +112,7 @@ fn rust_outcome(checker: &mut Checker, cell: &Cell, problems: &mut Vec<String>) 
             Err(errors) => problems.push(format!(
                 "{} ({build}): accepted, then the Rust backend refused: {}",
                 cell.name(),
-                errors
-                    .iter()
-                    .map(|d| format!("{} {}", d.code, d.message))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                listed(&errors)
             )),
         }
     }
@@ -149,11 +154,7 @@ fn kernel_outcome(
             Err(errors) => problems.push(format!(
                 "{} (kernel): accepted, then the GPU backend refused: {}",
                 cell.name(),
-                errors
-                    .iter()
-                    .map(|d| format!("{} {}", d.code, d.message))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                listed(&errors)
             )),
         }
     }

@@ -179,6 +179,17 @@ fn dual_driver(cell: &Cell, helper: &str, mutated: &[bool]) -> String {
         ("1e-6", "1e-5")
     };
     let names = ["a", "b", "c"];
+    // The cell passes its values on to the helper as it takes them.
+    let args = (0..3)
+        .map(|i| {
+            arg(
+                Shape::One,
+                names[i],
+                mutated.get(i).copied().unwrap_or(false),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut s = format!(
         "#[allow(unused_mut, unused_variables, clippy::all)]\npub fn run_{name}_dual() -> Result<(), String> {{\n    use self::checked as m;\n"
     );
@@ -207,22 +218,7 @@ fn dual_driver(cell: &Cell, helper: &str, mutated: &[bool]) -> String {
          \x20       }}\n\
          \x20   }}\n\
          \x20   Ok(())\n}}\n",
-        (0..3)
-            .map(|i| arg(
-                Shape::One,
-                names[i],
-                mutated.get(i).copied().unwrap_or(false)
-            ))
-            .collect::<Vec<_>>()
-            .join(", "),
-        (0..3)
-            .map(|i| arg(
-                Shape::One,
-                names[i],
-                mutated.get(i).copied().unwrap_or(false)
-            ))
-            .collect::<Vec<_>>()
-            .join(", "),
+        args, args,
     );
     s
 }

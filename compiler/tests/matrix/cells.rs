@@ -552,6 +552,15 @@ impl Cell {
         let t = self.num.nil();
         let params = |shapes: [Shape; 3], t: &str| shapes.map(|s| s.nil(t));
         let scalar = [Shape::One; 3];
+        // The operation on three scalars, as a function of its own.
+        let scalar_helper = |helper: &str| {
+            Self::function(
+                helper,
+                params(scalar, t),
+                "",
+                &self.body(["a!", "b!", "c"], t),
+            ) + "\n"
+        };
         let array = [Shape::Array; 3];
         match self.pos {
             Pos::Scalar => Self::function(
@@ -601,12 +610,7 @@ impl Cell {
             }
             Pos::Captured => {
                 let helper = format!("{name}_one");
-                Self::function(
-                    &helper,
-                    params(scalar, t),
-                    "",
-                    &self.body(["a!", "b!", "c"], t),
-                ) + "\n"
+                scalar_helper(&helper)
                     + &Self::function(
                         &name,
                         params(Pos::Captured.shapes(), t),
@@ -616,12 +620,7 @@ impl Cell {
             }
             Pos::Template => {
                 let helper = format!("{name}_one");
-                Self::function(
-                    &helper,
-                    params(scalar, t),
-                    "",
-                    &self.body(["a!", "b!", "c"], t),
-                ) + "\n"
+                scalar_helper(&helper)
                     + &Self::function(
                         &name,
                         params(scalar, t),
