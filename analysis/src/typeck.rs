@@ -1005,8 +1005,6 @@ impl Cx<'_> {
         }
     }
 
-    /// E0610 for each argument that is not a number (an array, a stack, a
-    /// boolean); structs are the struct checks' (E0908).
     /// E0701 for an unsigned integer given to an operation the backends
     /// compute through real-number arithmetic (`nilang::Real`, which has a
     /// negation): negation, `^`, the math functions, `INC`/`DEC`, `NEG`.
@@ -1028,6 +1026,8 @@ impl Cx<'_> {
         );
     }
 
+    /// E0610 for each argument that is not a number (an array, a stack, a
+    /// boolean); structs are the struct checks' (E0908).
     fn numbers_only(&mut self, name: &str, exprs: &[Expr], args: &[Val]) {
         for (e, v) in exprs.iter().zip(args) {
             let c = class(&v.ty);

@@ -492,7 +492,8 @@ pub struct FunctionFit {
 /// cannot be written there (only a type's name can: `zero(f64)`).
 pub fn fix_generics(tree: &mut Function, fixes: &[(String, TypeKind)]) -> Result<(), String> {
     let names: Vec<String> = fixes.iter().map(|(g, _)| g.clone()).collect();
-    let fix = |ty: &Type| substitute_bound(ty, fixes);
+    // Every name in `names` is bound, so the substitution cannot fail.
+    let fix = |ty: &Type| substitute_type(ty, &names, fixes).unwrap_or_else(|| ty.clone());
     let types = tree.params.iter_mut().map(|p| &mut p.ty);
     for t in types
         .chain(tree.kwparams.iter_mut().map(|p| &mut p.ty))
@@ -533,26 +534,4 @@ pub fn fix_generics(tree: &mut Function, fixes: &[(String, TypeKind)]) -> Result
         });
     });
     problem.map_or(Ok(()), Err)
-}
-
-/// `ty` with the type parameters `map` binds replaced (others kept).
-fn substitute_bound(ty: &Type, map: &[(String, TypeKind)]) -> Type {
-    let kind = match &ty.kind {
-        TypeKind::Named { name, args } if args.is_empty() => map
-            .iter()
-            .find(|(g, _)| g == name)
-            .map_or_else(|| ty.kind.clone(), |(_, k)| k.clone()),
-        TypeKind::Named { name, args } => TypeKind::Named {
-            name: name.clone(),
-            args: args.iter().map(|a| substitute_bound(a, map)).collect(),
-        },
-        TypeKind::Slice(x) => TypeKind::Slice(Box::new(substitute_bound(x, map))),
-        TypeKind::Tuple(xs) => {
-            TypeKind::Tuple(xs.iter().map(|x| substitute_bound(x, map)).collect())
-        }
-    };
-    Type {
-        kind,
-        span: ty.span,
-    }
 }
