@@ -113,24 +113,54 @@ fn write_table(out: &std::path::Path, text: &str) {
             twin_args.join(", ")
         );
         twins.push(format!("    ({name:?}, grad_{name}, grad_{twin}),"));
-        // `via_pN`: `pN` through the template, which may change every
-        // argument (so all are `&mut`, `v` too).
+        // `via_pN`: `pN` through the template; its instance changes what
+        // `pN` changes (`effects::solve`), so a scalar `pN` only reads is
+        // passed by value and `v` by reference, as to `pN` itself.
         let _ = write!(
             twin_text,
             "function via_{name}(a::f64, b::f64, c::f64, d::f64, v::[f64])\n    via!({name}, a, b, c, d, v)\nend\n\n"
         );
+        let by_value = |i: usize, captured: Option<usize>| !mutated[i] || captured == Some(i);
+        let call_args = |captured: Option<usize>| -> String {
+            VARS.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if by_value(i, captured) {
+                        format!("*{v}")
+                    } else {
+                        v.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let grad_args = |captured: Option<usize>| -> String {
+            VARS.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if by_value(i, captured) {
+                        format!("*{v}, {v}_bar")
+                    } else {
+                        format!("{v}, {v}_bar")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for (prefix, target) in [
             ("via_call", format!("via_{name}")),
             ("via_uncall", format!("uncall_via_{name}")),
         ] {
             let _ = writeln!(
                 table,
-                "fn {prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let mut v = v.to_vec();\n    random_const::{target}(a, b, c, d, &mut v)\n}}"
+                "fn {prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random_const::{target}({}, v)\n}}",
+                call_args(None)
             );
         }
         let _ = writeln!(
             table,
-            "fn via_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    let mut v = v.to_vec();\n    random_const::via_{name}_grad::<f64>(a, a_bar, b, b_bar, c, c_bar, d, d_bar, &mut v, v_bar)\n}}"
+            "fn via_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::via_{name}_grad::<f64>({}, v, v_bar)\n}}",
+            grad_args(None)
         );
         vias.push(format!(
             "    ({name:?}, via_call_{name}, via_uncall_{name}, via_grad_{name}),"
@@ -162,56 +192,26 @@ fn write_table(out: &std::path::Path, text: &str) {
                 others.join(", ")
             );
         }
-        // Through the template, every scalar is changed but a captured
-        // one; `v` is only read.
+        // Through the templates, a scalar is changed where `pN` changes
+        // it and is not captured; `v` is only read.
         for (kind, captured) in [("part", None), ("cap", kept)] {
             if kind == "cap" && captured.is_none() {
                 continue;
             }
-            let by_value = |i: usize| captured == Some(i);
-            let args: Vec<String> = VARS
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    if by_value(i) {
-                        format!("*{v}")
-                    } else {
-                        v.to_string()
-                    }
-                })
-                .collect();
-            let grad_args: Vec<String> = VARS
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    if by_value(i) {
-                        format!("*{v}, {v}_bar")
-                    } else {
-                        format!("{v}, {v}_bar")
-                    }
-                })
-                .collect();
-            // `part!` only reads `v` (captured); `cap!` takes it as an
-            // argument its function may change.
-            let v = if kind == "part" {
-                "v"
-            } else {
-                "&mut v.to_vec()"
-            };
+            let args = call_args(captured);
+            let grad_args = grad_args(captured);
             for (prefix, target) in [
                 ("call", format!("{kind}_{name}")),
                 ("uncall", format!("uncall_{kind}_{name}")),
             ] {
                 let _ = writeln!(
                     table,
-                    "fn {kind}_{prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random_const::{target}({}, {v})\n}}",
-                    args.join(", ")
+                    "fn {kind}_{prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random_const::{target}({args}, v)\n}}"
                 );
             }
             let _ = writeln!(
                 table,
-                "fn {kind}_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::{kind}_{name}_grad::<f64>({}, {v}, v_bar)\n}}",
-                grad_args.join(", ")
+                "fn {kind}_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::{kind}_{name}_grad::<f64>({grad_args}, v, v_bar)\n}}"
             );
             partials.push(format!(
                 "    ({name:?}, {kind}_call_{name}, {kind}_uncall_{name}, {kind}_grad_{name}),"

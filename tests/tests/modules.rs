@@ -63,31 +63,31 @@ fn a_library_function_calling_its_own_crates_other_module() {
 #[test]
 fn a_library_template_with_a_library_function() {
     let mut ys = [1.0, 0.0, -1.0];
-    let mut xs = [0.5, -2.0, 4.0];
-    m::lib_triples(&mut ys, &mut xs).unwrap();
+    let xs = [0.5, -2.0, 4.0];
+    m::lib_triples(&mut ys, &xs).unwrap();
     assert_eq!(ys, [2.5, -6.0, 11.0]);
-    m::uncall_lib_triples(&mut ys, &mut xs).unwrap();
+    m::uncall_lib_triples(&mut ys, &xs).unwrap();
     assert_eq!(ys, [1.0, 0.0, -1.0]);
     let mut ys_bar = [1.0, 2.0, 3.0];
     let mut xs_bar = [0.0; 3];
-    m::lib_triples_grad(&mut ys, &mut ys_bar, &mut xs, &mut xs_bar).unwrap();
+    m::lib_triples_grad(&mut ys, &mut ys_bar, &xs, &mut xs_bar).unwrap();
     assert_eq!(xs_bar, [3.0, 6.0, 9.0]);
 }
 
 #[test]
 fn a_library_template_with_a_function_of_this_crate() {
     let mut ys = [0.0; 3];
-    let mut xs = [0.5, -1.5, 3.0];
-    m::lib_squares(&mut ys, &mut xs).unwrap();
+    let xs = [0.5, -1.5, 3.0];
+    m::lib_squares(&mut ys, &xs).unwrap();
     assert_eq!(ys, [0.25, 2.25, 9.0]);
-    m::uncall_lib_squares(&mut ys, &mut xs).unwrap();
+    m::uncall_lib_squares(&mut ys, &xs).unwrap();
     assert_eq!(ys, [0.0; 3]);
     let mut ys_bar = [1.0; 3];
     let mut xs_bar = [0.0; 3];
-    m::lib_squares_grad(&mut ys, &mut ys_bar, &mut xs, &mut xs_bar).unwrap();
+    m::lib_squares_grad(&mut ys, &mut ys_bar, &xs, &mut xs_bar).unwrap();
     assert_eq!(xs_bar, [1.0, -3.0, 6.0]);
     // The instance is generated in this crate, beside the function passed.
     let mut ys = [1.0; 3];
-    m::each_pair_with_lib_square_into(&mut ys, &mut xs).unwrap();
+    m::each_pair_with_lib_square_into(&mut ys, &xs).unwrap();
     assert_eq!(ys, [1.25, 3.25, 10.0]);
 }

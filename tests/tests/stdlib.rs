@@ -1389,27 +1389,27 @@ fn add() {
 fn map_with_a_function() {
     let mut rng = Rng(0x5EED_000F);
     for n in [0, 1, 3, 8] {
-        let (mut xs, y0, w) = (
+        let (xs, y0, w) = (
             vector(&mut rng, n),
             vector(&mut rng, n),
             vector(&mut rng, n),
         );
         let mut ys = y0.clone();
-        su::cubes(&mut ys, &mut xs).unwrap();
+        su::cubes(&mut ys, &xs).unwrap();
         let expect: Vec<f64> = (0..n).map(|i| y0[i] + xs[i].powi(3)).collect();
         assert_all_close("i_map!", &ys, &expect, 1e-12);
-        su::uncall_cubes(&mut ys, &mut xs).unwrap();
+        su::uncall_cubes(&mut ys, &xs).unwrap();
         assert_all_close("i_map! undone", &ys, &y0, 1e-12);
         let mut ys = y0.clone();
         let (mut ys_bar, mut xs_bar) = (w.clone(), vec![0.0; n]);
-        su::cubes_grad(&mut ys, &mut ys_bar, &mut xs, &mut xs_bar).unwrap();
+        su::cubes_grad(&mut ys, &mut ys_bar, &xs, &mut xs_bar).unwrap();
         check_gradient(
             "i_map!",
             &cat(&[&y0, &xs]),
             &cat(&[&ys_bar, &xs_bar]),
             |p| {
                 let mut ys = p[..n].to_vec();
-                su::cubes(&mut ys, &mut p[n..].to_vec()).unwrap();
+                su::cubes(&mut ys, &p[n..]).unwrap();
                 weighted(&w, &ys)
             },
         );
@@ -1418,41 +1418,41 @@ fn map_with_a_function() {
 
 #[test]
 fn filter_into_a_stack() {
-    let mut xs = [0.5, -1.0, 2.0, -0.25, 0.0, -3.0];
+    let xs = [0.5, -1.0, 2.0, -0.25, 0.0, -3.0];
     let mut out = Stack::from_vec(vec![9.0]);
-    su::negatives(&mut out, &mut xs).unwrap();
+    su::negatives(&mut out, &xs).unwrap();
     assert_eq!(out.as_slice(), &[9.0, -1.0, -0.25, -3.0]);
-    su::uncall_negatives(&mut out, &mut xs).unwrap();
+    su::uncall_negatives(&mut out, &xs).unwrap();
     assert_eq!(out.as_slice(), &[9.0]);
-    let mut none = [1.0, 2.0];
-    su::negatives(&mut out, &mut none).unwrap();
+    let none = [1.0, 2.0];
+    su::negatives(&mut out, &none).unwrap();
     assert_eq!(out.as_slice(), &[9.0]);
 }
 
 /// A fold `out += Σ g(xs[i])` through a template instance: forwards against
 /// `g`, backwards, and its gradient.
-type Fold = fn(&mut f64, &mut [f64]) -> nilang::Result;
-type FoldGrad = fn(&mut f64, &mut f64, &mut [f64], &mut [f64]) -> nilang::Result;
+type Fold = fn(&mut f64, &[f64]) -> nilang::Result;
+type FoldGrad = fn(&mut f64, &mut f64, &[f64], &mut [f64]) -> nilang::Result;
 
 fn check_fold(what: &str, call: Fold, uncall: Fold, grad: FoldGrad, g: fn(f64) -> f64) {
     let mut rng = Rng(0x5EED_0010);
     for n in [0, 1, 4, 9] {
-        let mut xs = vector(&mut rng, n);
+        let xs = vector(&mut rng, n);
         let mut out = 0.5;
-        call(&mut out, &mut xs).unwrap();
+        call(&mut out, &xs).unwrap();
         assert_close(
             what,
             out,
             0.5 + xs.iter().map(|&x| g(x)).sum::<f64>(),
             1e-12,
         );
-        uncall(&mut out, &mut xs).unwrap();
+        uncall(&mut out, &xs).unwrap();
         assert_close(what, out, 0.5, 1e-12);
         let (mut o, mut ob, mut xb) = (0.5, 1.0, vec![0.0; n]);
-        grad(&mut o, &mut ob, &mut xs, &mut xb).unwrap();
+        grad(&mut o, &mut ob, &xs, &mut xb).unwrap();
         check_gradient(what, &cat(&[&[0.5], &xs]), &cat(&[&[ob], &xb]), |p| {
             let mut out = p[0];
-            call(&mut out, &mut p[1..].to_vec()).unwrap();
+            call(&mut out, &p[1..]).unwrap();
             out
         });
     }

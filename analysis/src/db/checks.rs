@@ -4,7 +4,7 @@ use super::front::{
     Front, MISSING, ProjectCallees, ProjectItems, Typed, chunk_front, chunk_typed, mutated_params,
     param_type, param_types,
 };
-use super::functions::{function_ast, function_chunk, header, is_kernel};
+use super::functions::{function_ast, function_chunk, header, is_kernel, project_mutations};
 use super::inputs::{Db, FnId, Project, SourceFile};
 use super::instances::{
     Instance, InstanceId, called_instance, instance_tree, project_instances, reach_instances,
@@ -347,7 +347,7 @@ pub fn instance_function<'db>(
         .into_iter()
         .map(|(i, _, _)| i)
         .collect();
-    let template_mutated = mutated_params(db, project, &template).unwrap_or_default();
+    let template_mutated = instance_mutations(db, project, id);
     let mut mutated: Vec<bool> = template_mutated
         .iter()
         .enumerate()
@@ -365,6 +365,29 @@ pub fn instance_function<'db>(
         mutated,
         diagnostics: checks.diagnostics,
     }))
+}
+
+/// Which of its template's parameters an instance changes with its
+/// functions passed: the effects fixpoint's node for it (`effects::solve`),
+/// so that an argument the functions passed only read is `&` in the
+/// instance's signature and its callers'; the template's own for a
+/// variant, or an instance the fixpoint did not reach.
+#[salsa::tracked(returns(ref))]
+pub fn instance_mutations<'db>(
+    db: &'db dyn Db,
+    project: Project,
+    id: InstanceId<'db>,
+) -> Vec<bool> {
+    let instance = id.instance(db);
+    let own = (!instance.functions.is_empty())
+        .then(|| {
+            project_mutations(db, project)
+                .get(&instance.name())
+                .cloned()
+        })
+        .flatten();
+    own.or_else(|| mutated_params(db, project, &instance.template))
+        .unwrap_or_default()
 }
 
 /// Why an instance cannot be generated: it cannot be made, or its code
