@@ -427,6 +427,11 @@ pub struct PureSpec {
     /// Fixed-point, log and tropical arguments (the Rust backend).
     pub numbers: NumberArgs,
     pub first: FirstArg,
+    /// Whether it takes unsigned integers: the conversions, integer
+    /// division and remainder, the queries of shape and type, printing.
+    /// The math functions compute through real-number arithmetic
+    /// (`nilang::Real`), which unsigned integers lack (E0701).
+    pub unsigned: bool,
 }
 
 impl PureFn {
@@ -569,6 +574,61 @@ impl PureFn {
                 Value,
             ),
         };
+        let unsigned = match self {
+            PureFn::Identity
+            | PureFn::Float
+            | PureFn::Fixed
+            | PureFn::Ulog
+            | PureFn::Tropical
+            | PureFn::Value
+            | PureFn::Unwrap
+            | PureFn::Real
+            | PureFn::Div
+            | PureFn::Rem
+            | PureFn::Mod
+            | PureFn::Print
+            | PureFn::Println
+            | PureFn::Zero
+            | PureFn::Zeros
+            | PureFn::Ones
+            | PureFn::Stack
+            | PureFn::Length
+            | PureFn::Size
+            | PureFn::Nnz => true,
+            PureFn::Abs
+            | PureFn::Abs2
+            | PureFn::Sqrt
+            | PureFn::Exp
+            | PureFn::Log
+            | PureFn::Sin
+            | PureFn::Cos
+            | PureFn::Tan
+            | PureFn::Sinh
+            | PureFn::Cosh
+            | PureFn::Tanh
+            | PureFn::Asin
+            | PureFn::Acos
+            | PureFn::Atan
+            | PureFn::Sincos
+            | PureFn::Inv
+            | PureFn::Min
+            | PureFn::Max
+            | PureFn::Sign
+            | PureFn::Floor
+            | PureFn::Ceil
+            | PureFn::Round
+            | PureFn::Imag
+            | PureFn::Conj
+            | PureFn::Angle
+            | PureFn::One
+            | PureFn::Tget
+            | PureFn::Isempty
+            | PureFn::Iseven
+            | PureFn::Isodd
+            | PureFn::GlobalIndex
+            | PureFn::Logaddexp
+            | PureFn::Logsubexp => false,
+        };
         PureSpec {
             name,
             arity,
@@ -577,6 +637,7 @@ impl PureFn {
             complex,
             numbers,
             first,
+            unsigned,
         }
     }
 

@@ -1424,27 +1424,9 @@ impl Cx<'_> {
         let vals: Vec<Val> = args.iter().map(|a| arg_val(self, a)).collect();
         let first = vals.first().map(|v| v.ty.clone()).unwrap_or(Ty::Unknown);
         let function = PureFn::named(name);
-        // The conversions and integer arithmetic take unsigned integers;
-        // the math functions go through real-number arithmetic.
-        let real_math = function.is_some_and(|f| {
-            use PureFn::*;
-            !matches!(
-                f,
-                Identity
-                    | Float
-                    | Fixed
-                    | Ulog
-                    | Tropical
-                    | Value
-                    | Unwrap
-                    | Real
-                    | Div
-                    | Rem
-                    | Mod
-                    | Print
-                    | Println
-            ) && (f.spec().first == builtins::FirstArg::Value || f == One)
-        });
+        // The math functions go through real-number arithmetic, which
+        // unsigned integers lack (the catalogue's `unsigned`).
+        let real_math = function.is_some_and(|f| !f.spec().unsigned);
         if real_math {
             for (a, v) in args.iter().zip(&vals) {
                 self.unsigned_unsupported(&format!("`{name}`"), a, v);
