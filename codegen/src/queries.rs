@@ -325,6 +325,14 @@ pub fn rust_module(
             errors,
         });
     }
+    // What the build's options rule out, decided by the analysis too.
+    let errors = build_option_errors(db, project, file, gradients);
+    if !errors.is_empty() {
+        return Arc::new(RustModule {
+            code: String::new(),
+            errors,
+        });
+    }
     let mut errors = Vec::new();
     let mut code = struct_items_rust(db, project, file);
     for &f in file_functions(db, project, file) {
@@ -358,12 +366,7 @@ pub fn rust_module(
         code.push_str(&rust.code);
     }
     code.push_str(&derivative_entry_points(
-        db,
-        project,
-        file,
-        gradients,
-        tape_loops,
-        &mut errors,
+        db, project, file, gradients, tape_loops,
     ));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));
@@ -542,40 +545,25 @@ fn variant_code(
 
 /// The entry points of the derivative calls (`(∇f)(...)`, `(∂f)(...)`)
 /// that `file`'s functions make (`codegen::derivatives`), once each; the
-/// reverse passes only with `gradients`. Without them a gradient call
-/// cannot be generated: E0701 at each (absolute spans).
+/// reverse passes only with `gradients` (without them the analysis
+/// refuses a gradient call: `db::build_option_errors`).
 fn derivative_entry_points(
     db: &dyn Db,
     project: Project,
     file: SourceFile,
     gradients: bool,
     tape_loops: bool,
-    errors: &mut Vec<Diagnostic>,
 ) -> String {
     let mut called: Vec<String> = Vec::new();
     for &f in file_functions(db, project, file) {
         let Some(ast) = function_ast(db, f) else {
             continue;
         };
-        let offset = function_offset(db, f);
         nilang_analysis::effects::visit_block(&ast.body, &mut |stmt| {
-            let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind else {
-                return;
-            };
-            match nilang_analysis::ast::Derivative::of(&call.callee.name) {
-                Some((nilang_analysis::ast::Derivative::Gradient, base)) if !gradients => {
-                    errors.push(
-                        Diagnostic::error(
-                            "E0701",
-                            call.callee.span.shift(offset),
-                            format!("`(∇{base})` needs the gradient programs, which this build does not generate"),
-                        )
-                        .with_label("a gradient call")
-                        .with_help("generate gradients (`nilang_build::Config::gradients(true)`, the default), or take the derivative with `(∂f)`"),
-                    );
-                }
-                Some(_) => called.push(call.callee.name.clone()),
-                None => {}
+            if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
+                && nilang_analysis::ast::Derivative::of(&call.callee.name).is_some()
+            {
+                called.push(call.callee.name.clone());
             }
         });
     }

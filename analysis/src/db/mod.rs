@@ -22,6 +22,8 @@
 //! - `checks`: the checks of each function and template instance;
 //! - `variants`: whether a variant a build asks for (a function with some
 //!   parameters `Const`) can be made (E0625);
+//! - `options`: what a build's other options rule out (a gradient call
+//!   without the gradient programs, E0701);
 //! - `diagnostics`: what every shell reports for a file;
 //! - `inverse`: a function's inverse, as a tree and as source.
 //!
@@ -36,14 +38,15 @@ mod instances;
 mod inverse;
 mod items;
 mod limits;
+mod options;
 mod scopes;
 mod taping;
 mod variants;
 
 pub use crate::names::module_name;
 pub use checks::{
-    InstanceFunction, check_function, function_activity, instance_function, kernel_facts,
-    reversibility_checks,
+    InstanceFunction, check_function, function_activity, instance_function, instance_mutations,
+    kernel_facts, reversibility_checks,
 };
 pub use diagnostics::file_diagnostics;
 pub use front::{
@@ -65,6 +68,7 @@ pub use items::{
     item_table, lookup_function, project_structs, struct_table,
 };
 pub use limits::backend_limits;
+pub use options::build_option_errors;
 pub use scopes::{file_scope, missing_packages, module_registry};
 pub use taping::{TapeFacts, project_taped};
 pub use variants::{Variant, variant_errors};

@@ -72,23 +72,9 @@ pub(crate) fn primitive_bodies(
             mutated,
             value,
         } = arg;
-        if bar_param_type(&kind).is_some() && !matches!(kind, Kind::Float(_) | Kind::Generic(_)) {
-            g.diagnostics.push(
-                Diagnostic::error(
-                    "E0701",
-                    p.span,
-                    format!(
-                        "`@primitive` parameter `{}` is not a real scalar",
-                        p.name.name
-                    ),
-                )
-                .with_label("arrays and complex numbers cannot be primitive parameters yet")
-                .with_help(
-                    "give the primitive real scalar parameters, and loop over arrays in the caller",
-                ),
-            );
-            return None;
-        }
+        // Only real scalars carry a derivative here: the analysis refuses
+        // a primitive with another parameter that has an adjoint
+        // (`primitive::check_primitive`, E0701).
         let differentiable = !p.constant && matches!(kind, Kind::Float(_) | Kind::Generic(_));
         values.push(value.clone());
         if mutated {
@@ -111,30 +97,8 @@ pub(crate) fn primitive_bodies(
         .enumerate()
         .map(|(k, (o, i))| (format!("__d{k}"), o, i))
         .collect();
-    let expected = pairs.len() + reads.len();
-    if sig.params.len() != expected {
-        g.diagnostics.push(
-            Diagnostic::error(
-                "E0701",
-                d.span,
-                format!(
-                    "`{}` takes {} arguments, but the primitive `{}` passes it {expected}",
-                    d.name,
-                    sig.params.len(),
-                    f.name.name
-                ),
-            )
-            .with_label("derivatives of this primitive")
-            .with_help(format!(
-                "give `{}` one parameter per (changed, read) pair of real parameters ({}), then the read parameters of `{}` ({})",
-                d.name,
-                pairs.len(),
-                f.name.name,
-                reads.len()
-            )),
-        );
-        return None;
-    }
+    // `d` takes these arguments: the analysis refuses it otherwise
+    // (`primitive::check_primitive`, E0108).
     let own = inner_name(&rust_name(nilang_analysis::modules::bare_name(&d.name)));
     let path = match &sig.module {
         Some(m) => format!("{m}::{own}"),
