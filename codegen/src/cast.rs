@@ -10,8 +10,10 @@
 //! there (`E0621`). In the other passes, an ancilla allocated in a block
 //! and cast later in it is allocated with the source type of the first cast
 //! met, so the inverse program, which meets the casts in reverse, allocates
-//! it with the type the forward program freed it with. Errors are reported
-//! from the forward program only (`Gen::cast_report`).
+//! it with the type the forward program freed it with (`Mode::cast_report`
+//! marks the forward program). What cannot be cast is refused by the
+//! analysis (`typeck`: E0602, E0621, E0622, E0701); the backend generates
+//! the casts that remain.
 //!
 //! With checks on, a cast must be exact (`nilang::cast::Cast::cast_exact`):
 //! otherwise it returns `Check::Cast` with the `.nil` location and the
@@ -65,13 +67,12 @@ impl Gen<'_> {
             let Some(id) = self.resolution.def_at(name.span) else {
                 continue;
             };
-            let mut first = None;
-            for &(span, from) in casts.get(&id).into_iter().flatten() {
-                // A use resolves to an allocation before it, so every cast
-                // of `id` follows this allocation.
-                self.cast_blocks.push(span);
-                first.get_or_insert(from);
-            }
+            // A use resolves to an allocation before it, so every cast of
+            // `id` follows this allocation.
+            let first = casts
+                .get(&id)
+                .and_then(|c| c.first())
+                .map(|&(_, from)| from);
             // The forward program allocates with the inferred type (its
             // casts must start from it); the others with the type the first
             // cast they meet starts from: the inverse meets the forward
@@ -92,68 +93,18 @@ impl Gen<'_> {
         let ExprKind::Var(x) = &value.kind else {
             return;
         };
-        let Some((id, kind)) = self.def_kind(value.span) else {
+        // The analysis holds the rest (`typeck`): `x` is an ancilla cast in
+        // the block that allocates it (E0622), from the type it has there
+        // (E0621), between number types (E0602, E0701).
+        let Some((id, _)) = self.def_kind(value.span) else {
             return;
         };
-        if !matches!(self.resolution.defs[id].kind, DefKind::Ancilla)
-            || !self.cast_blocks.contains(&span)
-        {
-            let param = matches!(self.resolution.defs[id].kind, DefKind::Param(_));
-            let mut d = Diagnostic::error(
-                "E0701",
-                span,
-                if param {
-                    format!("a typecast cannot change the type of the parameter `{x}`")
-                } else {
-                    format!("a typecast of `{x}` outside the block that allocates it")
-                },
-            )
-            .with_label("cannot change the type here");
-            d = if param {
-                d.with_help(format!(
-                    "copy it into an ancilla and cast that: `t ← {x}`, then `(T1 => T2)(t)`"
-                ))
-            } else {
-                d.with_help("move the cast into the block (function body, branch or loop body) that allocates the ancilla")
-            };
-            self.cast_error(d);
-            return;
-        }
-        if kind != from_kind && kind != Kind::Unknown {
-            let show = |k: &Kind| {
-                rust_scalar(k)
-                    .unwrap_or_else(|| "?".into())
-                    .replace("nilang::", "")
-            };
-            self.cast_error(
-                Diagnostic::error(
-                    "E0701",
-                    from.span,
-                    format!(
-                        "this typecast converts from `{}`, but `{x}` is a `{}` here",
-                        show(&from_kind),
-                        show(&kind)
-                    ),
-                )
-                .with_label("not the variable's type")
-                .with_secondary(value.span, format!("`{x}` is a `{}`", show(&kind)))
-                .with_help(format!(
-                    "write `({} => {})({x})`",
-                    show(&kind),
-                    show(&to_kind)
-                )),
-            );
-            return;
-        }
         let numeric = |k: &Kind| match k {
             Kind::Int(_) | Kind::Float(_) => true,
             Kind::Complex(inner) => matches!(**inner, Kind::Float(_)),
             _ => false,
         };
         if !numeric(&from_kind) || !numeric(&to_kind) {
-            if self.mode.cast_report {
-                self.unsupported(span, "a typecast from or to a type parameter or `bool`");
-            }
             return;
         }
         let (Some(t1), Some(t2)) = (rust_scalar(&from_kind), rust_scalar(&to_kind)) else {
@@ -208,26 +159,10 @@ impl Gen<'_> {
         self.casts.push((id, to_kind));
     }
 
-    /// Typecasts are checked where the forward program is generated; the
-    /// other passes meet the same casts (inverted) and stay silent.
-    fn cast_error(&mut self, d: Diagnostic) {
-        if self.mode.cast_report {
-            self.diagnostics.push(d);
-        }
-    }
-
-    /// The kind of a type in a typecast; E0602 when it is not a type.
-    fn cast_type(&mut self, ty: &Type) -> Option<Kind> {
-        let kind = cast_kind_of(&self.generics)(ty);
-        if kind.is_none() {
-            let shown = crate::printer::print_type(ty);
-            self.cast_error(
-                Diagnostic::error("E0701", ty.span, format!("unknown type `{shown}` in a typecast"))
-                    .with_label("not a number type")
-                    .with_help("typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>"),
-            );
-        }
-        kind
+    /// The kind of a type in a typecast (`None` for what is not a number
+    /// type, which the analysis refuses: E0602).
+    fn cast_type(&self, ty: &Type) -> Option<Kind> {
+        cast_kind_of(&self.generics)(ty)
     }
 }
 

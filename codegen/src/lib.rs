@@ -271,7 +271,6 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         tape: None,
         reserve: Vec::new(),
         casts: Vec::new(),
-        cast_blocks: Vec::new(),
         windows: Vec::new(),
         failing: Vec::new(),
         sites: sites::Sites::new(&f.name.name),
@@ -433,9 +432,6 @@ struct Gen<'a> {
     /// The kinds typecasts gave ancillas so far, by definition, latest last
     /// (see `codegen::cast`).
     casts: Vec<(usize, Kind)>,
-    /// The spans of the typecasts that sit in the block allocating their
-    /// variable (the only ones that can be generated).
-    cast_blocks: Vec<Span>,
     /// The index windows of the `for` loops being generated, innermost
     /// last (see `codegen::control`).
     windows: Vec<control::Slice>,
@@ -474,7 +470,8 @@ struct Mode {
     skip_values: Vec<usize>,
     /// Inside a tape loop: whether it records or reads back.
     tape: Option<tape::TapeMode>,
-    /// Typecast errors are reported (while the forward program is generated).
+    /// The forward program is generated (ancillas are allocated with their
+    /// inferred types, and cast from them).
     cast_report: bool,
 }
 
