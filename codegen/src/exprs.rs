@@ -41,10 +41,8 @@ impl Fill {
 }
 
 impl Gen<'_> {
+    /// A variable read as a value (typeck refuses a stack here, E0620).
     pub(super) fn var(&mut self, name: &str, span: Span) -> (String, Kind) {
-        if let Some((_, Kind::Stack(_))) = self.def_kind(span) {
-            self.stack_as_value(name, span);
-        }
         self.var_code(name, span)
     }
 

@@ -9,11 +9,8 @@ impl Gen<'_> {
         let Some((place, kind, negated)) = self.lvalue(target) else {
             return;
         };
+        // typeck refuses a complex value into a real place (E0603).
         let (code, from) = self.expr(value);
-        if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_) | Kind::Unknown) {
-            self.complex_into_real(target, value);
-            return;
-        }
         let op = if negated { op.inverse() } else { op };
         if self.fixed_update(target, &place, &kind, op, code.clone(), &from, span) {
             return;

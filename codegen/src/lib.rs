@@ -529,20 +529,6 @@ impl Gen<'_> {
         );
     }
 
-    /// E0603: a complex value added to a real place (`y.im += log(x)`).
-    fn complex_into_real(&mut self, target: &Expr, value: &Expr) {
-        self.diagnostics.push(
-            Diagnostic::error(
-                "E0701",
-                value.span,
-                "a complex value cannot be added to a real place",
-            )
-            .with_label("this value is complex")
-            .with_secondary(target.span, "this place is real")
-            .with_help("take its part first: `real(...)`, `imag(...)`, `abs(...)` or `angle(...)`"),
-        );
-    }
-
     fn location(&self, span: Span) -> String {
         let (line, col) = crate::render::line_col_indexed(
             self.place.text,

@@ -77,7 +77,7 @@ impl Gen<'_> {
         {
             return Some(self.stack_ref(id, &rust_name(name), false));
         }
-        self.not_a_stack(arg);
+        // Anything else is refused by typeck (E0620, "this is not a stack").
         None
     }
 
@@ -94,35 +94,12 @@ impl Gen<'_> {
                     Kind::Stack(Box::new(elem)),
                 )
             }
+            // typeck refuses any other element type (E0620).
             _ => {
-                self.diagnostics.push(
-                    Diagnostic::error("E0701", t.span, "`stack` needs a scalar element type")
-                        .with_label("not a scalar type")
-                        .with_help("write `stack(f64)`, `stack(i64)`, `stack(T)`, or `stack(z)` for a stack of `z`'s type"),
-                );
                 let _ = span;
                 ("()".into(), Kind::Unknown)
             }
         }
-    }
-
-    /// A stack read as a value (`y += s`, `t ← s`, a condition).
-    pub(super) fn stack_as_value(&mut self, name: &str, span: Span) {
-        self.diagnostics.push(
-            Diagnostic::error("E0701", span, format!("the stack `{name}` is not a number"))
-                .with_label("a stack used as a value")
-                .with_help("use a stack through PUSH!, POP!, COPYPUSH! and COPYPOP!, or pass it to a function that takes a `Stack<T>`"),
-        );
-    }
-
-    fn not_a_stack(&mut self, arg: &Expr) {
-        self.diagnostics.push(
-            Diagnostic::error("E0701", arg.span, "this is not a stack")
-                .with_label("expected a variable of type `Stack<T>`")
-                .with_help(
-                    "pass a parameter `s::Stack<T>` or an ancilla allocated with `s ← stack(T)`",
-                ),
-        );
     }
 
     /// `s → stack(T)`: the stack must be empty.
@@ -151,21 +128,15 @@ impl Gen<'_> {
             (ExprKind::Var(s), Some((_, Kind::Stack(elem)))) => Some((s.clone(), *elem)),
             _ => None,
         };
+        // typeck refuses anything but a stack variable here (E0620).
         let Some((s_name, elem)) = stack else {
-            self.not_a_stack(s_arg);
             return;
         };
         let s = rust_name(&s_name);
         let elem_rust = rust_scalar(&elem).unwrap_or_else(|| "f64".into());
+        // The analysis refuses stacks of other elements (`limits.rs`,
+        // `stack_element`).
         let Some(zero) = element_zero(&elem, &elem_rust) else {
-            // Reported by the analysis (`limits.rs`); a last guard here.
-            self.unsupported(
-                s_arg.span,
-                &format!(
-                    "`{name}` on a stack of `{}` values",
-                    elem_rust.replace("nilang::", "")
-                ),
-            );
             return;
         };
         // Integers and booleans compare exactly (and `CheckEq` has no
@@ -182,31 +153,13 @@ impl Gen<'_> {
         let place = if copy {
             None
         } else {
-            let Some((place, kind, negated)) = self.lvalue(x_arg) else {
+            // A negated argument is refused by the analysis (`limits.rs`),
+            // another element type by typeck (E0610).
+            let Some((place, _, _)) = self.lvalue(x_arg) else {
                 return;
             };
-            if negated {
-                self.unsupported(x_arg.span, "a negated argument to a stack instruction");
-                return;
-            }
-            if kind != elem && kind != Kind::Unknown && elem != Kind::Unknown {
-                self.element_mismatch(s_arg, x_arg, &elem, &kind);
-                return;
-            }
             Some(place)
         };
-        if copy {
-            let (_, kind) = self.expr(x_arg);
-            if kind != elem
-                && kind != Kind::Unknown
-                && elem != Kind::Unknown
-                && !(matches!(elem, Kind::Float(_) | Kind::Generic(_) | Kind::Complex(_))
-                    && matches!(kind, Kind::Int(_)))
-            {
-                self.element_mismatch(s_arg, x_arg, &elem, &kind);
-                return;
-            }
-        }
         // A stack nothing active is pushed on carries no derivative (and the
         // values taken from it none either).
         if self.differentiating() && kinds::differentiable(&elem) && self.active_at(s_arg.span) {
@@ -323,26 +276,6 @@ impl Gen<'_> {
         self.line(&format!(
             "while {sb}.len() > {s}.len() {{ let _ = {sb}.pop(); }}"
         ));
-    }
-
-    fn element_mismatch(&mut self, s_arg: &Expr, x_arg: &Expr, elem: &Kind, kind: &Kind) {
-        let show = |k: &Kind| rust_scalar(k).unwrap_or_else(|| "?".into());
-        self.diagnostics.push(
-            Diagnostic::error(
-                "E0701",
-                x_arg.span,
-                format!(
-                    "a `{}` value on a stack of `{}`",
-                    show(kind).replace("nilang::", ""),
-                    show(elem).replace("nilang::", "")
-                ),
-            )
-            .with_label("this value has another type")
-            .with_secondary(s_arg.span, "the stack's element type")
-            .with_help(
-                "a stack holds values of its element type only; convert with a typecast first",
-            ),
-        );
     }
 
     /// The adjoint rule of a stack instruction in a reverse pass (`name` is

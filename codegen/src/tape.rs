@@ -280,11 +280,8 @@ impl Gen<'_> {
                     }
                     self.unad_scale(target, op, value, &kind, span);
                 }
+                // typeck refuses a complex value into a real place (E0603).
                 let (code, from) = self.expr(value);
-                if matches!(from, Kind::Complex(_)) && !matches!(kind, Kind::Complex(_)) {
-                    self.complex_into_real(target, value);
-                    return;
-                }
                 let code = convert(code, &from, &kind);
                 let v = self.fresh("v");
                 self.line(&format!("let {v} = {code};"));

@@ -184,13 +184,9 @@ impl W<'_> {
             StmtKind::Routine(inner) | StmtKind::InBounds(inner) | StmtKind::InvCheckOff(inner) => {
                 self.stmt(inner)
             }
-            // Reported by the checks for the kernel itself; this is for
-            // the functions it calls.
-            StmtKind::Tape(_) => self.diagnostics.push(
-                Diagnostic::error("E0701", stmt.span, "a tape loop in code that runs on the GPU")
-                    .with_label("kernels and the functions they call keep no tape")
-                    .with_help("remove `@tape` and write the loop reversibly (`while (pre, post)`, no `=`, `*=` or `/=`)"),
-            ),
+            // The analysis refuses a tape loop in a kernel and in each
+            // function it calls (`db::kernel_callee_tapes`).
+            StmtKind::Tape(_) => {}
             StmtKind::Unroutine => {}
             // Printing and assertions do not run on the device.
             StmtKind::Safe(_) => {}
