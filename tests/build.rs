@@ -121,27 +121,21 @@ fn write_table(out: &std::path::Path, text: &str) {
             "function via_{name}(a::f64, b::f64, c::f64, d::f64, v::[f64])\n    via!({name}, a, b, c, d, v)\nend\n\n"
         );
         let by_value = |i: usize, captured: Option<usize>| !mutated[i] || captured == Some(i);
-        let call_args = |captured: Option<usize>| -> String {
+        // Each scalar as `pN` takes it (by value where `pN` only reads it
+        // or it is captured), with its adjoint after it in a gradient call.
+        let scalar_args = |captured: Option<usize>, adjoints: bool| -> String {
             VARS.iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    if by_value(i, captured) {
+                    let arg = if by_value(i, captured) {
                         format!("*{v}")
                     } else {
                         v.to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let grad_args = |captured: Option<usize>| -> String {
-            VARS.iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    if by_value(i, captured) {
-                        format!("*{v}, {v}_bar")
+                    };
+                    if adjoints {
+                        format!("{arg}, {v}_bar")
                     } else {
-                        format!("{v}, {v}_bar")
+                        arg
                     }
                 })
                 .collect::<Vec<_>>()
@@ -154,13 +148,13 @@ fn write_table(out: &std::path::Path, text: &str) {
             let _ = writeln!(
                 table,
                 "fn {prefix}_{name}(s: &mut [f64; 4], v: &[f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    random_const::{target}({}, v)\n}}",
-                call_args(None)
+                scalar_args(None, false)
             );
         }
         let _ = writeln!(
             table,
             "fn via_grad_{name}(s: &mut [f64; 4], g: &mut [f64; 4], v: &[f64], v_bar: &mut [f64]) -> nilang::Result {{\n    let [a, b, c, d] = s;\n    let [a_bar, b_bar, c_bar, d_bar] = g;\n    random_const::via_{name}_grad::<f64>({}, v, v_bar)\n}}",
-            grad_args(None)
+            scalar_args(None, true)
         );
         vias.push(format!(
             "    ({name:?}, via_call_{name}, via_uncall_{name}, via_grad_{name}),"
@@ -198,8 +192,8 @@ fn write_table(out: &std::path::Path, text: &str) {
             if kind == "cap" && captured.is_none() {
                 continue;
             }
-            let args = call_args(captured);
-            let grad_args = grad_args(captured);
+            let args = scalar_args(captured, false);
+            let grad_args = scalar_args(captured, true);
             for (prefix, target) in [
                 ("call", format!("{kind}_{name}")),
                 ("uncall", format!("uncall_{kind}_{name}")),
