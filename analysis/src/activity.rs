@@ -34,13 +34,15 @@ impl Activity {
     }
 }
 
-/// The activity of `function`'s definitions. `mutated(name)` tells which
-/// parameters a callee changes (`None`: unknown, every argument may be).
+/// The activity of `function`'s definitions. `mutated(call)` tells which
+/// parameters the callee of a call changes (`None`: unknown, every
+/// argument may be); for a template, those of the instance the call
+/// reaches (`check::CalleeInfo::call_mutations`).
 pub fn activity(
     function: &Function,
     resolution: &Resolution,
     types: &FunctionTypes,
-    mutated: &dyn Fn(&str) -> Option<Vec<bool>>,
+    mutated: &dyn Fn(&Call) -> Option<Vec<bool>>,
 ) -> Activity {
     let mut active = vec![false; resolution.defs.len()];
     for (id, def) in resolution.defs.iter().enumerate() {
@@ -81,7 +83,7 @@ pub fn activity(
 fn leaf_flow(
     stmt: &Stmt,
     resolution: &Resolution,
-    mutated: &dyn Fn(&str) -> Option<Vec<bool>>,
+    mutated: &dyn Fn(&Call) -> Option<Vec<bool>>,
 ) -> Option<(Vec<DefId>, Vec<DefId>)> {
     let root = |e: &Expr| e.root_var().and_then(|(_, span)| resolution.def_at(span));
     let written: Vec<DefId> = match &stmt.kind {
@@ -110,7 +112,7 @@ fn leaf_flow(
                         .map(|p| i.mutates.contains(&p))
                         .collect::<Vec<_>>(),
                 ),
-                None => mutated(&call.callee.name),
+                None => mutated(call),
             };
             call.args
                 .iter()

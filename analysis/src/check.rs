@@ -28,6 +28,13 @@ pub trait CalleeInfo {
     fn constant_params(&self, _name: &str) -> Option<Vec<bool>> {
         None
     }
+
+    /// Which parameters the callee of `call` mutates: its function's, or
+    /// for a call of a template that passes functions, those of the
+    /// instance it reaches (`db::instance_mutations`).
+    fn call_mutations(&self, call: &Call) -> Option<Vec<bool>> {
+        self.mutated_params(&call.callee.name)
+    }
 }
 
 /// What the checks of one function found: their diagnostics, and the
@@ -418,10 +425,7 @@ impl Checker<'_> {
                 .map(|i| instr.mutates.contains(&i))
                 .collect();
         }
-        let m = self
-            .callees
-            .mutated_params(&call.callee.name)
-            .unwrap_or_default();
+        let m = self.callees.call_mutations(call).unwrap_or_default();
         (0..call.args.len())
             .map(|i| m.get(i).copied().unwrap_or(false))
             .collect()

@@ -85,6 +85,13 @@ impl<C: CalleeInfo + ?Sized> CalleeInfo for WithLocal<'_, C> {
             None => self.inner.constant_params(name),
         }
     }
+
+    fn call_mutations(&self, call: &Call) -> Option<Vec<bool>> {
+        match self.local(&call.callee.name) {
+            Some(params) => Some(vec![true; params.len()]),
+            None => self.inner.call_mutations(call),
+        }
+    }
 }
 
 impl<C: CalleeTypes + ?Sized> CalleeTypes for WithLocal<'_, C> {

@@ -9,6 +9,20 @@ const RTOL: f64 = 1e-6;
 const ATOL: f64 = 1e-9;
 
 #[test]
+fn a_constant_array_through_a_template_that_only_reads_it() {
+    let xs = [0.5, -1.5, 2.0];
+    let mut ys = [1.0, 0.0, -1.0];
+    h::squares_of_constants(&mut ys, &xs).unwrap();
+    assert_eq!(ys, [1.25, 2.25, 3.0]);
+    h::uncall_squares_of_constants(&mut ys, &xs).unwrap();
+    assert_eq!(ys, [1.0, 0.0, -1.0]);
+    // No adjoint for `xs`: the gradient takes `ys` and its adjoint only.
+    let mut ys_bar = [1.0; 3];
+    h::squares_of_constants_grad(&mut ys, &mut ys_bar, &xs).unwrap();
+    assert_eq!(ys_bar, [1.0; 3]);
+}
+
+#[test]
 fn map_with_a_function() {
     let xs = [0.5, -1.5, 2.0];
     let mut ys = [1.0, 0.0, -1.0];

@@ -48,6 +48,32 @@ pub(crate) fn checks<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<&'db Checks> 
     chunk_checks(db, f.project(db), file, k).get(i)
 }
 
+/// The project's callees as the reversibility checks see them: a call of
+/// a template that passes functions changes what the instance it reaches
+/// changes, so a `Const` or shared argument that the functions passed only
+/// read is no write.
+struct InstanceCallees<'a>(ProjectCallees<'a>);
+
+impl CalleeInfo for InstanceCallees<'_> {
+    fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
+        self.0.mutated_params(name)
+    }
+
+    fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
+        self.0.constant_params(name)
+    }
+
+    fn call_mutations(&self, call: &crate::ast::Call) -> Option<Vec<bool>> {
+        let ProjectCallees { db, project } = self.0;
+        match called_instance(db, project, call) {
+            Some(instance) => {
+                Some(instance_mutations(db, project, InstanceId::new(db, instance)).clone())
+            }
+            None => self.mutated_params(&call.callee.name),
+        }
+    }
+}
+
 /// The back half of one function's analysis, and all its diagnostics.
 /// `instance`: `ast` is an instance's tree, whose instances the instance
 /// that reaches it checks (`instance_error`), not it.
@@ -61,12 +87,12 @@ fn function_checks(
 ) -> Checks {
     let (resolution, types) = (&front.resolution, &*typed.types);
     let expr_types = &*typed.exprs;
-    let callees = ProjectCallees { db, project };
+    let callees = InstanceCallees(ProjectCallees { db, project });
     let callees =
         crate::local_callees::WithLocal::new(&callees, ast, &|i| param_type(ast, front, i));
     let structs = &**struct_table(db, project);
     let activity =
-        crate::activity::activity(ast, resolution, types, &|name| callees.mutated_params(name));
+        crate::activity::activity(ast, resolution, types, &|call| callees.call_mutations(call));
     let reversibility = check::check_function(ast, resolution, types, &callees, &activity);
     let kernel = if ast.kernel {
         crate::kernel::analyze(ast, resolution, types, &callees)
