@@ -190,6 +190,31 @@ fn changing_what_one_function_mutates_rechecks_its_callers_only() {
     assert_eq!(count(&log, "chunk_checks"), 2, "chunk_checks");
 }
 
+/// An edit of a callee's body that keeps what it mutates does not recheck
+/// its callers: what the checks read of a callee (its header, its
+/// mutations) is backdated, not its tree.
+#[test]
+fn an_edit_of_a_callee_body_rechecks_its_chunk_only() {
+    let text = |k: &str| -> String {
+        let mut t: String = (0..300)
+            .map(|i| {
+                let k = if i == 150 { k } else { "2.0" };
+                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
+            })
+            .collect();
+        t.push_str("function caller(a::f64, b::f64)\n    f150(a, b)\nend\n");
+        t
+    };
+    let mut db = RootDatabase::with_query_log().with_reparsing();
+    let file = SourceFile::new(&db, "callee_body.nil".into(), text("2.0"));
+    let project = Project::new(&db, vec![file]);
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    file.set_text(&mut db).to(text("3.0"));
+    db.start_logging();
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    assert_eq!(runs(&db, "chunk_checks"), 1);
+}
+
 /// A struct defined below the edit moves with it; the functions that do not
 /// use it are not checked again for that.
 #[test]

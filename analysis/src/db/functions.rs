@@ -46,6 +46,9 @@ pub(crate) struct Header {
     pub(crate) kernel: bool,
     /// Which parameters are `Const<T>`.
     pub(crate) constant: Vec<bool>,
+    /// The positions of its `Fn` parameters (a template's,
+    /// `values::function_params`).
+    pub(crate) fn_params: Vec<usize>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -60,6 +63,10 @@ fn chunk_headers(db: &dyn Db, project: Project, file: SourceFile, k: u32) -> Vec
             },
             kernel: ast.kernel,
             constant: ast.params.iter().map(|p| p.constant).collect(),
+            fn_params: crate::values::function_params(ast)
+                .into_iter()
+                .map(|(i, _, _)| i)
+                .collect(),
         })
         .collect()
 }

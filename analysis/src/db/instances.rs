@@ -1,7 +1,7 @@
 //! The instances of templates a project calls, and their trees.
 
 use super::front::mutated_params;
-use super::functions::{for_each_function, function_ast, function_chunk};
+use super::functions::{for_each_function, function_ast, function_chunk, header};
 use super::inputs::{Db, Project};
 use super::items::lookup_function;
 use crate::ast::Function;
@@ -16,17 +16,15 @@ pub(crate) fn called_instance(
     project: Project,
     call: &crate::ast::Call,
 ) -> Option<Instance> {
-    let template = function_ast(db, lookup_function(db, project, &call.callee.name)?)?;
-    let positions: Vec<usize> = crate::values::function_params(&template)
-        .into_iter()
-        .map(|(i, _, _)| i)
-        .collect();
+    // From the header, not the tree: the checks of every caller ask this,
+    // and an edit of the callee's body must not re-run them.
+    let positions = &header(db, lookup_function(db, project, &call.callee.name)?)?.fn_params;
     if positions.is_empty() {
         return None;
     }
     Some(Instance {
         template: call.callee.name.clone(),
-        functions: crate::values::passed_functions(call, positions)?,
+        functions: crate::values::passed_functions(call, positions.iter().copied())?,
         constants: Vec::new(),
     })
 }
