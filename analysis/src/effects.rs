@@ -103,10 +103,9 @@ pub fn local_effects(function: &Function) -> LocalEffects {
         }
         StmtKind::Call(call) => {
             let name = call.callee.name.as_str();
-            let passed: Vec<&Expr> = call.args.iter().collect();
             let param_at = |arg: &Expr| arg.root_var().and_then(|(n, _)| params.get(n)).copied();
             if let Some(mutates) = builtins::instruction(name).map(|i| i.mutates) {
-                for (pos, arg) in passed.iter().enumerate() {
+                for (pos, arg) in call.args.iter().enumerate() {
                     if let Some(p) = param_at(arg)
                         && mutates.contains(&pos)
                     {
@@ -114,20 +113,22 @@ pub fn local_effects(function: &Function) -> LocalEffects {
                     }
                 }
             } else if let Some(&k) = function_values.get(name) {
-                for (pos, arg) in passed.iter().enumerate() {
+                for (pos, arg) in call.args.iter().enumerate() {
                     if let Some(p) = param_at(arg) {
                         out.fn_calls.push((k, pos, p));
                     }
                 }
             } else {
-                let functions: Vec<(usize, PassedFn)> = passed
+                let functions: Vec<(usize, PassedFn)> = call
+                    .args
                     .iter()
                     .enumerate()
                     .filter_map(|(pos, arg)| {
                         Some((pos, passed_function(arg, &params, &function_values)?))
                     })
                     .collect();
-                let args = passed
+                let args = call
+                    .args
                     .iter()
                     .enumerate()
                     .filter_map(|(pos, arg)| Some((pos, param_at(arg)?)));
