@@ -121,7 +121,7 @@ fn one_function(statements: usize, edit: usize) -> String {
 
 /// What `nilc check` computes for a file: every diagnostic of the analysis
 /// (`db::file_diagnostics`; no code is generated). `analysis_one_function`,
-/// in the history of BENCHMARKS.md, was the same query once E0701 moved into
+/// in benchmarks/HISTORY.md, was the same query once E0701 moved into
 /// the analysis.
 #[divan::bench(args = [2_000, 20_000])]
 fn nilc_check_one_function(bencher: divan::Bencher, statements: usize) {

@@ -2,7 +2,7 @@
 //! and out) and on device-resident arrays (inputs uploaded once, one
 //! read-back), with the share of each one's time spent on copies and the
 //! copies counted. Run with `cargo bench -p nilang-gpu --bench transfers`;
-//! BENCHMARKS.md has runs on lavapipe and on an NVIDIA GPU.
+//! benchmarks/HISTORY.md has runs on lavapipe and on an NVIDIA GPU; BENCHMARKS.md the latest.
 //!
 //! For each workload three times are taken (median of `RUNS` runs after
 //! one warm-up that compiles the pipelines):

@@ -52,6 +52,21 @@ fn bench(bencher: divan::Bencher, module: &str, input: Value, which: Which) {
 
 const BOTH: [Which; 2] = [Which::Primal, Which::Derivative];
 
+/// The names of a table of cases, for divan's `args` (so that a row of
+/// its output, and of BENCHMARKS.md, names the size, not an index).
+fn names<T, const N: usize>(table: &[(&'static str, T); N]) -> [&'static str; N] {
+    std::array::from_fn(|i| table[i].0)
+}
+
+/// The case of a table named `name`.
+fn of<T: Copy>(table: &[(&str, T)], name: &str) -> T {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, case)| case)
+        .expect("a case of the table")
+}
+
 #[divan::bench(args = [10_000, 160_000, 1_280_000], consts = [0, 1])]
 fn lse<const W: usize>(bencher: divan::Bencher, n: usize) {
     bench(bencher, "lse", json!({ "x": uniform(n, 31337) }), BOTH[W]);
@@ -80,11 +95,14 @@ fn det<const W: usize>(bencher: divan::Bencher, ell: usize) {
 }
 
 /// (n, k, d) of GradBench's: points uniform, the centroids the last k.
-const KMEANS: [(usize, usize, usize); 2] = [(1000, 10, 8), (10_000, 100, 16)];
+const KMEANS: [(&str, (usize, usize, usize)); 2] = [
+    ("n1000_k10_d8", (1000, 10, 8)),
+    ("n10000_k100_d16", (10_000, 100, 16)),
+];
 
-#[divan::bench(args = [0, 1], consts = [0, 1], sample_count = 10, sample_size = 1)]
-fn kmeans<const W: usize>(bencher: divan::Bencher, case: usize) {
-    let (n, k, d) = KMEANS[case];
+#[divan::bench(args = names(&KMEANS), consts = [0, 1], sample_count = 10, sample_size = 1)]
+fn kmeans<const W: usize>(bencher: divan::Bencher, case: &str) {
+    let (n, k, d) = of(&KMEANS, case);
     let points = rows(uniform(n * d, 31337), d);
     let centroids = points[n - k..].to_vec();
     bench(
@@ -96,11 +114,15 @@ fn kmeans<const W: usize>(bencher: divan::Bencher, case: usize) {
 }
 
 /// (n, s) of GradBench's.
-const ODE: [(usize, usize); 3] = [(1000, 10), (10_000, 100), (100_000, 10)];
+const ODE: [(&str, (usize, usize)); 3] = [
+    ("n1000_s10", (1000, 10)),
+    ("n10000_s100", (10_000, 100)),
+    ("n100000_s10", (100_000, 10)),
+];
 
-#[divan::bench(args = [0, 1, 2], consts = [0, 1], sample_count = 10, sample_size = 1)]
-fn ode<const W: usize>(bencher: divan::Bencher, case: usize) {
-    let (n, s) = ODE[case];
+#[divan::bench(args = names(&ODE), consts = [0, 1], sample_count = 10, sample_size = 1)]
+fn ode<const W: usize>(bencher: divan::Bencher, case: &str) {
+    let (n, s) = of(&ODE, case);
     bench(
         bencher,
         "ode",
@@ -111,11 +133,15 @@ fn ode<const W: usize>(bencher: divan::Bencher, case: usize) {
 
 /// (l, c) of GradBench's, b = 14 bits a character (ADBench's width;
 /// GradBench derives b from its text), inputs uniform.
-const LSTM: [(usize, usize); 3] = [(2, 1024), (4, 4096), (6, 8192)];
+const LSTM: [(&str, (usize, usize)); 3] = [
+    ("l2_c1024", (2, 1024)),
+    ("l4_c4096", (4, 4096)),
+    ("l6_c8192", (6, 8192)),
+];
 
-#[divan::bench(args = [0, 1, 2], consts = [0, 1], sample_count = 10, sample_size = 1)]
-fn lstm<const W: usize>(bencher: divan::Bencher, case: usize) {
-    let (l, c) = LSTM[case];
+#[divan::bench(args = names(&LSTM), consts = [0, 1], sample_count = 10, sample_size = 1)]
+fn lstm<const W: usize>(bencher: divan::Bencher, case: &str) {
+    let (l, c) = of(&LSTM, case);
     let b = 14;
     let input = json!({
         "main_params": rows(uniform(8 * b * l, 1), 4 * b),
@@ -128,11 +154,16 @@ fn lstm<const W: usize>(bencher: divan::Bencher, case: usize) {
 
 /// n = 1000 (GradBench's) and some of its (d, k), drawn as its generator
 /// draws them (x, alpha, q, l normal, mu uniform), m = 0, gamma = 1.
-const GMM: [(usize, usize); 4] = [(2, 5), (10, 25), (20, 50), (64, 100)];
+const GMM: [(&str, (usize, usize)); 4] = [
+    ("d2_k5", (2, 5)),
+    ("d10_k25", (10, 25)),
+    ("d20_k50", (20, 50)),
+    ("d64_k100", (64, 100)),
+];
 
-#[divan::bench(args = [0, 1, 2, 3], consts = [0, 1], sample_count = 10, sample_size = 1)]
-fn gmm<const W: usize>(bencher: divan::Bencher, case: usize) {
-    let ((d, k), n) = (GMM[case], 1000);
+#[divan::bench(args = names(&GMM), consts = [0, 1], sample_count = 10, sample_size = 1)]
+fn gmm<const W: usize>(bencher: divan::Bencher, case: &str) {
+    let ((d, k), n) = (of(&GMM, case), 1000);
     let l_sz = d * (d - 1) / 2;
     let input = json!({
         "d": d, "k": k, "n": n, "m": 0, "gamma": 1.0,
@@ -250,16 +281,21 @@ fn ht_input(n: usize, complicated: bool) -> Value {
 
 /// GradBench's hand1, hand6, hand9 and hand12 (c = 100 to 100000 points),
 /// complicated (its default) and simple.
-const HT: [usize; 4] = [100, 1600, 12_800, 100_000];
+const HT: [(&str, usize); 4] = [
+    ("hand1_c100", 100),
+    ("hand6_c1600", 1600),
+    ("hand9_c12800", 12_800),
+    ("hand12_c100000", 100_000),
+];
 
-#[divan::bench(args = [0, 1, 2, 3], consts = [0, 1], sample_count = 5, sample_size = 1)]
-fn ht_complicated<const W: usize>(bencher: divan::Bencher, case: usize) {
-    bench(bencher, "ht", ht_input(HT[case], true), BOTH[W]);
+#[divan::bench(args = names(&HT), consts = [0, 1], sample_count = 5, sample_size = 1)]
+fn ht_complicated<const W: usize>(bencher: divan::Bencher, case: &str) {
+    bench(bencher, "ht", ht_input(of(&HT, case), true), BOTH[W]);
 }
 
-#[divan::bench(args = [0, 1, 2, 3], consts = [0, 1], sample_count = 5, sample_size = 1)]
-fn ht_simple<const W: usize>(bencher: divan::Bencher, case: usize) {
-    bench(bencher, "ht", ht_input(HT[case], false), BOTH[W]);
+#[divan::bench(args = names(&HT), consts = [0, 1], sample_count = 5, sample_size = 1)]
+fn ht_simple<const W: usize>(bencher: divan::Bencher, case: &str) {
+    bench(bencher, "ht", ht_input(of(&HT, case), false), BOTH[W]);
 }
 
 /// `particle` and `saddle` (GradBench's inputs: w = 0, start (1, 1)), each
