@@ -170,7 +170,9 @@ SUITES = [
         "GradBench's own CLI runs every eval against our tool (checked and "
         "unchecked builds) and the tools that install here: the hand-written C++ "
         "`manual`, ADOL-C and PyTorch (one thread), interleaved; each cell is "
-        "the fastest `evaluate` of its input, as GradBench times it."),
+        "the fastest `evaluate` of its input, as GradBench times it. `manual` "
+        "computes `ode`'s derivative in closed form, so the ratios of that row "
+        "compare a closed form with a derivative program."),
     Suite(
         "leapfrog", "A gradient through 10^6 leapfrog steps",
         "cargo run --release -p nilang-examples --bin leapfrog_gradient", "markdown",
@@ -234,7 +236,7 @@ def machine():
 def commit():
     rev = sh("git", "-C", str(REPO), "rev-parse", "--short", "HEAD").strip()
     dirty = subprocess.run(["git", "-C", str(REPO), "diff", "--quiet", "HEAD", "--",
-                            ".", ":!benchmarks/results", ":!BENCHMARKS.md"]).returncode
+                            ".", ":!benchmarks", ":!BENCHMARKS.md"]).returncode
     return rev + (" (with uncommitted changes)" if dirty else "")
 
 
@@ -429,7 +431,14 @@ def section(suite):
         if extra:
             lines += ["", "```text", *extra, "```"]
         lines.append("")
-    elif suite.kind in ("markdown", "gradbench"):
+    elif suite.kind == "gradbench":
+        # compare_table.py's headings, one level down under this section's.
+        for line in text.strip().splitlines():
+            if line.startswith("# "):
+                continue
+            lines.append("#" + line if line.startswith("## ") else line)
+        lines.append("")
+    elif suite.kind == "markdown":
         lines += [text.strip(), ""]
     else:
         lines += ["```text", text.strip(), "```", ""]
@@ -505,9 +514,24 @@ def gradbench_headlines(text):
     return rows
 
 
+def summary_headlines(text):
+    """The summary bench's ratio rows (bold cells): (case, row, ratios)."""
+    rows, case = [], None
+    for line in text.splitlines():
+        if line.startswith("### "):
+            case = line[4:].strip()
+        elif line.startswith("|") and case:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            values = [re.fullmatch(r"\*\*([0-9.]+)x\*\*", c) for c in cells[1:]]
+            if values and all(values):
+                rows.append((case, cells[0], [float(v.group(1)) for v in values]))
+    return rows
+
+
 def headlines():
     lines = ["| what | against | cases | ours / peer | section |",
              "| --- | --- | ---: | ---: | --- |"]
+    summary = []
     for suite in SUITES:
         if meta(suite) is None:
             continue
@@ -521,8 +545,13 @@ def headlines():
                     lines.append(f"| {what} | GradBench's hand-written C++ (`manual`) | "
                                  f"{len(manual)} | {spread(manual)} | {link} |")
                 if best:
-                    lines.append(f"| {what} | the faster of {' and '.join(sorted(peers))} | "
+                    against = (next(iter(peers)) if len(peers) == 1
+                               else f"the faster of {' and '.join(sorted(peers))}")
+                    lines.append(f"| {what} | {against} | "
                                  f"{len(best)} | {spread(best)} | {link} |")
+            continue
+        if suite.id == "summary":
+            summary = summary_headlines(text)
             continue
         if suite.kind != "divan":
             continue
@@ -531,6 +560,14 @@ def headlines():
             groups.setdefault((what, peer_name), []).append(r)
         for (what, peer_name), ratios in groups.items():
             lines.append(f"| {what} | {peer_name} | {len(ratios)} | {spread(ratios)} | {link} |")
+    if summary:
+        title = BY_ID["summary"].title
+        lines += ["", f"The ratios of [{title}](#{anchor(title)}), each the way its row "
+                  "names it (a peer's time over ours where the row says `/ ours`), with "
+                  "the benchmark issue's targets:", "",
+                  "| case | ratio | cases | value |", "| --- | --- | ---: | ---: |"]
+        for case, row, ratios in summary:
+            lines.append(f"| {case} | {row} | {len(ratios)} | {spread(ratios)} |")
     return lines
 
 
