@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -257,8 +258,7 @@ def build():
         if "bench" not in m["target"]["kind"]:
             continue
         manifest = Path(m["manifest_path"])
-        package = next(
-            (p for p in (s.package for s in SUITES) if p and p_matches(manifest, p)), None)
+        package = tomllib.loads(manifest.read_text())["package"]["name"]
         exes[(package, m["target"]["name"])] = m["executable"]
         dirs[(package, m["target"]["name"])] = str(manifest.parent)
     print("report.py: building the release binaries", file=sys.stderr)
@@ -267,9 +267,11 @@ def build():
     return exes, dirs
 
 
-def p_matches(manifest, package):
-    text = manifest.read_text()
-    return re.search(r'^name\s*=\s*"' + re.escape(package) + '"', text, re.M) is not None
+def release_bin(name):
+    """A release binary of the workspace, wherever Cargo puts its target."""
+    meta = json.loads(sh("cargo", "metadata", "--format-version", "1", "--no-deps",
+                         cwd=REPO))
+    return str(Path(meta["target_directory"]) / "release" / name)
 
 
 def run_suite(suite, exes, dirs, gb):
@@ -282,11 +284,11 @@ def run_suite(suite, exes, dirs, gb):
         return ((out_dir / "machine.md").read_text() + "\n"
                 + (out_dir / "table.md").read_text())
     if suite.id == "keystroke10mb":
-        argv = ["python3", "lsp/scripts/stdio_keystroke.py",
-                str(REPO / "target/release/nilang-lsp"), "10", "--examples"]
+        argv = ["python3", "lsp/scripts/stdio_keystroke.py", release_bin("nilang-lsp"),
+                "10", "--examples"]
         cwd = REPO
     elif suite.id == "leapfrog":
-        argv = [str(REPO / "target/release/leapfrog_gradient")]
+        argv = [release_bin("leapfrog_gradient")]
         cwd = REPO
     else:
         key = (suite.package, suite.bench)
@@ -572,6 +574,9 @@ def headlines():
 
 
 def render():
+    if not (RESULTS / "machine.json").exists():
+        raise SystemExit("report.py: no benchmarks/results/machine.json: "
+                         "run `python3 benchmarks/report.py run` first")
     m = json.loads((RESULTS / "machine.json").read_text())
     lines = [
         "# Benchmarks",
