@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -243,6 +242,7 @@ def commit():
 
 def build():
     """Every bench executable of the workspace, by (package, bench)."""
+    import tomllib  # Python 3.11; `render` and `check` do without it
     print("report.py: building the benches (release)", file=sys.stderr)
     out = subprocess.run(
         ["cargo", "bench", "--workspace", "--benches", "--no-run",
