@@ -74,6 +74,16 @@ def gpu_note():
             "(lavapipe), so these rows say nothing about a GPU's speed.")
 
 
+# The examples' benches: each program's builds against its `plain` Rust.
+AGAINST_PLAIN = [
+    ("forward, checked / plain Rust", "reversible_forward", "plain", "plain Rust"),
+    ("forward, unchecked / plain Rust", "reversible_forward_unchecked", "plain",
+     "plain Rust"),
+    ("gradient / plain Rust forward", "gradient", "plain", "plain Rust"),
+    ("gradient, unchecked / plain Rust forward", "gradient_unchecked", "plain",
+     "plain Rust"),
+]
+
 SUITES = [
     Suite(
         "check", "Checking", "cargo bench -p nilang-compiler --bench check", "divan",
@@ -105,24 +115,14 @@ SUITES = [
         "The paper's programs: the reversible forward (checked, and unchecked) and "
         "the gradient, each against the same computation written in plain Rust.",
         package="nilang-examples", bench="forward",
-        ratios=[("forward, checked / plain Rust", "reversible_forward", "plain",
-                 "plain Rust"),
-                ("forward, unchecked / plain Rust", "reversible_forward_unchecked",
-                 "plain", "plain Rust"),
-                ("gradient / plain Rust forward", "gradient", "plain", "plain Rust"),
-                ("gradient, unchecked / plain Rust forward", "gradient_unchecked",
-                 "plain", "plain Rust")]),
+        ratios=AGAINST_PLAIN),
     Suite(
         "gradients", "Gradients against the plain forward",
         "cargo bench -p nilang-examples --bench gradients", "divan",
         "The graph embedding (k = 5) and a sparse product: the gradient program "
         "against the plain forward in Rust.",
         package="nilang-examples", bench="gradients",
-        ratios=[("forward, checked / plain Rust", "reversible_forward", "plain",
-                 "plain Rust"),
-                ("gradient / plain Rust forward", "gradient", "plain", "plain Rust"),
-                ("gradient, unchecked / plain Rust forward", "gradient_unchecked",
-                 "plain", "plain Rust")]),
+        ratios=AGAINST_PLAIN),
     Suite(
         "gmm", "ADBench GMM", "cargo bench -p nilang-adbench --bench gmm", "divan",
         "ADBench's Gaussian mixture model on its 10k-point inputs: the objective "
