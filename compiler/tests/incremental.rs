@@ -40,6 +40,35 @@ fn count(log: &[db::ExecutedQuery], query: &str) -> usize {
         .count()
 }
 
+/// 300 functions `f{i}(y, x)` (19 chunks), each `y += x * 2.0` but `f150`,
+/// whose body is `line`; then `tail`.
+fn many_functions(line: &str, tail: &str) -> String {
+    let mut t: String = (0..300)
+        .map(|i| {
+            let line = if i == 150 { line } else { "y += x * 2.0" };
+            format!("function f{i}(y::f64, x::f64)\n    {line}\nend\n\n")
+        })
+        .collect();
+    t.push_str(tail);
+    t
+}
+
+/// A function that calls `f150` of [`many_functions`].
+const CALLER: &str = "function caller(a::f64, b::f64)\n    f150(a, b)\nend\n";
+
+/// The queries that ran to check `after` in a database (reparsing
+/// incrementally) that had checked `before`; both must check clean.
+fn recheck_after_edit(before: &str, after: &str) -> Vec<db::ExecutedQuery> {
+    let mut db = RootDatabase::with_query_log().with_reparsing();
+    let file = SourceFile::new(&db, "many.nil".into(), before.to_string());
+    let project = Project::new(&db, vec![file]);
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    file.set_text(&mut db).to(after.to_string());
+    db.start_logging();
+    assert!(db::file_diagnostics(&db, project, file).is_empty());
+    db.take_log()
+}
+
 /// The analyses of one chunk, in the order they build on each other.
 const CHUNK_QUERIES: [&str; 4] = [
     "chunk_front",
@@ -120,14 +149,7 @@ fn changing_what_a_callee_mutates_rechecks_its_callers() {
 /// reports what a fresh one reports.
 #[test]
 fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
-    let text = |scale: &str| -> String {
-        (0..300)
-            .map(|i| {
-                let k = if i == 150 { scale } else { "2.0" };
-                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
-            })
-            .collect()
-    };
+    let text = |scale: &str| many_functions(&format!("y += x * {scale}"), "");
     let mut db = RootDatabase::with_query_log().with_reparsing();
     let file = SourceFile::new(&db, "many.nil".into(), text("2.0"));
     let project = Project::new(&db, vec![file]);
@@ -166,25 +188,11 @@ fn an_edit_in_a_large_file_rederives_one_chunk_of_trees() {
 /// function's checks read its callees' mutations one name at a time.
 #[test]
 fn changing_what_one_function_mutates_rechecks_its_callers_only() {
-    let text = |body: &str| -> String {
-        let mut t: String = (0..300)
-            .map(|i| {
-                let line = if i == 150 { body } else { "y += x * 2.0" };
-                format!("function f{i}(y::f64, x::f64)\n    {line}\nend\n\n")
-            })
-            .collect();
-        t.push_str("function caller(a::f64, b::f64)\n    f150(a, b)\nend\n");
-        t
-    };
-    let mut db = RootDatabase::with_query_log().with_reparsing();
-    let file = SourceFile::new(&db, "many.nil".into(), text("y += x * 2.0"));
-    let project = Project::new(&db, vec![file]);
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
     // `f150` now changes `x` instead of `y`.
-    file.set_text(&mut db).to(text("x += y * 2.0"));
-    db.start_logging();
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
-    let log = db.take_log();
+    let log = recheck_after_edit(
+        &many_functions("y += x * 2.0", CALLER),
+        &many_functions("x += y * 2.0", CALLER),
+    );
     assert_eq!(count(&log, "project_mutations"), 1);
     // `f150`'s chunk and the caller's, of 19.
     assert_eq!(count(&log, "chunk_checks"), 2, "chunk_checks");
@@ -195,46 +203,22 @@ fn changing_what_one_function_mutates_rechecks_its_callers_only() {
 /// mutations) is backdated, not its tree.
 #[test]
 fn an_edit_of_a_callee_body_rechecks_its_chunk_only() {
-    let text = |k: &str| -> String {
-        let mut t: String = (0..300)
-            .map(|i| {
-                let k = if i == 150 { k } else { "2.0" };
-                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
-            })
-            .collect();
-        t.push_str("function caller(a::f64, b::f64)\n    f150(a, b)\nend\n");
-        t
-    };
-    let mut db = RootDatabase::with_query_log().with_reparsing();
-    let file = SourceFile::new(&db, "callee_body.nil".into(), text("2.0"));
-    let project = Project::new(&db, vec![file]);
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
-    file.set_text(&mut db).to(text("3.0"));
-    db.start_logging();
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
-    assert_eq!(runs(&db, "chunk_checks"), 1);
+    let log = recheck_after_edit(
+        &many_functions("y += x * 2.0", CALLER),
+        &many_functions("y += x * 3.0", CALLER),
+    );
+    assert_eq!(count(&log, "chunk_checks"), 1);
 }
 
 /// A struct defined below the edit moves with it; the functions that do not
 /// use it are not checked again for that.
 #[test]
 fn an_edit_above_a_struct_rechecks_one_chunk() {
-    let text = |k: &str| -> String {
-        let mut t: String = (0..300)
-            .map(|i| {
-                let k = if i == 150 { k } else { "2.0" };
-                format!("function f{i}(y::f64, x::f64)\n    y += x * {k}\nend\n\n")
-            })
-            .collect();
-        t.push_str("struct Pt\n    x::f64\n    y::f64\nend\n\nfunction g(p::Pt, z::f64)\n    z += p.x\nend\n");
-        t
-    };
-    let mut db = RootDatabase::with_query_log().with_reparsing();
-    let file = SourceFile::new(&db, "structs.nil".into(), text("2.0"));
-    let project = Project::new(&db, vec![file]);
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
-    file.set_text(&mut db).to(text("2.05"));
-    db.start_logging();
-    assert!(db::file_diagnostics(&db, project, file).is_empty());
-    assert_eq!(runs(&db, "chunk_checks"), 1);
+    let structs =
+        "struct Pt\n    x::f64\n    y::f64\nend\n\nfunction g(p::Pt, z::f64)\n    z += p.x\nend\n";
+    let log = recheck_after_edit(
+        &many_functions("y += x * 2.0", structs),
+        &many_functions("y += x * 2.05", structs),
+    );
+    assert_eq!(count(&log, "chunk_checks"), 1);
 }
