@@ -336,7 +336,9 @@ UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def seconds(cell):
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(ns|µs|us|ms|s)\s*", cell)
+    """The time a cell starts with (divan's `18.75 ms`, compare_table.py's
+    `1.2 ms invalid`), in seconds; None for a cell without one."""
+    m = re.match(r"\s*([0-9.]+)\s*(ns|µs|us|ms|s)\b", cell or "")
     return float(m.group(1)) * UNITS[m.group(2)] if m else None
 
 
@@ -479,40 +481,32 @@ def gradbench_tables(text):
     return tables
 
 
-def cell_seconds(cell):
-    m = re.match(r"([0-9.]+)\s*(ns|µs|us|ms|s)\b", cell or "")
-    return float(m.group(1)) * UNITS[m.group(2)] if m else None
-
-
 def gradbench_headlines(text):
     """Per eval and function, our fastest time over manual's and over the
     fastest of the other tools that ran, as ranges over the inputs."""
     rows = []
     for ev, table in gradbench_tables(text).items():
-        functions = []
+        # (function, build) -> (ratios to manual, to the best peer, the peers)
+        groups = {}
         for row in table:
-            if row["function"] not in functions:
-                functions.append(row["function"])
-        for function in functions:
             for ours in ("nilang", "nilang-unchecked"):
-                manual, best, peers = [], [], set()
-                for row in table:
-                    if row["function"] != function:
-                        continue
-                    t = cell_seconds(row.get(ours))
-                    if t is None:
-                        continue
-                    m = cell_seconds(row.get("manual"))
-                    if m:
-                        manual.append(t / m)
-                    others = {k: cell_seconds(v) for k, v in row.items()
-                              if k in ("adol-c", "pytorch") and cell_seconds(v)}
-                    if others:
-                        name = min(others, key=others.get)
-                        peers.add(name)
-                        best.append(t / others[name])
-                if manual or best:
-                    rows.append((ev, function, ours, manual, best, peers))
+                t = seconds(row.get(ours))
+                if t is None:
+                    continue
+                manual, best, peers = groups.setdefault((row["function"], ours),
+                                                        ([], [], set()))
+                m = seconds(row.get("manual"))
+                if m:
+                    manual.append(t / m)
+                others = {k: seconds(row.get(k)) for k in ("adol-c", "pytorch")}
+                others = {k: v for k, v in others.items() if v}
+                if others:
+                    name = min(others, key=others.get)
+                    peers.add(name)
+                    best.append(t / others[name])
+        rows += [(ev, function, ours, manual, best, peers)
+                 for (function, ours), (manual, best, peers) in groups.items()
+                 if manual or best]
     return rows
 
 
