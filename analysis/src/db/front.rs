@@ -214,7 +214,7 @@ pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, 
 /// (`derivatives::companions`). What a pass needs to know of a callee is a
 /// method here, answered the same way for both kinds; the resolver's,
 /// the checks' and the typing's views of callees all read it.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, salsa::SalsaValue)]
 pub enum Callable<'db> {
     Function(FnId<'db>),
     Derived {

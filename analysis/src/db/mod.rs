@@ -25,10 +25,12 @@
 //! - `options`: what a build's other options rule out (a gradient call
 //!   without the gradient programs, E0701);
 //! - `diagnostics`: what every shell reports for a file;
-//! - `inverse`: a function's inverse, as a tree and as source.
+//! - `inverse`: a function's inverse, as a tree and as source;
+//! - `body`: each function's typed body, for the consumers that read it.
 //!
 //! Everything public is re-exported here: callers name `db::…` only.
 
+pub mod body;
 mod checks;
 mod diagnostics;
 mod front;
@@ -44,6 +46,7 @@ mod taping;
 mod variants;
 
 pub use crate::names::module_name;
+pub use body::function_body;
 pub use checks::{
     InstanceFunction, check_function, function_activity, instance_function, instance_mutations,
     kernel_facts, reversibility_checks,

@@ -102,6 +102,44 @@ enum Command {
         #[arg(long = "variant", value_name = "FUNCTION:PARAMS", value_parser = variant)]
         variants: Vec<nilang_compiler::codegen::Variant>,
     },
+    /// Run a function of a file in the reference interpreter, with no Rust
+    /// to write: `nilc run fib.nil rfib 0 10` prints every argument after
+    /// the call.
+    ///
+    /// Arguments are written as Julia writes values: `1.5`, `-2`, `true`,
+    /// `[1.0, 2.0]`, `[1 2; 3 4]` (a matrix), `Complex(1, 2)`, `Pt(1.0, 2.0)`
+    /// (a struct). Like `inverse`, the other `.nil` files of the folder are
+    /// loaded for calls.
+    Run {
+        /// The `.nil` file.
+        file: PathBuf,
+        /// The function to run.
+        function: String,
+        /// Its arguments, in order.
+        #[arg(allow_negative_numbers = true)]
+        args: Vec<String>,
+        /// Run the function's inverse, `(~f)(args...)`.
+        #[arg(long, conflicts_with = "check_inv")]
+        uncall: bool,
+        /// Run the function, then its inverse, and check that every argument
+        /// comes back within `--atol` (exit status 1 if not).
+        #[arg(long)]
+        check_inv: bool,
+        /// Absolute tolerance of the run-time checks and of `--check-inv`.
+        #[arg(long, default_value_t = 1e-8)]
+        atol: f64,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Run the function (the default).
+    Call,
+    /// Run its inverse, `(~f)(args...)`.
+    Uncall,
+    /// Run it and then its inverse, and check that the arguments come back
+    /// (NiLang's `check_inv`).
+    CheckInv,
 }
 
 fn variant(text: &str) -> Result<nilang_compiler::codegen::Variant, String> {
@@ -161,6 +199,24 @@ fn main() -> ExitCode {
             color,
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
+        Command::Run {
+            file,
+            function,
+            args,
+            uncall,
+            check_inv,
+            atol,
+        } => run(
+            &file,
+            &function,
+            &args,
+            match (uncall, check_inv) {
+                (true, _) => Way::Uncall,
+                (_, true) => Way::CheckInv,
+                _ => Way::Call,
+            },
+            atol,
+        ),
         Command::Fmt {
             paths,
             check,
@@ -675,6 +731,140 @@ fn rustfmt(code: &str) -> Option<String> {
         .success()
         .then(|| String::from_utf8(output.stdout).ok())
         .flatten()
+}
+
+/// `nilc run`: the file must check clean; the arguments are parsed and
+/// given the parameters' types before anything runs, so a bad argument
+/// prints nothing but its error (status 2). A run that stops at a check
+/// prints the error with its `.nil` place (status 1).
+fn run(
+    path: &Path,
+    function: &str,
+    args: &[String],
+    way: Way,
+    atol: f64,
+) -> Result<ExitCode, Fatal> {
+    use nilang_interp::{Direction, Interpreter, Value, literal};
+    let (database, project, file, loaded) = load_with_siblings(path)?;
+    if let Some(code) = report_errors(&database, project, file, &loaded, "running it")? {
+        return Ok(code);
+    }
+    let mut interpreter = Interpreter::new(&database, project);
+    interpreter.atol = atol;
+    let f = interpreter.function(function).ok_or_else(|| {
+        let mut names: Vec<&str> = db::file_functions(&database, project, file)
+            .iter()
+            .map(|f| f.name(&database).as_str())
+            .collect();
+        names.sort_unstable();
+        Fatal(format!(
+            "no function `{function}` in `{}`; it defines: {}",
+            loaded.path,
+            if names.is_empty() {
+                "nothing".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))
+    })?;
+    let params = interpreter.params(f);
+    let mut values = Vec::with_capacity(args.len());
+    for (k, a) in args.iter().enumerate() {
+        let v = literal::parse(a).map_err(|e| Fatal(format!("argument {}: {e}", k + 1)))?;
+        values.push(v);
+    }
+    let inputs: Vec<Value> = match params.len() == values.len() {
+        true => params
+            .iter()
+            .zip(values.clone())
+            .map(|((n, t), v)| {
+                nilang_interp::coerce(v, t)
+                    .map_err(|e| Fatal(format!("argument `{n}` of `{function}`: {e}")))
+            })
+            .collect::<Result<_, _>>()?,
+        false => values.clone(),
+    };
+    let direction = match way {
+        Way::Uncall => Direction::Backward,
+        _ => Direction::Forward,
+    };
+    let out = match interpreter.call(function, values, direction) {
+        Ok(out) => out,
+        Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
+        Err(nilang_interp::Error::Run(e)) => {
+            print!("{}", interpreter.output);
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let back = match way {
+        Way::CheckInv => match interpreter.call(function, out.clone(), Direction::Backward) {
+            Ok(back) => Some(back),
+            Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
+            Err(nilang_interp::Error::Run(e)) => {
+                print!("{}", interpreter.output);
+                eprintln!("error: the inverse stopped: {e}");
+                return Ok(ExitCode::from(1));
+            }
+        },
+        _ => None,
+    };
+    print!("{}", interpreter.output);
+    for ((name, _), v) in params.iter().zip(&out) {
+        println!("{name} = {v}");
+    }
+    if let Some(back) = back {
+        let differs: Vec<String> = params
+            .iter()
+            .zip(inputs.iter().zip(&back))
+            .filter(|(_, (a, b))| !nilang_interp::same(a, b, atol))
+            .map(|((n, _), (a, b))| format!("`{n}`: given {a}, came back {b}"))
+            .collect();
+        if differs.is_empty() {
+            println!("check_inv: every argument came back (atol {atol})");
+        } else {
+            for d in &differs {
+                eprintln!("error: check_inv: {d}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Renders the errors of `file` and returns status 1 if it has any.
+fn report_errors(
+    database: &RootDatabase,
+    project: Project,
+    file: SourceFile,
+    loaded: &Loaded,
+    doing: &str,
+) -> Result<Option<ExitCode>, Fatal> {
+    let diagnostics: Vec<Diagnostic> = match &loaded.encoding_error {
+        Some(d) => vec![d.clone()],
+        None => db::file_diagnostics(database, project, file)
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect(),
+    };
+    if diagnostics.is_empty() {
+        return Ok(None);
+    }
+    eprint!(
+        "{}",
+        render::render_human(
+            &loaded.path,
+            &loaded.text,
+            &diagnostics,
+            std::io::stderr().is_terminal()
+        )
+    );
+    eprintln!(
+        "error: `{}` has errors; fix them before {doing}",
+        loaded.path
+    );
+    Ok(Some(ExitCode::from(1)))
 }
 
 fn inverse(path: &Path, function: Option<&str>) -> Result<ExitCode, Fatal> {

@@ -1,0 +1,1939 @@
+//! The evaluator: runs a function's typed body forwards or backwards.
+//!
+//! Backwards is the language's inverse read statement by statement, as
+//! `invert` writes it: the statements of a block last first, each undone —
+//! `+=` as `-=`, an instruction as its inverse, an allocation as a
+//! deallocation (checked), `if` choosing its branch by the postcondition
+//! and checking the precondition after it, `while (pre, post)` as
+//! `while (post, pre)`, a `for` loop over the same values last first, a
+//! call as a call of the inverse. `~@routine` runs its `@routine` in the
+//! other direction than the block it is in.
+//!
+//! Arguments are passed as the generated Rust passes them: a place the
+//! callee changes is moved into the callee and written back after the call;
+//! anything else is a value (arrays are shared until written).
+
+use crate::error::{Check, Location, RunError};
+use crate::ops::{self, check_eq, convert};
+use crate::pure::{self, Out};
+use crate::value::{Value, zero_of};
+use nilang_analysis::ast::{BinaryOp, InstrOp, Span};
+use nilang_analysis::builtins::{self, Instruction, Rule};
+use nilang_analysis::db::body::{
+    Body, CallTarget, Cond, Expr, ExprId, Index, LocalId, Stmt, StmtId,
+};
+use nilang_analysis::db::{self, Callable};
+use nilang_analysis::ty::{Ctor, Scalar, Ty};
+use nilang_analysis::{Db, FnId, Project, SourceFile};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// Which way a body runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+impl Direction {
+    pub fn flip(self) -> Direction {
+        match self {
+            Direction::Forward => Direction::Backward,
+            Direction::Backward => Direction::Forward,
+        }
+    }
+
+    fn flipped_if(self, yes: bool) -> Direction {
+        if yes { self.flip() } else { self }
+    }
+}
+
+/// Why a call could not run: the call itself is wrong (no such function,
+/// the wrong arguments), or the program stopped at a check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    Usage(String),
+    Run(RunError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) => f.write_str(m),
+            Error::Run(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+type R<T> = Result<T, RunError>;
+
+/// A file as errors name it.
+struct FileInfo {
+    shown: String,
+    text: String,
+    line_starts: Vec<u32>,
+}
+
+/// The interpreter of one project.
+pub struct Interpreter<'db> {
+    db: &'db dyn Db,
+    project: Project,
+    /// The tolerance of the deallocation checks (`nilang::DEFAULT_ATOL`).
+    pub atol: f64,
+    /// What `println` and `print` wrote.
+    pub output: String,
+    depth: usize,
+    files: FxHashMap<SourceFile, Rc<FileInfo>>,
+}
+
+/// How deep calls may nest before the run stops (runaway recursion).
+const MAX_DEPTH: usize = 100_000;
+
+struct Frame<'db> {
+    body: &'db Body<'db>,
+    locals: Vec<Value>,
+    generics: FxHashMap<String, Ty>,
+    checks: bool,
+    offset: u32,
+    file: Rc<FileInfo>,
+}
+
+/// A place: a local and the steps into it.
+#[derive(Clone, Debug, PartialEq)]
+struct Path {
+    root: LocalId,
+    steps: Vec<Step>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    /// An element of an array, stack or tuple, a cell of a matrix
+    /// (0-based, column-major).
+    At(usize),
+    Field(usize),
+    /// A column of a matrix.
+    Column(usize),
+    /// The real (`false`) or imaginary (`true`) part of a complex number.
+    Part(bool),
+}
+
+impl<'db> Interpreter<'db> {
+    pub fn new(db: &'db dyn Db, project: Project) -> Self {
+        Interpreter {
+            db,
+            project,
+            atol: 1e-8,
+            output: String::new(),
+            depth: 0,
+            files: FxHashMap::default(),
+        }
+    }
+
+    /// The function `name` of the project.
+    pub fn function(&self, name: &str) -> Option<FnId<'db>> {
+        match Callable::named(self.db, self.project, name)? {
+            Callable::Function(f) => Some(f),
+            Callable::Derived { .. } => None,
+        }
+    }
+
+    /// The names and declared types of `f`'s positional parameters.
+    pub fn params(&self, f: FnId<'db>) -> Vec<(String, Ty)> {
+        match db::function_body(self.db, f) {
+            Some(body) => body
+                .params
+                .iter()
+                .map(|&l| (body.local(l).name.clone(), body.local(l).ty.clone()))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Runs `name` on `args` in `direction` and returns its parameters'
+    /// values after the call.
+    pub fn call(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        direction: Direction,
+    ) -> Result<Vec<Value>, Error> {
+        let f = self
+            .function(name)
+            .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
+        let params = self.params(f);
+        if params.len() != args.len() {
+            return Err(Error::Usage(format!(
+                "`{name}` takes {} argument{} ({}), {} given",
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                params
+                    .iter()
+                    .map(|(n, t)| format!("{n}::{}", t.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.len()
+            )));
+        }
+        let mut given = Vec::with_capacity(args.len());
+        for ((pname, ty), v) in params.iter().zip(args) {
+            given.push(
+                coerce(v, ty)
+                    .map_err(|m| Error::Usage(format!("argument `{pname}` of `{name}`: {m}")))?,
+            );
+        }
+        self.invoke(f, given, Vec::new(), direction, None)
+            .map_err(Error::Run)
+    }
+
+    fn file(&mut self, file: SourceFile) -> Rc<FileInfo> {
+        let db = self.db;
+        self.files
+            .entry(file)
+            .or_insert_with(|| {
+                let text = file.text(db).clone();
+                Rc::new(FileInfo {
+                    shown: nilang_analysis::stdlib::shown_path(file.path(db)).into_owned(),
+                    line_starts: nilang_syntax::render::line_starts(&text),
+                    text,
+                })
+            })
+            .clone()
+    }
+
+    fn invoke(
+        &mut self,
+        f: FnId<'db>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        direction: Direction,
+        call_site: Option<Location>,
+    ) -> R<Vec<Value>> {
+        let unsupported = |what: String| RunError {
+            location: call_site.clone().unwrap_or(Location {
+                file: String::new(),
+                line: 0,
+                column: 0,
+            }),
+            check: Check::Unsupported,
+            what,
+            expected: "a function the analysis accepted".into(),
+            found: "none".into(),
+        };
+        let Some(body) = db::function_body(self.db, f).as_ref() else {
+            return Err(unsupported(format!("`{}` has no body", f.name(self.db))));
+        };
+        if self.depth >= MAX_DEPTH {
+            return Err(RunError {
+                check: Check::Depth,
+                ..unsupported(format!(
+                    "calling `{}` nested {MAX_DEPTH} calls deep",
+                    f.name(self.db)
+                ))
+            });
+        }
+        let file = self.file(f.file(self.db));
+        let mut frame = Frame {
+            body,
+            locals: vec![Value::Moved; body.locals.len()],
+            generics: FxHashMap::default(),
+            checks: true,
+            offset: db::function_offset(self.db, f),
+            file,
+        };
+        for (&l, v) in body.params.iter().zip(args) {
+            bind_generics(&body.local(l).ty, &v, &mut frame.generics);
+            frame.locals[l] = v;
+        }
+        for &(l, default) in &body.kwparams {
+            let name = &body.local(l).name;
+            let v = match kwargs.iter().find(|(n, _)| n == name) {
+                Some((_, v)) => v.clone(),
+                None => self.eval(&mut frame, default)?,
+            };
+            frame.locals[l] = v;
+        }
+        self.depth += 1;
+        let ran = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
+            self.block(&mut frame, &body.root, direction)
+        });
+        self.depth -= 1;
+        ran?;
+        Ok(body
+            .params
+            .iter()
+            .map(|&l| std::mem::take(&mut frame.locals[l]))
+            .collect())
+    }
+
+    fn block(&mut self, fr: &mut Frame<'db>, stmts: &[StmtId], dir: Direction) -> R<()> {
+        match dir {
+            Direction::Forward => stmts.iter().try_for_each(|&s| self.stmt(fr, s, dir)),
+            Direction::Backward => stmts.iter().rev().try_for_each(|&s| self.stmt(fr, s, dir)),
+        }
+    }
+
+    fn stmt(&mut self, fr: &mut Frame<'db>, s: StmtId, dir: Direction) -> R<()> {
+        let body = fr.body;
+        let data = body.stmt(s);
+        let span = data.span;
+        match &data.kind {
+            Stmt::Instr {
+                target,
+                op,
+                broadcast,
+                value,
+            } => {
+                let op = if dir == Direction::Backward {
+                    op.inverse()
+                } else {
+                    *op
+                };
+                self.instr(fr, *target, op, *broadcast, *value, span)
+            }
+            Stmt::Call {
+                target,
+                inverted,
+                args,
+                kwargs,
+            } => self.call_stmt(fr, target, dir.flipped_if(*inverted), args, kwargs, span),
+            Stmt::Alloc { local, value } => match dir {
+                Direction::Forward => self.allocate(fr, *local, *value),
+                Direction::Backward => self.deallocate(fr, Some(*local), *value, span, None),
+            },
+            Stmt::Dealloc {
+                local,
+                value,
+                name_span,
+            } => match dir {
+                Direction::Forward => self.deallocate(fr, *local, *value, span, Some(*name_span)),
+                Direction::Backward => match local {
+                    Some(l) => self.allocate(fr, *l, *value),
+                    None => Ok(()),
+                },
+            },
+            Stmt::If {
+                branches,
+                otherwise,
+            } => self.if_chain(fr, branches, otherwise.as_deref(), dir),
+            Stmt::While { cond, body: inner } => self.while_loop(fr, cond, inner, dir),
+            Stmt::For {
+                var,
+                start,
+                step,
+                stop,
+                reversed,
+                body: inner,
+            } => self.for_loop(fr, *var, *start, *step, *stop, *reversed, inner, dir, span),
+            Stmt::Block(stmts) => self.block(fr, stmts, dir),
+            Stmt::Inverse(inner) => self.stmt(fr, *inner, dir.flip()),
+            Stmt::Routine(inner) => self.stmt(fr, *inner, dir),
+            Stmt::Unroutine(routine) => match routine.map(|r| &body.stmt(r).kind) {
+                Some(Stmt::Routine(inner)) => self.stmt(fr, *inner, dir.flip()),
+                _ => Ok(()),
+            },
+            Stmt::Tape(_) => Err(fr.error(
+                span,
+                Check::Unsupported,
+                "a tape loop (`@tape`)".into(),
+                "a loop without a tape".into(),
+                "`@tape`".into(),
+            )),
+            Stmt::Safe(e) => self.safe(fr, *e, span),
+            Stmt::InvCheckOff(inner) => {
+                let was = std::mem::replace(&mut fr.checks, false);
+                let r = self.stmt(fr, *inner, dir);
+                fr.checks = was;
+                r
+            }
+            Stmt::InBounds(inner) => self.stmt(fr, *inner, dir),
+            Stmt::Typecast { .. } => Err(fr.error(
+                span,
+                Check::Unsupported,
+                "a typecast `(T1 => T2)(x)`".into(),
+                "no typecast".into(),
+                "a typecast".into(),
+            )),
+        }
+    }
+
+    fn safe(&mut self, fr: &mut Frame<'db>, e: ExprId, span: Span) -> R<()> {
+        if let Expr::Macro { name, arg } = &fr.body.expr(e).kind {
+            let name = name.trim_start_matches('@');
+            if name == "assert" {
+                let Some(arg) = arg else { return Ok(()) };
+                let ok = self.eval(fr, *arg)?;
+                if fr.checks && ok.as_bool() == Some(false) {
+                    return Err(fr.error(
+                        span,
+                        Check::Assertion,
+                        format!("`{}`", fr.text(fr.body.expr(e).span)),
+                        "true".into(),
+                        "false".into(),
+                    ));
+                }
+                return Ok(());
+            }
+            return Err(fr.error(
+                span,
+                Check::Unsupported,
+                format!("the macro `@{name}`"),
+                "`@assert`".into(),
+                format!("`@{name}`"),
+            ));
+        }
+        self.eval(fr, e).map(drop)
+    }
+
+    fn allocate(&mut self, fr: &mut Frame<'db>, local: LocalId, value: ExprId) -> R<()> {
+        let v = self.eval(fr, value)?;
+        let v = match zero_of(&fr.body.local(local).ty) {
+            Some(like) if like.is_number() => {
+                let span = fr.body.expr(value).span;
+                convert(v, &like).map_err(|m| fr.domain(span, m))?
+            }
+            _ => v,
+        };
+        fr.locals[local] = v;
+        Ok(())
+    }
+
+    fn deallocate(
+        &mut self,
+        fr: &mut Frame<'db>,
+        local: Option<LocalId>,
+        value: ExprId,
+        span: Span,
+        name_span: Option<Span>,
+    ) -> R<()> {
+        let Some(local) = local else { return Ok(()) };
+        if fr.checks {
+            let expected = self.eval(fr, value)?;
+            let found = &fr.locals[local];
+            if !check_eq(found, &expected, self.atol) {
+                let name = &fr.body.local(local).name;
+                let text = fr.text(fr.body.expr(value).span);
+                let implicit = name_span.is_some_and(|n| n.start < span.start || n.end > span.end);
+                let what = if implicit {
+                    let line = fr.location(fr.body.local(local).span).line;
+                    format!(
+                        "`{name}` (allocated at line {line}) must equal `{text}` when freed at the end of its block"
+                    )
+                } else {
+                    format!("`{name}` must equal `{text}` when deallocated")
+                };
+                return Err(fr.error(
+                    span,
+                    Check::Deallocation,
+                    what,
+                    expected.debug(),
+                    found.debug(),
+                ));
+            }
+        }
+        fr.locals[local] = Value::Moved;
+        Ok(())
+    }
+
+    fn if_chain(
+        &mut self,
+        fr: &mut Frame<'db>,
+        branches: &[(Cond, Vec<StmtId>)],
+        otherwise: Option<&[StmtId]>,
+        dir: Direction,
+    ) -> R<()> {
+        let Some(((cond, inner), rest)) = branches.split_first() else {
+            return match otherwise {
+                Some(stmts) => self.block(fr, stmts, dir),
+                None => Ok(()),
+            };
+        };
+        let post = cond.post.unwrap_or(cond.pre);
+        let (before, after) = match dir {
+            Direction::Forward => (cond.pre, post),
+            Direction::Backward => (post, cond.pre),
+        };
+        let taken = self.condition(fr, before)?;
+        if taken {
+            self.block(fr, inner, dir)?;
+        } else {
+            self.if_chain(fr, rest, otherwise, dir)?;
+        }
+        if fr.checks {
+            let now = self.condition(fr, after)?;
+            if now != taken {
+                let text = fr.text(fr.body.expr(after).span);
+                let what = match dir {
+                    Direction::Forward => {
+                        format!("the postcondition `{text}` must agree with the branch taken")
+                    }
+                    Direction::Backward => {
+                        format!("the precondition `{text}` must agree with the branch taken")
+                    }
+                };
+                let found = fr.with_values(after, now);
+                return Err(fr.error(
+                    cond.span,
+                    Check::IfPostcondition,
+                    what,
+                    taken.to_string(),
+                    found,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn condition(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<bool> {
+        let v = self.eval(fr, e)?;
+        v.as_bool().ok_or_else(|| {
+            fr.error(
+                fr.body.expr(e).span,
+                Check::Domain,
+                "a condition must be a `bool`".into(),
+                "a `bool`".into(),
+                v.kind_name(),
+            )
+        })
+    }
+
+    fn while_loop(
+        &mut self,
+        fr: &mut Frame<'db>,
+        cond: &Cond,
+        inner: &[StmtId],
+        dir: Direction,
+    ) -> R<()> {
+        let (pre, post) = match (dir, cond.post) {
+            (Direction::Forward, Some(post)) => (cond.pre, Some(post)),
+            (Direction::Backward, Some(post)) => (post, Some(cond.pre)),
+            (_, None) => (cond.pre, None),
+        };
+        let checks = fr.checks;
+        if checks
+            && let Some(post) = post
+            && self.condition(fr, post)?
+        {
+            let text = fr.text(fr.body.expr(post).span);
+            let found = fr.with_values(post, true);
+            return Err(fr.error(
+                cond.span,
+                Check::WhileEntry,
+                format!("the postcondition `{text}` must be false before the loop"),
+                "false".into(),
+                found,
+            ));
+        }
+        while self.condition(fr, pre)? {
+            self.block(fr, inner, dir)?;
+            if checks
+                && let Some(post) = post
+                && !self.condition(fr, post)?
+            {
+                let text = fr.text(fr.body.expr(post).span);
+                let found = fr.with_values(post, false);
+                return Err(fr.error(
+                    cond.span,
+                    Check::WhileIteration,
+                    format!("the postcondition `{text}` must be true after each iteration"),
+                    "true".into(),
+                    found,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop(
+        &mut self,
+        fr: &mut Frame<'db>,
+        var: LocalId,
+        start: ExprId,
+        step: Option<ExprId>,
+        stop: ExprId,
+        reversed: bool,
+        inner: &[StmtId],
+        dir: Direction,
+        span: Span,
+    ) -> R<()> {
+        let bounds = |this: &mut Self, fr: &mut Frame<'db>| -> R<(i64, i64, i64)> {
+            let a = this.integer(fr, start)?;
+            let s = match step {
+                Some(s) => this.integer(fr, s)?,
+                None => 1,
+            };
+            let b = this.integer(fr, stop)?;
+            Ok((a, s, b))
+        };
+        let (a, s, b) = bounds(self, fr)?;
+        if s == 0 {
+            let text = fr.text(span);
+            return Err(fr.error(
+                span,
+                Check::ForStep,
+                format!(
+                    "the step of `{}` must not be 0",
+                    text.lines().next().unwrap_or("")
+                ),
+                "a step other than 0".into(),
+                "0".into(),
+            ));
+        }
+        // The values in order, as a count from `a`.
+        let count = if (s > 0 && a > b) || (s < 0 && a < b) {
+            0
+        } else {
+            ((b as i128 - a as i128) / s as i128) as i64 + 1
+        };
+        let backwards = reversed != (dir == Direction::Backward);
+        for k in 0..count {
+            let k = if backwards { count - 1 - k } else { k };
+            fr.locals[var] = Value::int(a + k * s);
+            self.block(fr, inner, dir)?;
+            if fr.checks {
+                let now = bounds(self, fr)?;
+                if now != (a, s, b) {
+                    return Err(fr.error(
+                        span,
+                        Check::ForBounds,
+                        format!(
+                            "the range of `for {}` must not change in its body",
+                            fr.body.local(var).name
+                        ),
+                        format!("({a}, {s}, {b})"),
+                        format!("({}, {}, {})", now.0, now.1, now.2),
+                    ));
+                }
+            }
+        }
+        fr.locals[var] = Value::Moved;
+        Ok(())
+    }
+
+    fn integer(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<i64> {
+        let v = self.eval(fr, e)?;
+        v.as_i64().ok_or_else(|| {
+            fr.error(
+                fr.body.expr(e).span,
+                Check::Unsupported,
+                "a loop bound that is not an integer".into(),
+                "an integer".into(),
+                v.kind_name(),
+            )
+        })
+    }
+
+    fn instr(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: ExprId,
+        op: InstrOp,
+        broadcast: bool,
+        value: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let bop = match op {
+            InstrOp::Add => BinaryOp::Add,
+            InstrOp::Sub => BinaryOp::Sub,
+            InstrOp::Xor => BinaryOp::Xor,
+            InstrOp::Mul => BinaryOp::Mul,
+            InstrOp::Div => BinaryOp::Div,
+            InstrOp::Assign => {
+                return Err(fr.error(
+                    span,
+                    Check::Unsupported,
+                    "an assignment `=` outside a `@tape` loop".into(),
+                    "a reversible instruction".into(),
+                    "`=`".into(),
+                ));
+            }
+        };
+        let path = self.path(fr, target)?.ok_or_else(|| {
+            fr.error(
+                span,
+                Check::Unsupported,
+                "an instruction whose target is not a place".into(),
+                "a variable, element or field".into(),
+                "an expression".into(),
+            )
+        })?;
+        let v = self.eval(fr, value)?;
+        let cur = self.read(fr, &path, span)?;
+        let new = if broadcast {
+            self.broadcast_update(fr, bop, cur, v, span)?
+        } else {
+            let v = literal_like(fr.body, value, v, &cur);
+            ops::binary(bop, &cur, &v)
+                .and_then(|n| convert(n, &cur))
+                .map_err(|m| fr.domain(span, m))?
+        };
+        self.write(fr, &path, new, span)
+    }
+
+    fn broadcast_update(
+        &mut self,
+        fr: &Frame<'db>,
+        op: BinaryOp,
+        cur: Value,
+        v: Value,
+        span: Span,
+    ) -> R<Value> {
+        let apply = |c: &Value, x: &Value| {
+            ops::binary(op, c, x)
+                .and_then(|n| convert(n, c))
+                .map_err(|m| fr.domain(span, m))
+        };
+        match (&cur, &v) {
+            (Value::Array(items), Value::Array(xs)) => {
+                if items.len() != xs.len() {
+                    return Err(fr.error(
+                        span,
+                        Check::Shape,
+                        "the arrays of a broadcast must have one length".into(),
+                        items.len().to_string(),
+                        xs.len().to_string(),
+                    ));
+                }
+                let out = items
+                    .iter()
+                    .zip(xs.iter())
+                    .map(|(c, x)| apply(c, x))
+                    .collect::<R<Vec<_>>>()?;
+                Ok(Value::Array(Rc::new(out)))
+            }
+            (Value::Array(items), x) => {
+                let out = items.iter().map(|c| apply(c, x)).collect::<R<Vec<_>>>()?;
+                Ok(Value::Array(Rc::new(out)))
+            }
+            (Value::Matrix { rows, cols, data }, x) => {
+                let out: Vec<Value> = match x {
+                    Value::Matrix { data: xs, .. } if xs.len() == data.len() => data
+                        .iter()
+                        .zip(xs.iter())
+                        .map(|(c, x)| apply(c, x))
+                        .collect::<R<_>>()?,
+                    _ => data.iter().map(|c| apply(c, x)).collect::<R<_>>()?,
+                };
+                Ok(Value::Matrix {
+                    rows: *rows,
+                    cols: *cols,
+                    data: Rc::new(out),
+                })
+            }
+            _ => apply(&cur, &v),
+        }
+    }
+
+    fn call_stmt(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: &CallTarget<'db>,
+        dir: Direction,
+        args: &[ExprId],
+        kwargs: &[(String, ExprId)],
+        span: Span,
+    ) -> R<()> {
+        let f = match target {
+            CallTarget::Instruction(ins) => return self.instruction(fr, ins, dir, args, span),
+            CallTarget::Function(Callable::Function(f)) => *f,
+            CallTarget::Function(Callable::Derived {
+                derivative, base, ..
+            }) => {
+                return Err(fr.error(
+                    span,
+                    Check::Unsupported,
+                    format!(
+                        "a derivative call `({}{})(...)`",
+                        derivative.symbol(),
+                        base.name(self.db)
+                    ),
+                    "a call of a function".into(),
+                    "a derivative call".into(),
+                ));
+            }
+            CallTarget::Local(l) => {
+                let (name, captured) = match &fr.locals[*l] {
+                    Value::Function(name) => (name.clone(), None),
+                    Value::Partial(name, captured) => (name.clone(), Some(captured.clone())),
+                    v => {
+                        return Err(fr.error(
+                            span,
+                            Check::Unsupported,
+                            format!("a call of `{}`", fr.body.local(*l).name),
+                            "a function".into(),
+                            v.kind_name(),
+                        ));
+                    }
+                };
+                match self.function(&name) {
+                    Some(f) => {
+                        return self.call_function(
+                            fr,
+                            f,
+                            captured.as_deref().map(Vec::as_slice),
+                            dir,
+                            args,
+                            kwargs,
+                            span,
+                        );
+                    }
+                    None => {
+                        return Err(fr.error(
+                            span,
+                            Check::Unsupported,
+                            format!("a call of the function value `{name}`"),
+                            "a function of the project".into(),
+                            format!("`{name}`"),
+                        ));
+                    }
+                }
+            }
+            CallTarget::Unresolved(name) => {
+                return Err(fr.error(
+                    span,
+                    Check::Unsupported,
+                    format!("a call of `{name}`, which the analysis did not resolve"),
+                    "a function of the project".into(),
+                    format!("`{name}`"),
+                ));
+            }
+        };
+        self.call_function(fr, f, None, dir, args, kwargs, span)
+    }
+
+    /// A call of the function `f`, with `captured` arguments of a partial
+    /// application (the call's arguments fill its holes in order).
+    #[allow(clippy::too_many_arguments)]
+    fn call_function(
+        &mut self,
+        fr: &mut Frame<'db>,
+        f: FnId<'db>,
+        captured: Option<&[Option<Value>]>,
+        dir: Direction,
+        args: &[ExprId],
+        kwargs: &[(String, ExprId)],
+        span: Span,
+    ) -> R<()> {
+        let mutated =
+            db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default();
+        let mut given = args.iter();
+        let slots: Vec<Result<ExprId, Value>> = match captured {
+            None => args.iter().map(|&a| Ok(a)).collect(),
+            Some(captured) => {
+                let mut slots = Vec::with_capacity(captured.len());
+                for c in captured {
+                    match c {
+                        Some(v) => slots.push(Err(v.clone())),
+                        None => match given.next() {
+                            Some(&a) => slots.push(Ok(a)),
+                            None => {
+                                return Err(fr.domain(
+                                    span,
+                                    "a partial application called with too few arguments".into(),
+                                ));
+                            }
+                        },
+                    }
+                }
+                slots
+            }
+        };
+        let mut paths: Vec<Option<Path>> = Vec::with_capacity(slots.len());
+        let mut values = Vec::with_capacity(slots.len());
+        for (i, slot) in slots.into_iter().enumerate() {
+            let a = match slot {
+                Ok(a) => a,
+                Err(v) => {
+                    paths.push(None);
+                    values.push(v);
+                    continue;
+                }
+            };
+            let changed = mutated.get(i).copied().unwrap_or(true);
+            let path = if changed { self.path(fr, a)? } else { None };
+            if let Some(p) = &path
+                && let Some(other) = paths.iter().flatten().find(|q| overlaps(q, p))
+            {
+                let _ = other;
+                return Err(fr.error(
+                    span,
+                    Check::Alias,
+                    format!(
+                        "`{}` is passed twice to a call that changes it",
+                        fr.text(fr.body.expr(a).span)
+                    ),
+                    "different places".into(),
+                    "the same place".into(),
+                ));
+            }
+            let v = match &path {
+                Some(p) => self.take(fr, p, span)?,
+                None => self.eval(fr, a)?,
+            };
+            paths.push(path);
+            values.push(v);
+        }
+        let mut kw = Vec::with_capacity(kwargs.len());
+        for (name, e) in kwargs {
+            kw.push((name.clone(), self.eval(fr, *e)?));
+        }
+        let at = fr.location(span);
+        let results = self.invoke(f, values, kw, dir, Some(at))?;
+        for (path, v) in paths.iter().zip(results) {
+            if let Some(p) = path {
+                self.write(fr, p, v, span)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn instruction(
+        &mut self,
+        fr: &mut Frame<'db>,
+        ins: &'static Instruction,
+        dir: Direction,
+        args: &[ExprId],
+        span: Span,
+    ) -> R<()> {
+        let ins = match dir {
+            Direction::Forward => ins,
+            Direction::Backward => builtins::instruction(ins.inverse).unwrap_or(ins),
+        };
+        let mut paths = Vec::with_capacity(ins.mutates.len());
+        for &m in ins.mutates {
+            let Some(&a) = args.get(m) else {
+                return Err(fr.domain(
+                    span,
+                    format!("`{}` needs {} arguments", ins.name, ins.arity),
+                ));
+            };
+            let p = self.path(fr, a)?.ok_or_else(|| {
+                fr.domain(
+                    span,
+                    format!("`{}` changes an argument that is not a place", ins.name),
+                )
+            })?;
+            paths.push(p);
+        }
+        let old: Vec<Value> = paths
+            .iter()
+            .map(|p| self.read(fr, p, span))
+            .collect::<R<_>>()?;
+        let new = match ins.rule {
+            Rule::Linear { rows, angle, .. } => {
+                let theta = match angle {
+                    Some(k) => {
+                        let v = self.eval(fr, args[k])?;
+                        v.as_f64().ok_or_else(|| {
+                            fr.domain(span, format!("an angle of {}", v.kind_name()))
+                        })?
+                    }
+                    None => 0.0,
+                };
+                rows.iter()
+                    .zip(&old)
+                    .map(|(row, like)| {
+                        // `±a ± b` times `1/√2`, factored as the backends
+                        // render it (`(a + b) * FRAC_1_SQRT_2`).
+                        if row.iter().all(|(_, f)| {
+                            matches!(f, builtins::Factor::Rsqrt2 | builtins::Factor::MinusRsqrt2)
+                        }) {
+                            return self.rsqrt2_row(fr, row, &old, like, span);
+                        }
+                        let mut acc: Option<Value> = None;
+                        for &(j, factor) in *row {
+                            let term = match factor {
+                                builtins::Factor::One => old[j].clone(),
+                                builtins::Factor::MinusOne => {
+                                    ops::negate(&old[j]).map_err(|m| fr.domain(span, m))?
+                                }
+                                f => {
+                                    let c = match like {
+                                        Value::F32(_) => Value::F32(f.at(theta) as f32),
+                                        _ => Value::F64(f.at(theta)),
+                                    };
+                                    ops::binary(BinaryOp::Mul, &c, &old[j])
+                                        .map_err(|m| fr.domain(span, m))?
+                                }
+                            };
+                            acc = Some(match acc {
+                                None => term,
+                                Some(a) => ops::binary(BinaryOp::Add, &a, &term)
+                                    .map_err(|m| fr.domain(span, m))?,
+                            });
+                        }
+                        let v = acc.unwrap_or_else(|| like.zero_like());
+                        if like.is_number() {
+                            convert(v, like).map_err(|m| fr.domain(span, m))
+                        } else {
+                            Ok(v)
+                        }
+                    })
+                    .collect::<R<Vec<_>>>()?
+            }
+            Rule::Scale { by, divide } => {
+                let n = self.eval(fr, args[by])?;
+                let op = if divide { BinaryOp::Div } else { BinaryOp::Mul };
+                let v = ops::binary(op, &old[0], &n)
+                    .and_then(|v| convert(v, &old[0]))
+                    .map_err(|m| fr.domain(span, m))?;
+                vec![v]
+            }
+            Rule::Shift { up } => {
+                let op = if up { BinaryOp::Add } else { BinaryOp::Sub };
+                let v = ops::binary(op, &old[0], &Value::int(1))
+                    .and_then(|v| convert(v, &old[0]))
+                    .map_err(|m| fr.domain(span, m))?;
+                vec![v]
+            }
+            Rule::Conj => vec![match &old[0] {
+                Value::Complex(re, im) => Value::Complex(*re, -im),
+                v => v.clone(),
+            }],
+            Rule::Stack => self.stack_instruction(fr, ins, old, args, span)?,
+        };
+        for (p, v) in paths.iter().zip(new) {
+            self.write(fr, p, v, span)?;
+        }
+        Ok(())
+    }
+
+    /// A row `Σ ±old[j] / √2` of a linear rule, summed first and scaled once.
+    fn rsqrt2_row(
+        &self,
+        fr: &Frame<'db>,
+        row: &[(usize, builtins::Factor)],
+        old: &[Value],
+        like: &Value,
+        span: Span,
+    ) -> R<Value> {
+        let mut acc: Option<Value> = None;
+        for &(j, f) in row {
+            let minus = f == builtins::Factor::MinusRsqrt2;
+            acc = Some(match (acc, minus) {
+                (None, false) => old[j].clone(),
+                (None, true) => ops::negate(&old[j]).map_err(|m| fr.domain(span, m))?,
+                (Some(a), m) => {
+                    let op = if m { BinaryOp::Sub } else { BinaryOp::Add };
+                    ops::binary(op, &a, &old[j]).map_err(|m| fr.domain(span, m))?
+                }
+            });
+        }
+        let r = match like {
+            Value::F32(_) => Value::F32(std::f32::consts::FRAC_1_SQRT_2),
+            _ => Value::F64(std::f64::consts::FRAC_1_SQRT_2),
+        };
+        let v = ops::binary(BinaryOp::Mul, &acc.unwrap_or_else(|| like.zero_like()), &r)
+            .map_err(|m| fr.domain(span, m))?;
+        convert(v, like).map_err(|m| fr.domain(span, m))
+    }
+
+    /// `PUSH!(s, x)`, `POP!(s, x)`, `COPYPUSH!(s, x)`, `COPYPOP!(s, x)`:
+    /// the new values of the arguments they change.
+    fn stack_instruction(
+        &mut self,
+        fr: &mut Frame<'db>,
+        ins: &Instruction,
+        old: Vec<Value>,
+        args: &[ExprId],
+        span: Span,
+    ) -> R<Vec<Value>> {
+        let mut old = old.into_iter();
+        let Some(Value::Stack(items, elem)) = old.next() else {
+            return Err(fr.domain(span, format!("`{}` of something not a stack", ins.name)));
+        };
+        let s_name = fr.text(fr.body.expr(args[0]).span);
+        let mut items = items;
+        let x = match old.next() {
+            Some(x) => x,
+            None => self.eval(fr, args[1])?,
+        };
+        let empty = |fr: &Frame<'db>| {
+            fr.error(
+                span,
+                Check::Stack,
+                format!(
+                    "{}({s_name}, {}): the stack `{s_name}` is empty",
+                    ins.name,
+                    fr.text(fr.body.expr(args[1]).span)
+                ),
+                "a value to take".into(),
+                format!("the stack `{s_name}` empty"),
+            )
+        };
+        Ok(match ins.name {
+            "PUSH!" => {
+                let zero = x.zero_like();
+                Rc::make_mut(&mut items).push(x);
+                vec![Value::Stack(items, elem), zero]
+            }
+            "COPYPUSH!" => {
+                Rc::make_mut(&mut items).push(x);
+                vec![Value::Stack(items, elem)]
+            }
+            "POP!" => {
+                if fr.checks && !x.is_zero() {
+                    return Err(fr.error(
+                        span,
+                        Check::Stack,
+                        format!(
+                            "POP!({s_name}, {}): the value popped into must be zero",
+                            fr.text(fr.body.expr(args[1]).span)
+                        ),
+                        x.zero_like().debug(),
+                        x.debug(),
+                    ));
+                }
+                let top = Rc::make_mut(&mut items).pop().ok_or_else(|| empty(fr))?;
+                vec![Value::Stack(items, elem), top]
+            }
+            _ => {
+                let top = Rc::make_mut(&mut items).pop().ok_or_else(|| empty(fr))?;
+                if fr.checks && !check_eq(&top, &x, self.atol) {
+                    return Err(fr.error(
+                        span,
+                        Check::Stack,
+                        format!(
+                            "COPYPOP!({s_name}, {}): the top of the stack must equal the value",
+                            fr.text(fr.body.expr(args[1]).span)
+                        ),
+                        x.debug(),
+                        top.debug(),
+                    ));
+                }
+                vec![Value::Stack(items, elem)]
+            }
+        })
+    }
+
+    // --- places -------------------------------------------------------
+
+    /// The place `e` names, if it is one.
+    fn path(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Option<Path>> {
+        let data = fr.body.expr(e);
+        Ok(match &data.kind {
+            Expr::Local(l) => Some(Path {
+                root: *l,
+                steps: Vec::new(),
+            }),
+            Expr::Index { base, indices } => {
+                let Some(mut p) = self.path(fr, *base)? else {
+                    return Ok(None);
+                };
+                let at = self.read(fr, &p, data.span)?;
+                let step = self.index_step(fr, &at, indices, *base, data.span)?;
+                match step {
+                    Some(s) => {
+                        p.steps.push(s);
+                        Some(p)
+                    }
+                    None => None,
+                }
+            }
+            Expr::Field { base, field } => {
+                let Some(mut p) = self.path(fr, *base)? else {
+                    return Ok(None);
+                };
+                let at = self.read(fr, &p, data.span)?;
+                match &at {
+                    Value::Complex(..) if field == "re" || field == "im" => {
+                        p.steps.push(Step::Part(field == "im"));
+                        Some(p)
+                    }
+                    Value::Struct { fields, .. } => {
+                        match fields.iter().position(|(n, _)| n == field) {
+                            Some(k) => {
+                                p.steps.push(Step::Field(k));
+                                Some(p)
+                            }
+                            None => return Err(fr.domain(data.span, format!("no field `{field}`"))),
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+    }
+
+    /// The step an index takes into `at`, checked against its shape.
+    fn index_step(
+        &mut self,
+        fr: &mut Frame<'db>,
+        at: &Value,
+        indices: &[Index],
+        base: ExprId,
+        span: Span,
+    ) -> R<Option<Step>> {
+        let what = fr.text(fr.body.expr(base).span);
+        let one = |this: &mut Self,
+                   fr: &mut Frame<'db>,
+                   i: &Index,
+                   len: usize,
+                   unit: &str|
+         -> R<Option<usize>> {
+            let Index::At(e) = i else { return Ok(None) };
+            let k = this.integer(fr, *e)?;
+            if k < 1 || k as u64 > len as u64 {
+                return Err(fr.error(
+                    span,
+                    Check::Index,
+                    format!(
+                        "`{what}` has {len} {unit}{}",
+                        if len == 1 { "" } else { "s" }
+                    ),
+                    if len == 0 {
+                        "no index (it is empty)".into()
+                    } else {
+                        format!("an index in 1:{len}")
+                    },
+                    k.to_string(),
+                ));
+            }
+            Ok(Some(k as usize - 1))
+        };
+        Ok(match (at, indices) {
+            (Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items), [i]) => {
+                one(self, fr, i, items.len(), "element")?.map(Step::At)
+            }
+            (Value::Matrix { rows, cols, .. }, [i, j]) => {
+                let c = one(self, fr, j, *cols, "column")?;
+                match (i, c) {
+                    (Index::All, Some(c)) => Some(Step::Column(c)),
+                    (_, Some(c)) => one(self, fr, i, *rows, "row")?.map(|r| Step::At(c * rows + r)),
+                    _ => None,
+                }
+            }
+            (Value::Matrix { data, .. }, [i]) => {
+                one(self, fr, i, data.len(), "element")?.map(Step::At)
+            }
+            _ => None,
+        })
+    }
+
+    fn read(&self, fr: &Frame<'db>, p: &Path, span: Span) -> R<Value> {
+        let mut v = &fr.locals[p.root];
+        for (k, step) in p.steps.iter().enumerate() {
+            v = match (v, step) {
+                (
+                    Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items),
+                    Step::At(i),
+                ) => &items[*i],
+                (Value::Matrix { data, .. }, Step::At(i)) => &data[*i],
+                (Value::Struct { fields, .. }, Step::Field(i)) => &fields[*i].1,
+                (Value::Matrix { rows, data, .. }, Step::Column(c)) if k + 1 == p.steps.len() => {
+                    return Ok(Value::Array(Rc::new(
+                        data[c * rows..(c + 1) * rows].to_vec(),
+                    )));
+                }
+                (Value::Complex(re, im), Step::Part(imag)) if k + 1 == p.steps.len() => {
+                    return Ok(Value::F64(if *imag { *im } else { *re }));
+                }
+                _ => return Err(fr.domain(span, "a place that changed shape".into())),
+            };
+        }
+        Ok(v.clone())
+    }
+
+    fn take(&self, fr: &mut Frame<'db>, p: &Path, span: Span) -> R<Value> {
+        if p.steps
+            .iter()
+            .any(|s| matches!(s, Step::Column(_) | Step::Part(_)))
+        {
+            return self.read(fr, p, span);
+        }
+        match slot(&mut fr.locals[p.root], &p.steps) {
+            Some(slot) => Ok(std::mem::take(slot)),
+            None => Err(fr.domain(span, "a place that changed shape".into())),
+        }
+    }
+
+    fn write(&self, fr: &mut Frame<'db>, p: &Path, v: Value, span: Span) -> R<()> {
+        if let Some((Step::Part(imag), init)) = p.steps.split_last() {
+            return match (slot(&mut fr.locals[p.root], init), v.as_f64()) {
+                (Some(Value::Complex(re, im)), Some(x)) => {
+                    *(if *imag { im } else { re }) = x;
+                    Ok(())
+                }
+                _ => Err(fr.domain(
+                    span,
+                    "a part of a complex number written with a non-real value".into(),
+                )),
+            };
+        }
+        if let Some((Step::Column(c), init)) = p.steps.split_last() {
+            let ok = match slot(&mut fr.locals[p.root], init) {
+                Some(Value::Matrix { rows, data, .. }) => match v {
+                    Value::Array(col) if col.len() == *rows => {
+                        let rows = *rows;
+                        let data = Rc::make_mut(data);
+                        for (r, x) in col.iter().enumerate() {
+                            data[c * rows + r] = x.clone();
+                        }
+                        true
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            return if ok {
+                Ok(())
+            } else {
+                Err(fr.domain(
+                    span,
+                    "a column written with a value of another shape".into(),
+                ))
+            };
+        }
+        match slot(&mut fr.locals[p.root], &p.steps) {
+            Some(s) => {
+                *s = v;
+                Ok(())
+            }
+            None => Err(fr.domain(span, "a place that changed shape".into())),
+        }
+    }
+
+    // --- expressions --------------------------------------------------
+
+    fn eval(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
+        nilang_syntax::stack::deep(|| self.eval_inner(fr, e))
+    }
+
+    fn eval_inner(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
+        let body = fr.body;
+        let data = body.expr(e);
+        let span = data.span;
+        Ok(match &data.kind {
+            Expr::Local(l) => match &fr.locals[*l] {
+                Value::Moved => {
+                    return Err(fr.domain(
+                        span,
+                        format!("`{}` read while it has no value", body.local(*l).name),
+                    ));
+                }
+                v => v.clone(),
+            },
+            Expr::Name(n) => self.name(fr, n, &data.ty, span)?,
+            Expr::Function(c) => match c {
+                Callable::Function(f) => Value::Function(f.name(self.db).as_str().into()),
+                Callable::Derived { .. } => {
+                    return Err(fr.unsupported(span, "a derivative passed as a value"));
+                }
+            },
+            Expr::Partial { callee, args } => {
+                let Callable::Function(f) = callee else {
+                    return Err(fr.unsupported(span, "a partial application of a derivative"));
+                };
+                let mut captured = Vec::with_capacity(args.len());
+                for a in args {
+                    captured.push(match a {
+                        Some(a) => Some(self.eval(fr, *a)?),
+                        None => None,
+                    });
+                }
+                Value::Partial(f.name(self.db).as_str().into(), Rc::new(captured))
+            }
+            Expr::Int(v) => match &data.ty {
+                Ty::Scalar(Scalar::F64) => Value::F64(*v as f64),
+                Ty::Scalar(Scalar::F32) => Value::F32(*v as f32),
+                Ty::Scalar(Scalar::Bool) | Ty::Scalar(Scalar::I64) => Value::int(*v),
+                Ty::Scalar(s) => Value::Int(crate::value::wrap(*v, *s), *s),
+                _ => Value::int(*v),
+            },
+            Expr::Float(v) => match &data.ty {
+                Ty::Scalar(Scalar::F32) => Value::F32(*v as f32),
+                _ => Value::F64(*v),
+            },
+            Expr::Bool(b) => Value::Bool(*b),
+            Expr::Str(s) => Value::Str(s.as_str().into()),
+            Expr::Pure {
+                func,
+                args,
+                broadcast,
+            } => {
+                let mut values = Vec::with_capacity(args.len());
+                for &a in args {
+                    values.push(self.eval(fr, a)?);
+                }
+                let out = if *broadcast {
+                    pure::broadcast(*func, &values).map(Out::Value)
+                } else {
+                    pure::call(*func, &values)
+                };
+                match out {
+                    Ok(Out::Value(v)) => v,
+                    Ok(Out::Print(text)) => {
+                        self.output.push_str(&text);
+                        Value::Tuple(Rc::new(Vec::new()))
+                    }
+                    Err(f) => return Err(fr.error(span, f.check, f.what, f.expected, f.found)),
+                }
+            }
+            Expr::Construct { name, args } => {
+                let mut values = Vec::with_capacity(args.len());
+                for &a in args {
+                    values.push(self.eval(fr, a)?);
+                }
+                self.construct(fr, name, values, &data.ty, span)?
+            }
+            Expr::Index { base, indices } => {
+                let at = self.eval(fr, *base)?;
+                let any_range = indices.iter().any(|i| matches!(i, Index::Range { .. }));
+                if any_range {
+                    return self.slice(fr, at, indices, span);
+                }
+                match self.index_step(fr, &at, indices, *base, span)? {
+                    Some(Step::At(k)) => match &at {
+                        Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items) => {
+                            items[k].clone()
+                        }
+                        Value::Matrix { data, .. } => data[k].clone(),
+                        _ => unreachable!("index_step gives At for sequences"),
+                    },
+                    Some(Step::Column(c)) => match &at {
+                        Value::Matrix { rows, data, .. } => {
+                            Value::Array(Rc::new(data[c * rows..(c + 1) * rows].to_vec()))
+                        }
+                        _ => unreachable!("index_step gives Column for matrices"),
+                    },
+                    _ => return Err(fr.unsupported(span, "this kind of indexing")),
+                }
+            }
+            Expr::Field { base, field } => {
+                let at = self.eval(fr, *base)?;
+                match (&at, field.as_str()) {
+                    (Value::Struct { fields, .. }, _) => {
+                        match fields.iter().find(|(n, _)| n == field) {
+                            Some((_, v)) => v.clone(),
+                            None => return Err(fr.domain(span, format!("no field `{field}`"))),
+                        }
+                    }
+                    (Value::Complex(re, _), "re") => Value::F64(*re),
+                    (Value::Complex(_, im), "im") => Value::F64(*im),
+                    _ => {
+                        return Err(fr.unsupported(
+                            span,
+                            &format!("the field `.{field}` of {}", at.kind_name()),
+                        ));
+                    }
+                }
+            }
+            Expr::Conj(inner) => match self.eval(fr, *inner)? {
+                Value::Complex(re, im) => Value::Complex(re, -im),
+                v => v,
+            },
+            Expr::Unary { op, operand } => {
+                let v = self.eval(fr, *operand)?;
+                ops::unary(*op, &v).map_err(|m| fr.domain(span, m))?
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                // `&&` and `||` read their right side only when needed.
+                if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    let l = self.condition(fr, *lhs)?;
+                    if (*op == BinaryOp::And) != l {
+                        return Ok(Value::Bool(l));
+                    }
+                    return Ok(Value::Bool(self.condition(fr, *rhs)?));
+                }
+                let l = self.eval(fr, *lhs)?;
+                let r = self.eval(fr, *rhs)?;
+                let l = literal_like(body, *lhs, l, &r);
+                let r = literal_like(body, *rhs, r, &l);
+                self.binary(fr, *op, l, r, span)?
+            }
+            Expr::Tuple(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for &i in items {
+                    values.push(self.eval(fr, i)?);
+                }
+                Value::Tuple(Rc::new(values))
+            }
+            Expr::Macro { name, .. } => {
+                return Err(fr.unsupported(span, &format!("the macro `@{name}` outside `@safe`")));
+            }
+            Expr::Missing => return Err(fr.unsupported(span, "an expression the analysis refused")),
+        })
+    }
+
+    fn binary(&self, fr: &Frame<'db>, op: BinaryOp, l: Value, r: Value, span: Span) -> R<Value> {
+        let elementwise = op != op.scalar()
+            || matches!(
+                (&l, &r),
+                (Value::Array(_) | Value::Matrix { .. }, _)
+                    | (_, Value::Array(_) | Value::Matrix { .. })
+            );
+        if !elementwise {
+            return ops::binary(op, &l, &r).map_err(|m| fr.domain(span, m));
+        }
+        let op = op.scalar();
+        // The elements of an array or matrix operand, and its shape.
+        let parts = |v: &Value| match v {
+            Value::Array(items) => Some((items.clone(), None)),
+            Value::Matrix { rows, cols, data } => Some((data.clone(), Some((*rows, *cols)))),
+            _ => None,
+        };
+        let (lp, rp) = (parts(&l), parts(&r));
+        let shape = lp.as_ref().or(rp.as_ref()).map(|(_, s)| *s).unwrap_or(None);
+        let len = match (&lp, &rp) {
+            (Some((a, sa)), Some((b, sb))) if a.len() != b.len() || sa != sb => {
+                return Err(fr.error(
+                    span,
+                    Check::Shape,
+                    "the operands of a broadcast must have one shape".into(),
+                    a.len().to_string(),
+                    b.len().to_string(),
+                ));
+            }
+            (Some((a, _)), _) | (_, Some((a, _))) => a.len(),
+            _ => return ops::binary(op, &l, &r).map_err(|m| fr.domain(span, m)),
+        };
+        let at = |p: &Parts, v: &Value, k: usize| match p {
+            Some((items, _)) => items[k].clone(),
+            None => v.clone(),
+        };
+        let out = (0..len)
+            .map(|k| {
+                ops::binary(op, &at(&lp, &l, k), &at(&rp, &r, k)).map_err(|m| fr.domain(span, m))
+            })
+            .collect::<R<Vec<_>>>()?;
+        Ok(match shape {
+            Some((rows, cols)) => Value::Matrix {
+                rows,
+                cols,
+                data: Rc::new(out),
+            },
+            None => Value::Array(Rc::new(out)),
+        })
+    }
+
+    fn slice(&mut self, fr: &mut Frame<'db>, at: Value, indices: &[Index], span: Span) -> R<Value> {
+        let (Value::Array(items), [Index::Range { start, step, stop }]) = (&at, indices) else {
+            return Err(fr.unsupported(span, "a range index of a matrix"));
+        };
+        let a = self.integer(fr, *start)?;
+        let s = match step {
+            Some(s) => self.integer(fr, *s)?,
+            None => 1,
+        };
+        let b = self.integer(fr, *stop)?;
+        if s == 0 {
+            return Err(fr.domain(span, "a range with step 0".into()));
+        }
+        let mut out = Vec::new();
+        let mut k = a;
+        while (s > 0 && k <= b) || (s < 0 && k >= b) {
+            if k < 1 || k as usize > items.len() {
+                return Err(fr.error(
+                    span,
+                    Check::Index,
+                    format!("`{}` has {} elements", fr.text(span), items.len()),
+                    format!("an index in 1:{}", items.len()),
+                    k.to_string(),
+                ));
+            }
+            out.push(items[k as usize - 1].clone());
+            k += s;
+        }
+        Ok(Value::Array(Rc::new(out)))
+    }
+
+    fn name(&self, fr: &Frame<'db>, n: &str, ty: &Ty, span: Span) -> R<Value> {
+        Ok(match n {
+            "π" | "pi" => Value::F64(std::f64::consts::PI),
+            "Inf" => Value::F64(f64::INFINITY),
+            "NaN" => Value::F64(f64::NAN),
+            "im" => Value::Complex(0.0, 1.0),
+            _ => {
+                if let Some(t) = fr.generics.get(n) {
+                    return Ok(Value::Type(Rc::new(t.clone())));
+                }
+                if let Some(s) = Scalar::named(n) {
+                    return Ok(Value::Type(Rc::new(Ty::Scalar(s))));
+                }
+                match ty {
+                    Ty::Unknown => return Err(fr.unsupported(span, &format!("the name `{n}`"))),
+                    t => Value::Type(Rc::new(resolve_generics(t, &fr.generics))),
+                }
+            }
+        })
+    }
+
+    fn construct(
+        &self,
+        fr: &Frame<'db>,
+        name: &str,
+        args: Vec<Value>,
+        ty: &Ty,
+        span: Span,
+    ) -> R<Value> {
+        if name == "Complex" {
+            let re = args.first().and_then(Value::as_f64);
+            let im = args.get(1).map_or(Some(0.0), Value::as_f64);
+            return match (re, im) {
+                (Some(re), Some(im)) => Ok(Value::Complex(re, im)),
+                _ => Err(fr.domain(span, "`Complex` of non-real values".into())),
+            };
+        }
+        let structs = db::struct_table(self.db, self.project);
+        let Some(def) = structs.get(name) else {
+            return Err(fr.unsupported(span, &format!("the constructor `{name}`")));
+        };
+        if def.fields.len() != args.len() {
+            return Err(fr.domain(
+                span,
+                format!(
+                    "`{name}` has {} fields, {} given",
+                    def.fields.len(),
+                    args.len()
+                ),
+            ));
+        }
+        // Each field takes the type the inference gave it.
+        let field_types: Vec<Ty> = match ty {
+            Ty::Struct { fields, .. } => fields
+                .iter()
+                .map(|(_, t)| resolve_generics(t, &fr.generics))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let fields = def
+            .fields
+            .iter()
+            .zip(args)
+            .enumerate()
+            .map(|(k, (f, v))| {
+                let v = match field_types.get(k).and_then(zero_of) {
+                    Some(like) if like.is_number() => convert(v.clone(), &like).unwrap_or(v),
+                    _ => v,
+                };
+                (f.name.name.clone(), v)
+            })
+            .collect();
+        Ok(Value::Struct {
+            name: name.into(),
+            fields: Rc::new(fields),
+        })
+    }
+}
+
+/// The elements of an array or matrix operand of a broadcast, and a
+/// matrix's shape.
+type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
+
+/// Whether two places overlap (one is inside the other).
+fn overlaps(a: &Path, b: &Path) -> bool {
+    a.root == b.root
+        && a.steps.iter().zip(&b.steps).all(|(x, y)| match (x, y) {
+            (Step::At(i), Step::At(j))
+            | (Step::Field(i), Step::Field(j))
+            | (Step::Column(i), Step::Column(j)) => i == j,
+            (Step::Part(i), Step::Part(j)) => i == j,
+            _ => true,
+        })
+}
+
+/// The slot a path names, written through (copying shared arrays).
+fn slot<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
+    let Some((first, rest)) = steps.split_first() else {
+        return Some(v);
+    };
+    let next = match (v, first) {
+        (Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items), Step::At(i)) => {
+            Rc::make_mut(items).get_mut(*i)?
+        }
+        (Value::Matrix { data, .. }, Step::At(i)) => Rc::make_mut(data).get_mut(*i)?,
+        (Value::Struct { fields, .. }, Step::Field(i)) => &mut Rc::make_mut(fields).get_mut(*i)?.1,
+        _ => return None,
+    };
+    slot(next, rest)
+}
+
+/// A float literal that meets an `f32` is an `f32`, as the generated Rust
+/// writes it (`2.0_f32`), so that the arithmetic stays in `f32`.
+fn literal_like(body: &Body<'_>, e: ExprId, v: Value, other: &Value) -> Value {
+    match (&body.expr(e).kind, &v, other) {
+        (Expr::Float(x), Value::F64(_), Value::F32(_)) => Value::F32(*x as f32),
+        _ => v,
+    }
+}
+
+/// Binds the type parameters `ty` mentions to the types of `v`.
+fn bind_generics(ty: &Ty, v: &Value, out: &mut FxHashMap<String, Ty>) {
+    match (ty, v) {
+        (Ty::Generic(n), v) => {
+            out.entry(n.clone()).or_insert_with(|| v.ty());
+        }
+        (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
+            if let (Some(t), Some(first)) = (element_type(ty), items.first()) {
+                bind_generics(t, first, out);
+            }
+        }
+        (Ty::Constructed(Ctor::Matrix, args), Value::Matrix { data, .. }) => {
+            if let (Some(t), Some(first)) = (args.first(), data.first()) {
+                bind_generics(t, first, out);
+            }
+        }
+        (Ty::Constructed(Ctor::Complex, args), Value::Complex(..)) => {
+            if let Some(t) = args.first() {
+                bind_generics(t, &Value::F64(0.0), out);
+            }
+        }
+        (Ty::Constructed(Ctor::Stack, args), Value::Stack(_, elem)) => {
+            if let Some(Ty::Generic(n)) = args.first() {
+                out.entry(n.clone()).or_insert_with(|| (**elem).clone());
+            }
+        }
+        (Ty::Struct { fields, .. }, Value::Struct { fields: values, .. }) => {
+            for ((_, t), (_, v)) in fields.iter().zip(values.iter()) {
+                bind_generics(t, v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The element type of an array type.
+fn element_type(ty: &Ty) -> Option<&Ty> {
+    match ty {
+        Ty::Slice(t) => Some(t),
+        Ty::Constructed(Ctor::Vec, args) => args.first(),
+        _ => None,
+    }
+}
+
+/// `ty` with the bound type parameters put in.
+fn resolve_generics(ty: &Ty, generics: &FxHashMap<String, Ty>) -> Ty {
+    match ty {
+        Ty::Generic(n) => generics.get(n).cloned().unwrap_or_else(|| ty.clone()),
+        Ty::Slice(t) => Ty::Slice(Box::new(resolve_generics(t, generics))),
+        Ty::Constructed(c, args) => Ty::Constructed(
+            *c,
+            args.iter().map(|a| resolve_generics(a, generics)).collect(),
+        ),
+        Ty::Tuple(items) => Ty::Tuple(
+            items
+                .iter()
+                .map(|a| resolve_generics(a, generics))
+                .collect(),
+        ),
+        Ty::Struct {
+            name,
+            args,
+            fields,
+            generic,
+        } => Ty::Struct {
+            name: name.clone(),
+            args: args.iter().map(|a| resolve_generics(a, generics)).collect(),
+            fields: fields
+                .iter()
+                .map(|(n, t)| (n.clone(), resolve_generics(t, generics)))
+                .collect(),
+            generic: generic.clone(),
+        },
+        t => t.clone(),
+    }
+}
+
+/// A value given for a parameter of type `ty`, converted as a call from
+/// Rust would have to write it: integers given for floats become floats,
+/// reals given for complex numbers complex, element by element.
+pub fn coerce(v: Value, ty: &Ty) -> Result<Value, String> {
+    match (ty, v) {
+        (Ty::Generic(_), v) => Ok(v),
+        (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
+            let t = element_type(ty).cloned().unwrap_or(Ty::Unknown);
+            let items = Rc::try_unwrap(items).unwrap_or_else(|rc| (*rc).clone());
+            Ok(Value::Array(Rc::new(
+                items
+                    .into_iter()
+                    .map(|v| coerce(v, &t))
+                    .collect::<Result<_, _>>()?,
+            )))
+        }
+        (
+            Ty::Struct { name, fields, .. },
+            Value::Struct {
+                name: given,
+                fields: values,
+            },
+        ) if fields.len() == values.len() && **name == *given => {
+            let values = Rc::try_unwrap(values).unwrap_or_else(|rc| (*rc).clone());
+            let fields = fields
+                .iter()
+                .zip(values)
+                .map(|((n, t), (_, v))| Ok((n.clone(), coerce(v, t)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(Value::Struct {
+                name: given,
+                fields: Rc::new(fields),
+            })
+        }
+        (Ty::Constructed(Ctor::Matrix, args), Value::Matrix { rows, cols, data }) => {
+            let t = args.first().cloned().unwrap_or(Ty::Unknown);
+            let data = Rc::try_unwrap(data).unwrap_or_else(|rc| (*rc).clone());
+            Ok(Value::Matrix {
+                rows,
+                cols,
+                data: Rc::new(
+                    data.into_iter()
+                        .map(|v| coerce(v, &t))
+                        .collect::<Result<_, _>>()?,
+                ),
+            })
+        }
+        (Ty::Constructed(Ctor::Stack, args), Value::Array(items)) => Ok(Value::Stack(
+            items,
+            Rc::new(args.first().cloned().unwrap_or(Ty::Unknown)),
+        )),
+        (Ty::Unknown, v) => Ok(v),
+        (ty, v) => match zero_of(ty) {
+            Some(like) if like.is_number() && v.is_number() => {
+                if matches!(
+                    (&like, &v),
+                    (
+                        Value::Int(..),
+                        Value::F64(_) | Value::F32(_) | Value::Complex(..)
+                    )
+                ) || matches!(
+                    (&like, &v),
+                    (Value::F64(_) | Value::F32(_), Value::Complex(..))
+                ) || matches!((&like, &v), (Value::Bool(_), v) if !matches!(v, Value::Bool(_)))
+                {
+                    return Err(format!(
+                        "expected `{}`, found {}",
+                        ty.display(),
+                        v.kind_name()
+                    ));
+                }
+                convert(v, &like)
+            }
+            Some(Value::Struct { .. }) | Some(Value::Tuple(_)) | Some(Value::Stack(..)) => Ok(v),
+            _ if v.ty() == *ty => Ok(v),
+            _ => Err(format!(
+                "expected `{}`, found {}",
+                ty.display(),
+                v.kind_name()
+            )),
+        },
+    }
+}
+
+impl<'db> Frame<'db> {
+    fn location(&self, span: Span) -> Location {
+        let (line, column) = nilang_syntax::render::line_col_indexed(
+            &self.file.text,
+            &self.file.line_starts,
+            self.offset + span.start,
+        );
+        Location {
+            file: self.file.shown.clone(),
+            line: line as u32,
+            column: column as u32,
+        }
+    }
+
+    /// The source text at `span`.
+    fn text(&self, span: Span) -> String {
+        let (a, b) = (
+            (self.offset + span.start) as usize,
+            (self.offset + span.end) as usize,
+        );
+        self.file.text.get(a..b).unwrap_or("").to_string()
+    }
+
+    fn error(
+        &self,
+        span: Span,
+        check: Check,
+        what: String,
+        expected: String,
+        found: String,
+    ) -> RunError {
+        RunError {
+            location: self.location(span),
+            check,
+            what,
+            expected,
+            found,
+        }
+    }
+
+    fn domain(&self, span: Span, what: String) -> RunError {
+        self.error(
+            span,
+            Check::Domain,
+            what,
+            "values it is defined for".into(),
+            "others".into(),
+        )
+    }
+
+    fn unsupported(&self, span: Span, what: &str) -> RunError {
+        self.error(
+            span,
+            Check::Unsupported,
+            what.to_string(),
+            "a construct the interpreter runs".into(),
+            what.to_string(),
+        )
+    }
+
+    /// A condition's value with the values of the locals it reads:
+    /// `false, where x = 3.0, n = 2`.
+    fn with_values(&self, e: ExprId, value: bool) -> String {
+        let mut seen = Vec::new();
+        self.locals_read(e, &mut seen);
+        let mut out = value.to_string();
+        for (k, l) in seen.iter().enumerate() {
+            out.push_str(if k == 0 { ", where " } else { ", " });
+            out.push_str(&format!(
+                "{} = {}",
+                self.body.local(*l).name,
+                self.locals[*l].debug()
+            ));
+        }
+        out
+    }
+
+    fn locals_read(&self, e: ExprId, out: &mut Vec<LocalId>) {
+        if let Expr::Local(l) = &self.body.expr(e).kind {
+            if !out.contains(l) {
+                out.push(*l);
+            }
+            return;
+        }
+        let mut each = |id: ExprId| self.locals_read(id, out);
+        match &self.body.expr(e).kind {
+            Expr::Pure { args, .. } | Expr::Construct { args, .. } | Expr::Tuple(args) => {
+                args.iter().for_each(|&a| each(a))
+            }
+            Expr::Index { base, indices } => {
+                each(*base);
+                for i in indices {
+                    match i {
+                        Index::At(e) => each(*e),
+                        Index::Range { start, step, stop } => {
+                            each(*start);
+                            if let Some(s) = step {
+                                each(*s);
+                            }
+                            each(*stop);
+                        }
+                        Index::All => {}
+                    }
+                }
+            }
+            Expr::Field { base, .. } | Expr::Conj(base) | Expr::Unary { operand: base, .. } => {
+                each(*base)
+            }
+            Expr::Binary { lhs, rhs, .. } => {
+                each(*lhs);
+                each(*rhs);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! Arithmetic on values: the operators, the instructions' updates and the
+//! conversion of a value to the type of the place it is written to.
+//!
+//! Numbers promote as in Julia: two integers stay an integer (of the wider
+//! type), an integer meets a float as that float, `f32` meets `f64` as
+//! `f64`, and a real meets a complex number as a complex one. `/` of two
+//! integers is a float, `÷` truncates, `%` keeps the dividend's sign.
+
+use crate::value::{Value, wrap};
+use nilang_analysis::ast::{BinaryOp, UnaryOp};
+use nilang_analysis::ty::Scalar;
+
+/// A number, lifted to the common type of an operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    Int(i64, Scalar),
+    F32(f32),
+    F64(f64),
+    Complex(f64, f64),
+}
+
+impl Num {
+    pub fn of(v: &Value) -> Option<Num> {
+        Some(match v {
+            Value::Int(x, s) => Num::Int(*x, *s),
+            Value::Bool(b) => Num::Int(*b as i64, Scalar::Bool),
+            Value::F32(x) => Num::F32(*x),
+            Value::F64(x) => Num::F64(*x),
+            Value::Complex(re, im) => Num::Complex(*re, *im),
+            _ => return None,
+        })
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Num::Int(..) => 0,
+            Num::F32(_) => 1,
+            Num::F64(_) => 2,
+            Num::Complex(..) => 3,
+        }
+    }
+
+    fn f64(self) -> f64 {
+        match self {
+            Num::Int(x, _) => x as f64,
+            Num::F32(x) => x as f64,
+            Num::F64(x) => x,
+            Num::Complex(re, _) => re,
+        }
+    }
+
+    fn complex(self) -> (f64, f64) {
+        match self {
+            Num::Complex(re, im) => (re, im),
+            n => (n.f64(), 0.0),
+        }
+    }
+
+    pub fn value(self) -> Value {
+        match self {
+            Num::Int(x, Scalar::Bool) => Value::Bool(x != 0),
+            Num::Int(x, s) => Value::Int(wrap(x, s), s),
+            Num::F32(x) => Value::F32(x),
+            Num::F64(x) => Value::F64(x),
+            Num::Complex(re, im) => Value::Complex(re, im),
+        }
+    }
+}
+
+/// The integer type two integer types meet as.
+fn wider(a: Scalar, b: Scalar) -> Scalar {
+    let size = |s: Scalar| match s {
+        Scalar::Bool => 0,
+        Scalar::I8 | Scalar::U8 => 1,
+        Scalar::I16 | Scalar::U16 => 2,
+        Scalar::I32 | Scalar::U32 => 3,
+        _ => 4,
+    };
+    match (a, b) {
+        (Scalar::Bool, Scalar::Bool) => Scalar::I64,
+        _ if size(a) >= size(b) => a,
+        _ => b,
+    }
+}
+
+fn cmul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+fn cdiv(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    let d = b.0 * b.0 + b.1 * b.1;
+    ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
+}
+
+/// `a op b` for numbers, or why not.
+pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
+    use BinaryOp::*;
+    if let (Or | And, Value::Bool(x), Value::Bool(y)) = (op, a, b) {
+        return Ok(Value::Bool(if op == Or { *x || *y } else { *x && *y }));
+    }
+    let (Some(x), Some(y)) = (Num::of(a), Num::of(b)) else {
+        return Err(format!(
+            "`{}` of {} and {}",
+            symbol(op),
+            a.kind_name(),
+            b.kind_name()
+        ));
+    };
+    let op = op.scalar();
+    if matches!(op, Eq | Ne | Lt | Le | Gt | Ge) {
+        return compare(op, x, y).map(Value::Bool);
+    }
+    let rank = x.rank().max(y.rank());
+    let out = match rank {
+        0 => {
+            let (Num::Int(p, s), Num::Int(q, t)) = (x, y) else {
+                unreachable!("rank 0 is two integers")
+            };
+            let s = wider(s, t);
+            let int = |v: Option<i64>| match v {
+                Some(v) => Ok(Num::Int(v, s)),
+                None => Err(format!("integer `{}` of {p} and {q}", symbol(op))),
+            };
+            match op {
+                Add => int(Some(p.wrapping_add(q)))?,
+                Sub => int(Some(p.wrapping_sub(q)))?,
+                Mul => int(Some(p.wrapping_mul(q)))?,
+                Div => Num::F64(p as f64 / q as f64),
+                IntDiv => int(p.checked_div(q))?,
+                Rem => int(p.checked_rem(q))?,
+                BitAnd => int(Some(p & q))?,
+                BitOr => int(Some(p | q))?,
+                Xor => int(Some(p ^ q))?,
+                Shl => int(u32::try_from(q).ok().and_then(|q| p.checked_shl(q)))?,
+                Shr => int(u32::try_from(q).ok().and_then(|q| p.checked_shr(q)))?,
+                Pow => match u32::try_from(q) {
+                    Ok(q) => int(Some(p.wrapping_pow(q)))?,
+                    Err(_) => Num::F64((p as f64).powf(q as f64)),
+                },
+                _ => return Err(format!("`{}` of integers", symbol(op))),
+            }
+        }
+        1 | 2 => {
+            let f = |p: f64, q: f64| -> Result<f64, String> {
+                Ok(match op {
+                    Add => p + q,
+                    Sub => p - q,
+                    Mul => p * q,
+                    Div => p / q,
+                    IntDiv => (p / q).trunc(),
+                    Rem => p % q,
+                    Pow => match y {
+                        Num::Int(n, _) if i32::try_from(n).is_ok() => p.powi(n as i32),
+                        _ => p.powf(q),
+                    },
+                    _ => return Err(format!("`{}` of floats", symbol(op))),
+                })
+            };
+            if rank == 1 {
+                // Both `f32` (or an integer and an `f32`): computed in `f32`
+                // as the generated Rust does.
+                let (p, q) = (x.f64() as f32, y.f64() as f32);
+                Num::F32(match op {
+                    Add => p + q,
+                    Sub => p - q,
+                    Mul => p * q,
+                    Div => p / q,
+                    IntDiv => (p / q).trunc(),
+                    Rem => p % q,
+                    Pow => match y {
+                        Num::Int(n, _) if i32::try_from(n).is_ok() => p.powi(n as i32),
+                        _ => p.powf(q),
+                    },
+                    _ => f(p as f64, q as f64)? as f32,
+                })
+            } else {
+                Num::F64(f(x.f64(), y.f64())?)
+            }
+        }
+        _ => {
+            let (p, q) = (x.complex(), y.complex());
+            let (re, im) = match op {
+                Add => (p.0 + q.0, p.1 + q.1),
+                Sub => (p.0 - q.0, p.1 - q.1),
+                Mul => cmul(p, q),
+                Div => cdiv(p, q),
+                Pow => match y {
+                    Num::Int(n, _) if n >= 0 => {
+                        let mut r = (1.0, 0.0);
+                        for _ in 0..n {
+                            r = cmul(r, p);
+                        }
+                        r
+                    }
+                    _ => {
+                        // z^w = exp(w log z)
+                        let (m, a) = ((p.0 * p.0 + p.1 * p.1).sqrt(), p.1.atan2(p.0));
+                        let l = (m.ln(), a);
+                        let e = cmul(q, l);
+                        let r = e.0.exp();
+                        (r * e.1.cos(), r * e.1.sin())
+                    }
+                },
+                _ => return Err(format!("`{}` of complex numbers", symbol(op))),
+            };
+            Num::Complex(re, im)
+        }
+    };
+    Ok(out.value())
+}
+
+fn compare(op: BinaryOp, x: Num, y: Num) -> Result<bool, String> {
+    use BinaryOp::*;
+    if let (Num::Int(p, _), Num::Int(q, _)) = (x, y) {
+        return Ok(match op {
+            Eq => p == q,
+            Ne => p != q,
+            Lt => p < q,
+            Le => p <= q,
+            Gt => p > q,
+            _ => p >= q,
+        });
+    }
+    if x.rank() == 3 || y.rank() == 3 {
+        let (p, q) = (x.complex(), y.complex());
+        return match op {
+            Eq => Ok(p == q),
+            Ne => Ok(p != q),
+            _ => Err("an order comparison of complex numbers".into()),
+        };
+    }
+    let (p, q) = (x.f64(), y.f64());
+    Ok(match op {
+        Eq => p == q,
+        Ne => p != q,
+        Lt => p < q,
+        Le => p <= q,
+        Gt => p > q,
+        _ => p >= q,
+    })
+}
+
+pub fn unary(op: UnaryOp, v: &Value) -> Result<Value, String> {
+    match (op, v) {
+        (UnaryOp::Plus, v) => Ok(v.clone()),
+        (UnaryOp::Not, Value::Bool(b)) => Ok(Value::Bool(!b)),
+        (UnaryOp::Not, Value::Int(x, s)) => Ok(Value::Int(wrap(!x, *s), *s)),
+        (UnaryOp::Neg, v) => negate(v),
+        (_, v) => Err(format!("`!` of {}", v.kind_name())),
+    }
+}
+
+pub fn negate(v: &Value) -> Result<Value, String> {
+    Ok(match v {
+        Value::F64(x) => Value::F64(-x),
+        Value::F32(x) => Value::F32(-x),
+        Value::Int(x, s) => Value::Int(wrap(x.wrapping_neg(), *s), *s),
+        Value::Complex(re, im) => Value::Complex(-re, -im),
+        v => return Err(format!("`-` of {}", v.kind_name())),
+    })
+}
+
+/// `v` as a value of `like`'s type: what writing `v` into a place holding
+/// `like` stores (the generated code's conversion to the place's type).
+pub fn convert(v: Value, like: &Value) -> Result<Value, String> {
+    Ok(match (like, &v) {
+        (Value::F64(_), _) => match v {
+            Value::F64(_) => v,
+            _ => Value::F64(
+                v.as_f64()
+                    .ok_or_else(|| format!("{} into an `f64`", v.kind_name()))?,
+            ),
+        },
+        (Value::F32(_), _) => match v {
+            Value::F32(_) => v,
+            _ => Value::F32(
+                v.as_f64()
+                    .ok_or_else(|| format!("{} into an `f32`", v.kind_name()))?
+                    as f32,
+            ),
+        },
+        (Value::Int(_, s), Value::Int(x, _)) => Value::Int(wrap(*x, *s), *s),
+        (Value::Int(_, s), Value::Bool(b)) => Value::Int(*b as i64, *s),
+        (Value::Int(_, s), Value::F64(x)) => Value::Int(wrap(*x as i64, *s), *s),
+        (Value::Int(_, s), Value::F32(x)) => Value::Int(wrap(*x as i64, *s), *s),
+        (Value::Complex(..), Value::Complex(..)) => v,
+        (Value::Complex(..), _) => match v.as_f64() {
+            Some(x) => Value::Complex(x, 0.0),
+            None => return Err(format!("{} into a complex number", v.kind_name())),
+        },
+        (Value::Bool(_), Value::Bool(_)) => v,
+        (Value::Bool(_), Value::Int(x, _)) => Value::Bool(*x != 0),
+        _ => v,
+    })
+}
+
+/// Equality as the run-time checks see it: within `atol` for floats,
+/// exact otherwise, element by element for arrays (`nilang::CheckEq`).
+pub fn check_eq(a: &Value, b: &Value, atol: f64) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) | (Value::Tuple(x), Value::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| check_eq(p, q, atol))
+        }
+        (
+            Value::Matrix {
+                rows: r1, data: x, ..
+            },
+            Value::Matrix {
+                rows: r2, data: y, ..
+            },
+        ) => {
+            r1 == r2
+                && x.len() == y.len()
+                && x.iter().zip(y.iter()).all(|(p, q)| check_eq(p, q, atol))
+        }
+        (Value::Stack(x, _), Value::Stack(y, _)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| check_eq(p, q, atol))
+        }
+        (Value::Struct { fields: x, .. }, Value::Struct { fields: y, .. }) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((_, p), (_, q))| check_eq(p, q, atol))
+        }
+        (Value::Bool(p), Value::Bool(q)) => p == q,
+        (Value::Int(p, _), Value::Int(q, _)) => p == q,
+        _ => match (Num::of(a), Num::of(b)) {
+            (Some(x), Some(y)) => {
+                let (p, q) = (x.complex(), y.complex());
+                approx(p.0, q.0, atol) && approx(p.1, q.1, atol)
+            }
+            _ => a == b,
+        },
+    }
+}
+
+/// Whether two values are the same within `atol` (floats) and exactly
+/// otherwise: what `check_inv` asks of arguments that came back.
+pub fn same(a: &Value, b: &Value, atol: f64) -> bool {
+    check_eq(a, b, atol)
+}
+
+fn approx(a: f64, b: f64, atol: f64) -> bool {
+    a == b || (a - b).abs() <= atol
+}
+
+pub fn symbol(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Or => "||",
+        And => "&&",
+        Eq => "==",
+        Ne => "!=",
+        Lt => "<",
+        Le => "<=",
+        Gt => ">",
+        Ge => ">=",
+        Add => "+",
+        Sub => "-",
+        BitOr => "|",
+        Xor => "⊻",
+        DotAdd => ".+",
+        DotSub => ".-",
+        Mul => "*",
+        Div => "/",
+        IntDiv => "÷",
+        Rem => "%",
+        BitAnd => "&",
+        DotMul => ".*",
+        DotDiv => "./",
+        Shl => "<<",
+        Shr => ">>",
+        Pow => "^",
+        DotPow => ".^",
+    }
+}
