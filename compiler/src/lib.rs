@@ -11,7 +11,8 @@
 //! files and writes to the terminal.
 
 pub use nilang_analysis::{
-    builtins, check, effects, invert, kernel, primitive, resolve, structs, taping, typeck, types,
+    builtins, check, effects, invert, kernel, names, primitive, resolve, structs, taping, typeck,
+    types,
 };
 pub use nilang_codegen as codegen;
 pub use nilang_ide as ide;

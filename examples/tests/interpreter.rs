@@ -394,3 +394,163 @@ fn failures_are_reported_alike() {
         }
     }
 }
+
+/// `Grad` as the language defines it (the backward run on values that
+/// carry adjoints) against the generated gradient programs: the same
+/// adjoints within 1e-12 relative (the two may add contributions in
+/// another order), and the arguments back where they were.
+#[test]
+fn gradients_agree_with_the_generated_gradient_programs() {
+    let db = RootDatabase::default();
+    let mut i = interpreter(&db);
+    let mut wrong = Vec::new();
+    let mut close = |name: &str, got: &[f64], want: &[f64]| {
+        let agree = got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0));
+        if !agree {
+            wrong.push(format!("{name}: interpreter {got:?}, Rust {want:?}"));
+        }
+    };
+    let seed = |p: &str, v: Value| vec![(p.to_string(), v)];
+
+    for z in [0.3, 1.0, 2.5] {
+        let (mut out, mut out_bar, mut z_bar) = (0.0, 1.0, 0.0);
+        bessel::ibesselj_grad(&mut out, &mut out_bar, 2, z, &mut z_bar, 1e-8).unwrap();
+        let (back, grads) = i
+            .gradient(
+                "ibesselj",
+                vec![Value::F64(0.0), Value::int(2), Value::F64(z)],
+                &seed("out!", Value::F64(1.0)),
+            )
+            .unwrap();
+        assert_eq!(floats(&back[2]), vec![z]);
+        close("ibesselj", &floats(&grads[2]), &[z_bar]);
+    }
+
+    let (mut out, mut ob, mut xb, mut yb) = (0.5, 1.0, 0.0, 0.0);
+    arithmetic::multiplier_grad(&mut out, &mut ob, 1.5, &mut xb, -2.5, &mut yb).unwrap();
+    let (_, g) = i
+        .gradient(
+            "multiplier",
+            vec![Value::F64(0.5), Value::F64(1.5), Value::F64(-2.5)],
+            &seed("out!", Value::F64(1.0)),
+        )
+        .unwrap();
+    close(
+        "multiplier",
+        &[floats(&g[1]), floats(&g[2])].concat(),
+        &[xb, yb],
+    );
+
+    let (mut x, mut xb, mut y, mut yb) = (0.3, 0.25, 0.7, -1.5);
+    boxmuller::box_muller_grad(&mut x, &mut xb, &mut y, &mut yb).unwrap();
+    let (_, g) = i
+        .gradient(
+            "box_muller!",
+            vec![Value::F64(0.3), Value::F64(0.7)],
+            &[
+                ("x!".to_string(), Value::F64(0.25)),
+                ("y!".to_string(), Value::F64(-1.5)),
+            ],
+        )
+        .unwrap();
+    close(
+        "box_muller!",
+        &[floats(&g[0]), floats(&g[1])].concat(),
+        &[xb, yb],
+    );
+
+    let v1 = vec![1.0, -2.0, 0.5, 3.25];
+    let v2 = vec![0.125, 4.0, -1.5, 2.0];
+    let (mut out, mut ob, mut g1, mut g2) = (0.0, 1.0, vec![0.0; 4], vec![0.0; 4]);
+    linalg::dot_grad(&mut out, &mut ob, &v1, &mut g1, &v2, &mut g2).unwrap();
+    let (_, g) = i
+        .gradient(
+            "dot",
+            vec![Value::F64(0.0), f64s(&v1), f64s(&v2)],
+            &seed("out!", Value::F64(1.0)),
+        )
+        .unwrap();
+    close(
+        "dot",
+        &[floats(&g[1]), floats(&g[2])].concat(),
+        &[g1, g2].concat(),
+    );
+
+    let x0 = vec![0.5, -0.25, 1.0, 0.75];
+    let theta: Vec<f64> = (0..6).map(|k| 0.3 * k as f64 + 0.1).collect();
+    let (mut x, mut xb, mut tb) = (x0.clone(), vec![1.0, -0.5, 0.25, 2.0], vec![0.0; 6]);
+    unitary::umm_grad(&mut x, &mut xb, &theta, &mut tb).unwrap();
+    let (_, g) = i
+        .gradient(
+            "umm!",
+            vec![f64s(&x0), f64s(&theta)],
+            &seed("x!", f64s(&[1.0, -0.5, 0.25, 2.0])),
+        )
+        .unwrap();
+    close(
+        "umm!",
+        &[floats(&g[0]), floats(&g[1])].concat(),
+        &[xb, tb].concat(),
+    );
+
+    let re0: Vec<f64> = (0..8).map(|k| (k as f64 * 0.7).sin()).collect();
+    let im0: Vec<f64> = (0..8).map(|k| (k as f64 * 0.3).cos()).collect();
+    let (mut re, mut im) = (re0.clone(), im0.clone());
+    let (mut rb, mut ib) = (vec![1.0; 8], vec![0.5; 8]);
+    fft::fft_grad(&mut re, &mut rb, &mut im, &mut ib).unwrap();
+    let (_, g) = i
+        .gradient(
+            "fft!",
+            vec![f64s(&re0), f64s(&im0)],
+            &[
+                ("re!".to_string(), f64s(&[1.0; 8])),
+                ("im!".to_string(), f64s(&[0.5; 8])),
+            ],
+        )
+        .unwrap();
+    close(
+        "fft!",
+        &[floats(&g[0]), floats(&g[1])].concat(),
+        &[rb, ib].concat(),
+    );
+
+    let x: Vec<f64> = (0..6).map(|k| 1.0 + (k as f64).powi(2) / 7.0).collect();
+    let (mut y, mut yb, mut xb, mut rb) = (
+        vec![0.0; 6],
+        vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        vec![0.0; 6],
+        0.0,
+    );
+    heat::heat_step_grad(&mut y, &mut yb, &x, &mut xb, 0.2, &mut rb).unwrap();
+    let (_, g) = i
+        .gradient(
+            "heat_step",
+            vec![f64s(&[0.0; 6]), f64s(&x), Value::F64(0.2)],
+            &seed("y!", f64s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+        )
+        .unwrap();
+    close(
+        "heat_step",
+        &[floats(&g[1]), floats(&g[2])].concat(),
+        &[xb, vec![rb]].concat(),
+    );
+
+    let xm = Array2::from_shape_fn((2, 4).f(), |(r, c)| (r as f64 - c as f64) * 0.5 + 0.1);
+    let (l1, l2) = (vec![1_i64, 2, 3, 4], vec![1_i64, 3, 2, 4]);
+    let (mut out, mut ob) = (0.0, 1.0);
+    let mut xbar = Array2::zeros((2, 4).f());
+    graph::embedding_loss_grad(&mut out, &mut ob, xm.view(), xbar.view_mut(), &l1, &l2).unwrap();
+    let (_, g) = i
+        .gradient(
+            "embedding_loss",
+            vec![Value::F64(0.0), matrix(&xm), ints(&l1), ints(&l2)],
+            &seed("out!", Value::F64(1.0)),
+        )
+        .unwrap();
+    close("embedding_loss", &floats(&g[1]), &floats(&matrix(&xbar)));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

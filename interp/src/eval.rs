@@ -28,6 +28,8 @@ use nilang_analysis::{Db, FnId, Project, SourceFile};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+mod grad;
+
 /// Which way a body runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Direction {
@@ -94,6 +96,8 @@ const MAX_DEPTH: usize = 100_000;
 struct Frame<'db> {
     body: &'db Body<'db>,
     locals: Vec<Value>,
+    /// In a gradient run, the adjoint of each local (shaped like it).
+    grads: Option<Vec<Value>>,
     generics: FxHashMap<String, Ty>,
     checks: bool,
     offset: u32,
@@ -176,14 +180,26 @@ impl<'db> Interpreter<'db> {
                 args.len()
             )));
         }
+        // Type parameters take the type of the first argument that binds
+        // them (`0.0` for `out!::T` makes `T` an `f64`); the arguments are
+        // then converted to the parameters' types (`[1, 2]` for `x::[T]`
+        // becomes `[1.0, 2.0]`), as a Rust caller would have to write them.
+        let mut generics = FxHashMap::default();
+        for ((_, ty), v) in params.iter().zip(&args) {
+            if !matches!(ty, Ty::Generic(_)) || v.is_number() {
+                bind_generics(ty, v, &mut generics);
+            }
+        }
         let mut given = Vec::with_capacity(args.len());
         for ((pname, ty), v) in params.iter().zip(args) {
+            let ty = resolve_generics(ty, &generics);
             given.push(
-                coerce(v, ty)
+                coerce(v, &ty)
                     .map_err(|m| Error::Usage(format!("argument `{pname}` of `{name}`: {m}")))?,
             );
         }
-        self.invoke(f, given, Vec::new(), direction, None)
+        self.invoke(f, given, None, Vec::new(), direction, None)
+            .map(|(values, _)| values)
             .map_err(Error::Run)
     }
 
@@ -206,10 +222,11 @@ impl<'db> Interpreter<'db> {
         &mut self,
         f: FnId<'db>,
         args: Vec<Value>,
+        grads: Option<Vec<Value>>,
         kwargs: Vec<(String, Value)>,
         direction: Direction,
         call_site: Option<Location>,
-    ) -> R<Vec<Value>> {
+    ) -> R<(Vec<Value>, Option<Vec<Value>>)> {
         let unsupported = |what: String| RunError {
             location: call_site.clone().unwrap_or(Location {
                 file: String::new(),
@@ -241,10 +258,18 @@ impl<'db> Interpreter<'db> {
             checks: true,
             offset: db::function_offset(self.db, f),
             file,
+            grads: grads
+                .as_ref()
+                .map(|_| vec![Value::Moved; body.locals.len()]),
         };
         for (&l, v) in body.params.iter().zip(args) {
             bind_generics(&body.local(l).ty, &v, &mut frame.generics);
             frame.locals[l] = v;
+        }
+        if let (Some(store), Some(grads)) = (&mut frame.grads, grads) {
+            for (&l, g) in body.params.iter().zip(grads) {
+                store[l] = g;
+            }
         }
         for &(l, default) in &body.kwparams {
             let name = &body.local(l).name;
@@ -252,6 +277,9 @@ impl<'db> Interpreter<'db> {
                 Some((_, v)) => v.clone(),
                 None => self.eval(&mut frame, default)?,
             };
+            if let Some(store) = &mut frame.grads {
+                store[l] = v.zero_like();
+            }
             frame.locals[l] = v;
         }
         self.depth += 1;
@@ -260,11 +288,18 @@ impl<'db> Interpreter<'db> {
         });
         self.depth -= 1;
         ran?;
-        Ok(body
+        let values = body
             .params
             .iter()
             .map(|&l| std::mem::take(&mut frame.locals[l]))
-            .collect())
+            .collect();
+        let grads = frame.grads.as_mut().map(|store| {
+            body.params
+                .iter()
+                .map(|&l| std::mem::take(&mut store[l]))
+                .collect()
+        });
+        Ok((values, grads))
     }
 
     fn block(&mut self, fr: &mut Frame<'db>, stmts: &[StmtId], dir: Direction) -> R<()> {
@@ -395,6 +430,9 @@ impl<'db> Interpreter<'db> {
             }
             _ => v,
         };
+        if let Some(g) = &mut fr.grads {
+            g[local] = v.zero_like();
+        }
         fr.locals[local] = v;
         Ok(())
     }
@@ -431,6 +469,11 @@ impl<'db> Interpreter<'db> {
                     found.debug(),
                 ));
             }
+        }
+        // The adjoint of the freed ancilla goes to what its value reads.
+        if let Some(g) = &mut fr.grads {
+            let cot = std::mem::take(&mut g[local]);
+            self.backprop(fr, value, cot, span)?;
         }
         fr.locals[local] = Value::Moved;
         Ok(())
@@ -659,6 +702,9 @@ impl<'db> Interpreter<'db> {
                 "an expression".into(),
             )
         })?;
+        if fr.grads.is_some() {
+            self.instr_adjoint(fr, &path, op, value, span)?;
+        }
         let v = self.eval(fr, value)?;
         let cur = self.read(fr, &path, span)?;
         let new = if broadcast {
@@ -772,7 +818,7 @@ impl<'db> Interpreter<'db> {
                         return self.call_function(
                             fr,
                             f,
-                            captured.as_deref().map(Vec::as_slice),
+                            captured.as_deref().map(|c| (c.as_slice(), *l)),
                             dir,
                             args,
                             kwargs,
@@ -810,7 +856,7 @@ impl<'db> Interpreter<'db> {
         &mut self,
         fr: &mut Frame<'db>,
         f: FnId<'db>,
-        captured: Option<&[Option<Value>]>,
+        captured: Option<(&[Option<Value>], LocalId)>,
         dir: Direction,
         args: &[ExprId],
         kwargs: &[(String, ExprId)],
@@ -821,7 +867,7 @@ impl<'db> Interpreter<'db> {
         let mut given = args.iter();
         let slots: Vec<Result<ExprId, Value>> = match captured {
             None => args.iter().map(|&a| Ok(a)).collect(),
-            Some(captured) => {
+            Some((captured, _)) => {
                 let mut slots = Vec::with_capacity(captured.len());
                 for c in captured {
                     match c {
@@ -842,10 +888,16 @@ impl<'db> Interpreter<'db> {
         };
         let mut paths: Vec<Option<Path>> = Vec::with_capacity(slots.len());
         let mut values = Vec::with_capacity(slots.len());
+        // In a gradient run, the arguments the callee only reads: it adds
+        // to their adjoints, which go back to the places or expressions.
+        let mut read_only: Vec<(usize, ExprId, Option<Path>)> = Vec::new();
+        // The arguments a partial application captured, by position.
+        let mut fixed: Vec<usize> = Vec::new();
         for (i, slot) in slots.into_iter().enumerate() {
             let a = match slot {
                 Ok(a) => a,
                 Err(v) => {
+                    fixed.push(i);
                     paths.push(None);
                     values.push(v);
                     continue;
@@ -853,6 +905,9 @@ impl<'db> Interpreter<'db> {
             };
             let changed = mutated.get(i).copied().unwrap_or(true);
             let path = if changed { self.path(fr, a)? } else { None };
+            if fr.grads.is_some() && !changed {
+                read_only.push((i, a, self.path(fr, a)?));
+            }
             if let Some(p) = &path
                 && let Some(other) = paths.iter().flatten().find(|q| overlaps(q, p))
             {
@@ -880,10 +935,61 @@ impl<'db> Interpreter<'db> {
             kw.push((name.clone(), self.eval(fr, *e)?));
         }
         let at = fr.location(span);
-        let results = self.invoke(f, values, kw, dir, Some(at))?;
+        let grads = match fr.grads.is_some() {
+            true => Some(
+                paths
+                    .iter()
+                    .zip(&values)
+                    .map(|(p, v)| match p {
+                        Some(p) => self.grad_take(fr, p, span),
+                        // Read-only and captured arguments collect adjoints
+                        // from zero; they are added back after the call.
+                        None => Ok(v.zero_like()),
+                    })
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            false => None,
+        };
+        let (results, grads) = self.invoke(f, values, grads, kw, dir, Some(at))?;
         for (path, v) in paths.iter().zip(results) {
             if let Some(p) = path {
                 self.write(fr, p, v, span)?;
+            }
+        }
+        if let Some(mut grads) = grads {
+            if let (Some((_, via)), Some(store)) = (captured, &mut fr.grads) {
+                let mut into: Vec<Option<Value>> = match &store[via] {
+                    Value::Partial(_, c) => (**c).clone(),
+                    _ => Vec::new(),
+                };
+                let mut k = 0;
+                for (slot, c) in into.iter_mut().enumerate() {
+                    if let Some(c) = c {
+                        if let Some(&i) = fixed.get(k) {
+                            *c = accumulate(c, &grads[i]);
+                        }
+                        k += 1;
+                    }
+                    let _ = slot;
+                }
+                if let Value::Partial(name, _) = &store[via] {
+                    store[via] = Value::Partial(name.clone(), Rc::new(into));
+                }
+            }
+            for (i, a, path) in read_only {
+                let g = std::mem::take(&mut grads[i]);
+                match path {
+                    Some(p) => {
+                        let sum = accumulate(&self.grad_read(fr, &p, span)?, &g);
+                        self.grad_write(fr, &p, sum, span)?;
+                    }
+                    None => self.backprop(fr, a, g, span)?,
+                }
+            }
+            for (path, g) in paths.iter().zip(grads) {
+                if let Some(p) = path {
+                    self.grad_write(fr, p, g, span)?;
+                }
             }
         }
         Ok(())
@@ -921,6 +1027,9 @@ impl<'db> Interpreter<'db> {
             .iter()
             .map(|p| self.read(fr, p, span))
             .collect::<R<_>>()?;
+        if fr.grads.is_some() {
+            self.instruction_adjoint(fr, ins, &paths, &old, args, span)?;
+        }
         let new = match ins.rule {
             Rule::Linear { rows, angle, .. } => {
                 let theta = match angle {
@@ -1214,85 +1323,51 @@ impl<'db> Interpreter<'db> {
     }
 
     fn read(&self, fr: &Frame<'db>, p: &Path, span: Span) -> R<Value> {
-        let mut v = &fr.locals[p.root];
-        for (k, step) in p.steps.iter().enumerate() {
-            v = match (v, step) {
-                (
-                    Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items),
-                    Step::At(i),
-                ) => &items[*i],
-                (Value::Matrix { data, .. }, Step::At(i)) => &data[*i],
-                (Value::Struct { fields, .. }, Step::Field(i)) => &fields[*i].1,
-                (Value::Matrix { rows, data, .. }, Step::Column(c)) if k + 1 == p.steps.len() => {
-                    return Ok(Value::Array(Rc::new(
-                        data[c * rows..(c + 1) * rows].to_vec(),
-                    )));
-                }
-                (Value::Complex(re, im), Step::Part(imag)) if k + 1 == p.steps.len() => {
-                    return Ok(Value::F64(if *imag { *im } else { *re }));
-                }
-                _ => return Err(fr.domain(span, "a place that changed shape".into())),
-            };
-        }
-        Ok(v.clone())
+        read_in(&fr.locals[p.root], &p.steps)
+            .ok_or_else(|| fr.domain(span, "a place that changed shape".into()))
     }
 
     fn take(&self, fr: &mut Frame<'db>, p: &Path, span: Span) -> R<Value> {
-        if p.steps
-            .iter()
-            .any(|s| matches!(s, Step::Column(_) | Step::Part(_)))
-        {
-            return self.read(fr, p, span);
-        }
-        match slot(&mut fr.locals[p.root], &p.steps) {
-            Some(slot) => Ok(std::mem::take(slot)),
-            None => Err(fr.domain(span, "a place that changed shape".into())),
-        }
+        take_in(&mut fr.locals[p.root], &p.steps)
+            .ok_or_else(|| fr.domain(span, "a place that changed shape".into()))
     }
 
     fn write(&self, fr: &mut Frame<'db>, p: &Path, v: Value, span: Span) -> R<()> {
-        if let Some((Step::Part(imag), init)) = p.steps.split_last() {
-            return match (slot(&mut fr.locals[p.root], init), v.as_f64()) {
-                (Some(Value::Complex(re, im)), Some(x)) => {
-                    *(if *imag { im } else { re }) = x;
-                    Ok(())
-                }
-                _ => Err(fr.domain(
-                    span,
-                    "a part of a complex number written with a non-real value".into(),
-                )),
-            };
+        if write_in(&mut fr.locals[p.root], &p.steps, v) {
+            Ok(())
+        } else {
+            Err(fr.domain(span, "a place written with a value of another shape".into()))
         }
-        if let Some((Step::Column(c), init)) = p.steps.split_last() {
-            let ok = match slot(&mut fr.locals[p.root], init) {
-                Some(Value::Matrix { rows, data, .. }) => match v {
-                    Value::Array(col) if col.len() == *rows => {
-                        let rows = *rows;
-                        let data = Rc::make_mut(data);
-                        for (r, x) in col.iter().enumerate() {
-                            data[c * rows + r] = x.clone();
-                        }
-                        true
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            return if ok {
-                Ok(())
-            } else {
-                Err(fr.domain(
-                    span,
-                    "a column written with a value of another shape".into(),
-                ))
-            };
+    }
+
+    /// The adjoint of a place, in a gradient run.
+    fn grad_read(&self, fr: &Frame<'db>, p: &Path, span: Span) -> R<Value> {
+        fr.grads
+            .as_ref()
+            .and_then(|g| read_in(&g[p.root], &p.steps))
+            .ok_or_else(|| fr.domain(span, "an adjoint that changed shape".into()))
+    }
+
+    fn grad_take(&self, fr: &mut Frame<'db>, p: &Path, span: Span) -> R<Value> {
+        match &mut fr.grads {
+            Some(g) => take_in(&mut g[p.root], &p.steps),
+            None => None,
         }
-        match slot(&mut fr.locals[p.root], &p.steps) {
-            Some(s) => {
-                *s = v;
-                Ok(())
-            }
-            None => Err(fr.domain(span, "a place that changed shape".into())),
+        .ok_or_else(|| fr.domain(span, "an adjoint that changed shape".into()))
+    }
+
+    fn grad_write(&self, fr: &mut Frame<'db>, p: &Path, v: Value, span: Span) -> R<()> {
+        let ok = match &mut fr.grads {
+            Some(g) => write_in(&mut g[p.root], &p.steps, v),
+            None => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(fr.domain(
+                span,
+                "an adjoint written with a value of another shape".into(),
+            ))
         }
     }
 
@@ -1635,6 +1710,135 @@ fn overlaps(a: &Path, b: &Path) -> bool {
         })
 }
 
+/// `a + b` for adjoints of one shape (numbers added, arrays and matrices
+/// element by element); where the shapes disagree, `a`.
+fn accumulate(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => Value::Array(Rc::new(
+            x.iter()
+                .zip(y.iter())
+                .map(|(p, q)| accumulate(p, q))
+                .collect(),
+        )),
+        (
+            Value::Matrix {
+                rows,
+                cols,
+                data: x,
+            },
+            Value::Matrix { data: y, .. },
+        ) if x.len() == y.len() => Value::Matrix {
+            rows: *rows,
+            cols: *cols,
+            data: Rc::new(
+                x.iter()
+                    .zip(y.iter())
+                    .map(|(p, q)| accumulate(p, q))
+                    .collect(),
+            ),
+        },
+        (Value::Struct { name, fields: x }, Value::Struct { fields: y, .. })
+            if x.len() == y.len() =>
+        {
+            Value::Struct {
+                name: name.clone(),
+                fields: Rc::new(
+                    x.iter()
+                        .zip(y.iter())
+                        .map(|((n, p), (_, q))| (n.clone(), accumulate(p, q)))
+                        .collect(),
+                ),
+            }
+        }
+        (Value::Partial(name, x), Value::Partial(_, y)) if x.len() == y.len() => Value::Partial(
+            name.clone(),
+            Rc::new(
+                x.iter()
+                    .zip(y.iter())
+                    .map(|(p, q)| match (p, q) {
+                        (Some(p), Some(q)) => Some(accumulate(p, q)),
+                        (p, _) => p.clone(),
+                    })
+                    .collect(),
+            ),
+        ),
+        (Value::F64(_) | Value::F32(_), Value::F64(_) | Value::F32(_)) => {
+            ops::binary(BinaryOp::Add, a, b)
+                .and_then(|s| convert(s, a))
+                .unwrap_or_else(|_| a.clone())
+        }
+        _ => a.clone(),
+    }
+}
+
+/// The value at `steps` inside `root` (a column of a matrix as an array,
+/// a part of a complex number as a float).
+fn read_in(root: &Value, steps: &[Step]) -> Option<Value> {
+    let mut v = root;
+    for (k, step) in steps.iter().enumerate() {
+        v = match (v, step) {
+            (Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items), Step::At(i)) => {
+                items.get(*i)?
+            }
+            (Value::Matrix { data, .. }, Step::At(i)) => data.get(*i)?,
+            (Value::Struct { fields, .. }, Step::Field(i)) => &fields.get(*i)?.1,
+            (Value::Matrix { rows, data, .. }, Step::Column(c)) if k + 1 == steps.len() => {
+                return Some(Value::Array(Rc::new(
+                    data.get(c * rows..(c + 1) * rows)?.to_vec(),
+                )));
+            }
+            (Value::Complex(re, im), Step::Part(imag)) if k + 1 == steps.len() => {
+                return Some(Value::F64(if *imag { *im } else { *re }));
+            }
+            _ => return None,
+        };
+    }
+    Some(v.clone())
+}
+
+/// The value at `steps` moved out of `root` (copied for a column or a
+/// part, which are not slots of their own).
+fn take_in(root: &mut Value, steps: &[Step]) -> Option<Value> {
+    if steps
+        .iter()
+        .any(|s| matches!(s, Step::Column(_) | Step::Part(_)))
+    {
+        return read_in(root, steps);
+    }
+    slot(root, steps).map(std::mem::take)
+}
+
+/// Writes `v` at `steps` inside `root`; false if the shapes disagree.
+fn write_in(root: &mut Value, steps: &[Step], v: Value) -> bool {
+    match steps.split_last() {
+        Some((Step::Part(imag), init)) => match (slot(root, init), v.as_f64()) {
+            (Some(Value::Complex(re, im)), Some(x)) => {
+                *(if *imag { im } else { re }) = x;
+                true
+            }
+            _ => false,
+        },
+        Some((Step::Column(c), init)) => match (slot(root, init), v) {
+            (Some(Value::Matrix { rows, data, .. }), Value::Array(col)) if col.len() == *rows => {
+                let rows = *rows;
+                let data = Rc::make_mut(data);
+                for (r, x) in col.iter().enumerate() {
+                    data[c * rows + r] = x.clone();
+                }
+                true
+            }
+            _ => false,
+        },
+        _ => match slot(root, steps) {
+            Some(s) => {
+                *s = v;
+                true
+            }
+            None => false,
+        },
+    }
+}
+
 /// The slot a path names, written through (copying shared arrays).
 fn slot<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
     let Some((first, rest)) = steps.split_first() else {
@@ -1868,6 +2072,16 @@ impl<'db> Frame<'db> {
             what,
             "values it is defined for".into(),
             "others".into(),
+        )
+    }
+
+    fn not_differentiable(&self, span: Span, what: &str) -> RunError {
+        self.error(
+            span,
+            Check::NotDifferentiable,
+            format!("the interpreter has no adjoint rule for {what}"),
+            "an adjoint rule".into(),
+            "none".into(),
         )
     }
 

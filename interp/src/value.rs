@@ -150,6 +150,16 @@ impl Value {
                 Value::Tuple(Rc::new(items.iter().map(Value::zero_like).collect()))
             }
             Value::Type(t) => zero_of(t).unwrap_or(Value::Moved),
+            // The adjoint of a partial application: its captured values'.
+            Value::Partial(name, captured) => Value::Partial(
+                name.clone(),
+                Rc::new(
+                    captured
+                        .iter()
+                        .map(|c| c.as_ref().map(Value::zero_like))
+                        .collect(),
+                ),
+            ),
             v => v.clone(),
         }
     }
@@ -172,6 +182,20 @@ impl Value {
         }
     }
 
+    /// Whether it holds a float anywhere (what has an adjoint).
+    pub fn has_adjoint(&self) -> bool {
+        match self {
+            Value::F64(_) | Value::F32(_) | Value::Complex(..) => true,
+            Value::Array(items) | Value::Tuple(items) | Value::Stack(items, _) => {
+                items.iter().any(Value::has_adjoint)
+            }
+            Value::Matrix { data, .. } => data.iter().any(Value::has_adjoint),
+            Value::Struct { fields, .. } => fields.iter().any(|(_, v)| v.has_adjoint()),
+            Value::Partial(_, captured) => captured.iter().flatten().any(Value::has_adjoint),
+            _ => false,
+        }
+    }
+
     /// Whether every number in it is zero (an empty stack counts as zero).
     pub fn is_zero(&self) -> bool {
         match self {
@@ -184,6 +208,7 @@ impl Value {
             Value::Matrix { data, .. } => data.iter().all(Value::is_zero),
             Value::Stack(items, _) => items.is_empty(),
             Value::Struct { fields, .. } => fields.iter().all(|(_, v)| v.is_zero()),
+            Value::Partial(_, captured) => captured.iter().flatten().all(Value::is_zero),
             _ => false,
         }
     }

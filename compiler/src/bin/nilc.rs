@@ -125,6 +125,15 @@ enum Command {
         /// comes back within `--atol` (exit status 1 if not).
         #[arg(long)]
         check_inv: bool,
+        /// Also run the gradient, seeding the adjoint of parameter NAME with
+        /// 1 (`--grad out!`) or with a value (`--grad 'y=[1, 0, 0]'`); may be
+        /// repeated. Prints each parameter's adjoint after the reverse run.
+        #[arg(long = "grad", value_name = "NAME[=SEED]", conflicts_with = "uncall")]
+        seeds: Vec<String>,
+        /// With `--grad`, compare every float adjoint with central
+        /// differences of the seeded results (exit status 1 if one differs).
+        #[arg(long, requires = "seeds")]
+        check_grad: bool,
         /// Absolute tolerance of the run-time checks and of `--check-inv`.
         #[arg(long, default_value_t = 1e-8)]
         atol: f64,
@@ -205,6 +214,8 @@ fn main() -> ExitCode {
             args,
             uncall,
             check_inv,
+            seeds,
+            check_grad,
             atol,
         } => run(
             &file,
@@ -215,6 +226,8 @@ fn main() -> ExitCode {
                 (_, true) => Way::CheckInv,
                 _ => Way::Call,
             },
+            &seeds,
+            check_grad,
             atol,
         ),
         Command::Fmt {
@@ -737,11 +750,14 @@ fn rustfmt(code: &str) -> Option<String> {
 /// given the parameters' types before anything runs, so a bad argument
 /// prints nothing but its error (status 2). A run that stops at a check
 /// prints the error with its `.nil` place (status 1).
+#[allow(clippy::too_many_arguments)]
 fn run(
     path: &Path,
     function: &str,
     args: &[String],
     way: Way,
+    seeds: &[String],
+    check_grad: bool,
     atol: f64,
 ) -> Result<ExitCode, Fatal> {
     use nilang_interp::{Direction, Interpreter, Value, literal};
@@ -784,6 +800,15 @@ fn run(
             .collect::<Result<_, _>>()?,
         false => values.clone(),
     };
+    let seeds: Vec<(String, Value)> = seeds
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((name, v)) => literal::parse(v)
+                .map(|v| (name.trim().to_string(), v))
+                .map_err(|e| Fatal(format!("the seed of `{}`: {e}", name.trim()))),
+            None => Ok((s.trim().to_string(), Value::F64(1.0))),
+        })
+        .collect::<Result<_, _>>()?;
     let direction = match way {
         Way::Uncall => Direction::Backward,
         _ => Direction::Forward,
@@ -809,9 +834,49 @@ fn run(
         },
         _ => None,
     };
+    let gradient = if seeds.is_empty() {
+        None
+    } else {
+        let mut again = Interpreter::new(&database, project);
+        again.atol = atol;
+        match again.gradient(function, inputs.clone(), &seeds) {
+            Ok((_, grads)) => Some(grads),
+            Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
+            Err(nilang_interp::Error::Run(e)) => {
+                print!("{}", interpreter.output);
+                eprintln!("error: the gradient stopped: {e}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    };
     print!("{}", interpreter.output);
     for ((name, _), v) in params.iter().zip(&out) {
         println!("{name} = {v}");
+    }
+    if let Some(grads) = &gradient {
+        let shown: Vec<String> = seeds.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        println!("gradient (seeds: {}):", shown.join(", "));
+        // Integers and booleans have no adjoint to show.
+        for ((name, _), g) in params.iter().zip(grads) {
+            if g.has_adjoint() {
+                println!("{} = {g}", nilang_compiler::names::bar_name(name));
+            }
+        }
+        if check_grad {
+            let mut probe = Interpreter::new(&database, project);
+            probe.atol = atol;
+            let differs = probe
+                .check_grad(function, &inputs, &seeds, grads)
+                .map_err(|e| Fatal(format!("check_grad: {e}")))?;
+            if differs.is_empty() {
+                println!("check_grad: every adjoint agrees with central differences");
+            } else {
+                for d in &differs {
+                    eprintln!("error: check_grad: {d}");
+                }
+                return Ok(ExitCode::from(1));
+            }
+        }
     }
     if let Some(back) = back {
         let differs: Vec<String> = params

@@ -1,0 +1,838 @@
+//! Gradients as the language defines them: run the function forwards,
+//! give its arguments adjoints (the seeds), and run it backwards with every
+//! value carrying its adjoint, as NiLang.jl runs `~f` on `GVar`s.
+//!
+//! Each instruction the backward run executes undoes one the forward run
+//! executed, and before it changes any value it sends the adjoints of what
+//! it undoes to what that read: `y -= e(x)` (undoing `y += e(x)`) adds
+//! `ȳ ∂e/∂x` to `x̄`, an instruction of the table goes through the transposed
+//! matrix of the one it undoes ([`Instruction::adjoint_rows`]), freeing an
+//! ancilla sends its adjoint to what its value reads. A zero adjoint adds
+//! nothing, even through an infinite partial (the backends' rule).
+
+use super::Error;
+use super::{Frame, Interpreter, Path, R};
+use crate::ops::{self, convert};
+use crate::value::Value;
+use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
+use nilang_analysis::builtins::{self, Factor, Instruction, PureFn, Rule};
+use nilang_analysis::db::body::{Expr, ExprId};
+
+impl<'db> Interpreter<'db> {
+    /// `(∇f)(args…, seeds…)`: `f` run forwards, then backwards from its
+    /// results with the seeds as their adjoints. Gives the arguments (back
+    /// to what they were) and their adjoints `Jᵀ seeds`, by parameter.
+    pub fn gradient(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        seeds: &[(String, Value)],
+    ) -> Result<(Vec<Value>, Vec<Value>), Error> {
+        let f = self
+            .function(name)
+            .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
+        let params = self.params(f);
+        for (seed, _) in seeds {
+            if !params.iter().any(|(p, _)| p == seed) {
+                return Err(Error::Usage(format!(
+                    "`{name}` has no parameter `{seed}` to seed; it has {}",
+                    params
+                        .iter()
+                        .map(|(p, _)| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        let out = self.call(name, args, super::Direction::Forward)?;
+        let mut grads: Vec<Value> = out.iter().map(Value::zero_like).collect();
+        for ((p, _), g) in params.iter().zip(grads.iter_mut()) {
+            if let Some((_, seed)) = seeds.iter().find(|(s, _)| s == p) {
+                *g = shaped_like(seed.clone(), g)
+                    .map_err(|m| Error::Usage(format!("the seed of `{p}`: {m}")))?;
+            }
+        }
+        let (back, grads) = self
+            .invoke(
+                f,
+                out,
+                Some(grads),
+                Vec::new(),
+                super::Direction::Backward,
+                None,
+            )
+            .map_err(Error::Run)?;
+        Ok((back, grads.unwrap_or_default()))
+    }
+
+    /// NiLang's `check_grad`: each float adjoint of `grads` (from
+    /// [`Interpreter::gradient`] with `seeds`) against central differences
+    /// of `Σ seed · result`, one input element at a time. Gives the
+    /// disagreements (empty when all agree within `1e-6` relative).
+    pub fn check_grad(
+        &mut self,
+        name: &str,
+        inputs: &[Value],
+        seeds: &[(String, Value)],
+        grads: &[Value],
+    ) -> Result<Vec<String>, Error> {
+        let f = self
+            .function(name)
+            .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
+        let params = self.params(f);
+        let weights: Vec<Option<Value>> = params
+            .iter()
+            .zip(inputs)
+            .map(|((p, _), like)| {
+                seeds
+                    .iter()
+                    .find(|(s, _)| s == p)
+                    .and_then(|(_, v)| shaped_like(v.clone(), like).ok())
+            })
+            .collect();
+        let loss = |this: &mut Self, args: Vec<Value>| -> Result<f64, Error> {
+            let out = this.call(name, args, super::Direction::Forward)?;
+            Ok(out
+                .iter()
+                .zip(&weights)
+                .filter_map(|(o, w)| w.as_ref().map(|w| dot(o, w)))
+                .sum())
+        };
+        let mut differs = Vec::new();
+        for (i, ((p, _), input)) in params.iter().zip(inputs).enumerate() {
+            for k in 0..float_count(input) {
+                let x = nth_float(input, k).unwrap_or(0.0);
+                // f32 arithmetic needs a wider step and a looser tolerance.
+                let (step, tol) = if is_f32(input) {
+                    (1e-2, 1e-2)
+                } else {
+                    (1e-6, 1e-6)
+                };
+                let h = step * x.abs().max(1.0);
+                let mut plus = inputs.to_vec();
+                plus[i] = with_nth_float(input, k, x + h);
+                let mut minus = inputs.to_vec();
+                minus[i] = with_nth_float(input, k, x - h);
+                let fd = (loss(self, plus)? - loss(self, minus)?) / (2.0 * h);
+                let g = grads.get(i).and_then(|g| nth_float(g, k)).unwrap_or(0.0);
+                if (g - fd).abs() > tol * fd.abs().max(1.0) {
+                    let at = if float_count(input) > 1 {
+                        format!("[{}]", k + 1)
+                    } else {
+                        String::new()
+                    };
+                    differs.push(format!(
+                        "the adjoint of `{p}{at}` is {g}, central differences give {fd}"
+                    ));
+                }
+            }
+        }
+        Ok(differs)
+    }
+
+    /// Before the executed `target op= value`: the adjoint of the target
+    /// goes to what `value` reads, added when the instruction undoes a `+=`
+    /// and subtracted when it undoes a `-=`.
+    pub(super) fn instr_adjoint(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: &Path,
+        executed: InstrOp,
+        value: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let subtract = match executed {
+            InstrOp::Sub => false,
+            InstrOp::Add => true,
+            InstrOp::Xor => return Ok(()),
+            InstrOp::Mul | InstrOp::Div | InstrOp::Assign => {
+                return Err(fr.not_differentiable(span, "`*=` and `/=`"));
+            }
+        };
+        let cot = self.grad_read(fr, target, span)?;
+        let cot = if subtract { negate_all(&cot) } else { cot };
+        self.backprop(fr, value, cot, span)
+    }
+
+    /// Sends the cotangent `cot` of `e`'s value to the places `e` reads.
+    pub(super) fn backprop(
+        &mut self,
+        fr: &mut Frame<'db>,
+        e: ExprId,
+        cot: Value,
+        span: Span,
+    ) -> R<()> {
+        if !cot.has_adjoint() || cot.is_zero() {
+            return Ok(());
+        }
+        let body = fr.body;
+        let scalar = matches!(cot, Value::F64(_) | Value::F32(_));
+        match &body.expr(e).kind {
+            Expr::Local(_) | Expr::Index { .. } | Expr::Field { .. } => {
+                if let Some(p) = self.path(fr, e)? {
+                    self.add_grad(fr, &p, cot, span)?;
+                }
+                Ok(())
+            }
+            // A struct built from values: each field's adjoint goes to
+            // the value it was built from.
+            Expr::Construct { args, .. } if matches!(cot, Value::Struct { .. }) => {
+                let Value::Struct { fields, .. } = &cot else {
+                    unreachable!("matched a struct")
+                };
+                for (&a, (_, g)) in args.iter().zip(fields.iter()) {
+                    self.backprop(fr, a, g.clone(), span)?;
+                }
+                Ok(())
+            }
+            // A partial application: the adjoints of its captured values.
+            Expr::Partial { args, .. } => {
+                if let Value::Partial(_, captured) = &cot {
+                    for (a, g) in args.iter().zip(captured.iter()) {
+                        if let (Some(a), Some(g)) = (a, g) {
+                            self.backprop(fr, *a, g.clone(), span)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            // A value that depends on no place (`zeros(T, n)`).
+            Expr::Pure { func, .. } if matches!(pure_partials(*func, &[]), Some(v) if v.is_empty()) => {
+                Ok(())
+            }
+            // An element-wise operation (a broadcast): the rule of each
+            // element, a scalar operand collecting over all of them.
+            Expr::Binary { op, lhs, rhs } if !scalar => {
+                let values = [self.eval(fr, *lhs)?, self.eval(fr, *rhs)?];
+                let op = op.scalar();
+                self.chain_each(fr, &[*lhs, *rhs], &values, &cot, span, &|vs: &[Value]| {
+                    binary_partials(op, &vs[0], &vs[1])
+                })
+            }
+            Expr::Pure { func, args, .. } if !scalar => {
+                let mut values = Vec::with_capacity(args.len());
+                for &a in args {
+                    values.push(self.eval(fr, a)?);
+                }
+                let func = *func;
+                self.chain_each(fr, args, &values, &cot, span, &|vs: &[Value]| {
+                    pure_partials(func, vs)
+                })
+            }
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } if !scalar => self.backprop(fr, *operand, negate_all(&cot), span),
+            Expr::Unary {
+                op: UnaryOp::Plus,
+                operand,
+            }
+            | Expr::Conj(operand)
+                if !scalar =>
+            {
+                self.backprop(fr, *operand, cot, span)
+            }
+            _ if !scalar => Err(fr.not_differentiable(
+                span,
+                &format!("an expression whose adjoint is {}", cot.kind_name()),
+            )),
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Bool(_)
+            | Expr::Str(_)
+            | Expr::Name(_)
+            | Expr::Function(_) => Ok(()),
+            Expr::Conj(inner) => self.backprop(fr, *inner, cot, span),
+            Expr::Unary { op, operand } => match op {
+                UnaryOp::Neg => {
+                    let n = ops::negate(&cot).map_err(|m| fr.domain(span, m))?;
+                    self.backprop(fr, *operand, n, span)
+                }
+                UnaryOp::Plus => self.backprop(fr, *operand, cot, span),
+                UnaryOp::Not => Ok(()),
+            },
+            Expr::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
+                let partials = binary_partials(*op, &l, &r).ok_or_else(|| {
+                    fr.not_differentiable(span, &format!("`{}`", ops::symbol(*op)))
+                })?;
+                self.chain(fr, &[*lhs, *rhs], partials, &cot, span)
+            }
+            Expr::Pure {
+                func,
+                args,
+                broadcast,
+            } => {
+                if *broadcast {
+                    return Err(fr.not_differentiable(span, "a broadcast call"));
+                }
+                let mut values = Vec::with_capacity(args.len());
+                for &a in args {
+                    values.push(self.eval(fr, a)?);
+                }
+                let partials = pure_partials(*func, &values).ok_or_else(|| {
+                    fr.not_differentiable(span, &format!("`{}` of these arguments", func.name()))
+                })?;
+                self.chain(fr, args, partials, &cot, span)
+            }
+            Expr::Construct { name, .. } => {
+                Err(fr.not_differentiable(span, &format!("the constructor `{name}`")))
+            }
+            Expr::Tuple(_) | Expr::Macro { .. } | Expr::Missing => {
+                Err(fr.not_differentiable(span, "this expression"))
+            }
+        }
+    }
+
+    /// [`Self::chain`] element by element, for an array or matrix `cot`.
+    fn chain_each(
+        &mut self,
+        fr: &mut Frame<'db>,
+        operands: &[ExprId],
+        values: &[Value],
+        cot: &Value,
+        span: Span,
+        partials: &dyn Fn(&[Value]) -> Partials,
+    ) -> R<()> {
+        let cots = elements(cot);
+        let mut shares: Vec<Vec<Value>> = vec![Vec::with_capacity(cots.len()); operands.len()];
+        for (k, c) in cots.iter().enumerate() {
+            let at: Vec<Value> = values.iter().map(|v| element(v, k)).collect();
+            let ps = partials(&at)
+                .ok_or_else(|| fr.not_differentiable(span, "this element-wise operation"))?;
+            for (j, p) in ps.into_iter().enumerate() {
+                let share = match p {
+                    Some(d) => ops::binary(BinaryOp::Mul, c, &d).map_err(|m| fr.domain(span, m))?,
+                    None => c.zero_like(),
+                };
+                if let Some(s) = shares.get_mut(j) {
+                    s.push(share);
+                }
+            }
+        }
+        for ((&a, v), share) in operands.iter().zip(values).zip(shares) {
+            let cot_a = match v {
+                Value::Array(_) => Value::Array(std::rc::Rc::new(share)),
+                Value::Matrix { rows, cols, .. } => Value::Matrix {
+                    rows: *rows,
+                    cols: *cols,
+                    data: std::rc::Rc::new(share),
+                },
+                v => share
+                    .iter()
+                    .fold(v.zero_like(), |acc, s| super::accumulate(&acc, s)),
+            };
+            self.backprop(fr, a, cot_a, span)?;
+        }
+        Ok(())
+    }
+
+    /// `cot · ∂` sent to each operand that has a partial.
+    fn chain(
+        &mut self,
+        fr: &mut Frame<'db>,
+        operands: &[ExprId],
+        partials: Vec<Option<Value>>,
+        cot: &Value,
+        span: Span,
+    ) -> R<()> {
+        for (&a, d) in operands.iter().zip(partials) {
+            let Some(d) = d else { continue };
+            let c = ops::binary(BinaryOp::Mul, cot, &d).map_err(|m| fr.domain(span, m))?;
+            self.backprop(fr, a, c, span)?;
+        }
+        Ok(())
+    }
+
+    /// Adds `cot` to the adjoint of a place (integers have none).
+    fn add_grad(&mut self, fr: &mut Frame<'db>, p: &Path, cot: Value, span: Span) -> R<()> {
+        let g = self.grad_read(fr, p, span)?;
+        let sum = super::accumulate(&g, &cot);
+        self.grad_write(fr, p, sum, span)
+    }
+
+    /// Before the executed instruction `x` changes its arguments: their
+    /// adjoints go through the transposed matrix of the instruction it
+    /// undoes, and an angle's adjoint gets its share.
+    pub(super) fn instruction_adjoint(
+        &mut self,
+        fr: &mut Frame<'db>,
+        x: &'static Instruction,
+        paths: &[Path],
+        current: &[Value],
+        args: &[ExprId],
+        span: Span,
+    ) -> R<()> {
+        let Some(undone) = builtins::instruction(x.inverse) else {
+            return Ok(());
+        };
+        let after: Vec<Value> = paths
+            .iter()
+            .map(|p| self.grad_read(fr, p, span))
+            .collect::<R<_>>()?;
+        let real = |v: &Value| {
+            v.as_f64()
+                .filter(|_| matches!(v, Value::F64(_) | Value::F32(_)))
+        };
+        match undone.rule {
+            Rule::Linear { angle, dangle, .. } => {
+                let theta = match angle {
+                    Some(k) => {
+                        let v = self.eval(fr, args[k])?;
+                        v.as_f64().unwrap_or(0.0)
+                    }
+                    None => 0.0,
+                };
+                if let Some(k) = angle {
+                    // dθ: Σ_i ā_i · d new_i / dθ, with d new / dθ read off
+                    // the current (new) values.
+                    let mut share = 0.0;
+                    for (i, row) in dangle.iter().enumerate() {
+                        let g = after.get(i).and_then(real).unwrap_or(0.0);
+                        for &(j, f) in *row {
+                            share += g * f.at(theta) * current.get(j).and_then(real).unwrap_or(0.0);
+                        }
+                    }
+                    let like = self.eval(fr, args[k])?;
+                    let share = convert(Value::F64(share), &like).unwrap_or(Value::F64(share));
+                    self.backprop(fr, args[k], share, span)?;
+                }
+                let Some(rows) = x.adjoint_rows() else {
+                    return Ok(());
+                };
+                for (i, row) in rows.iter().enumerate() {
+                    let Some(like) = after.get(i) else { continue };
+                    if !matches!(like, Value::F64(_) | Value::F32(_)) {
+                        continue;
+                    }
+                    let mut acc = 0.0;
+                    for &(j, f) in row {
+                        acc += factor(f, theta) * after.get(j).and_then(real).unwrap_or(0.0);
+                    }
+                    let g = convert(Value::F64(acc), like).map_err(|m| fr.domain(span, m))?;
+                    self.grad_write(fr, &paths[i], g, span)?;
+                }
+                Ok(())
+            }
+            Rule::Scale { by, divide } => {
+                let n = self.eval(fr, args[by])?;
+                let op = if divide { BinaryOp::Div } else { BinaryOp::Mul };
+                if let Some(g) = after.first().filter(|g| real(g).is_some()) {
+                    let g2 = ops::binary(op, g, &n)
+                        .and_then(|v| convert(v, g))
+                        .map_err(|m| fr.domain(span, m))?;
+                    self.grad_write(fr, &paths[0], g2, span)?;
+                }
+                Ok(())
+            }
+            Rule::Shift { .. } => Ok(()),
+            Rule::Conj => Ok(()),
+            Rule::Stack => self.stack_adjoint(fr, x, paths, args, span),
+        }
+    }
+
+    /// A stack instruction moves adjoints as it moves values: the adjoint
+    /// of a stack is a stack of adjoints.
+    fn stack_adjoint(
+        &mut self,
+        fr: &mut Frame<'db>,
+        x: &Instruction,
+        paths: &[Path],
+        args: &[ExprId],
+        span: Span,
+    ) -> R<()> {
+        let Some(stack) = paths.first() else {
+            return Ok(());
+        };
+        let Value::Stack(mut items, elem) = self.grad_read(fr, stack, span)? else {
+            return Ok(());
+        };
+        let item = match paths.get(1) {
+            Some(p) => self.grad_read(fr, p, span)?,
+            None => match self.path(fr, args[1])? {
+                Some(p) => self.grad_read(fr, &p, span)?,
+                None => return Ok(()),
+            },
+        };
+        let empty = || fr.not_differentiable(span, "a pop from an empty adjoint stack");
+        let list = std::rc::Rc::make_mut(&mut items);
+        let item_out = match x.name {
+            "PUSH!" => {
+                let zero = item.zero_like();
+                list.push(item);
+                Some(zero)
+            }
+            "POP!" => Some(list.pop().ok_or_else(empty)?),
+            "COPYPUSH!" => {
+                list.push(item.zero_like());
+                None
+            }
+            _ => {
+                let top = list.pop().ok_or_else(empty)?;
+                let sum = ops::binary(BinaryOp::Add, &item, &top).unwrap_or(item);
+                if let Some(p) = self.path(fr, args[1])? {
+                    self.grad_write(fr, &p, sum, span)?;
+                }
+                None
+            }
+        };
+        self.grad_write(fr, stack, Value::Stack(items, elem), span)?;
+        if let (Some(v), Some(p)) = (item_out, paths.get(1)) {
+            self.grad_write(fr, p, v, span)?;
+        }
+        Ok(())
+    }
+}
+
+/// The partial derivative by each operand (`None` for an operand without
+/// one), or `None` when there is no rule for these operands.
+type Partials = Option<Vec<Option<Value>>>;
+
+fn factor(f: Factor, theta: f64) -> f64 {
+    f.at(theta)
+}
+
+/// A seed given for a parameter: a number for a scalar, or an array of
+/// the parameter's shape.
+fn shaped_like(seed: Value, like: &Value) -> Result<Value, String> {
+    match (like, seed) {
+        (Value::Array(items), Value::Array(seeds)) if items.len() == seeds.len() => {
+            Ok(Value::Array(std::rc::Rc::new(
+                items
+                    .iter()
+                    .zip(seeds.iter())
+                    .map(|(l, s)| shaped_like(s.clone(), l))
+                    .collect::<Result<_, _>>()?,
+            )))
+        }
+        (Value::Matrix { rows, cols, data }, s) => {
+            let seeds = match s {
+                Value::Matrix { data: seeds, .. } if seeds.len() == data.len() => (*seeds).clone(),
+                s if s.is_number() => vec![s; data.len()],
+                s => {
+                    return Err(format!(
+                        "expected a seed shaped like {like}, found {}",
+                        s.kind_name()
+                    ));
+                }
+            };
+            Ok(Value::Matrix {
+                rows: *rows,
+                cols: *cols,
+                data: std::rc::Rc::new(
+                    data.iter()
+                        .zip(seeds)
+                        .map(|(l, s)| shaped_like(s, l))
+                        .collect::<Result<_, _>>()?,
+                ),
+            })
+        }
+        (Value::Array(items), s) if s.is_number() => Ok(Value::Array(std::rc::Rc::new(
+            items
+                .iter()
+                .map(|l| shaped_like(s.clone(), l))
+                .collect::<Result<_, _>>()?,
+        ))),
+        (l, s) if l.is_number() && s.is_number() => convert(s, l),
+        (l, s) => Err(format!(
+            "expected a seed shaped like {}, found {}",
+            l,
+            s.kind_name()
+        )),
+    }
+}
+
+fn real(v: &Value) -> Option<f64> {
+    match v {
+        Value::F64(x) => Some(*x),
+        Value::F32(x) => Some(*x as f64),
+        Value::Int(x, _) => Some(*x as f64),
+        _ => None,
+    }
+}
+
+/// A partial in the type of the operand it multiplies (`f32` stays `f32`).
+fn like(x: f64, v: &Value) -> Value {
+    match v {
+        Value::F32(_) => Value::F32(x as f32),
+        _ => Value::F64(x),
+    }
+}
+
+/// The partials of `l op r` by each operand (`None`: none, an integer
+/// or a comparison); `None` overall when the operator has no rule here.
+fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
+    use BinaryOp::*;
+    let (a, b) = (real(l)?, real(r)?);
+    let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
+    let on = |v: &Value, x: f64| float(v).then(|| like(x, v));
+    Some(match op {
+        Add => vec![on(l, 1.0), on(r, 1.0)],
+        Sub => vec![on(l, 1.0), on(r, -1.0)],
+        Mul => vec![on(l, b), on(r, a)],
+        Div => vec![on(l, 1.0 / b), on(r, -a / (b * b))],
+        Pow => match r {
+            Value::Int(n, _) => vec![
+                on(
+                    l,
+                    if *n == 0 {
+                        0.0
+                    } else {
+                        *n as f64 * a.powi(*n as i32 - 1)
+                    },
+                ),
+                None,
+            ],
+            _ => vec![on(l, b * a.powf(b - 1.0)), on(r, a.ln() * a.powf(b))],
+        },
+        Rem => vec![on(l, 1.0), on(r, -(a / b).trunc())],
+        IntDiv => vec![None, None],
+        Eq | Ne | Lt | Le | Gt | Ge | And | Or | BitAnd | BitOr | Xor | Shl | Shr => {
+            vec![None, None]
+        }
+        DotAdd | DotSub | DotMul | DotDiv | DotPow => return None,
+    })
+}
+
+/// The partials of a pure function by each argument, at real arguments.
+fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
+    use PureFn as P;
+    let x = args.first().and_then(real);
+    let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
+    let one = |d: f64| -> Partials {
+        let v = args.first()?;
+        Some(vec![float(v).then(|| like(d, v))])
+    };
+    let none = || Some(vec![None; args.len()]);
+    match func {
+        P::Identity | P::Value | P::Unwrap | P::Real | P::Conj | P::Float => one(1.0),
+        P::Abs => one(x?.signum() * (x? != 0.0) as u8 as f64),
+        P::Abs2 => one(2.0 * x?),
+        P::Sqrt => one(0.5 / x?.sqrt()),
+        P::Exp => one(x?.exp()),
+        P::Log => one(1.0 / x?),
+        P::Sin => one(x?.cos()),
+        P::Cos => one(-x?.sin()),
+        P::Tan => one(1.0 + x?.tan().powi(2)),
+        P::Sinh => one(x?.cosh()),
+        P::Cosh => one(x?.sinh()),
+        P::Tanh => one(1.0 - x?.tanh().powi(2)),
+        P::Asin => one(1.0 / (1.0 - x? * x?).sqrt()),
+        P::Acos => one(-1.0 / (1.0 - x? * x?).sqrt()),
+        P::Inv => one(-1.0 / (x? * x?)),
+        P::Atan => match args {
+            [y, xv] => {
+                let (y, x) = (real(y)?, real(xv)?);
+                let d = x * x + y * y;
+                let (dy, dx) = if d == 0.0 {
+                    (0.0, 0.0)
+                } else {
+                    (x / d, -y / d)
+                };
+                Some(vec![
+                    float(&args[0]).then(|| like(dy, &args[0])),
+                    float(xv).then(|| like(dx, xv)),
+                ])
+            }
+            _ => one(1.0 / (1.0 + x? * x?)),
+        },
+        P::Min | P::Max => {
+            let [a, b] = args else { return None };
+            let (p, q) = (real(a)?, real(b)?);
+            let first = if func == P::Min { p <= q } else { p >= q };
+            Some(vec![
+                float(a).then(|| like(first as u8 as f64, a)),
+                float(b).then(|| like((!first) as u8 as f64, b)),
+            ])
+        }
+        P::Rem | P::Mod => {
+            let [a, b] = args else { return None };
+            let (p, q) = (real(a)?, real(b)?);
+            let k = if func == P::Rem {
+                (p / q).trunc()
+            } else {
+                (p / q).floor()
+            };
+            Some(vec![
+                float(a).then(|| like(1.0, a)),
+                float(b).then(|| like(-k, b)),
+            ])
+        }
+        P::Logaddexp | P::Logsubexp => {
+            let [a, b] = args else { return None };
+            let (p, q) = (real(a)?, real(b)?);
+            let (da, db) = if func == P::Logaddexp {
+                let m = p.max(q);
+                let r = m + (-(p - q).abs()).exp().ln_1p();
+                ((p - r).exp(), (q - r).exp())
+            } else {
+                let r = p + (-(q - p).exp()).ln_1p();
+                ((p - r).exp(), -(q - r).exp())
+            };
+            Some(vec![
+                float(a).then(|| like(da, a)),
+                float(b).then(|| like(db, b)),
+            ])
+        }
+        P::Sign
+        | P::Floor
+        | P::Ceil
+        | P::Round
+        | P::Div
+        | P::Imag
+        | P::Angle
+        | P::Zero
+        | P::One
+        | P::Zeros
+        | P::Ones
+        | P::Stack
+        | P::Length
+        | P::Size
+        | P::Nnz
+        | P::Tget
+        | P::Isempty
+        | P::Iseven
+        | P::Isodd
+        | P::Println
+        | P::Print
+        | P::GlobalIndex => none(),
+        P::Sincos | P::Fixed | P::Ulog | P::Tropical => None,
+    }
+}
+
+/// `Σ a·b` over the floats of two values of one shape.
+fn dot(a: &Value, b: &Value) -> f64 {
+    (0..float_count(a))
+        .map(|k| nth_float(a, k).unwrap_or(0.0) * nth_float(b, k).unwrap_or(0.0))
+        .sum()
+}
+
+/// How many float numbers a value holds (elements of arrays and matrices,
+/// fields of structs).
+fn float_count(v: &Value) -> usize {
+    match v {
+        Value::F64(_) | Value::F32(_) => 1,
+        Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
+            items.iter().map(float_count).sum()
+        }
+        Value::Struct { fields, .. } => fields.iter().map(|(_, v)| float_count(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// The `k`-th float of a value, in [`float_count`]'s order.
+fn nth_float(v: &Value, k: usize) -> Option<f64> {
+    let mut k = k;
+    fn go(v: &Value, k: &mut usize) -> Option<f64> {
+        match v {
+            Value::F64(x) if *k == 0 => Some(*x),
+            Value::F32(x) if *k == 0 => Some(*x as f64),
+            Value::F64(_) | Value::F32(_) => {
+                *k -= 1;
+                None
+            }
+            Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
+                items.iter().find_map(|i| go(i, k))
+            }
+            Value::Struct { fields, .. } => fields.iter().find_map(|(_, v)| go(v, k)),
+            _ => None,
+        }
+    }
+    go(v, &mut k)
+}
+
+/// `v` with its `k`-th float set to `x`.
+fn with_nth_float(v: &Value, k: usize, x: f64) -> Value {
+    fn go(v: &Value, k: &mut Option<usize>, x: f64) -> Value {
+        let here = |k: &mut Option<usize>| match k {
+            Some(0) => {
+                *k = None;
+                true
+            }
+            Some(n) => {
+                *n -= 1;
+                false
+            }
+            None => false,
+        };
+        match v {
+            Value::F64(_) if here(k) => Value::F64(x),
+            Value::F32(_) if here(k) => Value::F32(x as f32),
+            Value::Array(items) => Value::Array(std::rc::Rc::new(
+                items.iter().map(|i| go(i, k, x)).collect(),
+            )),
+            Value::Tuple(items) => Value::Tuple(std::rc::Rc::new(
+                items.iter().map(|i| go(i, k, x)).collect(),
+            )),
+            Value::Matrix { rows, cols, data } => Value::Matrix {
+                rows: *rows,
+                cols: *cols,
+                data: std::rc::Rc::new(data.iter().map(|i| go(i, k, x)).collect()),
+            },
+            Value::Struct { name, fields } => Value::Struct {
+                name: name.clone(),
+                fields: std::rc::Rc::new(
+                    fields
+                        .iter()
+                        .map(|(n, v)| (n.clone(), go(v, k, x)))
+                        .collect(),
+                ),
+            },
+            v => v.clone(),
+        }
+    }
+    go(v, &mut Some(k), x)
+}
+
+/// Whether the floats of a value are `f32`.
+fn is_f32(v: &Value) -> bool {
+    match v {
+        Value::F32(_) => true,
+        Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
+            items.first().is_some_and(is_f32)
+        }
+        _ => false,
+    }
+}
+
+/// Every number of a value negated.
+fn negate_all(v: &Value) -> Value {
+    match v {
+        Value::Array(items) => {
+            Value::Array(std::rc::Rc::new(items.iter().map(negate_all).collect()))
+        }
+        Value::Matrix { rows, cols, data } => Value::Matrix {
+            rows: *rows,
+            cols: *cols,
+            data: std::rc::Rc::new(data.iter().map(negate_all).collect()),
+        },
+        Value::Struct { name, fields } => Value::Struct {
+            name: name.clone(),
+            fields: std::rc::Rc::new(
+                fields
+                    .iter()
+                    .map(|(n, f)| (n.clone(), negate_all(f)))
+                    .collect(),
+            ),
+        },
+        v => ops::negate(v).unwrap_or_else(|_| v.clone()),
+    }
+}
+
+/// The elements of an array or matrix (a scalar is its own one element).
+fn elements(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(items) | Value::Matrix { data: items, .. } => (**items).clone(),
+        v => vec![v.clone()],
+    }
+}
+
+/// The `k`-th element of an operand of a broadcast (a scalar repeats).
+fn element(v: &Value, k: usize) -> Value {
+    match v {
+        Value::Array(items) | Value::Matrix { data: items, .. } => {
+            items.get(k).cloned().unwrap_or(Value::Moved)
+        }
+        v => v.clone(),
+    }
+}
