@@ -903,3 +903,113 @@ fn a_dependency_without_a_links_key_is_named() {
         "{text}"
     );
 }
+
+/// The `nilc run` block of README.md, run command by command from the
+/// repository root: each prints exactly what the README shows.
+#[test]
+fn the_readme_run_examples_print_what_the_readme_shows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("```console\n$ nilc run ")
+        .expect("README.md has the nilc run block");
+    let block = &readme[start + "```console\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let mut commands: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(command) => commands.push((command.to_string(), String::new())),
+            None => {
+                let (_, out) = commands.last_mut().expect("output after a command");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    assert!(commands.len() >= 4, "{commands:?}");
+    for (command, expected) in commands {
+        // The shell's quoting: words, and '...' kept whole.
+        let mut words = Vec::new();
+        let mut rest = command.strip_prefix("nilc ").unwrap();
+        while !rest.is_empty() {
+            rest = rest.trim_start();
+            if let Some(quoted) = rest.strip_prefix('\'') {
+                let end = quoted.find('\'').unwrap();
+                words.push(quoted[..end].to_string());
+                rest = &quoted[end + 1..];
+            } else {
+                let end = rest.find(' ').unwrap_or(rest.len());
+                words.push(rest[..end].to_string());
+                rest = &rest[end..];
+            }
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_nilc"))
+            .args(&words)
+            .current_dir(&root)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+        assert_eq!(stdout(&out), expected, "{command}");
+    }
+}
+
+#[test]
+fn run_reports_bad_arguments_and_failed_checks() {
+    let tmp = scratch("run");
+    let dir = tmp.path();
+    let path = write(
+        dir,
+        "a.nil",
+        "function f(y::f64, x::f64)\n    y += x * 2\nend\n\nfunction g(n::i64)\n    k ← n\n    k → 3\nend\n",
+    );
+    let out = nilc(&["run", &path, "f", "1.5", "-0.25"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "y = 1.0\nx = -0.25\n");
+    // Bad input: a message, status 2, nothing on standard output.
+    for (args, message) in [
+        (
+            vec!["f", "1.5"],
+            "`f` takes 2 arguments (y::f64, x::f64), 1 given",
+        ),
+        (
+            vec!["f", "1.5", "[1,"],
+            "argument 2: in `[1,`: expected `]`, found the end",
+        ),
+        (
+            vec!["f", "true", "1.0"],
+            "argument `y` of `f`: expected `f64`, found `bool`",
+        ),
+        (vec!["h"], "no function `h`"),
+        (
+            vec!["f", "1.0", "2.0", "--grad", "z"],
+            "`f` has no parameter `z` to seed",
+        ),
+    ] {
+        let mut all = vec!["run", path.as_str()];
+        all.extend(args);
+        let out = nilc(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{all:?}");
+        assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+    }
+    // A failed check: the generated code's error, with the place.
+    let out = nilc(&["run", &path, "g", "4"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("a.nil:7:5: deallocation check failed: `k` must equal `3` when deallocated (expected 3, found 4)"),
+        "{}",
+        stderr(&out)
+    );
+    // A file with errors is not run.
+    let broken = write(dir, "b.nil", BROKEN);
+    let out = nilc(&["run", &broken, "f", "1.0", "2.0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("fix them before running it"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -2005,6 +2005,7 @@ pub fn coerce(v: Value, ty: &Ty) -> Result<Value, String> {
                     (&like, &v),
                     (Value::F64(_) | Value::F32(_), Value::Complex(..))
                 ) || matches!((&like, &v), (Value::Bool(_), v) if !matches!(v, Value::Bool(_)))
+                    || matches!((&like, &v), (l, Value::Bool(_)) if !matches!(l, Value::Bool(_)))
                 {
                     return Err(format!(
                         "expected `{}`, found {}",

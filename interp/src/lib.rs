@@ -1,6 +1,6 @@
 //! The reference interpreter of NiLang: the language's meaning, run
 //! directly on the analysis's typed body of each function
-//! ([`nilang_analysis::body`]), with no code generation and no rustc.
+//! ([`nilang_analysis::db::body`]), with no code generation and no rustc.
 //!
 //! It runs a checked function forwards or backwards (its uncall), with the
 //! run-time checks of the checked build, and stops with the same kind of
@@ -8,6 +8,8 @@
 //! check, and the values expected and found. It is for trying programs
 //! (`nilc run`) and as an oracle for the backends, so it is written to be
 //! obviously right before fast.
+
+#![doc = include_str!("../README.md")]
 
 pub mod error;
 mod eval;

@@ -886,7 +886,10 @@ fn run(
             .map(|((n, _), (a, b))| format!("`{n}`: given {a}, came back {b}"))
             .collect();
         if differs.is_empty() {
-            println!("check_inv: every argument came back (atol {atol})");
+            println!(
+                "check_inv: every argument came back (atol {})",
+                nilang_interp::value::float_text(atol)
+            );
         } else {
             for d in &differs {
                 eprintln!("error: check_inv: {d}");
