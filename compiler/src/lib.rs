@@ -27,5 +27,6 @@ pub mod db {
 pub use db::{Db, FnId, Project, RootDatabase, SourceFile};
 
 pub mod project;
+pub mod repl;
 pub mod sarif;
 pub use diagnostics::{Diagnostic, Severity};

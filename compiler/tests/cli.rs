@@ -1013,3 +1013,54 @@ fn run_reports_bad_arguments_and_failed_checks() {
         stderr(&out)
     );
 }
+
+/// `nilc repl` fed from a pipe, as a script: each line answered in turn,
+/// errors on standard error, the session going on after them.
+#[test]
+fn repl_answers_each_line_of_its_input() {
+    use std::io::Write;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilc"))
+        .args(["repl", "examples/arithmetic.nil"])
+        .current_dir(&root)
+        .env("HOME", scratch("repl-home").path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"x = [1.0, 2.0]\nout = 0.5\nisum(out, x)\nnope(out)\n~isum(out, x)\ngrad isum(out, x) out\n:quit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed = stdout(&out);
+    let answers: Vec<&str> = printed.lines().skip(1).collect();
+    assert_eq!(
+        answers,
+        [
+            "x = [1.0, 2.0]",
+            "out = 0.5",
+            "out = 3.5",
+            "x = [1.0, 2.0]",
+            "out = 0.5",
+            "x = [1.0, 2.0]",
+            "out_bar = 1.0",
+            "x_bar = [1.0, 1.0]"
+        ],
+        "{printed}"
+    );
+    let first = printed.lines().next().unwrap();
+    assert!(
+        first.contains("files loaded, ") && first.ends_with(" functions"),
+        "{printed}"
+    );
+    assert!(
+        stderr(&out).contains("error: no function `nope` is loaded"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -102,6 +102,14 @@ enum Command {
         #[arg(long = "variant", value_name = "FUNCTION:PARAMS", value_parser = variant)]
         variants: Vec<nilang_compiler::codegen::Variant>,
     },
+    /// An interactive session: load `.nil` files, keep values in
+    /// variables, call functions and their inverses, take gradients, and
+    /// print inverses and generated Rust (`:help` lists the commands).
+    Repl {
+        /// Files to load first (with the other `.nil` files of their
+        /// folders).
+        files: Vec<PathBuf>,
+    },
     /// Run a function of a file in the reference interpreter, with no Rust
     /// to write: `nilc run fib.nil rfib 0 10` prints every argument after
     /// the call.
@@ -138,6 +146,95 @@ enum Command {
         #[arg(long, default_value_t = 1e-8)]
         atol: f64,
     },
+}
+
+/// `nilc repl`'s line editor: completion of commands, functions and
+/// variables; history in `~/.nilc_history`.
+struct ReplHelper {
+    words: Vec<String>,
+}
+
+impl rustyline::completion::Completer for ReplHelper {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let start = line[..pos]
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!' || c == ':'))
+            .map_or(0, |i| i + 1);
+        let word = &line[start..pos];
+        let found = self
+            .words
+            .iter()
+            .filter(|w| w.starts_with(word))
+            .cloned()
+            .collect();
+        Ok((start, found))
+    }
+}
+
+impl rustyline::hint::Hinter for ReplHelper {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for ReplHelper {}
+impl rustyline::validate::Validator for ReplHelper {}
+impl rustyline::Helper for ReplHelper {}
+
+/// `nilc repl`: loads the files, then answers each line until `:quit` or
+/// the end of input. An error is printed and the session goes on.
+fn repl(files: &[PathBuf]) -> Result<ExitCode, Fatal> {
+    use nilang_compiler::repl::{COMMANDS, Session, read_with_folder};
+    let mut session = Session::new();
+    let mut loaded = Vec::new();
+    for f in files {
+        loaded.extend(read_with_folder(&f.display().to_string()).map_err(Fatal)?);
+    }
+    if !loaded.is_empty() {
+        match session.load(loaded) {
+            Ok(m) => println!("{m}"),
+            Err(e) => eprint!("{e}"),
+        }
+    }
+    let mut editor: rustyline::Editor<ReplHelper, rustyline::history::DefaultHistory> =
+        rustyline::Editor::new().map_err(|e| Fatal(format!("no line editor: {e}")))?;
+    let history = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".nilc_history"));
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    loop {
+        let words: Vec<String> = COMMANDS
+            .iter()
+            .map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string())
+            .chain(session.functions())
+            .chain(session.variables())
+            .collect();
+        editor.set_helper(Some(ReplHelper { words }));
+        let line = match editor.readline("nil> ") {
+            Ok(line) => line,
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => return Err(Fatal(format!("reading a line: {e}"))),
+        };
+        if !line.trim().is_empty() {
+            let _ = editor.add_history_entry(line.as_str());
+        }
+        if matches!(line.trim(), ":quit" | ":q" | ":exit") {
+            break;
+        }
+        match session.line(&line) {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("error: {}", e.trim_end()),
+        }
+    }
+    if let Some(h) = &history {
+        let _ = editor.save_history(h);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -208,6 +305,7 @@ fn main() -> ExitCode {
             color,
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
+        Command::Repl { files } => repl(&files),
         Command::Run {
             file,
             function,
