@@ -36,6 +36,9 @@ pub enum Check {
     Alias,
     ForStep,
     Index,
+    /// The inverse of a tape loop found its tape empty (no forward run
+    /// recorded it).
+    Tape,
     /// An operation on values it is not defined for (an integer divided
     /// by zero, a square root of a negative integer).
     Domain,
@@ -60,6 +63,7 @@ impl Check {
             Check::Alias => "one array element reached twice by one instruction",
             Check::ForStep => "`for` step is zero",
             Check::Index => "index out of range",
+            Check::Tape => "tape mismatch",
             Check::Domain => "operation not defined for these values",
             Check::Unsupported => "not supported by the interpreter",
             Check::Depth => "calls nested too deeply",

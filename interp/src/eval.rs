@@ -86,8 +86,23 @@ pub struct Interpreter<'db> {
     pub atol: f64,
     /// What `println` and `print` wrote.
     pub output: String,
+    /// What `@tape` loops recorded going forwards (old values of
+    /// overwrites, branches, trip counts), popped by their inverses: one
+    /// stack for the whole run, as the generated code threads one `Tape`.
+    tape: Vec<Value>,
+    /// What each function's runs read of the analysis, looked up once.
+    functions: FxHashMap<FnId<'db>, Rc<FnInfo<'db>>>,
     depth: usize,
     files: FxHashMap<SourceFile, Rc<FileInfo>>,
+}
+
+/// What a run of a function reads of the analysis: its typed body, where
+/// it is, and which parameters it changes.
+struct FnInfo<'db> {
+    body: Option<&'db Body<'db>>,
+    offset: u32,
+    file: Rc<FileInfo>,
+    mutated: Vec<bool>,
 }
 
 /// How deep calls may nest before the run stops (runaway recursion).
@@ -98,6 +113,8 @@ struct Frame<'db> {
     locals: Vec<Value>,
     /// In a gradient run, the adjoint of each local (shaped like it).
     grads: Option<Vec<Value>>,
+    /// Inside a `@tape` loop: overwrites and branches are recorded.
+    taping: bool,
     generics: FxHashMap<String, Ty>,
     checks: bool,
     offset: u32,
@@ -130,6 +147,8 @@ impl<'db> Interpreter<'db> {
             project,
             atol: 1e-8,
             output: String::new(),
+            tape: Vec::new(),
+            functions: FxHashMap::default(),
             depth: 0,
             files: FxHashMap::default(),
         }
@@ -203,6 +222,21 @@ impl<'db> Interpreter<'db> {
             .map_err(Error::Run)
     }
 
+    /// What runs of `f` read of the analysis (looked up on its first run).
+    fn info(&mut self, f: FnId<'db>) -> Rc<FnInfo<'db>> {
+        if let Some(info) = self.functions.get(&f) {
+            return info.clone();
+        }
+        let info = Rc::new(FnInfo {
+            body: db::function_body(self.db, f).as_ref(),
+            offset: db::function_offset(self.db, f),
+            file: self.file(f.file(self.db)),
+            mutated: db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default(),
+        });
+        self.functions.insert(f, info.clone());
+        info
+    }
+
     fn file(&mut self, file: SourceFile) -> Rc<FileInfo> {
         let db = self.db;
         self.files
@@ -238,7 +272,8 @@ impl<'db> Interpreter<'db> {
             expected: "a function the analysis accepted".into(),
             found: "none".into(),
         };
-        let Some(body) = db::function_body(self.db, f).as_ref() else {
+        let info = self.info(f);
+        let Some(body) = info.body else {
             return Err(unsupported(format!("`{}` has no body", f.name(self.db))));
         };
         if self.depth >= MAX_DEPTH {
@@ -250,17 +285,17 @@ impl<'db> Interpreter<'db> {
                 ))
             });
         }
-        let file = self.file(f.file(self.db));
         let mut frame = Frame {
             body,
             locals: vec![Value::Moved; body.locals.len()],
             generics: FxHashMap::default(),
             checks: true,
-            offset: db::function_offset(self.db, f),
-            file,
+            offset: info.offset,
+            file: info.file.clone(),
             grads: grads
                 .as_ref()
                 .map(|_| vec![Value::Moved; body.locals.len()]),
+            taping: false,
         };
         for (&l, v) in body.params.iter().zip(args) {
             bind_generics(&body.local(l).ty, &v, &mut frame.generics);
@@ -320,6 +355,9 @@ impl<'db> Interpreter<'db> {
                 broadcast,
                 value,
             } => {
+                if fr.taping && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) {
+                    return self.overwrite(fr, *target, *op, *value, dir, span);
+                }
                 let op = if dir == Direction::Backward {
                     op.inverse()
                 } else {
@@ -368,13 +406,12 @@ impl<'db> Interpreter<'db> {
                 Some(Stmt::Routine(inner)) => self.stmt(fr, *inner, dir.flip()),
                 _ => Ok(()),
             },
-            Stmt::Tape(_) => Err(fr.error(
-                span,
-                Check::Unsupported,
-                "a tape loop (`@tape`)".into(),
-                "a loop without a tape".into(),
-                "`@tape`".into(),
-            )),
+            Stmt::Tape(inner) => {
+                let was = std::mem::replace(&mut fr.taping, true);
+                let r = self.stmt(fr, *inner, dir);
+                fr.taping = was;
+                r
+            }
             Stmt::Safe(e) => self.safe(fr, *e, span),
             Stmt::InvCheckOff(inner) => {
                 let was = std::mem::replace(&mut fr.checks, false);
@@ -486,6 +523,9 @@ impl<'db> Interpreter<'db> {
         otherwise: Option<&[StmtId]>,
         dir: Direction,
     ) -> R<()> {
+        if fr.taping && branches.first().is_some_and(|(c, _)| c.recorded) {
+            return self.recorded_if(fr, branches, otherwise, dir);
+        }
         let Some(((cond, inner), rest)) = branches.split_first() else {
             return match otherwise {
                 Some(stmts) => self.block(fr, stmts, dir),
@@ -528,6 +568,107 @@ impl<'db> Interpreter<'db> {
         Ok(())
     }
 
+    /// An `if` chain without postconditions in a `@tape` loop: going
+    /// forwards the branch taken is pushed after it runs (so that what it
+    /// recorded is popped first); backwards it is popped and undone.
+    fn recorded_if(
+        &mut self,
+        fr: &mut Frame<'db>,
+        branches: &[(Cond, Vec<StmtId>)],
+        otherwise: Option<&[StmtId]>,
+        dir: Direction,
+    ) -> R<()> {
+        let span = branches[0].0.span;
+        match dir {
+            Direction::Forward => {
+                let mut taken = branches.len();
+                for (k, (cond, _)) in branches.iter().enumerate() {
+                    if self.condition(fr, cond.pre)? {
+                        taken = k;
+                        break;
+                    }
+                }
+                match branches.get(taken) {
+                    Some((_, stmts)) => self.block(fr, stmts, dir)?,
+                    None => {
+                        if let Some(stmts) = otherwise {
+                            self.block(fr, stmts, dir)?;
+                        }
+                    }
+                }
+                self.tape.push(Value::int(taken as i64));
+                Ok(())
+            }
+            Direction::Backward => {
+                let taken = self.pop_tape(fr, span)?.as_i64().unwrap_or(-1);
+                match usize::try_from(taken).ok().and_then(|k| branches.get(k)) {
+                    Some((_, stmts)) => self.block(fr, stmts, dir),
+                    None => match otherwise {
+                        Some(stmts) => self.block(fr, stmts, dir),
+                        None => Ok(()),
+                    },
+                }
+            }
+        }
+    }
+
+    fn pop_tape(&mut self, fr: &Frame<'db>, span: Span) -> R<Value> {
+        self.tape.pop().ok_or_else(|| {
+            fr.error(
+                span,
+                Check::Tape,
+                "the inverse of a tape loop needs what its forward run recorded".into(),
+                "a recorded value".into(),
+                "an empty tape".into(),
+            )
+        })
+    }
+
+    /// `x = e`, `x *= e`, `x /= e` in a `@tape` loop: going forwards the
+    /// old value is pushed; backwards it is popped back, and in a gradient
+    /// run the adjoint of the new value goes to what made it.
+    fn overwrite(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: ExprId,
+        op: InstrOp,
+        value: ExprId,
+        dir: Direction,
+        span: Span,
+    ) -> R<()> {
+        let path = self
+            .path(fr, target)?
+            .ok_or_else(|| fr.domain(span, "an overwrite whose target is not a place".into()))?;
+        match dir {
+            Direction::Forward => {
+                let v = self.eval(fr, value)?;
+                let old = self.read(fr, &path, span)?;
+                let new = match op {
+                    InstrOp::Mul => ops::binary(BinaryOp::Mul, &old, &v),
+                    InstrOp::Div => ops::binary(BinaryOp::Div, &old, &v),
+                    _ => Ok(v),
+                }
+                .and_then(|n| convert(n, &old))
+                .map_err(|m| fr.domain(span, m))?;
+                self.tape.push(old);
+                self.write(fr, &path, new, span)
+            }
+            Direction::Backward => {
+                let old = self.pop_tape(fr, span)?;
+                let cot = match fr.grads.is_some() {
+                    true => Some(self.grad_take(fr, &path, span)?),
+                    false => None,
+                };
+                self.write(fr, &path, old, span)?;
+                if let Some(cot) = cot {
+                    self.grad_write(fr, &path, cot.zero_like(), span)?;
+                    self.overwrite_adjoint(fr, target, op, value, cot, span)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
     fn condition(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<bool> {
         let v = self.eval(fr, e)?;
         v.as_bool().ok_or_else(|| {
@@ -548,6 +689,9 @@ impl<'db> Interpreter<'db> {
         inner: &[StmtId],
         dir: Direction,
     ) -> R<()> {
+        if fr.taping && cond.recorded {
+            return self.recorded_while(fr, cond, inner, dir);
+        }
         let (pre, post) = match (dir, cond.post) {
             (Direction::Forward, Some(post)) => (cond.pre, Some(post)),
             (Direction::Backward, Some(post)) => (post, Some(cond.pre)),
@@ -586,6 +730,36 @@ impl<'db> Interpreter<'db> {
             }
         }
         Ok(())
+    }
+
+    /// A `while` without postcondition in a `@tape` loop: its trip count
+    /// is pushed after it; backwards it is popped and the body undone as
+    /// many times.
+    fn recorded_while(
+        &mut self,
+        fr: &mut Frame<'db>,
+        cond: &Cond,
+        inner: &[StmtId],
+        dir: Direction,
+    ) -> R<()> {
+        match dir {
+            Direction::Forward => {
+                let mut trips = 0i64;
+                while self.condition(fr, cond.pre)? {
+                    self.block(fr, inner, dir)?;
+                    trips += 1;
+                }
+                self.tape.push(Value::int(trips));
+                Ok(())
+            }
+            Direction::Backward => {
+                let trips = self.pop_tape(fr, cond.span)?.as_i64().unwrap_or(0);
+                for _ in 0..trips {
+                    self.block(fr, inner, dir)?;
+                }
+                Ok(())
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -785,6 +959,13 @@ impl<'db> Interpreter<'db> {
             CallTarget::Instruction(ins) => return self.instruction(fr, ins, dir, args, span),
             CallTarget::Function(Callable::Function(f)) => *f,
             CallTarget::Function(Callable::Derived {
+                derivative: nilang_analysis::ast::Derivative::Gradient,
+                base,
+                mask,
+            }) if dir == Direction::Forward && fr.grads.is_none() => {
+                return self.gradient_call(fr, *base, mask, args, span);
+            }
+            CallTarget::Function(Callable::Derived {
                 derivative, base, ..
             }) => {
                 return Err(fr.error(
@@ -849,6 +1030,82 @@ impl<'db> Interpreter<'db> {
         self.call_function(fr, f, None, dir, args, kwargs, span)
     }
 
+    /// `(∇f)(x, x̄, ...)`: `f` run forwards on its arguments, then
+    /// backwards with the companions as the adjoints of its results; the
+    /// arguments come back, the companions go from `b` to `Jᵀb`.
+    fn gradient_call(
+        &mut self,
+        fr: &mut Frame<'db>,
+        f: FnId<'db>,
+        mask: &[bool],
+        args: &[ExprId],
+        span: Span,
+    ) -> R<()> {
+        let mut values = Vec::with_capacity(mask.len());
+        let mut places = Vec::with_capacity(mask.len());
+        let mut companions = Vec::with_capacity(mask.len());
+        let mut given = args.iter();
+        for &has in mask {
+            let Some(&a) = given.next() else {
+                return Err(fr.domain(span, "a derivative call with too few arguments".into()));
+            };
+            places.push(self.path(fr, a)?);
+            values.push(self.eval(fr, a)?);
+            companions.push(match has {
+                true => match given.next() {
+                    Some(&c) => {
+                        let p = self.path(fr, c)?.ok_or_else(|| {
+                            fr.domain(span, "a companion that is not a place".into())
+                        })?;
+                        Some(p)
+                    }
+                    None => {
+                        return Err(
+                            fr.domain(span, "a derivative call with too few arguments".into())
+                        );
+                    }
+                },
+                false => None,
+            });
+        }
+        let seeds: Vec<Value> = companions
+            .iter()
+            .zip(&values)
+            .map(|(c, v)| match c {
+                Some(p) => self.take(fr, p, span),
+                None => Ok(v.zero_like()),
+            })
+            .collect::<R<_>>()?;
+        let at = fr.location(span);
+        let (out, _) = self.invoke(
+            f,
+            values,
+            None,
+            Vec::new(),
+            Direction::Forward,
+            Some(at.clone()),
+        )?;
+        let (back, grads) = self.invoke(
+            f,
+            out,
+            Some(seeds),
+            Vec::new(),
+            Direction::Backward,
+            Some(at),
+        )?;
+        for (p, v) in places.iter().zip(back) {
+            if let Some(p) = p {
+                self.write(fr, p, v, span)?;
+            }
+        }
+        for (c, g) in companions.iter().zip(grads.unwrap_or_default()) {
+            if let Some(p) = c {
+                self.write(fr, p, g, span)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A call of the function `f`, with `captured` arguments of a partial
     /// application (the call's arguments fill its holes in order).
     #[allow(clippy::too_many_arguments)]
@@ -862,8 +1119,8 @@ impl<'db> Interpreter<'db> {
         kwargs: &[(String, ExprId)],
         span: Span,
     ) -> R<()> {
-        let mutated =
-            db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default();
+        let info = self.info(f);
+        let mutated = &info.mutated;
         let mut given = args.iter();
         let slots: Vec<Result<ExprId, Value>> = match captured {
             None => args.iter().map(|&a| Ok(a)).collect(),
@@ -1276,7 +1533,7 @@ impl<'db> Interpreter<'db> {
         base: ExprId,
         span: Span,
     ) -> R<Option<Step>> {
-        let what = fr.text(fr.body.expr(base).span);
+        let base_span = fr.body.expr(base).span;
         let one = |this: &mut Self,
                    fr: &mut Frame<'db>,
                    i: &Index,
@@ -1286,6 +1543,7 @@ impl<'db> Interpreter<'db> {
             let Index::At(e) = i else { return Ok(None) };
             let k = this.integer(fr, *e)?;
             if k < 1 || k as u64 > len as u64 {
+                let what = fr.text(base_span);
                 return Err(fr.error(
                     span,
                     Check::Index,

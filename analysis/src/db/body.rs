@@ -154,9 +154,12 @@ pub struct StmtData<'db> {
 #[derive(Clone, Copy, PartialEq, Debug, salsa::SalsaValue)]
 pub struct Cond {
     pub pre: ExprId,
-    /// `None` for `~` (the postcondition is the precondition) and for a
-    /// missing one (an error was reported).
+    /// `None` for `~` (the postcondition is the precondition) and when it
+    /// is not written.
     pub post: Option<ExprId>,
+    /// Written without a postcondition: in a `@tape` loop, the branch (or
+    /// a `while`'s trip count) is recorded; elsewhere an error was reported.
+    pub recorded: bool,
     pub span: Span,
 }
 
@@ -482,6 +485,7 @@ impl<'db> Lower<'_, '_, 'db> {
         Cond {
             pre,
             post,
+            recorded: matches!(c.post, ast::Post::Missing),
             span: c.span,
         }
     }

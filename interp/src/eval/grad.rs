@@ -154,6 +154,29 @@ impl<'db> Interpreter<'db> {
         self.backprop(fr, value, cot, span)
     }
 
+    /// After an overwrite in a tape loop is undone (the old value back):
+    /// the adjoint `cot` of the value it had written goes to what made it,
+    /// `e` for `x = e`, `x` and `e` for `x *= e` and `x /= e`.
+    pub(super) fn overwrite_adjoint(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: ExprId,
+        op: InstrOp,
+        value: ExprId,
+        cot: Value,
+        span: Span,
+    ) -> R<()> {
+        let bop = match op {
+            InstrOp::Mul => BinaryOp::Mul,
+            InstrOp::Div => BinaryOp::Div,
+            _ => return self.backprop(fr, value, cot, span),
+        };
+        let (x, v) = (self.eval(fr, target)?, self.eval(fr, value)?);
+        let partials = binary_partials(bop, &x, &v)
+            .ok_or_else(|| fr.not_differentiable(span, "this overwrite"))?;
+        self.chain(fr, &[target, value], partials, &cot, span)
+    }
+
     /// Sends the cotangent `cot` of `e`'s value to the places `e` reads.
     pub(super) fn backprop(
         &mut self,
