@@ -73,7 +73,7 @@ pub fn function_types_in(
     FunctionTypes { defs, diagnostics }
 }
 
-fn lower_type(
+pub(crate) fn lower_type(
     ty: &Type,
     function: &Function,
     structs: &StructTable,

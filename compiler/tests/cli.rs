@@ -1064,3 +1064,40 @@ fn repl_answers_each_line_of_its_input() {
         stderr(&out)
     );
 }
+
+#[test]
+fn test_runs_docstring_examples_and_fails_on_a_wrong_one() {
+    let tmp = scratch("doctest");
+    let dir = tmp.path();
+    let path = write(
+        dir,
+        "a.nil",
+        "\"\"\"\n```jldoctest\njulia> add(1.0, 2.0)\n(3.0, 2.0)\n\njulia> ~add(3.0, 2.0)\n(1.0, 2.0)\n```\n\"\"\"\nfunction add(y::f64, x::f64)\n    y += x\nend\n",
+    );
+    let out = nilc(&["test", &path]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{path}:3: add(1.0, 2.0) ... ok\n{path}:6: ~add(3.0, 2.0) ... ok\n2 examples: 2 passed, 0 failed\n"
+        )
+    );
+    let wrong = write(
+        dir,
+        "b.nil",
+        "\"\"\"\njulia> sub(1.0, 2.0)\n(0.0, 2.0)\n\"\"\"\nfunction sub(y::f64, x::f64)\n    y -= x\nend\n",
+    );
+    let out = nilc(&["test", &wrong]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains(":2: sub(1.0, 2.0) ... FAILED: expected (0.0, 2.0), got (-1.0, 2.0)"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -51,7 +51,7 @@ pub use highlight::{NameClass, classify_names};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
 pub use inlay::{InlayHint, inlay_hints};
 pub use inputs::{Cancelled, set_file_text, set_project_files, set_project_libraries};
-pub use lenses::{CodeLens, code_lenses};
+pub use lenses::{CodeLens, LensAction, code_lenses};
 pub use navigation::{
     Symbol, definition, function_at, highlights, references, statement_at, symbol_at,
 };

@@ -36,6 +36,8 @@ pub enum Check {
     Alias,
     ForStep,
     Index,
+    /// A typecast `(T1 => T2)(x)` that would lose information.
+    Cast,
     /// The inverse of a tape loop found its tape empty (no forward run
     /// recorded it).
     Tape,
@@ -46,6 +48,8 @@ pub enum Check {
     Unsupported,
     /// Nesting deeper than the interpreter's limit (runaway recursion).
     Depth,
+    /// More statements than the caller allowed (`Interpreter::fuel`).
+    Steps,
 }
 
 impl Check {
@@ -64,9 +68,11 @@ impl Check {
             Check::ForStep => "`for` step is zero",
             Check::Index => "index out of range",
             Check::Tape => "tape mismatch",
+            Check::Cast => "lossy typecast",
             Check::Domain => "operation not defined for these values",
             Check::Unsupported => "not supported by the interpreter",
             Check::Depth => "calls nested too deeply",
+            Check::Steps => "too many steps",
         }
     }
 }

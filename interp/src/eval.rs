@@ -86,6 +86,9 @@ pub struct Interpreter<'db> {
     pub atol: f64,
     /// What `println` and `print` wrote.
     pub output: String,
+    /// How many more statements a run may execute (`None`: no limit); an
+    /// editor running an example on each keystroke sets one.
+    pub fuel: Option<u64>,
     /// What `@tape` loops recorded going forwards (old values of
     /// overwrites, branches, trip counts), popped by their inverses: one
     /// stack for the whole run, as the generated code threads one `Tape`.
@@ -147,6 +150,7 @@ impl<'db> Interpreter<'db> {
             project,
             atol: 1e-8,
             output: String::new(),
+            fuel: None,
             tape: Vec::new(),
             functions: FxHashMap::default(),
             depth: 0,
@@ -348,6 +352,18 @@ impl<'db> Interpreter<'db> {
         let body = fr.body;
         let data = body.stmt(s);
         let span = data.span;
+        if let Some(fuel) = &mut self.fuel {
+            if *fuel == 0 {
+                return Err(fr.error(
+                    span,
+                    Check::Steps,
+                    "the run was stopped at its limit of statements".into(),
+                    "a run that ends sooner".into(),
+                    "more statements".into(),
+                ));
+            }
+            *fuel -= 1;
+        }
         match &data.kind {
             Stmt::Instr {
                 target,
@@ -420,14 +436,59 @@ impl<'db> Interpreter<'db> {
                 r
             }
             Stmt::InBounds(inner) => self.stmt(fr, *inner, dir),
-            Stmt::Typecast { .. } => Err(fr.error(
-                span,
-                Check::Unsupported,
-                "a typecast `(T1 => T2)(x)`".into(),
-                "no typecast".into(),
-                "a typecast".into(),
-            )),
+            Stmt::Typecast { from, to, value } => {
+                let (from, to) = match dir {
+                    Direction::Forward => (from, to),
+                    Direction::Backward => (to, from),
+                };
+                self.typecast(fr, from, to, *value, span)
+            }
         }
+    }
+
+    /// `(T1 => T2)(x)`: `x` becomes a `T2` holding the same number, or
+    /// the run stops (a cast that would lose information). Its adjoint
+    /// follows it.
+    fn typecast(
+        &mut self,
+        fr: &mut Frame<'db>,
+        from: &Ty,
+        to: &Ty,
+        x: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let path = self
+            .path(fr, x)?
+            .ok_or_else(|| fr.domain(span, "a typecast of something that is not a place".into()))?;
+        let v = self.read(fr, &path, span)?;
+        let Some(cast) = cast_exact(&v, to) else {
+            let text = fr.text(span);
+            return Err(match zero_of(to) {
+                Some(_) if v.is_number() => fr.error(
+                    span,
+                    Check::Cast,
+                    format!("`{}` must not lose information", text.trim()),
+                    format!("a value that {} holds exactly", to.display()),
+                    v.debug(),
+                ),
+                _ => fr.unsupported(
+                    span,
+                    &format!("a typecast from `{}` to `{}`", from.display(), to.display()),
+                ),
+            });
+        };
+        self.write(fr, &path, cast, span)?;
+        if fr.grads.is_some() {
+            let g = self.grad_read(fr, &path, span)?;
+            let like = zero_of(to).unwrap_or(Value::Moved);
+            let g = match (&g, &like) {
+                (_, Value::Int(..) | Value::Bool(_)) => like,
+                (Value::Int(..) | Value::Bool(_), _) => like,
+                _ => convert(g, &like).map_err(|m| fr.domain(span, m))?,
+            };
+            self.grad_write(fr, &path, g, span)?;
+        }
+        Ok(())
     }
 
     fn safe(&mut self, fr: &mut Frame<'db>, e: ExprId, span: Span) -> R<()> {
@@ -1955,6 +2016,51 @@ impl<'db> Interpreter<'db> {
 /// The elements of an array or matrix operand of a broadcast, and a
 /// matrix's shape.
 type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
+
+/// `v` as a number of type `to`, if `to` holds it exactly.
+fn cast_exact(v: &Value, to: &Ty) -> Option<Value> {
+    let like = zero_of(to)?;
+    let (re, im) = match v {
+        Value::Complex(re, im) => (*re, *im),
+        v => (v.as_f64()?, 0.0),
+    };
+    let exact_int = |s: Scalar| -> Option<Value> {
+        match v {
+            Value::Int(i, _) => (crate::value::wrap(*i, s) == *i).then_some(Value::Int(*i, s)),
+            Value::Bool(b) => Some(Value::Int(*b as i64, s)),
+            _ => {
+                let i = re as i64;
+                (im == 0.0 && re.fract() == 0.0 && i as f64 == re && crate::value::wrap(i, s) == i)
+                    .then_some(Value::Int(i, s))
+            }
+        }
+    };
+    match like {
+        Value::F64(_) => {
+            let ok = match v {
+                Value::Int(i, _) => (*i as f64) as i64 == *i,
+                _ => im == 0.0,
+            };
+            ok.then_some(Value::F64(re))
+        }
+        Value::F32(_) => {
+            let x = re as f32;
+            let ok = im == 0.0
+                && match v {
+                    Value::Int(i, _) => (x as i64) == *i,
+                    _ => (x as f64) == re || re.is_nan(),
+                };
+            ok.then_some(Value::F32(x))
+        }
+        Value::Int(_, s) => exact_int(s),
+        Value::Bool(_) => match v {
+            Value::Bool(b) => Some(Value::Bool(*b)),
+            _ => (im == 0.0 && (re == 0.0 || re == 1.0)).then_some(Value::Bool(re == 1.0)),
+        },
+        Value::Complex(..) => Some(Value::Complex(re, im)),
+        _ => None,
+    }
+}
 
 /// Whether two places overlap (one is inside the other).
 fn overlaps(a: &Path, b: &Path) -> bool {

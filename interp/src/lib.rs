@@ -11,6 +11,7 @@
 
 #![doc = include_str!("../README.md")]
 
+pub mod doctest;
 pub mod error;
 mod eval;
 pub mod literal;

@@ -67,6 +67,7 @@ impl Parser<'_> {
         self.spaces();
         match self.peek() {
             Some('[') => self.array(),
+            Some('(') => self.tuple(),
             Some(c) if c.is_ascii_digit() || c == '-' || c == '+' || c == '.' => self.number(),
             Some(c) if c.is_alphabetic() || c == '_' => self.word(),
             _ => Err(self.error("a value")),
@@ -162,6 +163,25 @@ impl Parser<'_> {
             name: word.as_str().into(),
             fields: Rc::new(args.into_iter().map(|v| (String::new(), v)).collect()),
         })
+    }
+
+    /// `(a, b)`, `(a,)`: a tuple, as Julia shows the arguments after a call.
+    fn tuple(&mut self) -> Result<Value, String> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            if self.eat(')') {
+                break;
+            }
+            items.push(self.value()?);
+            if self.eat(')') {
+                break;
+            }
+            if !self.eat(',') {
+                return Err(self.error("`,` or `)`"));
+            }
+        }
+        Ok(Value::Tuple(Rc::new(items)))
     }
 
     /// `[a, b, c]`, or a matrix `[a b; c d]` (rows separated by `;`).

@@ -174,19 +174,20 @@ fn every_function_that_runs_comes_back() {
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 199
-        gradient: no real float parameter: 39
+        gradient agrees with central differences: 200
+        gradient: no real float parameter: 40
+        gradient: not differentiable: the interpreter has no adjoint rule for: 3
         not run: a built-in it lacks (`ulog`): 4
         not run: a derivative call: 11
-        not run: a typecast: 8
         not run: an instruction whose target is not a place: 2
         parameters not generated: 51
-        ran forwards and back: 238
+        ran forwards and back: 243
         ran forwards, not run backwards: a derivative call: 1
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
         stopped by a check: deallocation check failed: 9
         stopped by a check: index out of range: 27
+        stopped by a check: lossy typecast: 3
         stopped by a check: shape check failed: 2
         stopped by a check: stack check failed: 3
     "#]]

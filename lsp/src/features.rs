@@ -462,10 +462,18 @@ pub fn code_lenses(snap: &Snapshot) -> Vec<lsp::CodeLens> {
         .into_iter()
         .map(|lens| lsp::CodeLens {
             range: index.range(lens.range),
-            command: Some(lsp::Command {
-                title: lens.title,
-                command: SHOW_INVERSE_COMMAND.to_string(),
-                arguments: Some(vec![json!(snap.uri.as_str()), json!(lens.function)]),
+            command: Some(match lens.action {
+                ide::LensAction::ShowInverse(function) => lsp::Command {
+                    title: lens.title,
+                    command: SHOW_INVERSE_COMMAND.to_string(),
+                    arguments: Some(vec![json!(snap.uri.as_str()), json!(function)]),
+                },
+                // A result to read: no command (clients show the title).
+                ide::LensAction::Show => lsp::Command {
+                    title: lens.title,
+                    command: String::new(),
+                    arguments: None,
+                },
             }),
             data: None,
         })

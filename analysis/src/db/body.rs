@@ -266,8 +266,10 @@ pub fn function_body<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Body<'db>> {
     let ast = function_ast(db, f)?;
     let project = f.project(db);
     let callable = |name: &str| Callable::named(db, project, name);
+    let structs = super::items::struct_table(db, project);
     let facts = Facts {
         resolution: resolve_function(db, f),
+        structs,
         types: function_types(db, f),
         exprs: function_expr_types(db, f),
         callable: &callable,
@@ -279,6 +281,8 @@ pub fn function_body<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Body<'db>> {
 /// and types, and how to look callees up.
 pub struct Facts<'a, 'db> {
     pub resolution: &'a Resolution,
+    /// The project's structs, for the types a statement writes.
+    pub structs: &'a crate::structs::StructTable,
     pub types: &'a FunctionTypes,
     pub exprs: &'a ExprTypes,
     /// The callable a call names, as the resolver recorded the name.
@@ -304,6 +308,7 @@ pub fn lower<'db>(function: &ast::Function, facts: &Facts<'_, 'db>) -> Body<'db>
         .collect();
     let mut l = Lower {
         facts,
+        function,
         body: Body {
             params: Vec::new(),
             kwparams: Vec::new(),
@@ -340,6 +345,8 @@ pub fn lower<'db>(function: &ast::Function, facts: &Facts<'_, 'db>) -> Body<'db>
 
 struct Lower<'a, 'f, 'db> {
     facts: &'a Facts<'f, 'db>,
+    /// The function lowered (its type parameters, for written types).
+    function: &'a ast::Function,
     body: Body<'db>,
 }
 
@@ -463,8 +470,8 @@ impl<'db> Lower<'_, '_, 'db> {
             K::InvCheckOff(inner) => Stmt::InvCheckOff(self.stmt(inner)),
             K::InBounds(inner) => Stmt::InBounds(self.stmt(inner)),
             K::Typecast { from, to, value } => Stmt::Typecast {
-                from: self.type_at(from.span),
-                to: self.type_at(to.span),
+                from: self.written_type(from),
+                to: self.written_type(to),
                 value: self.expr(value),
             },
         };
@@ -472,8 +479,10 @@ impl<'db> Lower<'_, '_, 'db> {
     }
 
     /// The type the inference gave a type written in a statement.
-    fn type_at(&self, span: Span) -> Ty {
-        self.facts.exprs.at(span).cloned().unwrap_or(Ty::Unknown)
+    /// A type written in a statement, lowered as parameter types are
+    /// (its errors were reported with the function's types).
+    fn written_type(&self, ty: &ast::Type) -> Ty {
+        crate::types::lower_type(ty, self.function, self.facts.structs, &mut Vec::new())
     }
 
     fn cond(&mut self, c: &ast::Cond) -> Cond {

@@ -102,6 +102,14 @@ enum Command {
         #[arg(long = "variant", value_name = "FUNCTION:PARAMS", value_parser = variant)]
         variants: Vec<nilang_compiler::codegen::Variant>,
     },
+    /// Run the examples of the functions' docstrings, written as Julia's
+    /// doctests (a `julia> f(...)` line and the arguments after the call
+    /// on the next), in the reference interpreter.
+    Test {
+        /// Files or directories (searched recursively for `.nil` files).
+        /// Defaults to the current directory.
+        paths: Vec<PathBuf>,
+    },
     /// An interactive session: load `.nil` files, keep values in
     /// variables, call functions and their inverses, take gradients, and
     /// print inverses and generated Rust (`:help` lists the commands).
@@ -183,6 +191,68 @@ impl rustyline::hint::Hinter for ReplHelper {
 impl rustyline::highlight::Highlighter for ReplHelper {}
 impl rustyline::validate::Validator for ReplHelper {}
 impl rustyline::Helper for ReplHelper {}
+
+/// `nilc test`: every docstring example of the files, one line each, then
+/// a summary; status 1 if one fails or a file has errors.
+fn doctests(paths: Vec<PathBuf>) -> Result<ExitCode, Fatal> {
+    use nilang_interp::doctest::{self, Outcome};
+    let loaded: Vec<Loaded> = load_all(paths)?.into_iter().map(|(_, l)| l).collect();
+    let mut database = RootDatabase::default();
+    let (project, sources) = build_project(&mut database, &loaded);
+    let (mut passed, mut failed, mut broken) = (0usize, 0usize, 0usize);
+    for (l, &file) in loaded.iter().zip(&sources) {
+        if report_errors(&database, project, file, l, "testing it")?.is_some() {
+            broken += 1;
+            continue;
+        }
+        let starts = db::line_starts(&database, file);
+        for &f in db::file_functions(&database, project, file) {
+            let Some(ast) = db::function_ast(&database, f) else {
+                continue;
+            };
+            let Some(doc) = &ast.doc else { continue };
+            let offset = db::function_offset(&database, f) as usize;
+            for example in doctest::examples(doc) {
+                let at = l.text[offset..]
+                    .find(&format!("julia> {}", example.call))
+                    .map_or(offset, |k| offset + k);
+                let (line, _) = render::line_col_indexed(&l.text, starts, at as u32);
+                let mut interpreter = nilang_interp::Interpreter::new(&database, project);
+                match doctest::run(&mut interpreter, &example) {
+                    Outcome::Passed(_) => {
+                        passed += 1;
+                        println!("{}:{line}: {} ... ok", l.path, example.call);
+                    }
+                    Outcome::Failed { got } => {
+                        failed += 1;
+                        println!(
+                            "{}:{line}: {} ... FAILED: expected {}, got {got}",
+                            l.path, example.call, example.expected
+                        );
+                    }
+                    Outcome::Error(e) => {
+                        failed += 1;
+                        println!("{}:{line}: {} ... FAILED: {e}", l.path, example.call);
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{} example{}: {passed} passed, {failed} failed{}",
+        passed + failed,
+        plural(passed + failed),
+        match broken {
+            0 => String::new(),
+            n => format!("; {n} file{} with errors not run", plural(n)),
+        }
+    );
+    Ok(if failed == 0 && broken == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
 
 /// `nilc repl`: loads the files, then answers each line until `:quit` or
 /// the end of input. An error is printed and the session goes on.
@@ -306,6 +376,7 @@ fn main() -> ExitCode {
         } => check(paths, format, deny_warnings, color),
         Command::Inverse { file, function } => inverse(&file, function.as_deref()),
         Command::Repl { files } => repl(&files),
+        Command::Test { paths } => doctests(paths),
         Command::Run {
             file,
             function,
