@@ -141,40 +141,19 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
             }
         }
         1 | 2 => {
-            let f = |p: f64, q: f64| -> Result<f64, String> {
-                Ok(match op {
-                    Add => p + q,
-                    Sub => p - q,
-                    Mul => p * q,
-                    Div => p / q,
-                    IntDiv => (p / q).trunc(),
-                    Rem => p % q,
-                    Pow => match y {
-                        Num::Int(n, _) if i32::try_from(n).is_ok() => p.powi(n as i32),
-                        _ => p.powf(q),
-                    },
-                    _ => return Err(format!("`{}` of floats", symbol(op))),
-                })
+            // An integer power is `powi`, as the generated Rust writes it.
+            let n = match y {
+                Num::Int(n, _) => i32::try_from(n).ok(),
+                _ => None,
             };
+            let unsupported = || format!("`{}` of floats", symbol(op));
             if rank == 1 {
                 // Both `f32` (or an integer and an `f32`): computed in `f32`
                 // as the generated Rust does.
                 let (p, q) = (x.f64() as f32, y.f64() as f32);
-                Num::F32(match op {
-                    Add => p + q,
-                    Sub => p - q,
-                    Mul => p * q,
-                    Div => p / q,
-                    IntDiv => (p / q).trunc(),
-                    Rem => p % q,
-                    Pow => match y {
-                        Num::Int(n, _) if i32::try_from(n).is_ok() => p.powi(n as i32),
-                        _ => p.powf(q),
-                    },
-                    _ => f(p as f64, q as f64)? as f32,
-                })
+                Num::F32(float_op(op, p, q, n).ok_or_else(unsupported)?)
             } else {
-                Num::F64(f(x.f64(), y.f64())?)
+                Num::F64(float_op(op, x.f64(), y.f64(), n).ok_or_else(unsupported)?)
             }
         }
         _ => {
@@ -207,6 +186,24 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
         }
     };
     Ok(out.value())
+}
+
+/// `p op q` in one float type; `n` the exponent when it is an integer.
+fn float_op<F: num_traits::Float>(op: BinaryOp, p: F, q: F, n: Option<i32>) -> Option<F> {
+    use BinaryOp::*;
+    Some(match op {
+        Add => p + q,
+        Sub => p - q,
+        Mul => p * q,
+        Div => p / q,
+        IntDiv => (p / q).trunc(),
+        Rem => p % q,
+        Pow => match n {
+            Some(n) => p.powi(n),
+            None => p.powf(q),
+        },
+        _ => return None,
+    })
 }
 
 fn compare(op: BinaryOp, x: Num, y: Num) -> Result<bool, String> {

@@ -986,9 +986,7 @@ fn run(
         Ok(out) => out,
         Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
         Err(nilang_interp::Error::Run(e)) => {
-            print!("{}", interpreter.output);
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(1));
+            return Ok(stopped(&interpreter.output, "", e));
         }
     };
     let back = match way {
@@ -996,9 +994,7 @@ fn run(
             Ok(back) => Some(back),
             Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
             Err(nilang_interp::Error::Run(e)) => {
-                print!("{}", interpreter.output);
-                eprintln!("error: the inverse stopped: {e}");
-                return Ok(ExitCode::from(1));
+                return Ok(stopped(&interpreter.output, "the inverse stopped: ", e));
             }
         },
         _ => None,
@@ -1012,9 +1008,7 @@ fn run(
             Ok((_, grads)) => Some(grads),
             Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
             Err(nilang_interp::Error::Run(e)) => {
-                print!("{}", interpreter.output);
-                eprintln!("error: the gradient stopped: {e}");
-                return Ok(ExitCode::from(1));
+                return Ok(stopped(&interpreter.output, "the gradient stopped: ", e));
             }
         }
     };
@@ -1067,6 +1061,14 @@ fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A run that stopped at a check: what it printed before, then the error
+/// (status 1).
+fn stopped(output: &str, what: &str, e: nilang_interp::RunError) -> ExitCode {
+    print!("{output}");
+    eprintln!("error: {what}{e}");
+    ExitCode::from(1)
 }
 
 /// Renders the errors of `file` and returns status 1 if it has any.
