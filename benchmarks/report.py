@@ -138,6 +138,24 @@ SUITES = [
                 ("GMM gradient, unchecked / hand-written", "nil_gradient_unchecked",
                  "manual_gradient", "hand-written gradient")]),
     Suite(
+        "interpreter", "The reference interpreter",
+        "cargo bench -p nilang-examples --bench interpreter", "divan",
+        "`nilang-interp` (what `nilc run` uses) against the generated Rust on the "
+        "same arguments: the Bessel function forwards and through its gradient, a "
+        "1,000-element `dot`, `umm!` on 20 elements (target: within 100x).",
+        package="nilang-examples", bench="interpreter",
+        ratios=[("interpreted / generated", "interpreted", "generated", "generated Rust"),
+                ("interpreted gradient / generated gradient", "interpreted_gradient",
+                 "generated_gradient", "generated Rust")]),
+    Suite(
+        "interpreter_gmm", "The reference interpreter on GMM",
+        "cargo bench -p nilang-adbench --bench interpreter", "divan",
+        "The GMM objective on ADBench's smallest 10k-point input (d = 2, K = 5), "
+        "interpreted against generated (target: within 100x).",
+        package="nilang-adbench", bench="interpreter",
+        ratios=[("interpreted / generated", "interpreted_objective",
+                 "generated_objective", "generated Rust")]),
+    Suite(
         "ba", "ADBench bundle adjustment", "cargo bench -p nilang-adbench --bench ba",
         "divan",
         "ADBench's bundle adjustment: residuals, and the sparse Jacobian with its "
