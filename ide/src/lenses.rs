@@ -49,13 +49,10 @@ pub fn code_lenses(db: &dyn Db, project: Project, file: SourceFile) -> Vec<CodeL
         });
         let Some(doc) = &ast.doc else { continue };
         for example in doctest::examples(doc) {
-            let Some(at) = text
-                .get(offset as usize..)
-                .and_then(|t| t.find(&format!("julia> {}", example.call)))
-            else {
+            let Some(start) = doctest::locate(text, offset as usize, &example) else {
                 continue;
             };
-            let start = offset + at as u32 + "julia> ".len() as u32;
+            let start = start as u32;
             let title = if clean {
                 let mut interpreter = nilang_interp::Interpreter::new(db, project);
                 interpreter.fuel = Some(EXAMPLE_STEPS);

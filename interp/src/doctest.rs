@@ -62,6 +62,14 @@ pub fn examples(doc: &str) -> Vec<Example> {
     out
 }
 
+/// Where `example`'s call is in `text`, the file of a function starting at
+/// `function` (its docstring is part of it): an absolute byte offset.
+pub fn locate(text: &str, function: usize, example: &Example) -> Option<usize> {
+    let prompt = format!("julia> {}", example.call);
+    let at = text.get(function..)?.find(&prompt)?;
+    Some(function + at + "julia> ".len())
+}
+
 /// What running an example gave.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {

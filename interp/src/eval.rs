@@ -1227,9 +1227,8 @@ impl<'db> Interpreter<'db> {
                 read_only.push((i, a, self.path(fr, a)?));
             }
             if let Some(p) = &path
-                && let Some(other) = paths.iter().flatten().find(|q| overlaps(q, p))
+                && paths.iter().flatten().any(|q| overlaps(q, p))
             {
-                let _ = other;
                 return Err(fr.error(
                     span,
                     Check::Alias,
@@ -1280,15 +1279,9 @@ impl<'db> Interpreter<'db> {
                     Value::Partial(_, c) => (**c).clone(),
                     _ => Vec::new(),
                 };
-                let mut k = 0;
-                for (slot, c) in into.iter_mut().enumerate() {
-                    if let Some(c) = c {
-                        if let Some(&i) = fixed.get(k) {
-                            *c = accumulate(c, &grads[i]);
-                        }
-                        k += 1;
-                    }
-                    let _ = slot;
+                // The k-th captured value was passed at `fixed[k]`.
+                for (c, &i) in into.iter_mut().flatten().zip(&fixed) {
+                    *c = accumulate(c, &grads[i]);
                 }
                 if let Value::Partial(name, _) = &store[via] {
                     store[via] = Value::Partial(name.clone(), Rc::new(into));

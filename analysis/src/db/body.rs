@@ -244,20 +244,6 @@ impl<'db> Body<'db> {
     pub fn local(&self, id: LocalId) -> &Local {
         &self.locals[id]
     }
-
-    /// How many expressions the body has (their ids are `0..len`).
-    pub fn expr_count(&self) -> usize {
-        self.exprs.len()
-    }
-
-    /// The local named `name` defined by the parameter list, if any.
-    pub fn param_named(&self, name: &str) -> Option<LocalId> {
-        self.params
-            .iter()
-            .copied()
-            .chain(self.kwparams.iter().map(|(l, _)| *l))
-            .find(|&l| self.locals[l].name == name)
-    }
 }
 
 /// The typed body of `f`, or `None` when `f` is not in its file any more.

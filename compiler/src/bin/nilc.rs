@@ -213,9 +213,7 @@ fn doctests(paths: Vec<PathBuf>) -> Result<ExitCode, Fatal> {
             let Some(doc) = &ast.doc else { continue };
             let offset = db::function_offset(&database, f) as usize;
             for example in doctest::examples(doc) {
-                let at = l.text[offset..]
-                    .find(&format!("julia> {}", example.call))
-                    .map_or(offset, |k| offset + k);
+                let at = doctest::locate(&l.text, offset, &example).unwrap_or(offset);
                 let (line, _) = render::line_col_indexed(&l.text, starts, at as u32);
                 let mut interpreter = nilang_interp::Interpreter::new(&database, project);
                 match doctest::run(&mut interpreter, &example) {

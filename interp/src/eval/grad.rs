@@ -15,7 +15,7 @@ use super::{Frame, Interpreter, Path, R};
 use crate::ops::{self, convert};
 use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
-use nilang_analysis::builtins::{self, Factor, Instruction, PureFn, Rule};
+use nilang_analysis::builtins::{self, Instruction, PureFn, Rule};
 use nilang_analysis::db::body::{Expr, ExprId};
 
 impl<'db> Interpreter<'db> {
@@ -430,7 +430,7 @@ impl<'db> Interpreter<'db> {
                     }
                     let mut acc = 0.0;
                     for &(j, f) in row {
-                        acc += factor(f, theta) * after.get(j).and_then(real).unwrap_or(0.0);
+                        acc += f.at(theta) * after.get(j).and_then(real).unwrap_or(0.0);
                     }
                     let g = convert(Value::F64(acc), like).map_err(|m| fr.domain(span, m))?;
                     self.grad_write(fr, &paths[i], g, span)?;
@@ -510,10 +510,6 @@ impl<'db> Interpreter<'db> {
 /// The partial derivative by each operand (`None` for an operand without
 /// one), or `None` when there is no rule for these operands.
 type Partials = Option<Vec<Option<Value>>>;
-
-fn factor(f: Factor, theta: f64) -> f64 {
-    f.at(theta)
-}
 
 /// A seed given for a parameter: a number for a scalar, or an array of
 /// the parameter's shape.
