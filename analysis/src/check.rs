@@ -1132,7 +1132,7 @@ impl Checker<'_> {
                     ),
                 )
                 .with_label("changed here")
-                .with_secondary(each.value.span, "the collection the loop walks")
+                .with_secondary(each.collection, "the collection the loop walks")
                 .with_help(format!(
                     "loop over the positions instead, `for k = 1:length({collection})`, and change `{collection}[k]` there; a stack grows and shrinks outside the loop"
                 )),

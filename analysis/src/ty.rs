@@ -273,6 +273,8 @@ impl Ty {
                 args.iter().map(Ty::display).collect::<Vec<_>>().join(", ")
             ),
             Ty::Slice(inner) => format!("[{}]", inner.display()),
+            // A tuple of one is `(i64,)`, as Julia and Rust write it.
+            Ty::Tuple(items) if items.len() == 1 => format!("({},)", items[0].display()),
             Ty::Tuple(items) => format!(
                 "({})",
                 items.iter().map(Ty::display).collect::<Vec<_>>().join(", ")

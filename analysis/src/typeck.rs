@@ -1459,6 +1459,18 @@ impl Cx<'_> {
                 let ctor = if n == 2 { Ctor::Vec } else { Ctor::Matrix };
                 Ty::Constructed(ctor, vec![first])
             }
+            // `size(A)` is the tuple of every dimension (`(m, n)` of a
+            // matrix), `size(A, d)` one of them.
+            Size if n == 1 => match &vals[0].ty {
+                Ty::Constructed(Ctor::Matrix | Ctor::Csc, _) => {
+                    Ty::Tuple(vec![Ty::Scalar(Scalar::I64); 2])
+                }
+                Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _) => {
+                    Ty::Tuple(vec![Ty::Scalar(Scalar::I64)])
+                }
+                // Of a stack or a number: refused by `call_limits`.
+                _ => Ty::Unknown,
+            },
             Length | Size | Nnz | GlobalIndex => Ty::Scalar(Scalar::I64),
             Isempty | Iseven | Isodd => Ty::Scalar(Scalar::Bool),
             Stack if n == 1 => Ty::Constructed(Ctor::Stack, vec![first]),
@@ -1486,7 +1498,9 @@ impl Cx<'_> {
             }
             Min | Max | Div | Rem | Mod if n == 2 => promote(&vals[0].ty, &vals[1].ty),
             Atan | Logaddexp | Logsubexp if n == 2 => in_floats(promote(&vals[0].ty, &vals[1].ty)),
-            Identity | Conj | Sign if n == 1 => first,
+            // `value` and `unwrap` give their argument back (NiLang.jl's
+            // unwrapping of its number types, which are plain here).
+            Identity | Conj | Sign | Value | Unwrap if n == 1 => first,
             // The transcendental functions of an integer are floats, as in
             // Julia (`exp(2)` is `7.389...`): the backends compute them so.
             Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos | Atan | Inv
@@ -1495,8 +1509,8 @@ impl Cx<'_> {
                 in_floats(first)
             }
             // Not values of a type decided here: `sincos` (a pair, refused
-            // as a value), `value`/`unwrap` and `tget` (typed by their
-            // statement), the prints; and the forms above with another
+            // as a value), `tget` (typed by its statement), the prints; and
+            // the forms above with another
             // number of arguments.
             Sincos | Value | Unwrap | Tget | Println | Print | Zero | One | Zeros | Ones
             | Stack | Fixed | Ulog | Tropical | Float | Abs | Abs2 | Angle | Real | Imag

@@ -94,6 +94,24 @@ impl Gen<'_> {
     }
 
     pub(super) fn expr(&mut self, expr: &Expr) -> (String, Kind) {
+        let generated = self.expr_and_kind(expr);
+        if self.mode.ad.is_none() && self.bcast.is_none() {
+            crate::audit::compare(
+                self.sites.function(),
+                if self.mode.cast_report {
+                    "forward"
+                } else {
+                    "inverse"
+                },
+                expr,
+                &generated.1,
+                self.expr_types.at(expr.span),
+            );
+        }
+        generated
+    }
+
+    fn expr_and_kind(&mut self, expr: &Expr) -> (String, Kind) {
         nilang_syntax::stack::deep(|| match &expr.kind {
             ExprKind::Var(name) => {
                 let (code, kind) = self.var(name, expr.span);

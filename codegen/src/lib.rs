@@ -24,6 +24,7 @@ use nilang_analysis::{builtins, diagnostics, effects, invert, kernel, resolve, t
 use nilang_syntax::{ast, printer, render};
 
 mod adjoint;
+pub mod audit;
 mod calls;
 mod cast;
 mod control;

@@ -34,6 +34,11 @@ impl Sites {
         }
     }
 
+    /// The Rust name of the function the sites belong to.
+    pub(crate) fn function(&self) -> &str {
+        &self.function
+    }
+
     /// A reference to the constant holding `literal` (a
     /// `nilang::IndexSite { .. }` expression), made on first use.
     pub(crate) fn reference(&mut self, literal: String) -> String {

@@ -580,6 +580,8 @@ pub struct ForEach<'a> {
     pub value: &'a Expr,
     /// The array or matrix walked (`xs`, `A`).
     pub base: &'a Expr,
+    /// The collection as written after `in` (`xs`, `A[:, j]`).
+    pub collection: Span,
     /// For a matrix, the line walked and its fixed index.
     pub line: Option<(Line, &'a Expr)>,
     /// The body as written, between the copy and its release.
@@ -623,6 +625,7 @@ impl<'a> ForEach<'a> {
             element: name,
             value,
             base,
+            collection: range.span,
             line,
             body: inner,
         })

@@ -360,9 +360,11 @@ pub fn tuple_element(tuple: &str, k: usize) -> String {
 }
 
 /// The last position of dimension `position` (of `count`) of `base`, as
-/// `end` in an index means it: `length(base)`, or `size(base, d)`.
+/// `end` in an index means it: `length(base)`, or `size(base, d)`. The
+/// query and its dimension get the empty range where `base` ends, a range
+/// of their own (the analysis keys an expression's type by its range).
 fn last_position(base: &Expr, position: usize, count: usize) -> Expr {
-    let span = base.span;
+    let span = Span::new(base.span.end, base.span.end);
     let mut args = vec![base.clone()];
     let name = if count == 1 {
         "length"
@@ -1019,6 +1021,13 @@ impl<'a> Lower<'a> {
         let whole = self.span(xs);
         let xs = self.expr(xs, depth + 1);
         let at = Span::new(var.span.start, var.span.start);
+        // What the loop makes up gets ranges of its own (the analysis keys
+        // an expression's type by its range): the element `xs[k]` is
+        // `x in xs`, the first position an empty range where `xs` starts,
+        // the length one where it ends.
+        let element_at = Span::new(var.span.start, whole.end);
+        let first_at = Span::new(whole.start, whole.start);
+        let length_at = Span::new(whole.end, whole.end);
         let position = Ident {
             name: for_each_position(&var.name),
             span: at,
@@ -1037,9 +1046,11 @@ impl<'a> Lower<'a> {
                         base: Box::new(matrix.clone()),
                         indices,
                     },
-                    whole,
+                    element_at,
                 );
-                (element, last_position(matrix, usize::from(axis) - 1, 2))
+                let mut length = last_position(matrix, usize::from(axis) - 1, 2);
+                length.span = length_at;
+                (element, length)
             }
             None => {
                 let element = Expr::new(
@@ -1047,9 +1058,9 @@ impl<'a> Lower<'a> {
                         base: Box::new(xs.clone()),
                         indices: vec![k],
                     },
-                    whole,
+                    element_at,
                 );
-                (element, Expr::call("length", vec![xs], whole))
+                (element, Expr::call("length", vec![xs], length_at))
             }
         };
         let mut stmts = Vec::with_capacity(body.stmts.len() + 2);
@@ -1071,7 +1082,7 @@ impl<'a> Lower<'a> {
         StmtKind::For {
             var: position,
             range: Range {
-                start: Expr::new(ExprKind::Int("1".to_string()), whole),
+                start: Expr::new(ExprKind::Int("1".to_string()), first_at),
                 step: None,
                 stop: length,
                 reversed,
@@ -1431,23 +1442,42 @@ impl<'a> Lower<'a> {
         }
         let d = depth + 1;
         let field = |name: &str| node.child_by_field_name(name);
-        if let Some((ctor, element, _)) = crate::julia::type_spelling(node, self.text) {
+        if let Some((ctor, element, end)) = crate::julia::type_spelling(node, self.text) {
             // `zero(Complex{T})`, `one(ULogarithmic<Fixed43>)`: the type
-            // written where `zero` and `one` take a value of it.
-            let element = Expr::new(ExprKind::Var(element.to_string()), span);
-            let zero = Expr::call("zero", vec![element], span);
+            // written where `zero` and `one` take a value of it. Each
+            // expression made here gets a range of its own inside the
+            // spelling (the analysis keys its types by range): the element
+            // type's name, the constructor's name for `im`, the spelling
+            // but its closing bracket for `zero(T)`, the whole spelling
+            // (`Complex` and its `{T}`) for the value.
+            let start = span.start;
+            let after_ctor = start + ctor.len() as u32;
+            let end = end as u32 - self.offset;
+            let element_at = self.text
+                [(after_ctor + self.offset) as usize..(end + self.offset) as usize]
+                .find(element)
+                .map_or(span, |k| {
+                    let k = after_ctor + k as u32;
+                    Span::new(k, k + element.len() as u32)
+                });
+            let element = Expr::new(ExprKind::Var(element.to_string()), element_at);
+            let zero = Expr::call("zero", vec![element], Span::new(start, end - 1));
+            let whole = Span::new(start, end);
             return if ctor == "Complex" {
-                let im = Expr::new(ExprKind::Var("im".to_string()), span);
+                let im = Expr::new(
+                    ExprKind::Var("im".to_string()),
+                    Span::new(start, after_ctor),
+                );
                 Expr::new(
                     ExprKind::Binary {
                         op: BinaryOp::Mul,
                         lhs: Box::new(zero),
                         rhs: Box::new(im),
                     },
-                    span,
+                    whole,
                 )
             } else {
-                Expr::call("ulog", vec![zero], span)
+                Expr::call("ulog", vec![zero], whole)
             };
         }
         let kind = match node.kind() {
