@@ -38,6 +38,7 @@ fn main() {
     chains(&dir);
     rollback_programs(&out, &text);
     singular_builtins(&out);
+    differential_table(&out);
     nilang_build::report(
         nilang_build::Config::new()
             .manifest_dir(&out)
@@ -1391,4 +1392,148 @@ fn singular_builtins(out: &std::path::Path) {
             .runtime_path("nilang")
             .compile_dir("singular"),
     );
+}
+
+/// `OUT_DIR/differential_table.rs`: every function of `nil/` whose
+/// parameters are numbers, booleans, complex numbers, arrays of numbers or
+/// `f64` matrices (no keyword parameters, no tape of its own, not a
+/// template) behind one signature, `fn(&mut [Arg], bool) -> nilang::Result`
+/// (the arguments, and whether to run the uncall), for
+/// `tests/interpreter.rs` to run against the reference interpreter.
+fn differential_table(out: &std::path::Path) {
+    use nilang_compiler::db::{self, RootDatabase, SourceFile};
+    use nilang_compiler::ty::{Ctor, Scalar, Ty};
+    let database = RootDatabase::default();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir("nil")
+        .expect("nil/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "nil"))
+        .collect();
+    paths.sort();
+    let files: Vec<SourceFile> = paths
+        .iter()
+        .map(|p| {
+            let name = format!("tests/nil/{}", p.file_name().unwrap().to_string_lossy());
+            SourceFile::new(&database, name, std::fs::read_to_string(p).expect("read"))
+        })
+        .collect();
+    let project = db::project_with_std(&database, files.clone(), Vec::new());
+    let taped = db::project_taped(&database, project, false);
+    // The Rust of one parameter: the `Arg` variant it is read from, and
+    // how the call passes it (changed or read).
+    fn arg(ty: &Ty, changed: bool, k: usize) -> Option<(String, String)> {
+        let scalar = |variant: &str| {
+            let pass = if changed {
+                format!("a{k}")
+            } else {
+                format!("*a{k}")
+            };
+            Some((variant.to_string(), pass))
+        };
+        let slice = |variant: &str| {
+            let pass = if changed {
+                format!("&mut a{k}[..]")
+            } else {
+                format!("&a{k}[..]")
+            };
+            Some((variant.to_string(), pass))
+        };
+        match ty {
+            Ty::Scalar(Scalar::F64) | Ty::Generic(_) => scalar("F64"),
+            Ty::Scalar(Scalar::F32) => scalar("F32"),
+            Ty::Scalar(Scalar::Bool) => scalar("Bool"),
+            Ty::Scalar(Scalar::I64) => scalar("I64"),
+            Ty::Scalar(Scalar::I32) => scalar("I32"),
+            Ty::Constructed(Ctor::Complex, a)
+                if matches!(a.as_slice(), [Ty::Scalar(Scalar::F64) | Ty::Generic(_)]) =>
+            {
+                scalar("Complex")
+            }
+            Ty::Slice(e) => match &**e {
+                Ty::Scalar(Scalar::F64) | Ty::Generic(_) => slice("VecF64"),
+                Ty::Scalar(Scalar::I64) => slice("VecI64"),
+                _ => None,
+            },
+            Ty::Constructed(Ctor::Matrix, a)
+                if matches!(a.as_slice(), [Ty::Scalar(Scalar::F64) | Ty::Generic(_)]) =>
+            {
+                let pass = if changed {
+                    format!(
+                        "nilang::ndarray::ArrayViewMut2::from_shape((a{k}.0, a{k}.1).f(), &mut a{k}.2[..]).unwrap()"
+                    )
+                } else {
+                    format!(
+                        "nilang::ndarray::ArrayView2::from_shape((a{k}.0, a{k}.1).f(), &a{k}.2[..]).unwrap()"
+                    )
+                };
+                Some(("Matrix".to_string(), pass))
+            }
+            _ => None,
+        }
+    }
+    let mut table = String::from("pub static FUNCTIONS: &[(&str, &str, Glue)] = &[\n");
+    for &file in &files {
+        // A file that does not check here (`modules.nil` imports the
+        // `nilang-testlib` crate) is left out.
+        if db::file_diagnostics(&database, project, file)
+            .iter()
+            .any(|d| d.severity == nilang_compiler::diagnostics::Severity::Error)
+        {
+            continue;
+        }
+        let path = file.path(&database).clone();
+        let module = db::module_name(&path);
+        for &f in db::file_functions(&database, project, file) {
+            let name = f.name(&database).clone();
+            let Some(ast) = db::function_ast(&database, f) else {
+                continue;
+            };
+            let Some(body) = db::function_body(&database, f) else {
+                continue;
+            };
+            if ast.kernel || !ast.kwparams.is_empty() || taped.contains(&name) {
+                continue;
+            }
+            let Some(changed) = db::mutated_params(&database, project, &name) else {
+                continue;
+            };
+            let params: Option<Vec<(String, String)>> = body
+                .params
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| {
+                    arg(
+                        &body.local(l).ty,
+                        changed.get(k).copied().unwrap_or(true),
+                        k,
+                    )
+                })
+                .collect();
+            let Some(params) = params else {
+                continue;
+            };
+            let names: Vec<String> = (0..params.len()).map(|k| format!("a{k}")).collect();
+            let mut glue = format!(
+                "    ({path:?}, {name:?}, |args: &mut [Arg], uncall: bool| -> nilang::Result {{\n        let [{}] = args else {{ panic!(\"arity\") }};\n",
+                names.join(", ")
+            );
+            for (k, (variant, _)) in params.iter().enumerate() {
+                let _ = writeln!(
+                    glue,
+                    "        let Arg::{variant}(a{k}) = a{k} else {{ panic!(\"argument {k}: {variant}\") }};"
+                );
+            }
+            let passed: Vec<&str> = params.iter().map(|(_, p)| p.as_str()).collect();
+            let rust = nilang_compiler::codegen::rust_name(&name);
+            let uncall = nilang_compiler::codegen::uncall_name(&name);
+            let _ = writeln!(
+                glue,
+                "        if uncall {{ {module}::{uncall}({0}) }} else {{ {module}::{rust}({0}) }}\n    }}),",
+                passed.join(", ")
+            );
+            table.push_str(&glue);
+        }
+    }
+    table.push_str("];\n");
+    write_if_changed(&out.join("differential_table.rs"), &table);
 }

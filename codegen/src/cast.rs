@@ -124,7 +124,7 @@ impl Gen<'_> {
                 crate::printer::print_type(to)
             );
             self.line(&format!(
-                "let mut {n}: {t2} = match {cast}::cast_exact({n}) {{ Some(v) => v, None => return Err(nilang::Error::new({location}, nilang::Check::Cast, {text:?}, {expected:?}, {n})) }};"
+                "let mut {n}: {t2} = match {cast}::cast_exact({n}) {{ Some(v) => v, None => return Err(nilang::Error::new({location}, nilang::Check::Cast, {text:?}, nilang::Plain({expected:?}), {n})) }};"
             ));
         } else {
             self.line(&format!("let mut {n}: {t2} = {cast}::cast_as({n});"));

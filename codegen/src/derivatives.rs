@@ -241,14 +241,34 @@ impl Gen {
     }
 
     /// The state of a tangent call as dual numbers `d{k}`: each argument
-    /// of the float type with its companion as the dual part.
-    fn state_duals(&self) -> Vec<String> {
-        self.duals(
+    /// of the float type with its companion as the dual part, after a
+    /// check that each array's companion is as long as the array (a
+    /// shorter one would be read past its end).
+    fn state_duals(&self, base: &str, inverted: bool) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.generic && p.companion && p.array)
+            .map(|(k, _)| {
+                let what = format!(
+                    "the companion of argument {} of {} must be as long as the argument",
+                    k + 1,
+                    self.call(base, inverted)
+                );
+                format!(
+                    "if c{k}.len() != a{k}.len() {{ return Err(nilang::Error::new({}, nilang::Check::Shape, {what:?}, a{k}.len(), c{k}.len())); }}",
+                    self.location
+                )
+            })
+            .collect();
+        lines.extend(self.duals(
             "d",
             &|k, i| self.value(k, i),
             &|k, i| self.params[k].companion.then(|| self.companion(k, i)),
             false,
-        )
+        ));
+        lines
     }
 
     /// Writes the duals `d{k}` back: their values into the arguments `f`
@@ -415,7 +435,7 @@ impl Gen {
                 lines.push(format!("{p}{program}({})", self.plain_args(true)));
             }
             Derivative::Tangent => {
-                lines.extend(self.state_duals());
+                lines.extend(self.state_duals(base, inverted));
                 let program = names::generated_name(f, inverted, Pass::Plain, Launcher::Cpu);
                 lines.push(format!(
                     "{p}{program}({}{})?;",
@@ -636,7 +656,7 @@ impl Gen {
                             .into(),
                     );
                 }
-                lines.extend(self.state_duals());
+                lines.extend(self.state_duals(base, inverted));
                 lines.extend(self.duals(
                     "s",
                     &|k, i| self.lane_read("c", k, i),

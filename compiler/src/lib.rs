@@ -11,8 +11,8 @@
 //! files and writes to the terminal.
 
 pub use nilang_analysis::{
-    builtins, check, effects, invert, kernel, names, primitive, resolve, structs, taping, typeck,
-    types,
+    builtins, check, effects, invert, kernel, names, primitive, resolve, structs, taping, ty,
+    typeck, types,
 };
 pub use nilang_codegen as codegen;
 pub use nilang_ide as ide;

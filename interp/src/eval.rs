@@ -547,6 +547,19 @@ impl<'db> Interpreter<'db> {
         if fr.checks {
             let expected = self.eval(fr, value)?;
             let found = &fr.locals[local];
+            // A stack is freed empty (the generated code's stack check).
+            if let (Value::Stack(items, _), Value::Stack(..)) = (found, &expected)
+                && !items.is_empty()
+            {
+                let name = &fr.body.local(local).name;
+                return Err(fr.error(
+                    span,
+                    Check::Stack,
+                    format!("the stack `{name}` must be empty when freed"),
+                    "stack of 0 []".into(),
+                    found.debug(),
+                ));
+            }
             if !check_eq(found, &expected, self.atol) {
                 let name = &fr.body.local(local).name;
                 let text = fr.text(fr.body.expr(value).span);
@@ -928,6 +941,15 @@ impl<'db> Interpreter<'db> {
                 ));
             }
         };
+        // In the generated code's order, so that a run that stops stops at
+        // the same check: `e` of `y[i] += e` before the place `y[i]`; for a
+        // broadcast, the place's shape, then each operand's against it,
+        // then the values.
+        let early = if broadcast {
+            None
+        } else {
+            Some(self.eval(fr, value)?)
+        };
         let path = self.path(fr, target)?.ok_or_else(|| {
             fr.error(
                 span,
@@ -937,10 +959,17 @@ impl<'db> Interpreter<'db> {
                 "an expression".into(),
             )
         })?;
+        let v = match early {
+            Some(v) => v,
+            None => {
+                let cur = self.read(fr, &path, span)?;
+                self.broadcast_shapes(fr, target, &cur, value, span)?;
+                self.eval(fr, value)?
+            }
+        };
         if fr.grads.is_some() {
             self.instr_adjoint(fr, &path, op, value, span)?;
         }
-        let v = self.eval(fr, value)?;
         let cur = self.read(fr, &path, span)?;
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
@@ -951,6 +980,88 @@ impl<'db> Interpreter<'db> {
                 .map_err(|m| fr.domain(span, m))?
         };
         self.write(fr, &path, new, span)
+    }
+
+    /// Each array operand of a broadcast instruction against the shape of
+    /// the place it updates, in the order the operands are written (each
+    /// once), as the generated code checks them before its loop.
+    fn broadcast_shapes(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: ExprId,
+        cur: &Value,
+        value: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let Some(want) = shape(cur) else {
+            return Ok(());
+        };
+        let mut operands = Vec::new();
+        self.broadcast_operands(fr, value, want.1, &mut operands)?;
+        let target_text = fr.text(fr.body.expr(target).span);
+        let mut seen: Vec<String> = Vec::new();
+        for (text, found) in operands {
+            if seen.contains(&text) {
+                continue;
+            }
+            seen.push(text.clone());
+            if found != want.0 {
+                return Err(fr.error(
+                    span,
+                    Check::Shape,
+                    format!("`{text}` must have the shape of `{target_text}`"),
+                    want.0,
+                    found,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The array operands of a broadcast's value (variables, and matrix
+    /// columns in a one-dimensional broadcast) with their shapes printed as
+    /// the generated code prints them (`4`, `(3, 3)`).
+    fn broadcast_operands(
+        &mut self,
+        fr: &mut Frame<'db>,
+        e: ExprId,
+        two_d: bool,
+        out: &mut Vec<(String, String)>,
+    ) -> R<()> {
+        let data = fr.body.expr(e);
+        match &data.kind {
+            Expr::Local(l) => {
+                if let Some((s, d2)) = shape(&fr.locals[*l])
+                    && d2 == two_d
+                {
+                    out.push((fr.body.local(*l).name.clone(), s));
+                }
+            }
+            Expr::Index { indices, .. }
+                if !two_d && matches!(indices.as_slice(), [Index::All, Index::At(_)]) =>
+            {
+                let v = self.eval(fr, e)?;
+                if let Some((s, false)) = shape(&v) {
+                    out.push((fr.text(data.span), s));
+                }
+            }
+            Expr::Pure { args, .. } | Expr::Construct { args, .. } => {
+                for &a in args.clone().iter() {
+                    self.broadcast_operands(fr, a, two_d, out)?;
+                }
+            }
+            Expr::Unary { operand, .. } | Expr::Conj(operand) => {
+                let operand = *operand;
+                self.broadcast_operands(fr, operand, two_d, out)?;
+            }
+            Expr::Binary { lhs, rhs, .. } => {
+                let (lhs, rhs) = (*lhs, *rhs);
+                self.broadcast_operands(fr, lhs, two_d, out)?;
+                self.broadcast_operands(fr, rhs, two_d, out)?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn broadcast_update(
@@ -1033,7 +1144,8 @@ impl<'db> Interpreter<'db> {
                     span,
                     Check::Unsupported,
                     format!(
-                        "a derivative call `({}{})(...)`",
+                        "a derivative call `{}({}{})(...)`",
+                        if dir == Direction::Backward { "~" } else { "" },
                         derivative.symbol(),
                         base.name(self.db)
                     ),
@@ -1498,10 +1610,10 @@ impl<'db> Interpreter<'db> {
                     return Err(fr.error(
                         span,
                         Check::Stack,
-                        format!(
-                            "POP!({s_name}, {}): the value popped into must be zero",
-                            fr.text(fr.body.expr(args[1]).span)
-                        ),
+                        {
+                            let x_text = fr.text(fr.body.expr(args[1]).span);
+                            format!("`{x_text}` must be zero before `POP!({s_name}, {x_text})`")
+                        },
                         x.zero_like().debug(),
                         x.debug(),
                     ));
@@ -1543,7 +1655,7 @@ impl<'db> Interpreter<'db> {
                     return Ok(None);
                 };
                 let at = self.read(fr, &p, data.span)?;
-                let step = self.index_step(fr, &at, indices, *base, data.span)?;
+                let step = self.index_step(fr, &at, indices, *base)?;
                 match step {
                     Some(s) => {
                         p.steps.push(s);
@@ -1585,7 +1697,6 @@ impl<'db> Interpreter<'db> {
         at: &Value,
         indices: &[Index],
         base: ExprId,
-        span: Span,
     ) -> R<Option<Step>> {
         let base_span = fr.body.expr(base).span;
         let one = |this: &mut Self,
@@ -1598,8 +1709,10 @@ impl<'db> Interpreter<'db> {
             let k = this.integer(fr, *e)?;
             if k < 1 || k as u64 > len as u64 {
                 let what = fr.text(base_span);
+                // At the index that is out of range, as the generated code
+                // reports it.
                 return Err(fr.error(
-                    span,
+                    fr.body.expr(*e).span,
                     Check::Index,
                     format!(
                         "`{what}` has {len} {unit}{}",
@@ -1619,11 +1732,14 @@ impl<'db> Interpreter<'db> {
             (Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items), [i]) => {
                 one(self, fr, i, items.len(), "element")?.map(Step::At)
             }
+            // The row is checked before the column, as the generated code
+            // checks them.
             (Value::Matrix { rows, cols, .. }, [i, j]) => {
+                let r = one(self, fr, i, *rows, "row")?;
                 let c = one(self, fr, j, *cols, "column")?;
-                match (i, c) {
-                    (Index::All, Some(c)) => Some(Step::Column(c)),
-                    (_, Some(c)) => one(self, fr, i, *rows, "row")?.map(|r| Step::At(c * rows + r)),
+                match (i, r, c) {
+                    (Index::All, _, Some(c)) => Some(Step::Column(c)),
+                    (_, Some(r), Some(c)) => Some(Step::At(c * rows + r)),
                     _ => None,
                 }
             }
@@ -1772,7 +1888,7 @@ impl<'db> Interpreter<'db> {
                 if any_range {
                     return self.slice(fr, at, indices, span);
                 }
-                match self.index_step(fr, &at, indices, *base, span)? {
+                match self.index_step(fr, &at, indices, *base)? {
                     Some(Step::At(k)) => match &at {
                         Value::Array(items) | Value::Stack(items, _) | Value::Tuple(items) => {
                             items[k].clone()
@@ -2011,6 +2127,16 @@ impl<'db> Interpreter<'db> {
 type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 
 /// `v` as a number of type `to`, if `to` holds it exactly.
+/// The shape of an array (`4`) or a matrix (`(3, 3)`) as the generated
+/// code prints it, and whether it has two dimensions.
+fn shape(v: &Value) -> Option<(String, bool)> {
+    match v {
+        Value::Array(items) => Some((items.len().to_string(), false)),
+        Value::Matrix { rows, cols, .. } => Some((format!("({rows}, {cols})"), true)),
+        _ => None,
+    }
+}
+
 fn cast_exact(v: &Value, to: &Ty) -> Option<Value> {
     let like = zero_of(to)?;
     let (re, im) = match v {

@@ -32,8 +32,22 @@ fn real(
     }
 }
 
+/// `|z|` as the runtime computes it (`nilang::complex::abs`): the larger
+/// part times `sqrt(1 + r²)`, `r` the ratio of the smaller to it, so the
+/// two agree to the bit.
+pub(crate) fn cabs(re: f64, im: f64) -> f64 {
+    let (a, b) = (re.abs(), im.abs());
+    let (big, small) = if a >= b { (a, b) } else { (b, a) };
+    if big == 0.0 {
+        return big;
+    }
+    let r = small / big;
+    big * (1.0 + r * r).sqrt()
+}
+
+/// The principal logarithm, `ln|z| + i arg z` (the runtime's `ln`).
 fn clog(re: f64, im: f64) -> Value {
-    Value::Complex(re.hypot(im).ln(), im.atan2(re))
+    Value::Complex(cabs(re, im).ln(), im.atan2(re))
 }
 
 fn cexp(re: f64, im: f64) -> Value {
@@ -41,10 +55,13 @@ fn cexp(re: f64, im: f64) -> Value {
     Value::Complex(m * im.cos(), m * im.sin())
 }
 
+/// The principal square root, by the runtime's half-sum formula (`+i
+/// sqrt|z|` on the negative real axis).
 fn csqrt(re: f64, im: f64) -> Value {
-    let m = re.hypot(im).sqrt();
-    let a = im.atan2(re) / 2.0;
-    Value::Complex(m * a.cos(), m * a.sin())
+    let r = cabs(re, im);
+    let x = ((r + re) / 2.0).sqrt();
+    let y = ((r - re) / 2.0).sqrt();
+    Value::Complex(x, if im < 0.0 { -y } else { y })
 }
 
 fn int(v: &Value, what: &str) -> Result<i64, String> {
@@ -105,7 +122,7 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
         P::Identity | P::Value | P::Unwrap => one()?.clone(),
         P::Abs => match one()? {
             Value::Int(x, s) => Value::Int(x.wrapping_abs(), *s),
-            Value::Complex(re, im) => Value::F64(re.hypot(*im)),
+            Value::Complex(re, im) => Value::F64(cabs(*re, *im)),
             v => real(v, "abs", f32::abs, f64::abs)?,
         },
         P::Abs2 => match one()? {

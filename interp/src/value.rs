@@ -170,6 +170,11 @@ impl Value {
             Value::F64(x) => format!("{x:?}"),
             Value::F32(x) => format!("{x:?}"),
             Value::Complex(re, im) => format!("Complex {{ re: {re:?}, im: {im:?} }}"),
+            // As the runtime's `Stack` prints itself.
+            Value::Stack(items, _) => {
+                let inner: Vec<String> = items.iter().map(Value::debug).collect();
+                format!("stack of {} [{}]", items.len(), inner.join(", "))
+            }
             Value::Array(items) | Value::Tuple(items) => {
                 let inner: Vec<String> = items.iter().map(Value::debug).collect();
                 if matches!(self, Value::Tuple(_)) {

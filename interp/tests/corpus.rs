@@ -185,11 +185,11 @@ fn every_function_that_runs_comes_back() {
         ran forwards, not run backwards: a derivative call: 1
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
-        stopped by a check: deallocation check failed: 9
+        stopped by a check: deallocation check failed: 8
         stopped by a check: index out of range: 27
         stopped by a check: lossy typecast: 3
         stopped by a check: shape check failed: 2
-        stopped by a check: stack check failed: 3
+        stopped by a check: stack check failed: 4
     "#]]
     .assert_eq(&summary);
 }

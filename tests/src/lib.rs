@@ -152,3 +152,35 @@ mod aliased_table {
 }
 
 pub use aliased_table::ALIASED;
+
+/// The functions of `nil/` behind one signature, for the differential test
+/// against the reference interpreter (`tests/interpreter.rs`).
+pub mod differential {
+    /// One argument, in the Rust type its parameter takes.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum Arg {
+        F64(f64),
+        F32(f32),
+        I64(i64),
+        I32(i32),
+        Bool(bool),
+        Complex(nilang::Complex<f64>),
+        VecF64(Vec<f64>),
+        VecI64(Vec<i64>),
+        /// Rows, columns and the elements, column-major.
+        Matrix((usize, usize, Vec<f64>)),
+    }
+
+    /// A function run on its arguments, forwards or (`true`) its uncall.
+    pub type Glue = fn(&mut [Arg], bool) -> nilang::Result;
+
+    #[allow(clippy::all, unused)]
+    mod table {
+        use super::super::*;
+        use super::{Arg, Glue};
+        use nilang::ndarray::ShapeBuilder;
+        include!(concat!(env!("OUT_DIR"), "/differential_table.rs"));
+    }
+
+    pub use table::FUNCTIONS;
+}

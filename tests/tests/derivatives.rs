@@ -438,3 +438,20 @@ fn tangent_calls_of_a_function_that_records() {
     close(x_bar[1], 10.0, "d/dx, lane 2");
     close(t_bar[1], 60.0, "d/dt, lane 2");
 }
+
+/// A tangent call whose companion is shorter than its array (`x` of four
+/// elements, the tangent `zeros(T, 2)` of `field_energy_fwd`) stops with a
+/// shape error, rolled back, instead of reading past the companion's end
+/// (it panicked, found by `tests/interpreter.rs`).
+#[test]
+fn a_companion_shorter_than_its_array_is_a_shape_error() {
+    let mut out = 0.5;
+    let err = d::field_energy_fwd(&mut out, &[1.0, 2.0, 3.0, 4.0], 0.5).unwrap_err();
+    assert_eq!(err.check, nilang::Check::Shape);
+    let text = err.to_string();
+    assert!(
+        text.contains("the companion of argument 2 of `(∂potential)` must be as long as the argument (expected 4, found 2)"),
+        "{text}"
+    );
+    assert_eq!(out, 0.5, "the call is rolled back");
+}
