@@ -1471,6 +1471,27 @@ fn differential_table(out: &std::path::Path) {
             _ => None,
         }
     }
+    // The adjoint a gradient program takes after a parameter (`x_bar`), as
+    // the Rust backend passes it (`bar_param_type`): floats, complex
+    // numbers, arrays and matrices of them that are not `Const`.
+    fn bar(ty: &Ty, k: usize) -> Option<(String, String)> {
+        let float = |t: &Ty| matches!(t, Ty::Scalar(Scalar::F64) | Ty::Generic(_));
+        match ty {
+            t if float(t) => Some(("F64".into(), format!("b{k}"))),
+            Ty::Constructed(Ctor::Complex, a) if a.len() == 1 && float(&a[0]) => {
+                Some(("Complex".into(), format!("b{k}")))
+            }
+            Ty::Slice(e) if float(e) => Some(("VecF64".into(), format!("&mut b{k}[..]"))),
+            Ty::Constructed(Ctor::Matrix, a) if a.len() == 1 && float(&a[0]) => Some((
+                "Matrix".into(),
+                format!(
+                    "nilang::ndarray::ArrayViewMut2::from_shape((b{k}.0, b{k}.1).f(), &mut b{k}.2[..]).unwrap()"
+                ),
+            )),
+            _ => None,
+        }
+    }
+    let mut gradients = String::from("pub static GRADIENTS: &[(&str, &str, GradientGlue)] = &[\n");
     let mut table = String::from("pub static FUNCTIONS: &[(&str, &str, Glue)] = &[\n");
     for &file in &files {
         // A file that does not check here (`modules.nil` imports the
@@ -1532,8 +1553,62 @@ fn differential_table(out: &std::path::Path) {
                 passed.join(", ")
             );
             table.push_str(&glue);
+            // The gradient program, where some parameter has an adjoint and
+            // none is `f32` (whose adjoints are `f32`).
+            let bars: Vec<Option<(String, String)>> = body
+                .params
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| {
+                    let constant = ast.params.get(k).is_some_and(|p| p.constant);
+                    (!constant).then(|| bar(&body.local(l).ty, k)).flatten()
+                })
+                .collect();
+            if bars.iter().all(Option::is_none) || params.iter().any(|(v, _)| v == "F32") {
+                continue;
+            }
+            let with: Vec<usize> = (0..bars.len()).filter(|&k| bars[k].is_some()).collect();
+            let mut glue = format!(
+                "    ({path:?}, {name:?}, |args: &mut [Arg], bars: &mut [Arg]| -> nilang::Result {{\n        let [{}] = args else {{ panic!(\"arity\") }};\n        let [{}] = bars else {{ panic!(\"adjoints\") }};\n",
+                names.join(", "),
+                with.iter()
+                    .map(|k| format!("b{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for (k, (variant, _)) in params.iter().enumerate() {
+                let _ = writeln!(
+                    glue,
+                    "        let Arg::{variant}(a{k}) = a{k} else {{ panic!(\"argument {k}: {variant}\") }};"
+                );
+            }
+            let mut passed = Vec::new();
+            for (k, (_, pass)) in params.iter().enumerate() {
+                passed.push(pass.clone());
+                if let Some((variant, pass)) = &bars[k] {
+                    let _ = writeln!(
+                        glue,
+                        "        let Arg::{variant}(b{k}) = b{k} else {{ panic!(\"adjoint {k}: {variant}\") }};"
+                    );
+                    passed.push(pass.clone());
+                }
+            }
+            let program = nilang_compiler::names::generated_name(
+                &rust,
+                false,
+                nilang_compiler::names::Pass::Grad,
+                nilang_compiler::names::Launcher::Cpu,
+            );
+            let _ = writeln!(
+                glue,
+                "        {module}::{program}({})\n    }}),",
+                passed.join(", ")
+            );
+            gradients.push_str(&glue);
         }
     }
     table.push_str("];\n");
+    gradients.push_str("];\n");
+    table.push_str(&gradients);
     write_if_changed(&out.join("differential_table.rs"), &table);
 }

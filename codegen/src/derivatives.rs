@@ -241,34 +241,14 @@ impl Gen {
     }
 
     /// The state of a tangent call as dual numbers `d{k}`: each argument
-    /// of the float type with its companion as the dual part, after a
-    /// check that each array's companion is as long as the array (a
-    /// shorter one would be read past its end).
-    fn state_duals(&self, base: &str, inverted: bool) -> Vec<String> {
-        let mut lines: Vec<String> = self
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.generic && p.companion && p.array)
-            .map(|(k, _)| {
-                let what = format!(
-                    "the companion of argument {} of {} must be as long as the argument",
-                    k + 1,
-                    self.call(base, inverted)
-                );
-                format!(
-                    "if c{k}.len() != a{k}.len() {{ return Err(nilang::Error::new({}, nilang::Check::Shape, {what:?}, a{k}.len(), c{k}.len())); }}",
-                    self.location
-                )
-            })
-            .collect();
-        lines.extend(self.duals(
+    /// of the float type with its companion as the dual part.
+    fn state_duals(&self) -> Vec<String> {
+        self.duals(
             "d",
             &|k, i| self.value(k, i),
             &|k, i| self.params[k].companion.then(|| self.companion(k, i)),
             false,
-        ));
-        lines
+        )
     }
 
     /// Writes the duals `d{k}` back: their values into the arguments `f`
@@ -423,19 +403,42 @@ impl Gen {
         )
     }
 
+    /// That each array's companion is as long as the array, first in every
+    /// entry point and reverse pass: the dual numbers and adjoint lanes
+    /// are built element by element from both, and a shorter companion
+    /// would be read past its end.
+    fn companion_checks(&self, base: &str, inverted: bool) -> Vec<String> {
+        self.params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.generic && p.companion && p.array)
+            .map(|(k, _)| {
+                let what = format!(
+                    "the companion of argument {} of {} must be as long as the argument",
+                    k + 1,
+                    self.call(base, inverted)
+                );
+                format!(
+                    "if c{k}.len() != a{k}.len() {{ return Err(nilang::Error::new({}, nilang::Check::Shape, {what:?}, a{k}.len(), c{k}.len())); }}",
+                    self.location
+                )
+            })
+            .collect()
+    }
+
     fn entry(&self, base: &str, inverted: bool) -> String {
         let d = self.derivative;
         let name = entry_name(d, base, inverted, false);
         let f = &self.f;
         let p = &self.path;
-        let mut lines = Vec::new();
+        let mut lines = self.companion_checks(base, inverted);
         match d {
             Derivative::Gradient => {
                 let program = names::generated_name(f, inverted, Pass::Grad, Launcher::Cpu);
                 lines.push(format!("{p}{program}({})", self.plain_args(true)));
             }
             Derivative::Tangent => {
-                lines.extend(self.state_duals(base, inverted));
+                lines.extend(self.state_duals());
                 let program = names::generated_name(f, inverted, Pass::Plain, Launcher::Cpu);
                 lines.push(format!(
                     "{p}{program}({}{})?;",
@@ -550,7 +553,7 @@ impl Gen {
         let f = &self.f;
         let t = &self.t;
         let p = &self.path;
-        let mut lines: Vec<String> = Vec::new();
+        let mut lines: Vec<String> = self.companion_checks(base, inverted);
         let lanes = format!("<G as nilang::Adjoint<{t}>>::LANES");
         match (d, inverted) {
             // The reverse pass of `~(∇f)` or `~(∂f)` of a function that
@@ -656,7 +659,7 @@ impl Gen {
                             .into(),
                     );
                 }
-                lines.extend(self.state_duals(base, inverted));
+                lines.extend(self.state_duals());
                 lines.extend(self.duals(
                     "s",
                     &|k, i| self.lane_read("c", k, i),

@@ -1241,6 +1241,37 @@ impl<'db> Interpreter<'db> {
                 false => None,
             });
         }
+        // Each array's companion as long as the array, as the generated
+        // entry point checks it (at `f`'s definition).
+        for (k, (c, v)) in companions.iter().zip(&values).enumerate() {
+            if let (Some(p), Value::Array(xs)) = (c, v)
+                && let Value::Array(cs) = self.read(fr, p, span)?
+                && cs.len() != xs.len()
+            {
+                let name = f.name(self.db).clone();
+                let info = self.info(f);
+                let at = db::function_ast(self.db, f).map_or(0, |a| a.name.span.start);
+                let (line, column) = nilang_syntax::render::line_col_indexed(
+                    &info.file.text,
+                    &info.file.line_starts,
+                    info.offset + at,
+                );
+                return Err(RunError {
+                    location: Location {
+                        file: info.file.shown.clone(),
+                        line: line as u32,
+                        column: column as u32,
+                    },
+                    check: Check::Shape,
+                    what: format!(
+                        "the companion of argument {} of `(∇{name})` must be as long as the argument",
+                        k + 1
+                    ),
+                    expected: xs.len().to_string(),
+                    found: cs.len().to_string(),
+                });
+            }
+        }
         let seeds: Vec<Value> = companions
             .iter()
             .zip(&values)
@@ -2250,6 +2281,11 @@ fn accumulate(a: &Value, b: &Value) -> Value {
                 .and_then(|s| convert(s, a))
                 .unwrap_or_else(|_| a.clone())
         }
+        (Value::Complex(re, im), Value::Complex(x, y)) => Value::Complex(re + x, im + y),
+        // A complex adjoint reaching a real value (`z += x * 3`, x real):
+        // its real part, as the backends' rules give it.
+        (Value::F64(_) | Value::F32(_), Value::Complex(x, _)) => accumulate(a, &Value::F64(*x)),
+        (Value::Complex(re, im), Value::F64(x)) => Value::Complex(re + x, *im),
         _ => a.clone(),
     }
 }

@@ -178,7 +178,7 @@ fn every_function_that_runs_comes_back() {
         gradient: no real float parameter: 40
         gradient: not differentiable: the interpreter has no adjoint rule for: 3
         not run: a built-in it lacks (`ulog`): 4
-        not run: a derivative call: 11
+        not run: a derivative call: 10
         not run: an instruction whose target is not a place: 2
         parameters not generated: 51
         ran forwards and back: 243
@@ -188,7 +188,7 @@ fn every_function_that_runs_comes_back() {
         stopped by a check: deallocation check failed: 8
         stopped by a check: index out of range: 27
         stopped by a check: lossy typecast: 3
-        stopped by a check: shape check failed: 2
+        stopped by a check: shape check failed: 3
         stopped by a check: stack check failed: 4
     "#]]
     .assert_eq(&summary);

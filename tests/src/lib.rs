@@ -174,13 +174,17 @@ pub mod differential {
     /// A function run on its arguments, forwards or (`true`) its uncall.
     pub type Glue = fn(&mut [Arg], bool) -> nilang::Result;
 
+    /// A function's gradient program (`f_grad` with `G = f64`) on its
+    /// arguments and the adjoints of those that have one, in order.
+    pub type GradientGlue = fn(&mut [Arg], &mut [Arg]) -> nilang::Result;
+
     #[allow(clippy::all, unused)]
     mod table {
         use super::super::*;
-        use super::{Arg, Glue};
+        use super::{Arg, Glue, GradientGlue};
         use nilang::ndarray::ShapeBuilder;
         include!(concat!(env!("OUT_DIR"), "/differential_table.rs"));
     }
 
-    pub use table::FUNCTIONS;
+    pub use table::{FUNCTIONS, GRADIENTS};
 }

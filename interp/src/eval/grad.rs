@@ -616,6 +616,11 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
 /// The partials of a pure function by each argument, at real arguments.
 fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     use PureFn as P;
+    // Complex arguments have no rules here (the backends take Wirtinger
+    // pairs): no rule, rather than a partial silently left out.
+    if args.iter().any(|a| matches!(a, Value::Complex(..))) {
+        return None;
+    }
     let x = args.first().and_then(real);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
     let one = |d: f64| -> Partials {
