@@ -13,6 +13,7 @@ use tree_sitter::Node;
 
 use crate::ast::Span;
 use crate::diagnostics::Diagnostic;
+use crate::fields::Field;
 
 const CODE: &str = "E0006";
 
@@ -465,9 +466,7 @@ pub(crate) fn type_spelling<'t>(
     }
     let arguments = node.parent().filter(|p| p.kind() == "argument_list")?;
     let call = arguments.parent()?;
-    let callee = call
-        .child_by_field_name("function")
-        .or_else(|| call.named_child(0))?;
+    let callee = call.field("function").or_else(|| call.named_child(0))?;
     if !matches!(&text[callee.byte_range()], "zero" | "one") {
         return None;
     }

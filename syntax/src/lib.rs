@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod diagnostics;
+mod fields;
 pub mod files;
 pub mod format;
 mod julia;

@@ -12,6 +12,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::ast::*;
 use crate::diagnostics::Diagnostic;
+use crate::fields::Field;
 
 /// How deep statements and expressions may nest. Deeper input is reported
 /// (E0003) instead of being walked, so that no pass can overflow the stack.
@@ -169,7 +170,7 @@ pub(crate) fn lower_file(
 /// A `using_declaration` or `import_declaration` node (absolute spans).
 fn lower_import(text: &str, node: Node<'_>) -> Option<Import> {
     let span = |n: Node<'_>| Span::new(n.start_byte() as u32, n.end_byte() as u32);
-    let path = node.child_by_field_name("module")?;
+    let path = node.field("module")?;
     let mut cursor = path.walk();
     // An unfinished path (`using std.` and a line break) ends at the line
     // break: tree-sitter goes on into the next lines' comment and `using`.
@@ -403,7 +404,7 @@ impl<'a> Lower<'a> {
         // with the rewrite that helps.
         let operator = |n: Node<'_>| {
             (n.kind() == "binary")
-                .then(|| n.child_by_field_name("operator"))
+                .then(|| n.field("operator"))
                 .flatten()
                 .map(|o| self.text(o).to_string())
         };
@@ -457,7 +458,7 @@ impl<'a> Lower<'a> {
         class(op).is_some()
             && left.kind() == "binary"
             && left
-                .child_by_field_name("operator")
+                .field("operator")
                 .and_then(|o| BinaryOp::parse(self.text(o)))
                 .is_some_and(|inner| class(inner) == class(op))
     }
@@ -470,14 +471,12 @@ impl<'a> Lower<'a> {
 
     /// `struct Name{T} x::T; ... end` (spans absolute: `offset` is 0).
     fn struct_def(&mut self, node: Node<'_>) -> Option<StructDef> {
-        let name = self.ident(node.child_by_field_name("name")?);
-        let doc = node
-            .child_by_field_name("doc")
-            .map(|d| docstring_text(self.text(d)));
+        let name = self.ident(node.field("name")?);
+        let doc = node.field("doc").map(|d| docstring_text(self.text(d)));
         let mut generics = Vec::new();
         let mut cursor = node.walk();
         for bound in node.children_by_field_name("parameter", &mut cursor) {
-            let Some(gname) = bound.child_by_field_name("name") else {
+            let Some(gname) = bound.field("name") else {
                 continue;
             };
             let mut c2 = bound.walk();
@@ -493,10 +492,9 @@ impl<'a> Lower<'a> {
         let mut fields = Vec::new();
         let mut cursor = node.walk();
         for f in node.children_by_field_name("field", &mut cursor) {
-            let (Some(fname), Some(ty)) = (
-                f.child_by_field_name("name"),
-                f.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
-            ) else {
+            let (Some(fname), Some(ty)) =
+                (f.field("name"), f.field("type").and_then(|t| self.ty(t, 0)))
+            else {
                 continue;
             };
             fields.push(FieldDef {
@@ -515,10 +513,8 @@ impl<'a> Lower<'a> {
     }
 
     fn function(&mut self, node: Node<'_>) -> Option<Function> {
-        let name = self.ident(node.child_by_field_name("name")?);
-        let doc = node
-            .child_by_field_name("doc")
-            .map(|d| docstring_text(self.text(d)));
+        let name = self.ident(node.field("name")?);
+        let doc = node.field("doc").map(|d| docstring_text(self.text(d)));
         let mut kernel = false;
         let mut inline = false;
         let mut cursor = node.walk();
@@ -528,7 +524,7 @@ impl<'a> Lower<'a> {
                 .named_child(0)
                 .filter(|c| c.kind() == "primitive_attribute")
             {
-                primitive = p.child_by_field_name("derivative").map(|d| self.ident(d));
+                primitive = p.field("derivative").map(|d| self.ident(d));
                 continue;
             }
             match self.text(attr) {
@@ -538,13 +534,13 @@ impl<'a> Lower<'a> {
         }
         let mut params = Vec::new();
         let mut kwparams = Vec::new();
-        if let Some(list) = node.child_by_field_name("parameters") {
+        if let Some(list) = node.field("parameters") {
             let mut cursor = list.walk();
             for p in list.children_by_field_name("parameter", &mut cursor) {
-                let Some(pname) = p.child_by_field_name("name") else {
+                let Some(pname) = p.field("name") else {
                     continue;
                 };
-                let mut ty = p.child_by_field_name("type").and_then(|t| self.ty(t, 0));
+                let mut ty = p.field("type").and_then(|t| self.ty(t, 0));
                 // `x::Const<T>`: a parameter of type `T` that is not
                 // differentiated.
                 let constant = matches!(
@@ -569,15 +565,12 @@ impl<'a> Lower<'a> {
             }
             let mut cursor = list.walk();
             for p in list.children_by_field_name("keyword", &mut cursor) {
-                let (Some(pname), Some(default)) = (
-                    p.child_by_field_name("name"),
-                    p.child_by_field_name("default"),
-                ) else {
+                let (Some(pname), Some(default)) = (p.field("name"), p.field("default")) else {
                     continue;
                 };
                 kwparams.push(KwParam {
                     name: self.ident(pname),
-                    ty: p.child_by_field_name("type").and_then(|t| self.ty(t, 0)),
+                    ty: p.field("type").and_then(|t| self.ty(t, 0)),
                     default: self.expr(default, 0),
                     span: self.span(p),
                 });
@@ -585,14 +578,14 @@ impl<'a> Lower<'a> {
         }
         let mut generics = Vec::new();
         let mut header_end = node
-            .child_by_field_name("parameters")
+            .field("parameters")
             .map(|p| p.end_byte())
             .unwrap_or(node.start_byte());
-        if let Some(clause) = node.child_by_field_name("where") {
+        if let Some(clause) = node.field("where") {
             header_end = clause.end_byte();
             let mut cursor = clause.walk();
             for bound in clause.children_by_field_name("bound", &mut cursor) {
-                let Some(gname) = bound.child_by_field_name("name") else {
+                let Some(gname) = bound.field("name") else {
                     continue;
                 };
                 let mut c2 = bound.walk();
@@ -606,7 +599,7 @@ impl<'a> Lower<'a> {
                 });
             }
         }
-        let body = match node.child_by_field_name("body") {
+        let body = match node.field("body") {
             Some(block) => self.block(block, 0),
             None => Block::default(),
         };
@@ -646,7 +639,7 @@ impl<'a> Lower<'a> {
                 args: Vec::new(),
             },
             "generic_type" => {
-                let name = self.text(node.child_by_field_name("name")?).to_string();
+                let name = self.text(node.field("name")?).to_string();
                 let mut cursor = node.walk();
                 let children: Vec<_> = node
                     .children_by_field_name("argument", &mut cursor)
@@ -657,9 +650,7 @@ impl<'a> Lower<'a> {
                     .collect();
                 TypeKind::Named { name, args }
             }
-            "slice_type" => TypeKind::Slice(Box::new(
-                self.ty(node.child_by_field_name("element")?, depth + 1)?,
-            )),
+            "slice_type" => TypeKind::Slice(Box::new(self.ty(node.field("element")?, depth + 1)?)),
             "tuple_type" => {
                 let mut cursor = node.walk();
                 let children: Vec<_> = node
@@ -729,7 +720,7 @@ impl<'a> Lower<'a> {
             return None;
         }
         let span = self.span(node);
-        let field = |name: &str| node.child_by_field_name(name);
+        let field = |name: &str| node.field(name);
         let kind = match node.kind() {
             "instruction" => {
                 let op_node = field("operator")?;
@@ -821,15 +812,15 @@ impl<'a> Lower<'a> {
                     .collect();
                 for alt in alternatives {
                     if alt.kind() == "elseif_clause" {
-                        let Some(cond) = alt.child_by_field_name("condition") else {
+                        let Some(cond) = alt.field("condition") else {
                             continue;
                         };
                         branches.push(Branch {
                             cond: self.cond(cond, depth),
-                            body: self.opt_block(alt.child_by_field_name("body"), depth),
+                            body: self.opt_block(alt.field("body"), depth),
                         });
                     } else {
-                        otherwise = Some(self.opt_block(alt.child_by_field_name("body"), depth));
+                        otherwise = Some(self.opt_block(alt.field("body"), depth));
                     }
                 }
                 StmtKind::If {
@@ -847,7 +838,7 @@ impl<'a> Lower<'a> {
                 // `reverse(xs)` of a collection (not of a range) walks it
                 // backwards.
                 let reversed_collection = (range.kind() == "reversed_range")
-                    .then(|| range.child_by_field_name("range"))
+                    .then(|| range.field("range"))
                     .flatten()
                     .filter(|inner| inner.kind() != "range");
                 if let Some(xs) = reversed_collection {
@@ -907,8 +898,8 @@ impl<'a> Lower<'a> {
             }
             "typecast_statement" => {
                 let cast = field("cast")?;
-                let from = self.ty(cast.child_by_field_name("from")?, depth)?;
-                let to = self.ty(cast.child_by_field_name("to")?, depth)?;
+                let from = self.ty(cast.field("from")?, depth)?;
+                let to = self.ty(cast.field("to")?, depth)?;
                 let args = field("arguments")?;
                 let (mut positional, _) = self.arguments(args, depth);
                 if positional.len() != 1 {
@@ -931,23 +922,20 @@ impl<'a> Lower<'a> {
     }
 
     fn call(&mut self, node: Node<'_>, depth: u32) -> Option<Call> {
-        let callee_node = node.child_by_field_name("function")?;
+        let callee_node = node.field("function")?;
         let (callee, inverted) = if callee_node.kind() == "parenthesized_inverse" {
-            (
-                self.ident(callee_node.child_by_field_name("function")?),
-                true,
-            )
+            (self.ident(callee_node.field("function")?), true)
         } else if callee_node.kind() == "parenthesized_derivative" {
             // `(∇f)` / `(∂f)`: a call of the derived function named
             // `∇f` / `∂f` (see `ast::Derivative`), spanning the name `f`.
-            let operator = self.text(callee_node.child_by_field_name("operator")?);
-            let mut ident = self.ident(callee_node.child_by_field_name("function")?);
+            let operator = self.text(callee_node.field("operator")?);
+            let mut ident = self.ident(callee_node.field("function")?);
             ident.name = format!("{operator}{}", ident.name);
             (ident, false)
         } else {
             (self.ident(callee_node), false)
         };
-        let (args, kwargs) = self.arguments(node.child_by_field_name("arguments")?, depth);
+        let (args, kwargs) = self.arguments(node.field("arguments")?, depth);
         Some(Call {
             callee,
             inverted,
@@ -973,8 +961,8 @@ impl<'a> Lower<'a> {
             .into_iter()
             .filter_map(|k| {
                 Some(KwArg {
-                    name: self.ident(k.child_by_field_name("name")?),
-                    value: self.expr(k.child_by_field_name("value")?, depth + 1),
+                    name: self.ident(k.field("name")?),
+                    value: self.expr(k.field("value")?, depth + 1),
                 })
             })
             .collect();
@@ -990,11 +978,11 @@ impl<'a> Lower<'a> {
                 span,
             };
         }
-        let pre = match node.child_by_field_name("pre") {
+        let pre = match node.field("pre") {
             Some(pre) => self.expr(pre, depth),
             None => Expr::new(ExprKind::Error, span),
         };
-        let post = match node.child_by_field_name("post") {
+        let post = match node.field("post") {
             Some(post) if post.kind() == "same_as_pre" => Post::SameAsPre(self.span(post)),
             Some(post) => Post::Expr(self.expr(post, depth)),
             None => Post::Missing,
@@ -1150,7 +1138,7 @@ impl<'a> Lower<'a> {
                 ]);
             }
         };
-        let slot = self.ident(slot?.child_by_field_name("name")?);
+        let slot = self.ident(slot?.field("name")?);
         match (other.kind(), self.stack_slot(other)) {
             ("identifier", _) => {
                 let from = self.ident(other);
@@ -1204,15 +1192,12 @@ impl<'a> Lower<'a> {
         if end.kind() != "end_index" {
             return None;
         }
-        let push = match (
-            end.child_by_field_name("operator"),
-            end.child_by_field_name("offset"),
-        ) {
+        let push = match (end.field("operator"), end.field("offset")) {
             (None, None) => false,
             (Some(op), Some(offset)) if self.text(op) == "+" && self.text(offset) == "1" => true,
             _ => return None,
         };
-        Some((node.child_by_field_name("value")?, push))
+        Some((node.field("value")?, push))
     }
 
     /// `s[end]`, the top of the stack `s`, as the lowering writes it.
@@ -1293,7 +1278,7 @@ impl<'a> Lower<'a> {
             }
             "call"
                 if value
-                    .child_by_field_name("function")
+                    .field("function")
                     .is_some_and(|f| self.text(f) == "size") =>
             {
                 let call = self.expr(value, depth + 1);
@@ -1407,7 +1392,7 @@ impl<'a> Lower<'a> {
 
     fn for_range(&mut self, node: Node<'_>, depth: u32) -> Option<Range> {
         if node.kind() == "reversed_range" {
-            let mut range = self.range(node.child_by_field_name("range")?, depth)?;
+            let mut range = self.range(node.field("range")?, depth)?;
             range.reversed = true;
             range.span = self.span(node);
             return Some(range);
@@ -1416,9 +1401,9 @@ impl<'a> Lower<'a> {
     }
 
     fn range(&mut self, node: Node<'_>, depth: u32) -> Option<Range> {
-        let start = self.expr(node.child_by_field_name("start")?, depth + 1);
-        let second = self.expr(node.child_by_field_name("step_or_stop")?, depth + 1);
-        let (step, stop) = match node.child_by_field_name("stop") {
+        let start = self.expr(node.field("start")?, depth + 1);
+        let second = self.expr(node.field("step_or_stop")?, depth + 1);
+        let (step, stop) = match node.field("stop") {
             Some(stop) => (Some(second), self.expr(stop, depth + 1)),
             None => (None, second),
         };
@@ -1441,7 +1426,7 @@ impl<'a> Lower<'a> {
             return Expr::new(ExprKind::Error, span);
         }
         let d = depth + 1;
-        let field = |name: &str| node.child_by_field_name(name);
+        let field = |name: &str| node.field(name);
         if let Some((ctor, element, end)) = crate::julia::type_spelling(node, self.text) {
             // `zero(Complex{T})`, `one(ULogarithmic<Fixed43>)`: the type
             // written where `zero` and `one` take a value of it. Each

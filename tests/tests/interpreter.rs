@@ -65,11 +65,6 @@ fn to_arg(v: &Value, like: &Arg) -> Arg {
     }
 }
 
-/// The Rust argument for a parameter the table reads as `variant`.
-fn from_value(v: &Value, variant: &Arg) -> Arg {
-    to_arg(v, variant)
-}
-
 /// The floats of an argument, as bits, with the integers and booleans.
 fn bits(args: &[Arg]) -> Vec<Vec<u64>> {
     args.iter()
@@ -104,10 +99,10 @@ fn variant_of(ty: &Ty) -> Arg {
     }
 }
 
-#[test]
-fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
+/// `nil/` as one project with the standard library, as `build.rs`
+/// compiles it.
+fn nil_project(db: &RootDatabase) -> nilang_compiler::Project {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/nil");
-    let db = RootDatabase::default();
     let mut paths: Vec<_> = std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -118,28 +113,40 @@ fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
         .iter()
         .map(|p| {
             let name = format!("tests/nil/{}", p.file_name().unwrap().to_string_lossy());
-            SourceFile::new(&db, name, std::fs::read_to_string(p).unwrap())
+            SourceFile::new(db, name, std::fs::read_to_string(p).unwrap())
         })
         .collect();
-    let project = db::project_with_std(&db, files, Vec::new());
+    db::project_with_std(db, files, Vec::new())
+}
+
+/// The parameters of `name`, the generated arguments as the interpreter's
+/// values, and the same as the table's Rust arguments.
+fn arguments(interp: &Interpreter<'_>, name: &str) -> (Vec<(String, Ty)>, Vec<Value>, Vec<Arg>) {
+    let f = interp.function(name).expect("a function of the table");
+    let params = interp.params(f);
+    let values: Vec<Value> = params
+        .iter()
+        .enumerate()
+        .map(|(k, (_, t))| argument(t, k))
+        .collect();
+    let args: Vec<Arg> = params
+        .iter()
+        .zip(&values)
+        .map(|((_, t), v)| to_arg(v, &variant_of(t)))
+        .collect();
+    (params, values, args)
+}
+
+#[test]
+fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
+    let db = RootDatabase::default();
+    let project = nil_project(&db);
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     for &(file, name, glue) in FUNCTIONS {
         let mut interp = Interpreter::new(&db, project);
-        let f = interp.function(name).expect("a function of the table");
-        let params = interp.params(f);
-        let values: Vec<Value> = params
-            .iter()
-            .enumerate()
-            .map(|(k, (_, t))| argument(t, k))
-            .collect();
-        let mut args: Vec<Arg> = params
-            .iter()
-            .zip(&values)
-            .map(|((_, t), v)| from_value(v, &variant_of(t)))
-            .collect();
+        let (_, mut values, mut args) = arguments(&interp, name);
         let mut outcome = |what: &str| *outcomes.entry(what.to_string()).or_default() += 1;
-        let mut values = values;
         for (pass, direction) in [
             ("forward", Direction::Forward),
             ("uncall", Direction::Backward),
@@ -348,38 +355,13 @@ fn all_floats(args: &[Arg]) -> Vec<f64> {
 #[test]
 fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
     use nilang_tests::differential::GRADIENTS;
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/nil");
     let db = RootDatabase::default();
-    let mut paths: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "nil"))
-        .collect();
-    paths.sort();
-    let files: Vec<SourceFile> = paths
-        .iter()
-        .map(|p| {
-            let name = format!("tests/nil/{}", p.file_name().unwrap().to_string_lossy());
-            SourceFile::new(&db, name, std::fs::read_to_string(p).unwrap())
-        })
-        .collect();
-    let project = db::project_with_std(&db, files, Vec::new());
+    let project = nil_project(&db);
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     for &(file, name, glue) in GRADIENTS {
         let mut interp = Interpreter::new(&db, project);
-        let f = interp.function(name).expect("a function of the table");
-        let params = interp.params(f);
-        let values: Vec<Value> = params
-            .iter()
-            .enumerate()
-            .map(|(k, (_, t))| argument(t, k))
-            .collect();
-        let mut args: Vec<Arg> = params
-            .iter()
-            .zip(&values)
-            .map(|((_, t), v)| from_value(v, &variant_of(t)))
-            .collect();
+        let (params, values, mut args) = arguments(&interp, name);
         // The parameters with adjoints: those the glue takes, by the
         // interpreter's answer to which carry one.
         let (with_bars, mut bars): (Vec<usize>, Vec<Arg>) = (0..args.len())
