@@ -99,6 +99,22 @@ fn variant_of(ty: &Ty) -> Arg {
     }
 }
 
+/// The counts of each outcome, one a line, after asserting that nothing
+/// disagreed (the disagreements are the failure message).
+fn summary(outcomes: &BTreeMap<String, usize>, failures: &[String]) -> String {
+    let summary: String = outcomes
+        .iter()
+        .map(|(k, n)| format!("{k}: {n}\n"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}\n\n{summary}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    summary
+}
+
 /// `nil/` as one project with the standard library, as `build.rs`
 /// compiles it.
 fn nil_project(db: &RootDatabase) -> nilang_compiler::Project {
@@ -201,16 +217,7 @@ fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
             }
         }
     }
-    let summary: String = outcomes
-        .iter()
-        .map(|(k, n)| format!("{k}: {n}\n"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}\n\n{summary}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
         forward: not run by the interpreter: a derivative call `(∂potential)(...)`: 2
         forward: not run by the interpreter: a derivative call `(∂ripple!)(...)`: 1
@@ -444,16 +451,7 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
             }
         }
     }
-    let summary: String = outcomes
-        .iter()
-        .map(|(k, n)| format!("{k}: {n}\n"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}\n\n{summary}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
         not run by the interpreter: a derivative call `(∂potential)(...)`: 2
         not run by the interpreter: a derivative call `(∂ripple!)(...)`: 1
