@@ -358,6 +358,49 @@ pub fn manual_gradient(g: &Gmm, grad: &mut [f64]) {
     }
 }
 
+/// The signature of a compiled `gmm_objective` on `f64` (checked,
+/// unchecked or taped: every build of `gmm.nil` has this one).
+pub type NilObjective = fn(
+    &mut f64,
+    &[f64],
+    &[f64],
+    &[f64],
+    &[f64],
+    i64,
+    i64,
+    i64,
+    f64,
+    i64,
+    f64,
+) -> nilang_runtime::Result;
+
+impl Gmm {
+    /// F by one build of `gmm_objective`, given the constant term
+    /// ([`Gmm::constant_term`], which a caller timing the objective
+    /// computes once).
+    pub fn nil_objective(
+        &self,
+        objective: NilObjective,
+        constant: f64,
+    ) -> nilang_runtime::Result<f64> {
+        let mut out = 0.0;
+        objective(
+            &mut out,
+            &self.alphas,
+            &self.means,
+            &self.icf,
+            &self.x,
+            self.d as i64,
+            self.k as i64,
+            self.n as i64,
+            self.gamma,
+            self.m,
+            constant,
+        )?;
+        Ok(out)
+    }
+}
+
 /// The signature of a compiled `gmm_objective_grad` on `f64` (checked,
 /// unchecked or taped: every build of `gmm.nil` has this one).
 pub type NilGradient = fn(

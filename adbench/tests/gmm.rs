@@ -41,38 +41,9 @@ fn nil_objective(g: &Gmm) -> f64 {
     objective_by(gmm_nil::gmm_objective, g)
 }
 
-type Objective = fn(
-    &mut f64,
-    &[f64],
-    &[f64],
-    &[f64],
-    &[f64],
-    i64,
-    i64,
-    i64,
-    f64,
-    i64,
-    f64,
-) -> nilang_runtime::Result;
-
 /// F by one build of `gmm_objective`.
-fn objective_by(objective: Objective, g: &Gmm) -> f64 {
-    let mut out = 0.0;
-    objective(
-        &mut out,
-        &g.alphas,
-        &g.means,
-        &g.icf,
-        &g.x,
-        g.d as i64,
-        g.k as i64,
-        g.n as i64,
-        g.gamma,
-        g.m,
-        g.constant_term(),
-    )
-    .unwrap();
-    out
+fn objective_by(objective: gmm::NilObjective, g: &Gmm) -> f64 {
+    g.nil_objective(objective, g.constant_term()).unwrap()
 }
 
 /// F and its gradient (ADBench's order) by a build of `gmm_objective_grad`,
