@@ -1491,7 +1491,8 @@ fn differential_table(out: &std::path::Path) {
             _ => None,
         }
     }
-    let mut gradients = String::from("pub static GRADIENTS: &[(&str, &str, GradientGlue)] = &[\n");
+    let mut gradients =
+        String::from("pub static GRADIENTS: &[(&str, &str, GradientGlue, &[usize])] = &[\n");
     let mut table = String::from("pub static FUNCTIONS: &[(&str, &str, Glue)] = &[\n");
     for &file in &files {
         // A file that does not check here (`modules.nil` imports the
@@ -1599,9 +1600,11 @@ fn differential_table(out: &std::path::Path) {
                 nilang_compiler::names::Pass::Grad,
                 nilang_compiler::names::Launcher::Cpu,
             );
+            // The positions of the parameters with adjoints, in the order
+            // the glue takes their adjoints.
             let _ = writeln!(
                 glue,
-                "        {module}::{program}({})\n    }}),",
+                "        {module}::{program}({})\n    }}, &{with:?}),",
                 passed.join(", ")
             );
             gradients.push_str(&glue);

@@ -175,7 +175,8 @@ pub mod differential {
     pub type Glue = fn(&mut [Arg], bool) -> nilang::Result;
 
     /// A function's gradient program (`f_grad` with `G = f64`) on its
-    /// arguments and the adjoints of those that have one, in order.
+    /// arguments and the adjoints of those that have one, in order
+    /// (`GRADIENTS` lists their positions beside it).
     pub type GradientGlue = fn(&mut [Arg], &mut [Arg]) -> nilang::Result;
 
     #[allow(clippy::all, unused)]

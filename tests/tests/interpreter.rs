@@ -45,6 +45,44 @@ fn f64_of(v: &Value) -> f64 {
     }
 }
 
+/// The floats of a value, in order (a complex number's two parts, an
+/// array's or matrix's elements, an integer as a float).
+fn value_floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(xs) | Value::Matrix { data: xs, .. } => {
+            xs.iter().flat_map(value_floats).collect()
+        }
+        Value::Complex(re, im) => vec![*re, *im],
+        v => vec![f64_of(v)],
+    }
+}
+
+/// The Rust argument as the interpreter's value (the inverse of `to_arg`
+/// for the floats an adjoint holds).
+fn to_value(a: &Arg) -> Value {
+    let f64s = |xs: &[f64]| Rc::new(xs.iter().map(|&x| Value::F64(x)).collect());
+    match a {
+        Arg::F64(x) => Value::F64(*x),
+        Arg::Complex(z) => Value::Complex(z.re, z.im),
+        Arg::VecF64(xs) => Value::Array(f64s(xs)),
+        Arg::Matrix((rows, cols, xs)) => Value::Matrix {
+            rows: *rows,
+            cols: *cols,
+            data: f64s(xs),
+        },
+        other => panic!("no value for {other:?}"),
+    }
+}
+
+/// Gradients agree: the same length and every pair within 1e-12 relative
+/// (the adjoints are sums the two may add in another order), or both NaN.
+fn close(got: &[f64], want: &[f64]) -> bool {
+    got.len() == want.len()
+        && got.iter().zip(want).all(|(a, b)| {
+            (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0) || (a.is_nan() && b.is_nan())
+        })
+}
+
 /// The interpreter's value as the Rust argument `like` is.
 fn to_arg(v: &Value, like: &Arg) -> Arg {
     match (like, v) {
@@ -254,14 +292,7 @@ fn the_interpreter_and_the_generated_code_agree_on_the_random_programs() {
         )));
         out
     };
-    let floats = |vs: &[Value]| -> Vec<f64> {
-        vs.iter()
-            .flat_map(|v| match v {
-                Value::Array(xs) => xs.iter().map(f64_of).collect(),
-                v => vec![f64_of(v)],
-            })
-            .collect()
-    };
+    let floats = |vs: &[Value]| -> Vec<f64> { vs.iter().flat_map(value_floats).collect() };
     let mut rng = Rng(0x51_7C_C1_B7_27_22_0A_95);
     let (mut runs, mut gradients, mut failures) = (0, 0, Vec::new());
     for ((name, call, uncall), (_, _, grad, _)) in PROGRAMS.iter().zip(GRADIENTS) {
@@ -310,11 +341,7 @@ fn the_interpreter_and_the_generated_code_agree_on_the_random_programs() {
                 (Ok(()), Ok((_, adjoints))) => {
                     let got = floats(&adjoints);
                     let want: Vec<f64> = g.iter().chain(&gv).copied().collect();
-                    let close = got.iter().zip(&want).all(|(a, b)| {
-                        (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
-                            || (a.is_nan() && b.is_nan())
-                    });
-                    if !close {
+                    if !close(&got, &want) {
                         failures.push(format!("gradient of {name} at {start:?}, {v:?}: {got:?} against {want:?}"));
                     }
                     gradients += 1;
@@ -366,39 +393,16 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
     let project = nil_project(&db);
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
-    for &(file, name, glue) in GRADIENTS {
+    for &(file, name, glue, with_bars) in GRADIENTS {
         let mut interp = Interpreter::new(&db, project);
         let (params, values, mut args) = arguments(&interp, name);
-        // The parameters with adjoints: those the glue takes, by the
-        // interpreter's answer to which carry one.
-        let (with_bars, mut bars): (Vec<usize>, Vec<Arg>) = (0..args.len())
-            .filter(|&k| {
-                !matches!(
-                    args[k],
-                    Arg::I64(_) | Arg::I32(_) | Arg::Bool(_) | Arg::VecI64(_) | Arg::F32(_)
-                ) && not_const(&db, project, name, k)
-            })
-            .map(|k| (k, ones_like(&args[k])))
-            .unzip();
+        // Every adjoint the gradient program takes seeded 1, and the same
+        // seeds by parameter name for the interpreter.
+        let mut bars: Vec<Arg> = with_bars.iter().map(|&k| ones_like(&args[k])).collect();
         let seeds: Vec<(String, Value)> = with_bars
             .iter()
             .zip(&bars)
-            .map(|(&k, bar)| {
-                let seed = match bar {
-                    Arg::F64(x) => Value::F64(*x),
-                    Arg::Complex(z) => Value::Complex(z.re, z.im),
-                    Arg::VecF64(xs) => {
-                        Value::Array(Rc::new(xs.iter().map(|&x| Value::F64(x)).collect()))
-                    }
-                    Arg::Matrix((r, c, xs)) => Value::Matrix {
-                        rows: *r,
-                        cols: *c,
-                        data: Rc::new(xs.iter().map(|&x| Value::F64(x)).collect()),
-                    },
-                    other => panic!("{other:?}"),
-                };
-                (params[k].0.clone(), seed)
-            })
+            .map(|(&k, bar)| (params[k].0.clone(), to_value(bar)))
             .collect();
         let mut outcome = |what: &str| *outcomes.entry(what.to_string()).or_default() += 1;
         let rust = glue(&mut args, &mut bars);
@@ -417,21 +421,10 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
             (Ok(()), Ok((_, adjoints))) => {
                 let got: Vec<f64> = with_bars
                     .iter()
-                    .flat_map(|&k| match &adjoints[k] {
-                        Value::Array(xs) | Value::Matrix { data: xs, .. } => {
-                            xs.iter().map(f64_of).collect()
-                        }
-                        Value::Complex(re, im) => vec![*re, *im],
-                        v => vec![f64_of(v)],
-                    })
+                    .flat_map(|&k| value_floats(&adjoints[k]))
                     .collect();
                 let want = all_floats(&bars);
-                let close = got.len() == want.len()
-                    && got.iter().zip(&want).all(|(a, b)| {
-                        (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
-                            || (a.is_nan() && b.is_nan())
-                    });
-                if close {
+                if close(&got, &want) {
                     outcome("the same gradient within 1e-12");
                 } else {
                     failures.push(format!(
@@ -468,14 +461,4 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
         the same error: 25
         the same gradient within 1e-12: 173
     "#]].assert_eq(&summary);
-}
-
-/// Whether parameter `k` of `name` is not `Const` (the table's adjoints
-/// are those of the float parameters that are not).
-fn not_const(db: &RootDatabase, project: nilang_compiler::Project, name: &str, k: usize) -> bool {
-    let f = db::Callable::named(db, project, name);
-    let Some(db::Callable::Function(f)) = f else {
-        return false;
-    };
-    db::function_ast(db, f).is_some_and(|a| a.params.get(k).is_some_and(|p| !p.constant))
 }
