@@ -959,18 +959,19 @@ impl<'db> Interpreter<'db> {
                 "an expression".into(),
             )
         })?;
+        let cur = self.read(fr, &path, span)?;
         let v = match early {
             Some(v) => v,
             None => {
-                let cur = self.read(fr, &path, span)?;
                 self.broadcast_shapes(fr, target, &cur, value, span)?;
                 self.eval(fr, value)?
             }
         };
+        // The adjoints move before the value changes (evaluating and
+        // sending adjoints change no value, so `cur` is still the place's).
         if fr.grads.is_some() {
             self.instr_adjoint(fr, &path, op, value, span)?;
         }
-        let cur = self.read(fr, &path, span)?;
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
         } else {
@@ -1046,18 +1047,16 @@ impl<'db> Interpreter<'db> {
                 }
             }
             Expr::Pure { args, .. } | Expr::Construct { args, .. } => {
-                for &a in args.clone().iter() {
+                for &a in args {
                     self.broadcast_operands(fr, a, two_d, out)?;
                 }
             }
             Expr::Unary { operand, .. } | Expr::Conj(operand) => {
-                let operand = *operand;
-                self.broadcast_operands(fr, operand, two_d, out)?;
+                self.broadcast_operands(fr, *operand, two_d, out)?;
             }
             Expr::Binary { lhs, rhs, .. } => {
-                let (lhs, rhs) = (*lhs, *rhs);
-                self.broadcast_operands(fr, lhs, two_d, out)?;
-                self.broadcast_operands(fr, rhs, two_d, out)?;
+                self.broadcast_operands(fr, *lhs, two_d, out)?;
+                self.broadcast_operands(fr, *rhs, two_d, out)?;
             }
             _ => {}
         }
@@ -1251,17 +1250,8 @@ impl<'db> Interpreter<'db> {
                 let name = f.name(self.db).clone();
                 let info = self.info(f);
                 let at = db::function_ast(self.db, f).map_or(0, |a| a.name.span.start);
-                let (line, column) = nilang_syntax::render::line_col_indexed(
-                    &info.file.text,
-                    &info.file.line_starts,
-                    info.offset + at,
-                );
                 return Err(RunError {
-                    location: Location {
-                        file: info.file.shown.clone(),
-                        line: line as u32,
-                        column: column as u32,
-                    },
+                    location: info.file.location(info.offset + at),
                     check: Check::Shape,
                     what: format!(
                         "the companion of argument {} of `(∇{name})` must be as long as the argument",
@@ -2545,18 +2535,22 @@ pub fn coerce(v: Value, ty: &Ty) -> Result<Value, String> {
     }
 }
 
-impl<'db> Frame<'db> {
-    fn location(&self, span: Span) -> Location {
-        let (line, column) = nilang_syntax::render::line_col_indexed(
-            &self.file.text,
-            &self.file.line_starts,
-            self.offset + span.start,
-        );
+impl FileInfo {
+    /// The file, line and column of byte `at` of the file.
+    fn location(&self, at: u32) -> Location {
+        let (line, column) =
+            nilang_syntax::render::line_col_indexed(&self.text, &self.line_starts, at);
         Location {
-            file: self.file.shown.clone(),
+            file: self.shown.clone(),
             line: line as u32,
             column: column as u32,
         }
+    }
+}
+
+impl<'db> Frame<'db> {
+    fn location(&self, span: Span) -> Location {
+        self.file.location(self.offset + span.start)
     }
 
     /// The source text at `span`.
