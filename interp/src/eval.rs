@@ -26,6 +26,7 @@ use nilang_analysis::db::{self, Callable};
 use nilang_analysis::ty::{Ctor, Scalar, Ty};
 use nilang_analysis::{Db, FnId, Project, SourceFile};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::rc::Rc;
 
 mod grad;
@@ -69,13 +70,29 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-type R<T> = Result<T, RunError>;
+/// A run's result. The error is boxed: it is rare and large, and an
+/// unboxed one would make every `Value` returned through `R` as large.
+type R<T> = Result<T, Box<RunError>>;
 
 /// A file as errors name it.
 struct FileInfo {
     shown: String,
     text: String,
     line_starts: Vec<u32>,
+}
+
+/// Where a call is, kept as the file and byte offset and made a
+/// [`Location`] (line and column) only when an error names it.
+#[derive(Clone)]
+struct Site {
+    file: Rc<FileInfo>,
+    at: u32,
+}
+
+impl Site {
+    fn location(&self) -> Location {
+        self.file.location(self.at)
+    }
 }
 
 /// The interpreter of one project.
@@ -128,7 +145,9 @@ struct Frame<'db> {
 #[derive(Clone, Debug, PartialEq)]
 struct Path {
     root: LocalId,
-    steps: Vec<Step>,
+    /// Inline up to two steps (an element, a field of an element): no
+    /// allocation for the places instructions usually change.
+    steps: SmallVec<[Step; 2]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -223,7 +242,7 @@ impl<'db> Interpreter<'db> {
         }
         self.invoke(f, given, None, Vec::new(), direction, None)
             .map(|(values, _)| values)
-            .map_err(Error::Run)
+            .map_err(|e| Error::Run(*e))
     }
 
     /// What runs of `f` read of the analysis (looked up on its first run).
@@ -263,10 +282,10 @@ impl<'db> Interpreter<'db> {
         grads: Option<Vec<Value>>,
         kwargs: Vec<(String, Value)>,
         direction: Direction,
-        call_site: Option<Location>,
+        call_site: Option<Site>,
     ) -> R<(Vec<Value>, Option<Vec<Value>>)> {
         let unsupported = |what: String| RunError {
-            location: call_site.clone().unwrap_or(Location {
+            location: call_site.as_ref().map(Site::location).unwrap_or(Location {
                 file: String::new(),
                 line: 0,
                 column: 0,
@@ -278,16 +297,19 @@ impl<'db> Interpreter<'db> {
         };
         let info = self.info(f);
         let Some(body) = info.body else {
-            return Err(unsupported(format!("`{}` has no body", f.name(self.db))));
+            return Err(Box::new(unsupported(format!(
+                "`{}` has no body",
+                f.name(self.db)
+            ))));
         };
         if self.depth >= MAX_DEPTH {
-            return Err(RunError {
+            return Err(Box::new(RunError {
                 check: Check::Depth,
                 ..unsupported(format!(
                     "calling `{}` nested {MAX_DEPTH} calls deep",
                     f.name(self.db)
                 ))
-            });
+            }));
         }
         let mut frame = Frame {
             body,
@@ -975,10 +997,16 @@ impl<'db> Interpreter<'db> {
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
         } else {
-            let v = literal_like(fr.body, value, v, &cur);
-            ops::binary(bop, &cur, &v)
-                .and_then(|n| convert(n, &cur))
-                .map_err(|m| fr.domain(span, m))?
+            match ops::binary_fast(bop, &cur, &v) {
+                // Of the place's own type already: nothing to convert.
+                Some(n) => n,
+                None => {
+                    let v = literal_like(fr.body, value, v, &cur);
+                    ops::binary(bop, &cur, &v)
+                        .and_then(|n| convert(n, &cur))
+                        .map_err(|m| fr.domain(span, m))?
+                }
+            }
         };
         self.write(fr, &path, new, span)
     }
@@ -1250,7 +1278,7 @@ impl<'db> Interpreter<'db> {
                 let name = f.name(self.db).clone();
                 let info = self.info(f);
                 let at = db::function_ast(self.db, f).map_or(0, |a| a.name.span.start);
-                return Err(RunError {
+                return Err(Box::new(RunError {
                     location: info.file.location(info.offset + at),
                     check: Check::Shape,
                     what: format!(
@@ -1259,7 +1287,7 @@ impl<'db> Interpreter<'db> {
                     ),
                     expected: xs.len().to_string(),
                     found: cs.len().to_string(),
-                });
+                }));
             }
         }
         let seeds: Vec<Value> = companions
@@ -1270,7 +1298,7 @@ impl<'db> Interpreter<'db> {
                 None => Ok(v.zero_like()),
             })
             .collect::<R<_>>()?;
-        let at = fr.location(span);
+        let at = fr.site(span);
         let (out, _) = self.invoke(
             f,
             values,
@@ -1384,7 +1412,7 @@ impl<'db> Interpreter<'db> {
         for (name, e) in kwargs {
             kw.push((name.clone(), self.eval(fr, *e)?));
         }
-        let at = fr.location(span);
+        let at = fr.site(span);
         let grads = match fr.grads.is_some() {
             true => Some(
                 paths
@@ -1669,7 +1697,7 @@ impl<'db> Interpreter<'db> {
         Ok(match &data.kind {
             Expr::Local(l) => Some(Path {
                 root: *l,
-                steps: Vec::new(),
+                steps: SmallVec::new(),
             }),
             Expr::Index { base, indices } => {
                 let Some(mut p) = self.path(fr, *base)? else {
@@ -1823,7 +1851,12 @@ impl<'db> Interpreter<'db> {
     // --- expressions --------------------------------------------------
 
     fn eval(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
-        nilang_syntax::stack::deep(|| self.eval_inner(fr, e))
+        match &fr.body.expr(e).kind {
+            // A leaf recurses no further: no stack check.
+            Expr::Local(l) if !matches!(fr.locals[*l], Value::Moved) => Ok(fr.locals[*l].clone()),
+            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => self.eval_inner(fr, e),
+            _ => nilang_syntax::stack::deep(|| self.eval_inner(fr, e)),
+        }
     }
 
     fn eval_inner(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
@@ -1964,6 +1997,9 @@ impl<'db> Interpreter<'db> {
                 }
                 let l = self.eval(fr, *lhs)?;
                 let r = self.eval(fr, *rhs)?;
+                if let Some(v) = ops::binary_fast(*op, &l, &r) {
+                    return Ok(v);
+                }
                 let l = literal_like(body, *lhs, l, &r);
                 let r = literal_like(body, *rhs, r, &l);
                 self.binary(fr, *op, l, r, span)?
@@ -2450,10 +2486,31 @@ fn resolve_generics(ty: &Ty, generics: &FxHashMap<String, Ty>) -> Ty {
     }
 }
 
+/// Whether [`coerce`] would give `v` back unchanged: a number of the
+/// scalar type itself, or an array of them (no copy of a shared array).
+fn is_already(v: &Value, ty: &Ty) -> bool {
+    match (ty, v) {
+        (Ty::Scalar(Scalar::F64), Value::F64(_))
+        | (Ty::Scalar(Scalar::F32), Value::F32(_))
+        | (Ty::Scalar(Scalar::Bool), Value::Bool(_)) => true,
+        (Ty::Scalar(s), Value::Int(_, t)) => s == t,
+        (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
+            match element_type(ty) {
+                Some(t @ Ty::Scalar(_)) => items.iter().all(|x| is_already(x, t)),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// A value given for a parameter of type `ty`, converted as a call from
 /// Rust would have to write it: integers given for floats become floats,
 /// reals given for complex numbers complex, element by element.
 pub fn coerce(v: Value, ty: &Ty) -> Result<Value, String> {
+    if is_already(&v, ty) {
+        return Ok(v);
+    }
     match (ty, v) {
         (Ty::Generic(_), v) => Ok(v),
         (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
@@ -2553,6 +2610,13 @@ impl<'db> Frame<'db> {
         self.file.location(self.offset + span.start)
     }
 
+    fn site(&self, span: Span) -> Site {
+        Site {
+            file: self.file.clone(),
+            at: self.offset + span.start,
+        }
+    }
+
     /// The source text at `span`.
     fn text(&self, span: Span) -> String {
         let (a, b) = (
@@ -2569,17 +2633,17 @@ impl<'db> Frame<'db> {
         what: String,
         expected: String,
         found: String,
-    ) -> RunError {
-        RunError {
+    ) -> Box<RunError> {
+        Box::new(RunError {
             location: self.location(span),
             check,
             what,
             expected,
             found,
-        }
+        })
     }
 
-    fn domain(&self, span: Span, what: String) -> RunError {
+    fn domain(&self, span: Span, what: String) -> Box<RunError> {
         self.error(
             span,
             Check::Domain,
@@ -2589,7 +2653,7 @@ impl<'db> Frame<'db> {
         )
     }
 
-    fn not_differentiable(&self, span: Span, what: &str) -> RunError {
+    fn not_differentiable(&self, span: Span, what: &str) -> Box<RunError> {
         self.error(
             span,
             Check::NotDifferentiable,
@@ -2599,7 +2663,7 @@ impl<'db> Frame<'db> {
         )
     }
 
-    fn unsupported(&self, span: Span, what: &str) -> RunError {
+    fn unsupported(&self, span: Span, what: &str) -> Box<RunError> {
         self.error(
             span,
             Check::Unsupported,

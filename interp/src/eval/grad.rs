@@ -61,7 +61,7 @@ impl<'db> Interpreter<'db> {
                 super::Direction::Backward,
                 None,
             )
-            .map_err(Error::Run)?;
+            .map_err(|e| Error::Run(*e))?;
         Ok((back, grads.unwrap_or_default()))
     }
 
