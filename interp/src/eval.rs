@@ -1344,10 +1344,10 @@ impl<'db> Interpreter<'db> {
         let info = self.info(f);
         let mutated = &info.mutated;
         let mut given = args.iter();
-        let slots: Vec<Result<ExprId, Value>> = match captured {
+        let slots: SmallVec<[Result<ExprId, Value>; 4]> = match captured {
             None => args.iter().map(|&a| Ok(a)).collect(),
             Some((captured, _)) => {
-                let mut slots = Vec::with_capacity(captured.len());
+                let mut slots = SmallVec::with_capacity(captured.len());
                 for c in captured {
                     match c {
                         Some(v) => slots.push(Err(v.clone())),
@@ -1365,7 +1365,7 @@ impl<'db> Interpreter<'db> {
                 slots
             }
         };
-        let mut paths: Vec<Option<Path>> = Vec::with_capacity(slots.len());
+        let mut paths: SmallVec<[Option<Path>; 4]> = SmallVec::with_capacity(slots.len());
         let mut values = Vec::with_capacity(slots.len());
         // In a gradient run, the arguments the callee only reads: it adds
         // to their adjoints, which go back to the places or expressions.
@@ -1911,7 +1911,7 @@ impl<'db> Interpreter<'db> {
                 args,
                 broadcast,
             } => {
-                let mut values = Vec::with_capacity(args.len());
+                let mut values: SmallVec<[Value; 3]> = SmallVec::with_capacity(args.len());
                 for &a in args {
                     values.push(self.eval(fr, a)?);
                 }
@@ -2412,9 +2412,11 @@ fn literal_like(body: &Body<'_>, e: ExprId, v: Value, other: &Value) -> Value {
 /// Binds the type parameters `ty` mentions to the types of `v`.
 fn bind_generics(ty: &Ty, v: &Value, out: &mut FxHashMap<String, Ty>) {
     match (ty, v) {
-        (Ty::Generic(n), v) => {
-            out.entry(n.clone()).or_insert_with(|| v.ty());
+        // No key is made (allocated) for a parameter already bound.
+        (Ty::Generic(n), v) if !out.contains_key(n) => {
+            out.insert(n.clone(), v.ty());
         }
+        (Ty::Generic(_), _) => {}
         (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
             if let (Some(t), Some(first)) = (element_type(ty), items.first()) {
                 bind_generics(t, first, out);
