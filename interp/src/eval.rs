@@ -18,6 +18,7 @@ use crate::ops::{self, check_eq, convert};
 use crate::pure::{self, Out};
 use crate::value::{Value, zero_of};
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span};
+use nilang_analysis::builtins::PureFn;
 use nilang_analysis::builtins::{self, Instruction, Rule};
 use nilang_analysis::db::body::{
     Body, CallTarget, Cond, Expr, ExprId, Index, LocalId, Stmt, StmtId,
@@ -139,6 +140,12 @@ struct Frame<'db> {
     checks: bool,
     offset: u32,
     file: Rc<FileInfo>,
+}
+
+/// An instruction's target that is a view of places, not a place.
+enum View {
+    Tuple(Vec<ExprId>),
+    Conj(ExprId),
 }
 
 /// A place: a local and the steps into it.
@@ -963,6 +970,49 @@ impl<'db> Interpreter<'db> {
                 ));
             }
         };
+        // A view of places: `(s, c) += sincos(a)` updates each place of the
+        // tuple with its part of the value, `z' += e` updates `z` with
+        // `conj(e)` (so that `conj(z)` is changed by `e`), as the generated
+        // code writes them.
+        let view = match &fr.body.expr(target).kind {
+            Expr::Tuple(items) if !broadcast => Some(View::Tuple(items.clone())),
+            Expr::Conj(inner) if !broadcast => Some(View::Conj(*inner)),
+            _ => None,
+        };
+        if let Some(view) = view {
+            if fr.grads.is_some() {
+                return Err(fr.not_differentiable(span, "an instruction on a tuple or a conjugate"));
+            }
+            let v = self.eval(fr, value)?;
+            return match view {
+                View::Conj(inner) => {
+                    let v = match v {
+                        Value::Complex(re, im) => Value::Complex(re, -im),
+                        v => v,
+                    };
+                    self.update(fr, inner, bop, v, value, span)
+                }
+                View::Tuple(items) => {
+                    let parts = match v {
+                        Value::Tuple(parts) if parts.len() == items.len() => parts,
+                        v => {
+                            return Err(fr.error(
+                                span,
+                                Check::Shape,
+                                "a tuple of places updated by a value that is no tuple of as many"
+                                    .into(),
+                                format!("a tuple of {}", items.len()),
+                                v.kind_name(),
+                            ));
+                        }
+                    };
+                    for (&item, part) in items.iter().zip(parts.iter()) {
+                        self.update(fr, item, bop, part.clone(), value, span)?;
+                    }
+                    Ok(())
+                }
+            };
+        }
         // In the generated code's order, so that a run that stops stops at
         // the same check: `e` of `y[i] += e` before the place `y[i]`; for a
         // broadcast, the place's shape, then each operand's against it,
@@ -997,17 +1047,33 @@ impl<'db> Interpreter<'db> {
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
         } else {
-            match ops::binary_fast(bop, &cur, &v) {
-                // Of the place's own type already: nothing to convert.
-                Some(n) => n,
-                None => {
-                    let v = literal_like(fr.body, value, v, &cur);
-                    ops::binary(bop, &cur, &v)
-                        .and_then(|n| convert(n, &cur))
-                        .map_err(|m| fr.domain(span, m))?
-                }
-            }
+            updated(fr, bop, &cur, v, value, span)?
         };
+        self.write(fr, &path, new, span)
+    }
+
+    /// The place `target` updated by `op` with the value `v` (of the
+    /// expression `value`, whose literal meets the place's type).
+    fn update(
+        &mut self,
+        fr: &mut Frame<'db>,
+        target: ExprId,
+        op: BinaryOp,
+        v: Value,
+        value: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let path = self.path(fr, target)?.ok_or_else(|| {
+            fr.error(
+                span,
+                Check::Unsupported,
+                "an instruction whose target is not a place".into(),
+                "a variable, element or field".into(),
+                "an expression".into(),
+            )
+        })?;
+        let cur = self.read(fr, &path, span)?;
+        let new = updated(fr, op, &cur, v, value, span)?;
         self.write(fr, &path, new, span)
     }
 
@@ -1735,6 +1801,23 @@ impl<'db> Interpreter<'db> {
                     _ => None,
                 }
             }
+            // `real(z)` and `imag(z)` of a complex place are its parts.
+            Expr::Pure {
+                func: func @ (PureFn::Real | PureFn::Imag),
+                args,
+                broadcast: false,
+            } if args.len() == 1 => {
+                let Some(mut p) = self.path(fr, args[0])? else {
+                    return Ok(None);
+                };
+                match self.read(fr, &p, data.span)? {
+                    Value::Complex(..) => {
+                        p.steps.push(Step::Part(*func == PureFn::Imag));
+                        Some(p)
+                    }
+                    _ => None,
+                }
+            }
             _ => None,
         })
     }
@@ -2398,6 +2481,26 @@ fn slot<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
         _ => return None,
     };
     slot(next, rest)
+}
+
+/// The value of a place `cur` after an instruction `op` with `v` (of the
+/// expression `value`), converted to the place's type.
+fn updated(
+    fr: &Frame<'_>,
+    op: BinaryOp,
+    cur: &Value,
+    v: Value,
+    value: ExprId,
+    span: Span,
+) -> R<Value> {
+    // Of the place's own type already: nothing to convert.
+    if let Some(n) = ops::binary_fast(op, cur, &v) {
+        return Ok(n);
+    }
+    let v = literal_like(fr.body, value, v, cur);
+    ops::binary(op, cur, &v)
+        .and_then(|n| convert(n, cur))
+        .map_err(|m| fr.domain(span, m))
 }
 
 /// A float literal that meets an `f32` is an `f32`, as the generated Rust

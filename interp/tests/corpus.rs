@@ -175,13 +175,13 @@ fn every_function_that_runs_comes_back() {
     expect_test::expect![[r#"
         file with errors (skipped): 1
         gradient agrees with central differences: 200
-        gradient: no real float parameter: 40
+        gradient: no real float parameter: 41
         gradient: not differentiable: the interpreter has no adjoint rule for: 3
+        gradient: not differentiable: the interpreter has no adjoint rule for an instruction on a tuple or a conjugate: 1
         not run: a built-in it lacks (`ulog`): 4
         not run: a derivative call: 10
-        not run: an instruction whose target is not a place: 2
         parameters not generated: 51
-        ran forwards and back: 243
+        ran forwards and back: 245
         ran forwards, not run backwards: a derivative call: 1
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
