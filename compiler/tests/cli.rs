@@ -1014,6 +1014,80 @@ fn run_reports_bad_arguments_and_failed_checks() {
     );
 }
 
+/// `nilc run --launch N` runs a kernel for invocations 1..=N; a kernel
+/// without it, or a function with it, is bad input.
+#[test]
+fn run_launches_a_kernel_over_its_invocations() {
+    let tmp = scratch("launch");
+    let dir = tmp.path();
+    let path = write(
+        dir,
+        "k.nil",
+        "@kernel function twice(y::[f64], x::[f64])\n    i ← global_index()\n    y[i] += 2 * x[i]\n    i → global_index()\nend\n\nfunction f(y::f64)\n    y += 1\nend\n",
+    );
+    let out = nilc(&[
+        "run",
+        &path,
+        "twice",
+        "[0, 0, 0]",
+        "[1, 2, 3]",
+        "--launch",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "y = [2.0, 4.0, 0.0]\nx = [1.0, 2.0, 3.0]\n");
+    let out = nilc(&[
+        "run",
+        &path,
+        "twice",
+        "[0, 0, 0]",
+        "[1, 2, 3]",
+        "--launch",
+        "3",
+        "--check-inv",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).ends_with("check_inv: every argument came back (atol 1.0e-8)\n"));
+    // One invocation too many: the index check of the checked build.
+    let out = nilc(&[
+        "run",
+        &path,
+        "twice",
+        "[0, 0, 0]",
+        "[1, 2, 3]",
+        "--launch",
+        "4",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("index out of range"),
+        "{}",
+        stderr(&out)
+    );
+    for (args, message) in [
+        (
+            vec!["twice", "[0.0]", "[1.0]"],
+            "`twice` is a `@kernel` function, run once per invocation",
+        ),
+        (
+            vec!["f", "1.0", "--launch", "2"],
+            "`f` is no `@kernel` function",
+        ),
+        (
+            vec!["twice", "[0.0]", "[1.0]", "--launch", "1", "--grad", "y"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut all = vec!["run", path.as_str()];
+        all.extend(args);
+        let out = nilc(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{all:?}");
+        assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+    }
+}
+
 /// `nilc repl` fed from a pipe, as a script: each line answered in turn,
 /// errors on standard error, the session going on after them.
 #[test]

@@ -115,6 +115,9 @@ pub struct Interpreter<'db> {
     functions: FxHashMap<FnId<'db>, Rc<FnInfo<'db>>>,
     depth: usize,
     files: FxHashMap<SourceFile, Rc<FileInfo>>,
+    /// The 1-based index of the kernel invocation being run
+    /// ([`Interpreter::launch`]): what `global_index()` reads.
+    invocation: Option<i64>,
 }
 
 /// What a run of a function reads of the analysis: its typed body, where
@@ -181,6 +184,7 @@ impl<'db> Interpreter<'db> {
             functions: FxHashMap::default(),
             depth: 0,
             files: FxHashMap::default(),
+            invocation: None,
         }
     }
 
@@ -212,6 +216,53 @@ impl<'db> Interpreter<'db> {
         args: Vec<Value>,
         direction: Direction,
     ) -> Result<Vec<Value>, Error> {
+        let (f, given) = self.arguments(name, args)?;
+        if self.is_kernel(f) {
+            return Err(Error::Usage(format!(
+                "`{name}` is a `@kernel` function, run once per invocation: launch it over the invocation indices (`nilc run --launch N`)"
+            )));
+        }
+        self.invoke(f, given, None, Vec::new(), direction, None)
+            .map(|(values, _)| values)
+            .map_err(|e| Error::Run(*e))
+    }
+
+    /// Runs the kernel `name` once for each invocation index `1..=n`, in
+    /// order, each run reading `global_index()` as its index and changing
+    /// the same arguments, as the generated code's CPU form of a kernel
+    /// runs it; returns the parameters' values after the last.
+    pub fn launch(
+        &mut self,
+        name: &str,
+        n: usize,
+        args: Vec<Value>,
+        direction: Direction,
+    ) -> Result<Vec<Value>, Error> {
+        let (f, mut values) = self.arguments(name, args)?;
+        if !self.is_kernel(f) {
+            return Err(Error::Usage(format!(
+                "`{name}` is no `@kernel` function, so it is not launched: call it (without `--launch`)"
+            )));
+        }
+        for i in 1..=n {
+            self.invocation = Some(i as i64);
+            let ran = self.invoke(f, values, None, Vec::new(), direction, None);
+            self.invocation = None;
+            values = ran.map_err(|e| Error::Run(*e))?.0;
+        }
+        Ok(values)
+    }
+
+    fn is_kernel(&self, f: FnId<'db>) -> bool {
+        db::function_ast(self.db, f).is_some_and(|a| a.kernel)
+    }
+
+    /// The function `name` and `args` converted to its parameters' types.
+    fn arguments(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+    ) -> Result<(FnId<'db>, Vec<Value>), Error> {
         let f = self
             .function(name)
             .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
@@ -247,9 +298,7 @@ impl<'db> Interpreter<'db> {
                     .map_err(|m| Error::Usage(format!("argument `{pname}` of `{name}`: {m}")))?,
             );
         }
-        self.invoke(f, given, None, Vec::new(), direction, None)
-            .map(|(values, _)| values)
-            .map_err(|e| Error::Run(*e))
+        Ok((f, given))
     }
 
     /// What runs of `f` read of the analysis (looked up on its first run).
@@ -1989,6 +2038,18 @@ impl<'db> Interpreter<'db> {
             },
             Expr::Bool(b) => Value::Bool(*b),
             Expr::Str(s) => Value::Str(s.as_str().into()),
+            Expr::Pure {
+                func: PureFn::GlobalIndex,
+                ..
+            } => match self.invocation {
+                Some(i) => Value::int(i),
+                None => {
+                    return Err(fr.unsupported(
+                        span,
+                        "`global_index()` outside a kernel launch (`Interpreter::launch`)",
+                    ));
+                }
+            },
             Expr::Pure {
                 func,
                 args,

@@ -153,6 +153,10 @@ enum Command {
         /// Absolute tolerance of the run-time checks and of `--check-inv`.
         #[arg(long, default_value_t = 1e-8)]
         atol: f64,
+        /// Run the `@kernel` function once for each invocation index 1..=N
+        /// (what `global_index()` reads), in order, on the same arguments.
+        #[arg(long, value_name = "N", conflicts_with = "seeds")]
+        launch: Option<usize>,
     },
 }
 
@@ -384,6 +388,7 @@ fn main() -> ExitCode {
             seeds,
             check_grad,
             atol,
+            launch,
         } => run(
             &file,
             &function,
@@ -396,6 +401,7 @@ fn main() -> ExitCode {
             &seeds,
             check_grad,
             atol,
+            launch,
         ),
         Command::Fmt {
             paths,
@@ -926,8 +932,15 @@ fn run(
     seeds: &[String],
     check_grad: bool,
     atol: f64,
+    launch: Option<usize>,
 ) -> Result<ExitCode, Fatal> {
     use nilang_interp::{Direction, Interpreter, Value, literal};
+    // A function is called; a kernel launched over its invocations.
+    let exec =
+        |interpreter: &mut Interpreter, values: Vec<Value>, direction: Direction| match launch {
+            Some(n) => interpreter.launch(function, n, values, direction),
+            None => interpreter.call(function, values, direction),
+        };
     let (database, project, file, loaded) = load_with_siblings(path)?;
     if let Some(code) = report_errors(&database, project, file, &loaded, "running it")? {
         return Ok(code);
@@ -980,7 +993,7 @@ fn run(
         Way::Uncall => Direction::Backward,
         _ => Direction::Forward,
     };
-    let out = match interpreter.call(function, values, direction) {
+    let out = match exec(&mut interpreter, values, direction) {
         Ok(out) => out,
         Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
         Err(nilang_interp::Error::Run(e)) => {
@@ -988,7 +1001,7 @@ fn run(
         }
     };
     let back = match way {
-        Way::CheckInv => match interpreter.call(function, out.clone(), Direction::Backward) {
+        Way::CheckInv => match exec(&mut interpreter, out.clone(), Direction::Backward) {
             Ok(back) => Some(back),
             Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
             Err(nilang_interp::Error::Run(e)) => {
