@@ -1048,6 +1048,24 @@ fn run_launches_a_kernel_over_its_invocations() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).ends_with("check_inv: every argument came back (atol 1.0e-8)\n"));
+    // The gradient of the launch: x̄ = 2 ȳ where an invocation ran.
+    let out = nilc(&[
+        "run",
+        &path,
+        "twice",
+        "[0, 0, 0]",
+        "[1, 2, 3]",
+        "--launch",
+        "2",
+        "--grad",
+        "y",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).ends_with("y_bar = [1.0, 1.0, 1.0]\nx_bar = [2.0, 2.0, 0.0]\n"),
+        "{}",
+        stdout(&out)
+    );
     // One invocation too many: the index check of the checked build.
     let out = nilc(&[
         "run",
@@ -1075,7 +1093,16 @@ fn run_launches_a_kernel_over_its_invocations() {
             "`f` is no `@kernel` function",
         ),
         (
-            vec!["twice", "[0.0]", "[1.0]", "--launch", "1", "--grad", "y"],
+            vec![
+                "twice",
+                "[0.0]",
+                "[1.0]",
+                "--launch",
+                "1",
+                "--grad",
+                "y",
+                "--check-grad",
+            ],
             "cannot be used with",
         ),
     ] {

@@ -154,8 +154,9 @@ enum Command {
         #[arg(long, default_value_t = 1e-8)]
         atol: f64,
         /// Run the `@kernel` function once for each invocation index 1..=N
-        /// (what `global_index()` reads), in order, on the same arguments.
-        #[arg(long, value_name = "N", conflicts_with = "seeds")]
+        /// (what `global_index()` reads), in order, on the same arguments;
+        /// with `--grad`, each invocation's backward run follows the launch.
+        #[arg(long, value_name = "N", conflicts_with = "check_grad")]
         launch: Option<usize>,
     },
 }
@@ -1015,7 +1016,11 @@ fn run(
     } else {
         let mut again = Interpreter::new(&database, project);
         again.atol = atol;
-        match again.gradient(function, inputs.clone(), &seeds) {
+        let ran = match launch {
+            Some(n) => again.launch_gradient(function, n, inputs.clone(), &seeds),
+            None => again.gradient(function, inputs.clone(), &seeds),
+        };
+        match ran {
             Ok((_, grads)) => Some(grads),
             Err(nilang_interp::Error::Usage(m)) => return Err(Fatal(m)),
             Err(nilang_interp::Error::Run(e)) => {

@@ -28,6 +28,29 @@ impl<'db> Interpreter<'db> {
         args: Vec<Value>,
         seeds: &[(String, Value)],
     ) -> Result<(Vec<Value>, Vec<Value>), Error> {
+        self.gradient_of(name, None, args, seeds)
+    }
+
+    /// [`Interpreter::gradient`] of a kernel launched over the invocations
+    /// `1..=n` ([`Interpreter::launch`]): the launch, then each
+    /// invocation's backward run with adjoints, in the same order.
+    pub fn launch_gradient(
+        &mut self,
+        name: &str,
+        n: usize,
+        args: Vec<Value>,
+        seeds: &[(String, Value)],
+    ) -> Result<(Vec<Value>, Vec<Value>), Error> {
+        self.gradient_of(name, Some(n), args, seeds)
+    }
+
+    fn gradient_of(
+        &mut self,
+        name: &str,
+        launch: Option<usize>,
+        args: Vec<Value>,
+        seeds: &[(String, Value)],
+    ) -> Result<(Vec<Value>, Vec<Value>), Error> {
         let f = self
             .function(name)
             .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
@@ -44,7 +67,10 @@ impl<'db> Interpreter<'db> {
                 )));
             }
         }
-        let out = self.call(name, args, super::Direction::Forward)?;
+        let out = match launch {
+            Some(n) => self.launch(name, n, args, super::Direction::Forward)?,
+            None => self.call(name, args, super::Direction::Forward)?,
+        };
         let mut grads: Vec<Value> = out.iter().map(Value::zero_like).collect();
         for ((p, _), g) in params.iter().zip(grads.iter_mut()) {
             if let Some((_, seed)) = seeds.iter().find(|(s, _)| s == p) {
@@ -52,17 +78,35 @@ impl<'db> Interpreter<'db> {
                     .map_err(|m| Error::Usage(format!("the seed of `{p}`: {m}")))?;
             }
         }
-        let (back, grads) = self
-            .invoke(
+        let Some(n) = launch else {
+            let (back, grads) = self
+                .invoke(
+                    f,
+                    out,
+                    Some(grads),
+                    Vec::new(),
+                    super::Direction::Backward,
+                    None,
+                )
+                .map_err(|e| Error::Run(*e))?;
+            return Ok((back, grads.unwrap_or_default()));
+        };
+        let (mut values, mut grads) = (out, grads);
+        for i in 1..=n {
+            self.invocation = Some(i as i64);
+            let ran = self.invoke(
                 f,
-                out,
+                values,
                 Some(grads),
                 Vec::new(),
                 super::Direction::Backward,
                 None,
-            )
-            .map_err(|e| Error::Run(*e))?;
-        Ok((back, grads.unwrap_or_default()))
+            );
+            self.invocation = None;
+            let (v, g) = ran.map_err(|e| Error::Run(*e))?;
+            (values, grads) = (v, g.unwrap_or_default());
+        }
+        Ok((values, grads))
     }
 
     /// NiLang's `check_grad`: each float adjoint of `grads` (from
