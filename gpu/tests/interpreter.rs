@@ -1,5 +1,6 @@
-//! The reference interpreter (`nilang-interp`, `Interpreter::launch`)
-//! against the generated kernels, forwards and uncalled:
+//! The reference interpreter (`nilang-interp`, `Interpreter::launch` and
+//! `launch_gradient`) against the generated kernels, forwards, uncalled and
+//! through their reverse passes:
 //!
 //! - the kernels' CPU form (one generated call per index), in `f64`: the
 //!   same bits, since both run the same arithmetic in the same order;
@@ -379,6 +380,43 @@ fn the_interpreter_agrees_with_the_shaders_on_a_gpu() {
     let args = vec![array(&vec![0.0f32; n]), array(&s.x)];
     let ours: Vec<f32> = launched("product12", n, args, 0, Direction::Forward);
     close(&ours, &on_gpu, 1e-5, "product12");
+
+    // The reverse passes on the device against the interpreter's gradient
+    // of the launch, in f32 (x̄ sums over several invocations, so within
+    // the looser tolerance of `kernels.rs` for sums).
+    let f32_gradient = |kernel: &str, args: Vec<Value>, seed: (&str, Value)| -> Vec<Value> {
+        let db = RootDatabase::default();
+        let p = project(&db);
+        let mut interpreter = Interpreter::new(&db, p);
+        interpreter
+            .launch_gradient(kernel, n, args, &[(seed.0.to_string(), seed.1)])
+            .unwrap_or_else(|e| panic!("{kernel}: {e}"))
+            .1
+    };
+    let mut y = vec![0.0f32; n];
+    gather::gather_gpu(&gpu, n, &mut y, &s.state, &s.x, &s.idx).unwrap();
+    let (mut y_bar, mut w_bar, mut x_bar) =
+        (vec![1.0f32; n], vec![0.0f32; n], vec![0.0f32; n + 12]);
+    gather::gather_adjoint_gpu(
+        &gpu, n, &mut y, &mut y_bar, &s.state, &mut w_bar, &s.x, &mut x_bar, &s.idx,
+    )
+    .unwrap();
+    let args = vec![
+        array(&vec![0.0f32; n]),
+        array(&s.state),
+        array(&s.x),
+        integers(&s.idx),
+    ];
+    let grads = f32_gradient("gather", args, ("y", array(&vec![1.0f32; n])));
+    close(&floats(&grads[1]), &w_bar, 1e-6, "gather w̄");
+    close(&floats(&grads[2]), &x_bar, 1e-4, "gather x̄");
+    let mut y = vec![0.0f32; n];
+    math::product12_gpu(&gpu, n, &mut y, &s.x).unwrap();
+    let (mut y_bar, mut x_bar) = (vec![1.0f32; n], vec![0.0f32; n + 12]);
+    math::product12_adjoint_gpu(&gpu, n, &mut y, &mut y_bar, &s.x, &mut x_bar).unwrap();
+    let args = vec![array(&vec![0.0f32; n]), array(&s.x)];
+    let grads = f32_gradient("product12", args, ("y", array(&vec![1.0f32; n])));
+    close(&floats(&grads[1]), &x_bar, 1e-4, "product12 x̄");
 
     // The Bessel series in f32 leaves rounding errors of about 1.5e-8 in
     // its uncomputed ancillas: the checked build's deallocation check
