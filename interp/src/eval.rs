@@ -1889,23 +1889,7 @@ impl<'db> Interpreter<'db> {
             let Index::At(e) = i else { return Ok(None) };
             let k = this.integer(fr, *e)?;
             if k < 1 || k as u64 > len as u64 {
-                let what = fr.text(base_span);
-                // At the index that is out of range, as the generated code
-                // reports it.
-                return Err(fr.error(
-                    fr.body.expr(*e).span,
-                    Check::Index,
-                    format!(
-                        "`{what}` has {len} {unit}{}",
-                        if len == 1 { "" } else { "s" }
-                    ),
-                    if len == 0 {
-                        "no index (it is empty)".into()
-                    } else {
-                        format!("an index in 1:{len}")
-                    },
-                    k.to_string(),
-                ));
+                return Err(index_error(fr, base_span, *e, k, len, unit));
             }
             Ok(Some(k as usize - 1))
         };
@@ -2081,6 +2065,22 @@ impl<'db> Interpreter<'db> {
                 self.construct(fr, name, values, &data.ty, span)?
             }
             Expr::Index { base, indices } => {
+                // An element of a local array, `x[i]`, the most frequent
+                // read: taken where the array is, without holding it.
+                if let ([Index::At(i)], Expr::Local(l)) =
+                    (indices.as_slice(), &body.expr(*base).kind)
+                    && matches!(fr.locals[*l], Value::Array(_))
+                {
+                    let k = self.integer(fr, *i)?;
+                    // (Reading the index changes no local: still an array.)
+                    if let Value::Array(items) = &fr.locals[*l] {
+                        if k < 1 || k as u64 > items.len() as u64 {
+                            let (base_span, len) = (body.expr(*base).span, items.len());
+                            return Err(index_error(fr, base_span, *i, k, len, "element"));
+                        }
+                        return Ok(items[k as usize - 1].clone());
+                    }
+                }
                 let at = self.eval(fr, *base)?;
                 let any_range = indices.iter().any(|i| matches!(i, Index::Range { .. }));
                 if any_range {
@@ -2542,6 +2542,33 @@ fn slot<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
         _ => return None,
     };
     slot(next, rest)
+}
+
+/// An index `k` (the expression `index`) outside `1:len` of what is at
+/// `base`, reported at the index, as the generated code reports it.
+fn index_error(
+    fr: &Frame<'_>,
+    base: Span,
+    index: ExprId,
+    k: i64,
+    len: usize,
+    unit: &str,
+) -> Box<RunError> {
+    let what = fr.text(base);
+    fr.error(
+        fr.body.expr(index).span,
+        Check::Index,
+        format!(
+            "`{what}` has {len} {unit}{}",
+            if len == 1 { "" } else { "s" }
+        ),
+        if len == 0 {
+            "no index (it is empty)".into()
+        } else {
+            format!("an index in 1:{len}")
+        },
+        k.to_string(),
+    )
 }
 
 /// The value of a place `cur` after an instruction `op` with `v` (of the
