@@ -187,6 +187,14 @@ pub fn inner_name(name: &str) -> String {
     format!("__nil_{}", name.trim_start_matches("r#"))
 }
 
+/// The constant of the `k`-th index check site of the generated function
+/// `function` (a `nilang::IndexSite` in static memory). The function's
+/// name ends before the last `_` and its digits, so no two functions'
+/// constants share a name.
+pub fn index_site_name(function: &str, k: usize) -> String {
+    format!("__nil_site_{function}_{k}")
+}
+
 /// The Rust spellings of the functions that the compiler would generate a
 /// public function `spelled` for (besides the function itself): `f` for
 /// `uncall_f`, `f_grad`, `f_adjoint`, `uncall_f_adjoint_accumulating`,

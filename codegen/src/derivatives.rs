@@ -97,16 +97,13 @@ pub(crate) fn entry_points(
     // `f`'s programs without their entry snapshot (`__nil_f_grad`, ...), as
     // generated code calls each other: the caller's entry point restores
     // its arguments if a call fails.
-    let path = match &sig.module {
-        Some(m) => format!("{m}::__nil_"),
-        None => "__nil_".to_string(),
-    };
+    let module = sig.module.clone();
     let f = rust_name(nilang_analysis::modules::bare_name(base));
     let f = f.trim_start_matches("r#");
     let g = Gen {
         params,
         t,
-        path,
+        module,
         f: f.to_string(),
         taped: sig.taped,
         location: location.to_string(),
@@ -126,9 +123,9 @@ struct Gen {
     params: Vec<Param>,
     /// The float type parameter's name.
     t: String,
-    /// The prefix of `f`'s programs: its module and `__nil_`
-    /// (`super::m::__nil_`).
-    path: String,
+    /// The module of `f`'s programs, as a path from the caller's
+    /// (`super::m`; `None` for the same module).
+    module: Option<String>,
     /// `f`'s Rust name.
     f: String,
     /// `f` records a tape: `f` and `uncall_f` take one (`f_grad` and
@@ -142,6 +139,15 @@ struct Gen {
 }
 
 impl Gen {
+    /// The body of `f`'s generated `program` (`f_grad`, `uncall_f`, ...),
+    /// which generated code calls (`names::inner_name`), in its module.
+    fn inner(&self, program: &str) -> String {
+        match &self.module {
+            Some(m) => format!("{m}::{}", names::inner_name(program)),
+            None => names::inner_name(program),
+        }
+    }
+
     fn ty(&self, p: &Param) -> String {
         rust_ty(&p.kind)
     }
@@ -430,18 +436,19 @@ impl Gen {
         let d = self.derivative;
         let name = entry_name(d, base, inverted, false);
         let f = &self.f;
-        let p = &self.path;
         let mut lines = self.companion_checks(base, inverted);
         match d {
             Derivative::Gradient => {
                 let program = names::generated_name(f, inverted, Pass::Grad, Launcher::Cpu);
-                lines.push(format!("{p}{program}({})", self.plain_args(true)));
+                let program = self.inner(&program);
+                lines.push(format!("{program}({})", self.plain_args(true)));
             }
             Derivative::Tangent => {
                 lines.extend(self.state_duals());
                 let program = names::generated_name(f, inverted, Pass::Plain, Launcher::Cpu);
+                let program = self.inner(&program);
                 lines.push(format!(
-                    "{p}{program}({}{})?;",
+                    "{program}({}{})?;",
                     self.dual_args("d", None),
                     self.caller_tape()
                 ));
@@ -516,9 +523,13 @@ impl Gen {
         lines.extend(self.duals("h", &|k, i| self.value(k, i), dir, false));
         lines.extend(self.duals("s", &|k, i| self.companion(k, i), &|_, _| None, true));
         lines.push(format!(
-            "{}{}({})?;",
-            self.path,
-            names::generated_name(&self.f, false, Pass::Grad, Launcher::Cpu),
+            "{}({})?;",
+            self.inner(&names::generated_name(
+                &self.f,
+                false,
+                Pass::Grad,
+                Launcher::Cpu
+            )),
             self.dual_args("h", Some("s"))
         ));
         self.store(
@@ -552,7 +563,6 @@ impl Gen {
         let name = entry_name(d, base, inverted, true);
         let f = &self.f;
         let t = &self.t;
-        let p = &self.path;
         let mut lines: Vec<String> = self.companion_checks(base, inverted);
         let lanes = format!("<G as nilang::Adjoint<{t}>>::LANES");
         match (d, inverted) {
@@ -576,8 +586,8 @@ impl Gen {
                 // adjoints; a's adjoints += tangent of Jᵀb at a + εv; the
                 // companions' adjoints = J v.
                 lines.push(format!(
-                    "{p}{}({})?;",
-                    names::generated_name(f, true, Pass::Grad, Launcher::Cpu),
+                    "{}({})?;",
+                    self.inner(&names::generated_name(f, true, Pass::Grad, Launcher::Cpu)),
                     self.plain_args(true)
                 ));
                 lines.push(format!("for l in 0..{lanes} {{"));
@@ -595,7 +605,11 @@ impl Gen {
                 if self.taped {
                     lines.push("let mut __tape = nilang::Tape::new();".into());
                 }
-                lines.push(format!("{p}{f}({})?;", self.dual_args_taped("j")));
+                lines.push(format!(
+                    "{}({})?;",
+                    self.inner(f),
+                    self.dual_args_taped("j")
+                ));
                 self.set_companion_adjoints(&mut lines, "j");
                 lines.push("}".into());
             }
@@ -606,7 +620,11 @@ impl Gen {
                 // then the companions go forwards to c = Jᵀ b.
                 lines.push(format!("for l in 0..{lanes} {{"));
                 lines.extend(self.duals("j", &|k, i| self.value(k, i), &|_, _| None, false));
-                lines.push(format!("{p}{f}({})?;", self.dual_args("j", None)));
+                lines.push(format!(
+                    "{}({})?;",
+                    self.inner(f),
+                    self.dual_args("j", None)
+                ));
                 lines.extend(self.duals(
                     "u",
                     &|k, i| self.at("j", k, i, "re"),
@@ -614,8 +632,8 @@ impl Gen {
                     false,
                 ));
                 lines.push(format!(
-                    "{p}{}({})?;",
-                    names::uncall_name(f),
+                    "{}({})?;",
+                    self.inner(&names::uncall_name(f)),
                     self.dual_args("u", None)
                 ));
                 // Read-only parameters are their own inverse: u = B there.
@@ -635,8 +653,8 @@ impl Gen {
                 self.set_companion_adjoints(&mut lines, "u");
                 lines.push("}".into());
                 lines.push(format!(
-                    "{p}{}({})?;",
-                    names::generated_name(f, false, Pass::Grad, Launcher::Cpu),
+                    "{}({})?;",
+                    self.inner(&names::generated_name(f, false, Pass::Grad, Launcher::Cpu)),
                     self.plain_args(true)
                 ));
             }
@@ -647,6 +665,7 @@ impl Gen {
                 // records pops what `(∂f)` pushed onto the caller's tape, once
                 // a lane: each lane after the first gets it back from a copy.
                 let program = names::generated_name(f, inverted, Pass::Adjoint, Launcher::Cpu);
+                let program = self.inner(&program);
                 if self.taped {
                     lines.push(format!(
                         "let __whole = ({lanes} > 1).then(|| __tape.snapshot());"
@@ -667,7 +686,7 @@ impl Gen {
                     true,
                 ));
                 lines.push(format!(
-                    "{p}{program}({}{})?;",
+                    "{program}({}{})?;",
                     self.dual_args("d", Some("s")),
                     self.caller_tape()
                 ));

@@ -51,9 +51,7 @@ impl Sites {
     }
 
     fn name(&self, k: usize) -> String {
-        // The function's name ends before the last `_` and its digits, so
-        // no two functions' constants share a name.
-        format!("__nil_site_{}_{k}", self.function)
+        nilang_analysis::names::index_site_name(&self.function, k)
     }
 
     /// The constants, after the function's code (none if it checks no

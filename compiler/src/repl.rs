@@ -204,11 +204,12 @@ impl Session {
                 })?;
                 let rust = crate::names::rust_name(f.name(&self.db));
                 // Each entry point and the body it runs.
+                let uncall = crate::names::uncall_name(&rust);
                 let names = [
-                    rust.clone(),
-                    format!("__nil_{rust}"),
-                    format!("uncall_{rust}"),
-                    format!("__nil_uncall_{rust}"),
+                    crate::names::inner_name(&rust),
+                    crate::names::inner_name(&uncall),
+                    rust,
+                    uncall,
                 ];
                 let items = items_named(&module, &names);
                 if items.is_empty() {
