@@ -31,92 +31,38 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
     }
 
     fn callee(&self, name: &str) -> Option<codegen::CalleeSig> {
-        // A derivative call (`(∇f)`): `f`'s parameters with their
-        // companions, reached through this module's entry points.
-        if let Some((d, base)) = nilang_analysis::ast::Derivative::of(name) {
-            let sig = self.callee(base)?;
-            let (_, _, mask) = derived_base(self.db, self.project, name)?;
-            let params = nilang_analysis::derivatives::interleave(&sig.params, &mask, |(_, ty)| {
-                (true, ty.clone())
-            });
-            return Some(codegen::CalleeSig {
-                module: None,
-                params,
-                constant: nilang_analysis::derivatives::interleave(&sig.constant, &mask, |_| false),
-                kwparams: Vec::new(),
-                // A tangent call runs `f` on its caller's tape.
-                taped: sig.taped && d == nilang_analysis::ast::Derivative::Tangent,
-            });
-        }
-        // An instance has its template's parameters (the `Fn` ones are
-        // skipped at the call) and lives in its home module.
-        let (name, f, home, analysed) = match lookup_function(self.db, self.project, name) {
-            Some(f) => (name, f, f.file(self.db), None),
-            None => {
-                let instance = project_instances(self.db, self.project)
-                    .iter()
-                    .find(|i| i.name() == name)?;
-                let template = instance.template.as_str();
-                let f = lookup_function(self.db, self.project, template)?;
-                let analysed = instance_function(
-                    self.db,
-                    self.project,
-                    InstanceId::new(self.db, instance.clone()),
-                )
-                .clone()?;
-                (
-                    template,
-                    f,
-                    instance_home(self.db, self.project, instance)?,
-                    Some(analysed),
-                )
-            }
-        };
-        let ast = match &analysed {
-            Some(a) => a.ast.clone(),
-            None => function_ast(self.db, f)?,
-        };
-        let resolution = analysed
-            .as_ref()
-            .map_or(resolve_function(self.db, f), |a| &a.resolution);
-        let types = analysed
-            .as_ref()
-            .map_or(function_types(self.db, f), |a| &a.types);
-        let mutated = match &analysed {
-            Some(a) => a.mutated.clone(),
-            None => mutated_params(self.db, self.project, name).unwrap_or_default(),
-        };
-        let type_of = |span| {
-            resolution
-                .def_at(span)
-                .map(|id| types.defs[id].clone())
-                .unwrap_or(nilang_analysis::ty::Ty::Unknown)
-        };
-        let params = ast
+        let sig = signature(self.db, self.project, name)?;
+        let params = sig
             .params
             .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                (
-                    mutated.get(i).copied().unwrap_or(false),
-                    type_of(p.name.span),
-                )
-            })
+            .map(|p| (p.mutated, p.ty.clone()))
             .collect();
-        let kwparams = ast
-            .kwparams
-            .iter()
-            .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
-            .collect();
-        let module = (home != self.file).then(|| rust_module_path(self.db, self.project, home));
-        Some(codegen::CalleeSig {
-            module,
-            params,
-            constant: ast.params.iter().map(|p| p.constant).collect(),
-            kwparams,
-            taped: project_taped(self.db, self.project, self.tape_loops)
+        let constant = sig.params.iter().map(|p| p.constant).collect();
+        let taped = |name: &str| {
+            project_taped(self.db, self.project, self.tape_loops)
                 .iter()
-                .any(|t| t == name),
+                .any(|t| t == name)
+        };
+        Some(match sig.derivative {
+            // A derivative call (`(∇f)`): `f`'s parameters with their
+            // companions, reached through this module's entry points; a
+            // tangent call runs `f` on its caller's tape.
+            Some(d) => codegen::CalleeSig {
+                module: None,
+                params,
+                constant,
+                kwparams: Vec::new(),
+                taped: d == nilang_analysis::ast::Derivative::Tangent
+                    && nilang_analysis::ast::Derivative::of(name).is_some_and(|(_, f)| taped(f)),
+            },
+            None => codegen::CalleeSig {
+                module: (sig.home != self.file)
+                    .then(|| rust_module_path(self.db, self.project, sig.home)),
+                params,
+                constant,
+                kwparams: sig.kwparams.clone(),
+                taped: taped(name),
+            },
         })
     }
 }
@@ -387,53 +333,6 @@ fn rust_module_path(db: &dyn Db, project: Project, file: SourceFile) -> String {
         Some(l) => l.rust_path.clone(),
         None => format!("super::{}", codegen::rust_name(&module_name(file.path(db)))),
     }
-}
-
-/// The module an instance is generated in: its template's, for a template
-/// of this crate; for a library template (whose module is generated in its
-/// own crate), that of the first function of this crate it is passed,
-/// else that of the first file of this crate that calls it.
-pub fn instance_home(db: &dyn Db, project: Project, instance: &Instance) -> Option<SourceFile> {
-    let file_of = |name: &str| lookup_function(db, project, name).map(|f| f.file(db));
-    let template = file_of(&instance.template)?;
-    if is_local(db, project, template) {
-        return Some(template);
-    }
-    let local_files = || {
-        project
-            .files(db)
-            .iter()
-            .copied()
-            .filter(move |&f| is_local(db, project, f))
-    };
-    // Of only library functions: the first file that calls it.
-    let calls_it = |file: SourceFile| {
-        file_functions(db, project, file).iter().any(|&f| {
-            let Some(ast) = function_ast(db, f) else {
-                return false;
-            };
-            let mut found = false;
-            nilang_analysis::ast::walk_stmts(&ast.body.stmts, &mut |stmt| {
-                if let nilang_analysis::ast::StmtKind::Call(call) = &stmt.kind
-                    && call.callee.name == instance.template
-                    && call.args.iter().any(|a| {
-                        nilang_analysis::values::passed(a)
-                            .is_some_and(|(p, _)| instance.functions.contains(&p))
-                    })
-                {
-                    found = true;
-                }
-            });
-            found
-        })
-    };
-    instance
-        .functions
-        .iter()
-        .filter_map(|f| file_of(&f.name))
-        .find(|&f| is_local(db, project, f))
-        .or_else(|| local_files().find(|&f| calls_it(f)))
-        .or_else(|| local_files().next())
 }
 
 /// The Rust of a file's structs, and `use` items for the structs of the

@@ -211,9 +211,9 @@ pub fn param_types<'db>(db: &'db dyn Db, f: FnId<'db>) -> &'db Option<(Vec<Ty>, 
 /// What the name of a call stands for, looked up once: a function of the
 /// project, or the derivative (`∇f`, `∂f`) of one, whose parameters are
 /// `f`'s with their companions where `mask` says
-/// (`derivatives::companions`). What a pass needs to know of a callee is a
-/// method here, answered the same way for both kinds; the resolver's,
-/// the checks' and the typing's views of callees all read it.
+/// (`derivatives::companions`). Its [`callee_signature`] is what the
+/// typing, the checks and the backends know of it; the resolver reads only
+/// its parameters' names ([`Callable::signature`]).
 #[derive(Clone, PartialEq, Eq, Debug, salsa::SalsaValue)]
 pub enum Callable<'db> {
     Function(FnId<'db>),
@@ -255,31 +255,6 @@ impl<'db> Callable<'db> {
             }
         }
     }
-
-    /// Which positional parameters are `Const` (a companion never is).
-    pub fn constant_params(&self, db: &'db dyn Db) -> Option<Vec<bool>> {
-        match self {
-            Callable::Function(f) => header(db, *f).map(|h| h.constant.clone()),
-            Callable::Derived { base, mask, .. } => {
-                let constant = &header(db, *base)?.constant;
-                Some(crate::derivatives::interleave(constant, mask, |_| false))
-            }
-        }
-    }
-
-    /// The positional parameters' types, and which it changes.
-    pub fn param_types(&self, db: &'db dyn Db) -> Option<(Vec<Ty>, Vec<bool>)> {
-        match self {
-            Callable::Function(f) => param_types(db, *f).clone(),
-            Callable::Derived { base, mask, .. } => {
-                let (types, mutated) = param_types(db, *base).as_ref()?;
-                Some((
-                    crate::derivatives::interleave(types, mask, Ty::clone),
-                    crate::derivatives::mutated(mutated, mask),
-                ))
-            }
-        }
-    }
 }
 
 pub(crate) struct ProjectItems<'a> {
@@ -315,24 +290,155 @@ impl Items for ProjectItems<'_> {
     }
 }
 
-/// What the checks of one function need to know of the project's others.
+/// What the checks of one function need to know of the project's others:
+/// each callee's [`callee_signature`].
 pub struct ProjectCallees<'a> {
     pub db: &'a dyn Db,
     pub project: Project,
 }
 
+impl ProjectCallees<'_> {
+    fn signature(&self, name: &str) -> Option<&Arc<CalleeSignature>> {
+        callee_signature(self.db, self.project, name.to_string()).as_ref()
+    }
+}
+
 impl CalleeInfo for ProjectCallees<'_> {
     fn mutated_params(&self, name: &str) -> Option<Vec<bool>> {
-        mutated_params(self.db, self.project, name)
+        match self.signature(name) {
+            Some(s) => Some(s.mutated()),
+            // A name that is no function of the project: the table's
+            // answer, if it has one.
+            None => mutated_params(self.db, self.project, name),
+        }
     }
 
     fn constant_params(&self, name: &str) -> Option<Vec<bool>> {
-        Callable::named(self.db, self.project, name)?.constant_params(self.db)
+        self.signature(name)
+            .map(|s| s.params.iter().map(|p| p.constant).collect())
     }
 }
 
 impl crate::typeck::CalleeTypes for ProjectCallees<'_> {
     fn param_types(&self, name: &str) -> Option<(Vec<Ty>, Vec<bool>)> {
-        Callable::named(self.db, self.project, name)?.param_types(self.db)
+        self.signature(name)
+            .map(|s| (s.params.iter().map(|p| p.ty.clone()).collect(), s.mutated()))
     }
+}
+
+/// One positional parameter of a callee, as its callers see it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ParamSignature {
+    pub name: String,
+    /// Its declared type (a companion's: its parameter's).
+    pub ty: Ty,
+    /// The callee changes it.
+    pub mutated: bool,
+    /// Declared `Const<T>`: it has no adjoint.
+    pub constant: bool,
+}
+
+/// Everything a call needs to know of its callee (a function of the
+/// project, or a derived function `∇f`, `∂f`; a template instance's is
+/// `db::signature`'s), decided once per name and memoized: the typing, the
+/// checks and the Rust backend all read this. The resolver reads only the
+/// names ([`Callable::signature`]), since what a function changes depends
+/// on the resolution of every function.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CalleeSignature {
+    /// The file whose module holds the callee's code (a derived function's:
+    /// its function's).
+    pub home: SourceFile,
+    pub params: Vec<ParamSignature>,
+    /// Keyword parameters: name, declared type, default.
+    pub kwparams: Vec<(String, Ty, crate::ast::Expr)>,
+    /// Which derivative it is, for a derived function.
+    pub derivative: Option<crate::derivatives::Derivative>,
+}
+
+impl CalleeSignature {
+    /// Which positional parameters it changes.
+    pub fn mutated(&self) -> Vec<bool> {
+        self.params.iter().map(|p| p.mutated).collect()
+    }
+}
+
+/// The signature of the function or derived function a call names `name`.
+#[salsa::tracked(returns(ref))]
+pub fn callee_signature(
+    db: &dyn Db,
+    project: Project,
+    name: String,
+) -> Option<Arc<CalleeSignature>> {
+    let signature = match Callable::named(db, project, &name)? {
+        Callable::Function(f) => function_callee_signature(db, f)?,
+        Callable::Derived {
+            derivative,
+            base,
+            mask,
+        } => {
+            let base = function_callee_signature(db, base)?;
+            let names: Vec<String> = base.params.iter().map(|p| p.name.clone()).collect();
+            let names = crate::derivatives::param_names(derivative, &names, &mask);
+            let params = crate::derivatives::interleave(&base.params, &mask, |p| ParamSignature {
+                name: String::new(),
+                ty: p.ty.clone(),
+                mutated: true,
+                constant: false,
+            });
+            CalleeSignature {
+                home: base.home,
+                params: params
+                    .into_iter()
+                    .zip(names)
+                    .map(|(p, name)| ParamSignature { name, ..p })
+                    .collect(),
+                kwparams: Vec::new(),
+                derivative: Some(derivative),
+            }
+        }
+    };
+    Some(Arc::new(signature))
+}
+
+/// A function's signature: its declared types (not the inferred ones, which
+/// its callers' typing cannot wait for), what it changes, what is `Const`.
+fn function_callee_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<CalleeSignature> {
+    let ast = super::functions::function_ast(db, f)?;
+    let front = front(db, f)?;
+    let (types, mutated) = param_types(db, f).as_ref()?;
+    let constant = &header(db, f)?.constant;
+    let declared = |span| {
+        front
+            .resolution
+            .def_at(span)
+            .and_then(|id| front.declared.defs.get(id).cloned())
+            .unwrap_or(Ty::Unknown)
+    };
+    Some(CalleeSignature {
+        home: f.file(db),
+        params: ast
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ParamSignature {
+                name: p.name.name.clone(),
+                ty: types.get(i).cloned().unwrap_or(Ty::Unknown),
+                mutated: mutated.get(i).copied().unwrap_or(false),
+                constant: constant.get(i).copied().unwrap_or(false),
+            })
+            .collect(),
+        kwparams: ast
+            .kwparams
+            .iter()
+            .map(|k| {
+                (
+                    k.name.name.clone(),
+                    declared(k.name.span),
+                    k.default.clone(),
+                )
+            })
+            .collect(),
+        derivative: None,
+    })
 }

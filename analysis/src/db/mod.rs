@@ -20,6 +20,8 @@
 //! - `instances`: the template instances a project calls, and their trees;
 //! - `limits`: what the backends cannot generate (E0701);
 //! - `checks`: the checks of each function and template instance;
+//! - `callees`: the signature of whatever generated code calls by name
+//!   (instances too), and the module an instance is generated in;
 //! - `variants`: whether a variant a build asks for (a function with some
 //!   parameters `Const`) can be made (E0625);
 //! - `options`: what a build's other options rule out (a gradient call
@@ -31,6 +33,7 @@
 //! Everything public is re-exported here: callers name `db::…` only.
 
 pub mod body;
+mod callees;
 mod checks;
 mod diagnostics;
 mod front;
@@ -47,14 +50,15 @@ mod variants;
 
 pub use crate::names::module_name;
 pub use body::function_body;
+pub use callees::{instance_home, signature};
 pub use checks::{
     InstanceFunction, check_function, function_activity, instance_function, instance_mutations,
     kernel_facts, reversibility_checks,
 };
 pub use diagnostics::file_diagnostics;
 pub use front::{
-    Callable, ProjectCallees, function_expr_types, function_types, mutated_params, param_types,
-    resolve_function,
+    Callable, CalleeSignature, ParamSignature, ProjectCallees, callee_signature,
+    function_expr_types, function_types, mutated_params, param_types, resolve_function,
 };
 pub use functions::{
     derivative_problem, derived_base, function_ast, function_signature, has_tape_loop, is_kernel,
