@@ -30,7 +30,10 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::rc::Rc;
 
+mod derivative;
 mod grad;
+
+use derivative::DerivativeCall;
 
 /// Which way a body runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -539,6 +542,9 @@ impl<'db> Interpreter<'db> {
             .path(fr, x)?
             .ok_or_else(|| fr.domain(span, "a typecast of something that is not a place".into()))?;
         let v = self.read(fr, &path, span)?;
+        if let Value::Dual(..) = v {
+            return Err(fr.unsupported(span, "a typecast of a dual number (in a tangent call)"));
+        }
         let Some(cast) = cast_exact(&v, to) else {
             let text = fr.text(span);
             return Err(match zero_of(to) {
@@ -1273,27 +1279,27 @@ impl<'db> Interpreter<'db> {
             CallTarget::Instruction(ins) => return self.instruction(fr, ins, dir, args, span),
             CallTarget::Function(Callable::Function(f)) => *f,
             CallTarget::Function(Callable::Derived {
-                derivative: nilang_analysis::ast::Derivative::Gradient,
+                derivative,
                 base,
                 mask,
-            }) if dir == Direction::Forward && fr.grads.is_none() => {
-                return self.gradient_call(fr, *base, mask, args, span);
-            }
-            CallTarget::Function(Callable::Derived {
-                derivative, base, ..
             }) => {
-                return Err(fr.error(
-                    span,
-                    Check::Unsupported,
-                    format!(
-                        "a derivative call `{}({}{})(...)`",
-                        if dir == Direction::Backward { "~" } else { "" },
-                        derivative.symbol(),
-                        base.name(self.db)
-                    ),
-                    "a call of a function".into(),
-                    "a derivative call".into(),
-                ));
+                let call = DerivativeCall {
+                    derivative: *derivative,
+                    base: *base,
+                    inverted: dir == Direction::Backward,
+                };
+                // A gradient run runs the call's reverse pass (a second
+                // derivative). The run goes the other way than the program
+                // whose reverse pass it is, so that program made the call
+                // uncalled when this run makes it forwards.
+                if fr.grads.is_some() {
+                    let call = DerivativeCall {
+                        inverted: !call.inverted,
+                        ..call
+                    };
+                    return self.derivative_reverse(fr, call, mask, args, span);
+                }
+                return self.derivative_call(fr, call, mask, args, span);
             }
             CallTarget::Local(l) => {
                 let (name, captured) = match &fr.locals[*l] {
@@ -1343,104 +1349,6 @@ impl<'db> Interpreter<'db> {
             }
         };
         self.call_function(fr, f, None, dir, args, kwargs, span)
-    }
-
-    /// `(∇f)(x, x̄, ...)`: `f` run forwards on its arguments, then
-    /// backwards with the companions as the adjoints of its results; the
-    /// arguments come back, the companions go from `b` to `Jᵀb`.
-    fn gradient_call(
-        &mut self,
-        fr: &mut Frame<'db>,
-        f: FnId<'db>,
-        mask: &[bool],
-        args: &[ExprId],
-        span: Span,
-    ) -> R<()> {
-        let mut values = Vec::with_capacity(mask.len());
-        let mut places = Vec::with_capacity(mask.len());
-        let mut companions = Vec::with_capacity(mask.len());
-        let mut given = args.iter();
-        for &has in mask {
-            let Some(&a) = given.next() else {
-                return Err(fr.domain(span, "a derivative call with too few arguments".into()));
-            };
-            places.push(self.path(fr, a)?);
-            values.push(self.eval(fr, a)?);
-            companions.push(match has {
-                true => match given.next() {
-                    Some(&c) => {
-                        let p = self.path(fr, c)?.ok_or_else(|| {
-                            fr.domain(span, "a companion that is not a place".into())
-                        })?;
-                        Some(p)
-                    }
-                    None => {
-                        return Err(
-                            fr.domain(span, "a derivative call with too few arguments".into())
-                        );
-                    }
-                },
-                false => None,
-            });
-        }
-        // Each array's companion as long as the array, as the generated
-        // entry point checks it (at `f`'s definition).
-        for (k, (c, v)) in companions.iter().zip(&values).enumerate() {
-            if let (Some(p), Value::Array(xs)) = (c, v)
-                && let Value::Array(cs) = self.read(fr, p, span)?
-                && cs.len() != xs.len()
-            {
-                let name = f.name(self.db).clone();
-                let info = self.info(f);
-                let at = db::function_ast(self.db, f).map_or(0, |a| a.name.span.start);
-                return Err(Box::new(RunError {
-                    location: info.file.location(info.offset + at),
-                    check: Check::Shape,
-                    what: format!(
-                        "the companion of argument {} of `(∇{name})` must be as long as the argument",
-                        k + 1
-                    ),
-                    expected: xs.len().to_string(),
-                    found: cs.len().to_string(),
-                }));
-            }
-        }
-        let seeds: Vec<Value> = companions
-            .iter()
-            .zip(&values)
-            .map(|(c, v)| match c {
-                Some(p) => self.take(fr, p, span),
-                None => Ok(v.zero_like()),
-            })
-            .collect::<R<_>>()?;
-        let at = fr.site(span);
-        let (out, _) = self.invoke(
-            f,
-            values,
-            None,
-            Vec::new(),
-            Direction::Forward,
-            Some(at.clone()),
-        )?;
-        let (back, grads) = self.invoke(
-            f,
-            out,
-            Some(seeds),
-            Vec::new(),
-            Direction::Backward,
-            Some(at),
-        )?;
-        for (p, v) in places.iter().zip(back) {
-            if let Some(p) = p {
-                self.write(fr, p, v, span)?;
-            }
-        }
-        for (c, g) in companions.iter().zip(grads.unwrap_or_default()) {
-            if let Some(p) = c {
-                self.write(fr, p, g, span)?;
-            }
-        }
-        Ok(())
     }
 
     /// A call of the function `f`, with `captured` arguments of a partial
@@ -1622,6 +1530,17 @@ impl<'db> Interpreter<'db> {
                 let theta = match angle {
                     Some(k) => {
                         let v = self.eval(fr, args[k])?;
+                        // The rotation's factors are computed from the
+                        // angle's value: a tangent of the angle would be
+                        // lost.
+                        if let Value::Dual(_, eps) = v
+                            && eps != 0.0
+                        {
+                            return Err(fr.unsupported(
+                                span,
+                                "an angle that carries a tangent (in a tangent call)",
+                            ));
+                        }
                         v.as_f64().ok_or_else(|| {
                             fr.domain(span, format!("an angle of {}", v.kind_name()))
                         })?
@@ -2274,6 +2193,11 @@ impl<'db> Interpreter<'db> {
         span: Span,
     ) -> R<Value> {
         if name == "Complex" {
+            if args.iter().any(|a| matches!(a, Value::Dual(..))) {
+                return Err(
+                    fr.unsupported(span, "a complex number of dual numbers (in a tangent call)")
+                );
+            }
             let re = args.first().and_then(Value::as_f64);
             let im = args.get(1).map_or(Some(0.0), Value::as_f64);
             return match (re, im) {
@@ -2446,7 +2370,9 @@ fn accumulate(a: &Value, b: &Value) -> Value {
                     .collect(),
             ),
         ),
-        (Value::F64(_) | Value::F32(_), Value::F64(_) | Value::F32(_)) => {
+        (Value::F64(_) | Value::F32(_) | Value::Dual(..), Value::Dual(..))
+        | (Value::Dual(..), Value::F64(_) | Value::F32(_))
+        | (Value::F64(_) | Value::F32(_), Value::F64(_) | Value::F32(_)) => {
             ops::binary(BinaryOp::Add, a, b)
                 .and_then(|s| convert(s, a))
                 .unwrap_or_else(|_| a.clone())

@@ -12,6 +12,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod doctest;
+mod dual;
 pub mod error;
 mod eval;
 pub mod literal;

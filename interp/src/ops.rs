@@ -132,6 +132,9 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     if let (Or | And, Value::Bool(x), Value::Bool(y)) = (op, a, b) {
         return Ok(Value::Bool(if op == Or { *x || *y } else { *x && *y }));
     }
+    if matches!(a, Value::Dual(..)) || matches!(b, Value::Dual(..)) {
+        return crate::dual::binary(op, a, b);
+    }
     let (Some(x), Some(y)) = (Num::of(a), Num::of(b)) else {
         return Err(format!(
             "`{}` of {} and {}",
@@ -287,6 +290,7 @@ pub fn negate(v: &Value) -> Result<Value, String> {
         Value::F32(x) => Value::F32(-x),
         Value::Int(x, s) => Value::Int(wrap(x.wrapping_neg(), *s), *s),
         Value::Complex(re, im) => Value::Complex(-re, -im),
+        Value::Dual(re, eps) => crate::dual::negate(*re, *eps),
         v => return Err(format!("`-` of {}", v.kind_name())),
     })
 }
@@ -295,6 +299,14 @@ pub fn negate(v: &Value) -> Result<Value, String> {
 /// `like` stores (the generated code's conversion to the place's type).
 pub fn convert(v: Value, like: &Value) -> Result<Value, String> {
     Ok(match (like, &v) {
+        // Into a place of the float type while `f` runs on duals: a
+        // number is a constant (`T::from`).
+        (Value::Dual(..), Value::Dual(..)) => v,
+        (Value::Dual(..), _) => match crate::dual::parts(&v) {
+            Some((x, _)) => Value::Dual(x, 0.0),
+            None => return Err(format!("{} into a dual number", v.kind_name())),
+        },
+        (Value::Int(_, s), Value::Dual(x, _)) => Value::Int(wrap(*x as i64, *s), *s),
         (Value::F64(_), _) => match v {
             Value::F64(_) => v,
             _ => Value::F64(
@@ -355,6 +367,13 @@ pub fn check_eq(a: &Value, b: &Value, atol: f64) -> bool {
         }
         (Value::Bool(p), Value::Bool(q)) => p == q,
         (Value::Int(p, _), Value::Int(q, _)) => p == q,
+        // Both parts, as `Real::approx_eq` of a `Dual`.
+        (Value::Dual(..), _) | (_, Value::Dual(..)) => {
+            match (crate::dual::parts(a), crate::dual::parts(b)) {
+                (Some(x), Some(y)) => approx(x.0, y.0, atol) && approx(x.1, y.1, atol),
+                _ => false,
+            }
+        }
         _ => match (Num::of(a), Num::of(b)) {
             (Some(x), Some(y)) => {
                 let (p, q) = (x.complex(), y.complex());

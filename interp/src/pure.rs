@@ -114,6 +114,11 @@ fn len_of(v: &Value) -> Result<usize, String> {
 
 pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
     use PureFn as P;
+    if args.iter().any(|a| matches!(a, Value::Dual(..)))
+        && let Some(v) = crate::dual::pure(func, args)
+    {
+        return v.map(Out::Value);
+    }
     let one = || {
         args.first()
             .ok_or_else(|| format!("`{}` needs an argument", func.name()))

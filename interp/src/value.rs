@@ -15,6 +15,10 @@ pub enum Value {
     Bool(bool),
     /// `Complex<f64>`.
     Complex(f64, f64),
+    /// A dual number `re + eps ε` (`nilang::Dual<f64>`): a value of a
+    /// function's float type while a tangent call `(∂f)` runs it (see
+    /// `crate::dual`).
+    Dual(f64, f64),
     /// `[T]` or `Vec<T>`: shared until written (copy on write).
     Array(Rc<Vec<Value>>),
     /// `Matrix<T>`, column-major.
@@ -57,6 +61,7 @@ impl Value {
             Value::Int(_, s) => Ty::Scalar(*s),
             Value::Bool(_) => Ty::Scalar(Scalar::Bool),
             Value::Complex(..) => Ty::Constructed(Ctor::Complex, vec![Ty::Scalar(Scalar::F64)]),
+            Value::Dual(..) => crate::dual::ty(),
             Value::Array(items) => Ty::Slice(Box::new(
                 items.first().map_or(Ty::Scalar(Scalar::F64), Value::ty),
             )),
@@ -89,7 +94,7 @@ impl Value {
 
     pub fn as_f64(&self) -> Option<f64> {
         match self {
-            Value::F64(x) => Some(*x),
+            Value::F64(x) | Value::Dual(x, _) => Some(*x),
             Value::F32(x) => Some(*x as f64),
             Value::Int(x, _) => Some(*x as f64),
             Value::Bool(b) => Some(*b as i64 as f64),
@@ -116,7 +121,12 @@ impl Value {
     pub fn is_number(&self) -> bool {
         matches!(
             self,
-            Value::F64(_) | Value::F32(_) | Value::Int(..) | Value::Bool(_) | Value::Complex(..)
+            Value::F64(_)
+                | Value::F32(_)
+                | Value::Int(..)
+                | Value::Bool(_)
+                | Value::Complex(..)
+                | Value::Dual(..)
         )
     }
 
@@ -128,6 +138,7 @@ impl Value {
             Value::Int(_, s) => Value::Int(0, *s),
             Value::Bool(_) => Value::Bool(false),
             Value::Complex(..) => Value::Complex(0.0, 0.0),
+            Value::Dual(..) => Value::Dual(0.0, 0.0),
             Value::Array(items) => {
                 Value::Array(Rc::new(items.iter().map(Value::zero_like).collect()))
             }
@@ -170,6 +181,7 @@ impl Value {
             Value::F64(x) => format!("{x:?}"),
             Value::F32(x) => format!("{x:?}"),
             Value::Complex(re, im) => format!("Complex {{ re: {re:?}, im: {im:?} }}"),
+            Value::Dual(re, eps) => format!("Dual {{ re: {re:?}, eps: {eps:?} }}"),
             // As the runtime's `Stack` prints itself.
             Value::Stack(items, _) => {
                 let inner: Vec<String> = items.iter().map(Value::debug).collect();
@@ -190,7 +202,7 @@ impl Value {
     /// Whether it holds a float anywhere (what has an adjoint).
     pub fn has_adjoint(&self) -> bool {
         match self {
-            Value::F64(_) | Value::F32(_) | Value::Complex(..) => true,
+            Value::F64(_) | Value::F32(_) | Value::Complex(..) | Value::Dual(..) => true,
             Value::Array(items) | Value::Tuple(items) | Value::Stack(items, _) => {
                 items.iter().any(Value::has_adjoint)
             }
@@ -208,7 +220,7 @@ impl Value {
             Value::F32(x) => *x == 0.0,
             Value::Int(x, _) => *x == 0,
             Value::Bool(b) => !*b,
-            Value::Complex(re, im) => *re == 0.0 && *im == 0.0,
+            Value::Complex(re, im) | Value::Dual(re, im) => *re == 0.0 && *im == 0.0,
             Value::Array(items) | Value::Tuple(items) => items.iter().all(Value::is_zero),
             Value::Matrix { data, .. } => data.iter().all(Value::is_zero),
             Value::Stack(items, _) => items.is_empty(),
@@ -227,6 +239,7 @@ pub fn zero_of(ty: &Ty) -> Option<Value> {
         Ty::Scalar(Scalar::Bool) => Value::Bool(false),
         Ty::Scalar(s) => Value::Int(0, *s),
         Ty::Constructed(Ctor::Complex, _) => Value::Complex(0.0, 0.0),
+        t if crate::dual::is_dual(t) => Value::Dual(0.0, 0.0),
         Ty::Constructed(Ctor::Stack, args) => Value::Stack(
             Rc::new(Vec::new()),
             Rc::new(args.first().cloned().unwrap_or(Ty::Unknown)),
@@ -287,6 +300,8 @@ impl fmt::Display for Value {
                 let sign = if im.is_sign_negative() { "-" } else { "+" };
                 write!(f, "{} {sign} {}im", float_text(*re), float_text(im.abs()))
             }
+            // As the runtime's `Dual` shows itself: `1.5 + 0.25ε`.
+            Value::Dual(re, eps) => write!(f, "{} + {}ε", float_text(*re), float_text(*eps)),
             Value::Array(items) => list(f, "[", items, "]"),
             Value::Matrix { rows, cols, data } => {
                 f.write_str("[")?;

@@ -233,7 +233,7 @@ impl<'db> Interpreter<'db> {
             return Ok(());
         }
         let body = fr.body;
-        let scalar = matches!(cot, Value::F64(_) | Value::F32(_));
+        let scalar = matches!(cot, Value::F64(_) | Value::F32(_) | Value::Dual(..));
         match &body.expr(e).kind {
             Expr::Local(_) | Expr::Index { .. } | Expr::Field { .. } => {
                 if let Some(p) = self.path(fr, e)? {
@@ -433,6 +433,12 @@ impl<'db> Interpreter<'db> {
         let Some(undone) = builtins::instruction(x.inverse) else {
             return Ok(());
         };
+        if current.iter().any(crate::dual::holds_dual) {
+            return Err(fr.unsupported(
+                span,
+                "the adjoint rule of an instruction on dual numbers (in the reverse pass of a derivative call)",
+            ));
+        }
         let after: Vec<Value> = paths
             .iter()
             .map(|p| self.grad_read(fr, p, span))
@@ -626,6 +632,9 @@ fn like(x: f64, v: &Value) -> Value {
 /// or a comparison); `None` overall when the operator has no rule here.
 fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
     use BinaryOp::*;
+    if matches!(l, Value::Dual(..)) || matches!(r, Value::Dual(..)) {
+        return crate::dual::binary_partials(op, l, r);
+    }
     let (a, b) = (real(l)?, real(r)?);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
     let on = |v: &Value, x: f64| float(v).then(|| like(x, v));
@@ -664,6 +673,9 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     // pairs): no rule, rather than a partial silently left out.
     if args.iter().any(|a| matches!(a, Value::Complex(..))) {
         return None;
+    }
+    if args.iter().any(|a| matches!(a, Value::Dual(..))) {
+        return crate::dual::pure_partials(func, args);
     }
     let x = args.first().and_then(real);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));

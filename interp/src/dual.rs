@@ -1,0 +1,473 @@
+//! Dual numbers, for the tangent calls `(∂f)(...)` and `~(∂f)(...)`.
+//!
+//! The generated Rust runs `f` (or `uncall_f`) with its float type `T` set
+//! to `nilang::Dual<T>`: each argument of that type carries its companion
+//! as the dual part. The interpreter does the same with [`Value::Dual`]:
+//! the arguments of `f`'s float type become duals, `T` binds to the dual
+//! type ([`ty`]), and every operation that meets a dual computes as the
+//! runtime's `Dual<f64>` does, formula for formula, so that the values and
+//! tangents agree to the bit: a number that meets a dual is a constant
+//! (zero dual part), comparisons look at the value only, and a function of
+//! a dual with a zero dual part keeps a zero dual part (`Dual::chain`).
+//!
+//! The reverse pass of a derivative call runs a gradient run on duals; its
+//! partials ([`binary_partials`], [`pure_partials`]) are the gradient run's
+//! rules computed in dual arithmetic (agreeing with the generated code's
+//! within the gradients' tolerance, not to the bit).
+
+use crate::error::Fail;
+use crate::value::Value;
+use nilang_analysis::ast::BinaryOp;
+use nilang_analysis::builtins::PureFn;
+use nilang_analysis::ty::Ty;
+
+/// The name the dual type goes by as a type parameter's binding: not an
+/// identifier, so no type parameter of a program is called so.
+const NAME: &str = "Dual{f64}";
+
+/// The type of a dual value (what `T` is bound to while `f` runs on duals).
+pub fn ty() -> Ty {
+    Ty::Generic(NAME.into())
+}
+
+/// Whether `ty` is the dual type.
+pub fn is_dual(ty: &Ty) -> bool {
+    matches!(ty, Ty::Generic(n) if n == NAME)
+}
+
+/// The value and dual part of a real number (a constant's dual part is
+/// zero); `None` for what is no real number.
+pub fn parts(v: &Value) -> Option<(f64, f64)> {
+    match v {
+        Value::Dual(re, eps) => Some((*re, *eps)),
+        Value::F64(x) => Some((*x, 0.0)),
+        Value::F32(x) => Some((*x as f64, 0.0)),
+        Value::Int(x, _) => Some((*x as f64, 0.0)),
+        Value::Bool(b) => Some((*b as i64 as f64, 0.0)),
+        _ => None,
+    }
+}
+
+/// A constant with the value `x`.
+fn constant(x: f64) -> Value {
+    Value::Dual(x, 0.0)
+}
+
+/// The runtime's `is_exact_zero` for `f64`: `x == 0` (not NaN).
+fn zero(x: f64) -> bool {
+    x == 0.0
+}
+
+/// `Dual::chain`: `f(re)` with derivative `d`, a constant staying one.
+fn chain(eps: f64, value: f64, d: f64) -> Value {
+    Value::Dual(value, if zero(eps) { 0.0 } else { eps * d })
+}
+
+/// `nilang::Real::powi` of an `f64`.
+fn powi_f64(x: f64, n: i64) -> f64 {
+    match i32::try_from(n) {
+        Ok(n) => x.powi(n),
+        Err(_) => x.powf(n as f64),
+    }
+}
+
+/// `Dual::powi`.
+fn powi(re: f64, eps: f64, n: i64) -> Value {
+    if n == 0 {
+        return constant(1.0);
+    }
+    let below = match n.checked_sub(1) {
+        Some(m) => powi_f64(re, m),
+        None => powi_f64(re, n) / re,
+    };
+    chain(eps, powi_f64(re, n), n as f64 * below)
+}
+
+/// `Dual::powf`.
+fn powf((re, eps): (f64, f64), (p, p_eps): (f64, f64)) -> Value {
+    if zero(p_eps) {
+        if zero(p) {
+            return constant(1.0);
+        }
+        let d = p * re.powf(p - 1.0);
+        return chain(eps, re.powf(p), d);
+    }
+    let value = re.powf(p);
+    let mut out = 0.0;
+    if !zero(eps) {
+        out += eps * p * re.powf(p - 1.0);
+    }
+    if !zero(value) {
+        out += p_eps * value * re.ln();
+    }
+    Value::Dual(value, out)
+}
+
+/// `Real::trunc` of a dual (`ceil` below zero, `floor` otherwise): a
+/// constant.
+fn trunc(re: f64) -> Value {
+    constant(if re < 0.0 { re.ceil() } else { re.floor() })
+}
+
+/// `Dual % Dual`.
+fn rem((a, da): (f64, f64), (b, db): (f64, f64)) -> Value {
+    let r = a % b;
+    let q = ((a - r) / b).round();
+    Value::Dual(r, da - db * q)
+}
+
+/// `a op b` where one of them is a dual: as the runtime's `Dual<f64>`
+/// computes it, the other a constant.
+pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
+    use BinaryOp::*;
+    let (Some(x), Some(y)) = (parts(a), parts(b)) else {
+        return Err(format!(
+            "`{}` of {} and {}",
+            crate::ops::symbol(op),
+            a.kind_name(),
+            b.kind_name()
+        ));
+    };
+    let op = op.scalar();
+    let ((p, dp), (q, dq)) = (x, y);
+    Ok(match op {
+        Eq => Value::Bool(p == q),
+        Ne => Value::Bool(p != q),
+        Lt => Value::Bool(p < q),
+        Le => Value::Bool(p <= q),
+        Gt => Value::Bool(p > q),
+        Ge => Value::Bool(p >= q),
+        Add => Value::Dual(p + q, dp + dq),
+        Sub => Value::Dual(p - q, dp - dq),
+        Mul => Value::Dual(p * q, p * dq + dp * q),
+        Div => {
+            let re = p / q;
+            Value::Dual(re, (dp - re * dq) / q)
+        }
+        Rem => rem(x, y),
+        // `÷` of floats is `Real::trunc(a / b)`.
+        IntDiv => {
+            let Value::Dual(re, _) = binary(Div, a, b)? else {
+                unreachable!("a quotient of duals is a dual")
+            };
+            trunc(re)
+        }
+        // An integer power is `Real::powi`, as for floats.
+        Pow => match b {
+            Value::Int(n, _) => powi(p, dp, *n),
+            _ => powf(x, y),
+        },
+        _ => {
+            return Err(format!("`{}` of dual numbers", crate::ops::symbol(op)));
+        }
+    })
+}
+
+/// `-x` of a dual.
+pub fn negate(re: f64, eps: f64) -> Value {
+    Value::Dual(-re, -eps)
+}
+
+/// The pure function `func` of `args`, one of which is a dual, as the
+/// runtime's `Dual` computes it; `None` for a function that takes no
+/// numbers (`length`, `println`, ...), which runs as usual.
+pub fn pure(func: PureFn, args: &[Value]) -> Option<Result<Value, Fail>> {
+    use PureFn as P;
+    let numeric = matches!(
+        func,
+        P::Abs
+            | P::Abs2
+            | P::Sqrt
+            | P::Exp
+            | P::Log
+            | P::Sin
+            | P::Cos
+            | P::Tan
+            | P::Sinh
+            | P::Cosh
+            | P::Tanh
+            | P::Asin
+            | P::Acos
+            | P::Atan
+            | P::Sincos
+            | P::Inv
+            | P::Min
+            | P::Max
+            | P::Sign
+            | P::Floor
+            | P::Ceil
+            | P::Round
+            | P::Div
+            | P::Rem
+            | P::Mod
+            | P::Logaddexp
+            | P::Logsubexp
+            | P::Angle
+            | P::Float
+    );
+    if !numeric {
+        return None;
+    }
+    let refuse = || {
+        Fail::unsupported(format!(
+            "`{}` of a dual number (in a tangent call)",
+            func.name()
+        ))
+    };
+    let Some(xs) = args.iter().map(parts).collect::<Option<Vec<_>>>() else {
+        return Some(Err(refuse()));
+    };
+    let v = match (func, xs.as_slice()) {
+        (P::Float, &[(re, eps)]) => Value::Dual(re, eps),
+        (P::Abs, &[(re, eps)]) => {
+            if re < 0.0 {
+                negate(re, eps)
+            } else {
+                Value::Dual(re, eps)
+            }
+        }
+        (P::Abs2, &[(re, eps)]) => Value::Dual(re * re, (re + re) * eps),
+        (P::Sqrt, &[(re, eps)]) => {
+            let s = re.sqrt();
+            chain(eps, s, 1.0 / (s + s))
+        }
+        (P::Exp, &[(re, eps)]) => {
+            let e = re.exp();
+            chain(eps, e, e)
+        }
+        (P::Log, &[(re, eps)]) => chain(eps, re.ln(), 1.0 / re),
+        (P::Sin, &[(re, eps)]) => chain(eps, re.sin(), re.cos()),
+        (P::Cos, &[(re, eps)]) => chain(eps, re.cos(), -re.sin()),
+        (P::Tan, &[(re, eps)]) => {
+            let t = re.tan();
+            chain(eps, t, 1.0 + t * t)
+        }
+        (P::Sinh, &[(re, eps)]) => chain(eps, re.sinh(), re.cosh()),
+        (P::Cosh, &[(re, eps)]) => chain(eps, re.cosh(), re.sinh()),
+        (P::Tanh, &[(re, eps)]) => {
+            let t = re.tanh();
+            chain(eps, t, 1.0 - t * t)
+        }
+        (P::Asin, &[(re, eps)]) => {
+            let d = 1.0 / (1.0 - re * re).sqrt();
+            chain(eps, re.asin(), d)
+        }
+        (P::Acos, &[(re, eps)]) => {
+            let d = 1.0 / (1.0 - re * re).sqrt();
+            chain(eps, re.acos(), -d)
+        }
+        (P::Atan, &[(re, eps)]) => chain(eps, re.atan(), 1.0 / (1.0 + re * re)),
+        (P::Atan, &[(y, dy), (x, dx)]) => {
+            let re = y.atan2(x);
+            if zero(dy) && zero(dx) {
+                constant(re)
+            } else {
+                let r2 = x * x + y * y;
+                Value::Dual(re, (x * dy - y * dx) / r2)
+            }
+        }
+        (P::Sincos, &[(re, eps)]) => Value::Tuple(std::rc::Rc::new(vec![
+            chain(eps, re.sin(), re.cos()),
+            chain(eps, re.cos(), -re.sin()),
+        ])),
+        (P::Inv, &[(re, eps)]) => {
+            let r = 1.0 / re;
+            Value::Dual(r, -(eps * r * r))
+        }
+        // `Real::min(a, b)`: `b` when its value is below `a`'s, else `a`.
+        (P::Min, &[a, b]) => {
+            let (re, eps) = if b.0 < a.0 { b } else { a };
+            Value::Dual(re, eps)
+        }
+        (P::Max, &[a, b]) => {
+            let (re, eps) = if b.0 > a.0 { b } else { a };
+            Value::Dual(re, eps)
+        }
+        (P::Sign, &[(re, _)]) => constant(if re == 0.0 { 0.0 } else { re.signum() }),
+        (P::Floor, &[(re, _)]) => constant(re.floor()),
+        (P::Ceil, &[(re, _)]) => constant(re.ceil()),
+        (P::Round, &[(re, _)]) => constant(re.round()),
+        // `Real::trunc(a / b)`, `a % b` and `((a % b) + b) % b`.
+        (P::Div, &[a, b]) => {
+            let re = a.0 / b.0;
+            trunc(re)
+        }
+        (P::Rem, &[a, b]) => rem(a, b),
+        (P::Mod, &[a, b]) => {
+            let Value::Dual(r, dr) = rem(a, b) else {
+                unreachable!("a remainder of duals is a dual")
+            };
+            rem((r + b.0, dr + b.1), b)
+        }
+        _ => return Some(Err(refuse())),
+    };
+    Some(Ok(v))
+}
+
+/// Whether a value holds a dual number anywhere.
+pub fn holds_dual(v: &Value) -> bool {
+    match v {
+        Value::Dual(..) => true,
+        Value::Array(items) | Value::Tuple(items) | Value::Stack(items, _) => {
+            items.iter().any(holds_dual)
+        }
+        Value::Matrix { data, .. } => data.iter().any(holds_dual),
+        Value::Struct { fields, .. } => fields.iter().any(|(_, v)| holds_dual(v)),
+        _ => false,
+    }
+}
+
+/// The partials of `l op r` by each operand, as duals, where an operand is
+/// a dual: the gradient run's rules (`eval::grad`) on dual numbers, for
+/// the reverse pass of a derivative call (second derivatives). `None` for
+/// an operand without one (an integer, a comparison).
+pub fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Option<Vec<Option<Value>>> {
+    use BinaryOp::*;
+    let (a, b) = (parts(l)?, parts(r)?);
+    let (x, y) = (Value::Dual(a.0, a.1), Value::Dual(b.0, b.1));
+    let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_) | Value::Dual(..));
+    let on = |v: &Value, d: Value| float(v).then_some(d);
+    let op2 = |op: BinaryOp, p: &Value, q: &Value| binary(op, p, q).ok();
+    Some(match op {
+        Add => vec![on(l, constant(1.0)), on(r, constant(1.0))],
+        Sub => vec![on(l, constant(1.0)), on(r, constant(-1.0))],
+        Mul => vec![on(l, y), on(r, x)],
+        Div => {
+            let dl = op2(Div, &constant(1.0), &y)?;
+            let dr = negate_value(&op2(Div, &x, &op2(Mul, &y, &y)?)?);
+            vec![on(l, dl), on(r, dr)]
+        }
+        Pow => match r {
+            Value::Int(n, _) => {
+                let d = if *n == 0 {
+                    constant(0.0)
+                } else {
+                    op2(Mul, &Value::int(*n), &powi(a.0, a.1, n - 1))?
+                };
+                vec![on(l, d), None]
+            }
+            _ => {
+                let below = op2(Pow, &x, &op2(Sub, &y, &constant(1.0))?)?;
+                let dl = op2(Mul, &y, &below)?;
+                let ln = match pure(PureFn::Log, std::slice::from_ref(&x))? {
+                    Ok(v) => v,
+                    Err(_) => return None,
+                };
+                let dr = op2(Mul, &ln, &op2(Pow, &x, &y)?)?;
+                vec![on(l, dl), on(r, dr)]
+            }
+        },
+        Rem => vec![on(l, constant(1.0)), on(r, constant(-(a.0 / b.0).trunc()))],
+        IntDiv | Eq | Ne | Lt | Le | Gt | Ge | And | Or | BitAnd | BitOr | Xor | Shl | Shr => {
+            vec![None, None]
+        }
+        DotAdd | DotSub | DotMul | DotDiv | DotPow => return None,
+    })
+}
+
+fn negate_value(v: &Value) -> Value {
+    match parts(v) {
+        Some((re, eps)) => negate(re, eps),
+        None => v.clone(),
+    }
+}
+
+/// The partials of a pure function by each argument, as duals, where an
+/// argument is a dual (see [`binary_partials`]); `None` where the gradient
+/// run has no rule on duals.
+pub fn pure_partials(func: PureFn, args: &[Value]) -> Option<Vec<Option<Value>>> {
+    use BinaryOp::*;
+    use PureFn as P;
+    let first = args.first()?;
+    let (re, eps) = parts(first)?;
+    let x = Value::Dual(re, eps);
+    let float = matches!(first, Value::F64(_) | Value::F32(_) | Value::Dual(..));
+    let f = |func: PureFn, v: &Value| match pure(func, std::slice::from_ref(v)) {
+        Some(Ok(v)) => Some(v),
+        _ => None,
+    };
+    let op2 = |op: BinaryOp, p: &Value, q: &Value| binary(op, p, q).ok();
+    let one = |d: Option<Value>| -> Option<Vec<Option<Value>>> {
+        let d = d?;
+        Some(vec![float.then_some(d)])
+    };
+    let inv_sqrt_one_minus_square = || {
+        op2(
+            Div,
+            &constant(1.0),
+            &f(P::Sqrt, &op2(Sub, &constant(1.0), &op2(Mul, &x, &x)?)?)?,
+        )
+    };
+    match func {
+        P::Identity | P::Value | P::Unwrap | P::Real | P::Conj | P::Float if args.len() == 1 => {
+            one(Some(constant(1.0)))
+        }
+        P::Abs2 => one(op2(Mul, &constant(2.0), &x)),
+        P::Sqrt => one(op2(Div, &constant(0.5), &f(P::Sqrt, &x)?)),
+        P::Exp => one(f(P::Exp, &x)),
+        P::Log => one(op2(Div, &constant(1.0), &x)),
+        P::Sin => one(f(P::Cos, &x)),
+        P::Cos => one(Some(negate_value(&f(P::Sin, &x)?))),
+        P::Tan => one(op2(
+            Add,
+            &constant(1.0),
+            &op2(Pow, &f(P::Tan, &x)?, &Value::int(2))?,
+        )),
+        P::Sinh => one(f(P::Cosh, &x)),
+        P::Cosh => one(f(P::Sinh, &x)),
+        P::Tanh => one(op2(
+            Sub,
+            &constant(1.0),
+            &op2(Pow, &f(P::Tanh, &x)?, &Value::int(2))?,
+        )),
+        P::Asin => one(inv_sqrt_one_minus_square()),
+        P::Acos => one(Some(negate_value(&inv_sqrt_one_minus_square()?))),
+        P::Inv => one(Some(negate_value(&op2(
+            Div,
+            &constant(1.0),
+            &op2(Mul, &x, &x)?,
+        )?))),
+        P::Atan if args.len() == 1 => one(op2(
+            Div,
+            &constant(1.0),
+            &op2(Add, &constant(1.0), &op2(Mul, &x, &x)?)?,
+        )),
+        P::Sign | P::Floor | P::Ceil | P::Round | P::Zero | P::One | P::Length => {
+            Some(vec![None; args.len()])
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_constant_stays_a_constant_and_a_variable_carries_its_derivative() {
+        let x = Value::Dual(0.5, 1.0);
+        let Some(Ok(Value::Dual(re, eps))) = pure(PureFn::Sin, std::slice::from_ref(&x)) else {
+            panic!("sin of a dual")
+        };
+        assert_eq!((re, eps), (0.5f64.sin(), 0.5f64.cos()));
+        // sqrt of a constant 0: no `0 * inf`.
+        let Some(Ok(v)) = pure(PureFn::Sqrt, &[Value::Dual(0.0, 0.0)]) else {
+            panic!("sqrt of a dual")
+        };
+        assert_eq!(v, Value::Dual(0.0, 0.0));
+        // x * 3 and x ^ 2 at 2 + ε.
+        let x = Value::Dual(2.0, 1.0);
+        assert_eq!(
+            binary(BinaryOp::Mul, &x, &Value::int(3)),
+            Ok(Value::Dual(6.0, 3.0))
+        );
+        assert_eq!(
+            binary(BinaryOp::Pow, &x, &Value::int(2)),
+            Ok(Value::Dual(4.0, 4.0))
+        );
+        assert_eq!(
+            binary(BinaryOp::Lt, &x, &Value::F64(2.5)),
+            Ok(Value::Bool(true))
+        );
+    }
+}
