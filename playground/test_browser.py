@@ -181,9 +181,31 @@ def settle(browser):
     )
 
 
+def mouse_over(browser, line, column):
+    """Moves the mouse over the character at a 0-based line and column of
+    the editor (a monospace grid), as a person would."""
+    point = browser.eval(
+        f"""(() => {{
+            const s = document.getElementById('source');
+            const style = getComputedStyle(s);
+            const probe = document.createElement('span');
+            probe.style.font = style.font;
+            probe.textContent = 'x'.repeat(100);
+            document.body.append(probe);
+            const width = probe.getBoundingClientRect().width / 100;
+            probe.remove();
+            const rect = s.getBoundingClientRect();
+            const height = parseFloat(style.lineHeight);
+            return [rect.left + parseFloat(style.paddingLeft) + ({column} + 0.5) * width - s.scrollLeft,
+                    rect.top + parseFloat(style.paddingTop) + ({line} + 0.5) * height - s.scrollTop];
+        }})()"""
+    )
+    browser.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": point[0], "y": point[1]})
+
+
 def scenario(browser, url, screenshot):
     browser.open(url)
-    browser.wait_for("document.body.dataset.ready === 'true'", "the page to load the compiler")
+    browser.wait_for("document.body?.dataset.ready === 'true'", "the page to load the compiler")
     first = browser.eval("Number(document.body.dataset.firstDiagnosticsMs)")
     print(f"first diagnostics {first} ms after navigation")
     check(first < 1000, f"first diagnostics within 1 s of loading ({first} ms)")
@@ -237,6 +259,13 @@ def scenario(browser, url, screenshot):
     )
     hover = browser.eval("document.getElementById('cursor').innerText")
     check("f64" in hover, f"the cursor panel shows what the hover shows ({hover!r})")
+    # The mouse over the `x` of `x * 2.0`: the hover shows in a tooltip.
+    mouse_over(browser, 1, program.splitlines()[1].index("x"))
+    tooltip = browser.wait_for(
+        "(() => { const t = document.getElementById('tooltip'); return !t.hidden && t.innerText; })()",
+        "the hover tooltip",
+    )
+    check(tooltip.startswith("x::f64"), f"the mouse over `x` shows its hover ({tooltip!r})")
     browser.eval("document.querySelector(\"nav button[data-tab='inverse']\").click()")
     inverse = browser.eval("document.getElementById('inverse').textContent")
     check("y! -= x * 2.0" in inverse, f"the inverse tab shows ~f ({inverse!r})")
@@ -270,6 +299,14 @@ def scenario(browser, url, screenshot):
         browser.eval("document.getElementById('run').click()")
         browser.eval(
             "(() => { const s = document.getElementById('source'); const at = s.value.lastIndexOf('x * y'); s.focus(); s.setSelectionRange(at, at); s.dispatchEvent(new Event('click')); })()"
+        )
+        text = browser.eval("document.getElementById('source').value")
+        lines = text.splitlines()
+        line = next(i for i, l in enumerate(lines) if "t += x * y" in l)
+        mouse_over(browser, line, lines[line].index("x * y"))
+        browser.wait_for(
+            "(() => { const t = document.getElementById('tooltip'); return !t.hidden && t.innerText.includes('multiplier'); })()",
+            "the tooltip",
         )
         shot = browser.send("Page.captureScreenshot", {"format": "png"})
         with open(screenshot, "wb") as f:

@@ -133,6 +133,7 @@ function check() {
     $("status").textContent = answer.error;
     return;
   }
+  $("tooltip").hidden = true; // the text under it changed
   showDiagnostics(text, answer.diagnostics);
   showFunctions(answer.functions);
   const errors = answer.diagnostics.filter((d) => d.severity === "error").length;
@@ -154,6 +155,64 @@ function atCursor() {
   const text = answer.markdown ? answer.markdown.replace(/```\w*\n?/g, "").replace(/\*\*/g, "") : "";
   $("cursor").innerText = text;
   if (activeTab() === "inverse") showInverse();
+}
+
+// Mouse hover: the character under the pointer, found on the editor's
+// monospace grid (no wrapping; a tab reaches the next multiple of 4).
+let charWidth = null;
+
+function gridOffset(clientX, clientY) {
+  const source = $("source");
+  const style = getComputedStyle(source);
+  if (charWidth === null) {
+    const probe = document.createElement("span");
+    probe.style.font = style.font;
+    probe.style.visibility = "hidden";
+    probe.style.position = "absolute";
+    probe.textContent = "x".repeat(100);
+    document.body.append(probe);
+    charWidth = probe.getBoundingClientRect().width / 100;
+    probe.remove();
+  }
+  const rect = source.getBoundingClientRect();
+  const x = clientX - rect.left - parseFloat(style.paddingLeft) + source.scrollLeft;
+  const y = clientY - rect.top - parseFloat(style.paddingTop) + source.scrollTop;
+  if (x < 0 || y < 0) return null;
+  const lines = source.value.split("\n");
+  const line = Math.floor(y / parseFloat(style.lineHeight));
+  if (line >= lines.length) return null;
+  const column = Math.floor(x / charWidth);
+  const text = lines[line];
+  let visual = 0;
+  let i = 0;
+  for (; i < text.length; i++) {
+    const width = text[i] === "\t" ? 4 - (visual % 4) : 1;
+    if (visual + width > column) break;
+    visual += width;
+  }
+  if (i >= text.length) return null;
+  let offset = 0;
+  for (let l = 0; l < line; l++) offset += lines[l].length + 1;
+  return offset + i;
+}
+
+let hoverTimer = 0;
+
+function hoverAt(event) {
+  clearTimeout(hoverTimer);
+  const tooltip = $("tooltip");
+  hoverTimer = setTimeout(() => {
+    const offset = gridOffset(event.clientX, event.clientY);
+    const answer = offset === null ? {} : ask({ op: "hover", offset });
+    if (!answer.markdown) {
+      tooltip.hidden = true;
+      return;
+    }
+    tooltip.innerText = answer.markdown.replace(/```\w*\n?/g, "").replace(/\*\*/g, "");
+    tooltip.style.left = `${event.clientX + 12}px`;
+    tooltip.style.top = `${event.clientY + 16}px`;
+    tooltip.hidden = false;
+  }, 120);
 }
 
 function showInverse() {
@@ -233,6 +292,11 @@ async function main() {
     $("backdrop").scrollLeft = source.scrollLeft;
   });
   for (const event of ["click", "keyup"]) source.addEventListener(event, atCursor);
+  source.addEventListener("mousemove", hoverAt);
+  source.addEventListener("mouseleave", () => {
+    clearTimeout(hoverTimer);
+    $("tooltip").hidden = true;
+  });
   $("function").addEventListener("change", fillExample);
   $("run").addEventListener("click", run);
   for (const button of document.querySelectorAll("nav button")) {
