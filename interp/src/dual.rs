@@ -19,21 +19,6 @@ use crate::error::Fail;
 use crate::value::Value;
 use nilang_analysis::ast::BinaryOp;
 use nilang_analysis::builtins::PureFn;
-use nilang_analysis::ty::Ty;
-
-/// The name the dual type goes by as a type parameter's binding: not an
-/// identifier, so no type parameter of a program is called so.
-const NAME: &str = "Dual{f64}";
-
-/// The type of a dual value (what `T` is bound to while `f` runs on duals).
-pub fn ty() -> Ty {
-    Ty::Generic(NAME.into())
-}
-
-/// Whether `ty` is the dual type.
-pub fn is_dual(ty: &Ty) -> bool {
-    matches!(ty, Ty::Generic(n) if n == NAME)
-}
 
 /// The value and dual part of a real number (a constant's dual part is
 /// zero); `None` for what is no real number.
@@ -123,7 +108,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     let (Some(x), Some(y)) = (parts(a), parts(b)) else {
         return Err(format!(
             "`{}` of {} and {}",
-            crate::ops::symbol(op),
+            op.as_str(),
             a.kind_name(),
             b.kind_name()
         ));
@@ -158,7 +143,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
             _ => powf(x, y),
         },
         _ => {
-            return Err(format!("`{}` of dual numbers", crate::ops::symbol(op)));
+            return Err(format!("`{}` of dual numbers", op.as_str()));
         }
     })
 }

@@ -138,7 +138,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     let (Some(x), Some(y)) = (Num::of(a), Num::of(b)) else {
         return Err(format!(
             "`{}` of {} and {}",
-            symbol(op),
+            op.as_str(),
             a.kind_name(),
             b.kind_name()
         ));
@@ -156,7 +156,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
             let s = wider(s, t);
             let int = |v: Option<i64>| match v {
                 Some(v) => Ok(Num::Int(v, s)),
-                None => Err(format!("integer `{}` of {p} and {q}", symbol(op))),
+                None => Err(format!("integer `{}` of {p} and {q}", op.as_str())),
             };
             match op {
                 Add => int(Some(p.wrapping_add(q)))?,
@@ -174,7 +174,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
                     Ok(q) => int(Some(p.wrapping_pow(q)))?,
                     Err(_) => Num::F64((p as f64).powf(q as f64)),
                 },
-                _ => return Err(format!("`{}` of integers", symbol(op))),
+                _ => return Err(format!("`{}` of integers", op.as_str())),
             }
         }
         1 | 2 => {
@@ -183,7 +183,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
                 Num::Int(n, _) => i32::try_from(n).ok(),
                 _ => None,
             };
-            let unsupported = || format!("`{}` of floats", symbol(op));
+            let unsupported = || format!("`{}` of floats", op.as_str());
             if rank == 1 {
                 // Both `f32` (or an integer and an `f32`): computed in `f32`
                 // as the generated Rust does.
@@ -217,7 +217,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
                         (r * e.1.cos(), r * e.1.sin())
                     }
                 },
-                _ => return Err(format!("`{}` of complex numbers", symbol(op))),
+                _ => return Err(format!("`{}` of complex numbers", op.as_str())),
             };
             Num::Complex(re, im)
         }
@@ -392,37 +392,6 @@ pub fn same(a: &Value, b: &Value, atol: f64) -> bool {
 
 fn approx(a: f64, b: f64, atol: f64) -> bool {
     a == b || (a - b).abs() <= atol
-}
-
-pub fn symbol(op: BinaryOp) -> &'static str {
-    use BinaryOp::*;
-    match op {
-        Or => "||",
-        And => "&&",
-        Eq => "==",
-        Ne => "!=",
-        Lt => "<",
-        Le => "<=",
-        Gt => ">",
-        Ge => ">=",
-        Add => "+",
-        Sub => "-",
-        BitOr => "|",
-        Xor => "⊻",
-        DotAdd => ".+",
-        DotSub => ".-",
-        Mul => "*",
-        Div => "/",
-        IntDiv => "÷",
-        Rem => "%",
-        BitAnd => "&",
-        DotMul => ".*",
-        DotDiv => "./",
-        Shl => "<<",
-        Shr => ">>",
-        Pow => "^",
-        DotPow => ".^",
-    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ impl Value {
             Value::Int(_, s) => Ty::Scalar(*s),
             Value::Bool(_) => Ty::Scalar(Scalar::Bool),
             Value::Complex(..) => Ty::Constructed(Ctor::Complex, vec![Ty::Scalar(Scalar::F64)]),
-            Value::Dual(..) => crate::dual::ty(),
+            Value::Dual(..) => dual_ty(),
             Value::Array(items) => Ty::Slice(Box::new(
                 items.first().map_or(Ty::Scalar(Scalar::F64), Value::ty),
             )),
@@ -239,7 +239,7 @@ pub fn zero_of(ty: &Ty) -> Option<Value> {
         Ty::Scalar(Scalar::Bool) => Value::Bool(false),
         Ty::Scalar(s) => Value::Int(0, *s),
         Ty::Constructed(Ctor::Complex, _) => Value::Complex(0.0, 0.0),
-        t if crate::dual::is_dual(t) => Value::Dual(0.0, 0.0),
+        t if is_dual(t) => Value::Dual(0.0, 0.0),
         Ty::Constructed(Ctor::Stack, args) => Value::Stack(
             Rc::new(Vec::new()),
             Rc::new(args.first().cloned().unwrap_or(Ty::Unknown)),
@@ -369,4 +369,19 @@ fn list(f: &mut fmt::Formatter<'_>, open: &str, items: &[Value], close: &str) ->
         write!(f, "{v}")?;
     }
     f.write_str(close)
+}
+
+/// The name the dual type goes by as a type parameter's binding: not an
+/// identifier, so no type parameter of a program is called so.
+const DUAL_NAME: &str = "Dual{f64}";
+
+/// The type of a dual value (what `T` is bound to while `f` runs on duals
+/// in a tangent call; its arithmetic is `dual.rs`).
+pub fn dual_ty() -> Ty {
+    Ty::Generic(DUAL_NAME.into())
+}
+
+/// Whether `ty` is the dual type.
+pub fn is_dual(ty: &Ty) -> bool {
+    matches!(ty, Ty::Generic(n) if n == DUAL_NAME)
 }

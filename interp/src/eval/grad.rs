@@ -320,9 +320,8 @@ impl<'db> Interpreter<'db> {
             },
             Expr::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
-                let partials = binary_partials(*op, &l, &r).ok_or_else(|| {
-                    fr.not_differentiable(span, &format!("`{}`", ops::symbol(*op)))
-                })?;
+                let partials = binary_partials(*op, &l, &r)
+                    .ok_or_else(|| fr.not_differentiable(span, &format!("`{}`", op.as_str())))?;
                 self.chain(fr, &[*lhs, *rhs], partials, &cot, span)
             }
             Expr::Pure {
