@@ -74,7 +74,10 @@ fn functions_derived_functions_and_instances() {
         out.push_str(&format!(
             "{name} in {}{}: ({}{})\n",
             s.home.path(&db),
-            s.derivative.map_or(String::new(), |d| format!(", {d:?}")),
+            s.derivative.map_or(String::new(), |d| format!(", {d:?}"))
+                + &s.template
+                    .as_ref()
+                    .map_or(String::new(), |t| format!(", instance of {t}")),
             params.join(", "),
             kw.join("")
         ));
@@ -86,7 +89,7 @@ fn functions_derived_functions_and_instances() {
         ∂g in s.nil, Tangent: (y!: T changed, y_dot: T changed, x: T, x_dot: T changed, n: i64)
         add! in s.nil: (y!: f64 changed, x: f64)
         nothing: none
-        apply!_with_add! in s.nil: (y!: f64 changed, x: f64)
+        apply!_with_add! in s.nil, instance of apply!: (y!: f64 changed, x: f64)
     "#]]
     .assert_eq(&out);
 }

@@ -61,7 +61,8 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
                 params,
                 constant,
                 kwparams: sig.kwparams.clone(),
-                taped: taped(name),
+                // An instance records where its template does.
+                taped: taped(sig.template.as_deref().unwrap_or(name)),
             },
         })
     }

@@ -75,6 +75,7 @@ fn instance_signature<'db>(
             .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
             .collect(),
         derivative: None,
+        template: Some(instance.template.clone()),
     }))
 }
 

@@ -354,6 +354,9 @@ pub struct CalleeSignature {
     pub kwparams: Vec<(String, Ty, crate::ast::Expr)>,
     /// Which derivative it is, for a derived function.
     pub derivative: Option<crate::derivatives::Derivative>,
+    /// The template it is an instance of, for a template instance (whose
+    /// tape, if any, is its template's).
+    pub template: Option<String>,
 }
 
 impl CalleeSignature {
@@ -395,6 +398,7 @@ pub fn callee_signature(
                     .collect(),
                 kwparams: Vec::new(),
                 derivative: Some(derivative),
+                template: None,
             }
         }
     };
@@ -440,5 +444,6 @@ fn function_callee_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Calle
             })
             .collect(),
         derivative: None,
+        template: None,
     })
 }
