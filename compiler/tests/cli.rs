@@ -18,6 +18,17 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `nilc run FILE ARGS…` refused before anything runs: status 2, nothing
+/// on standard output, `message` on standard error.
+fn run_is_refused(path: &str, args: Vec<&str>, message: &str) {
+    let mut all = vec!["run", path];
+    all.extend(args);
+    let out = nilc(&all);
+    assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
+    assert_eq!(stdout(&out), "", "{all:?}");
+    assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -986,12 +997,7 @@ fn run_reports_bad_arguments_and_failed_checks() {
             "`f` has no parameter `z` to seed",
         ),
     ] {
-        let mut all = vec!["run", path.as_str()];
-        all.extend(args);
-        let out = nilc(&all);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
-        assert_eq!(stdout(&out), "", "{all:?}");
-        assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+        run_is_refused(&path, args, message);
     }
     // A failed check: the generated code's error, with the place.
     let out = nilc(&["run", &path, "g", "4"]);
@@ -1106,12 +1112,7 @@ fn run_launches_a_kernel_over_its_invocations() {
             "cannot be used with",
         ),
     ] {
-        let mut all = vec!["run", path.as_str()];
-        all.extend(args);
-        let out = nilc(&all);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
-        assert_eq!(stdout(&out), "", "{all:?}");
-        assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+        run_is_refused(&path, args, message);
     }
 }
 
