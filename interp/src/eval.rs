@@ -568,6 +568,12 @@ impl<'db> Interpreter<'db> {
             let g = match (&g, &like) {
                 (_, Value::Int(..) | Value::Bool(_)) => like,
                 (Value::Int(..) | Value::Bool(_), _) => like,
+                // A complex adjoint of what becomes real again: the real
+                // part is the real number's (the imaginary direction is
+                // not one it can move in).
+                (Value::Complex(re, _), Value::F64(_) | Value::F32(_)) => {
+                    convert(Value::F64(*re), &like).map_err(|m| fr.domain(span, m))?
+                }
                 _ => convert(g, &like).map_err(|m| fr.domain(span, m))?,
             };
             self.grad_write(fr, &path, g, span)?;

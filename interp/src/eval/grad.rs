@@ -263,8 +263,12 @@ impl<'db> Interpreter<'db> {
                 }
                 Ok(())
             }
-            // A value that depends on no place (`zeros(T, n)`).
-            Expr::Pure { func, .. } if matches!(pure_partials(*func, &[]), Some(v) if v.is_empty()) => {
+            // A value that depends on no place (`zeros(T, n)`); `imag` and
+            // `angle` do, of a complex number.
+            Expr::Pure { func, .. }
+                if matches!(pure_partials(*func, &[]), Some(v) if v.is_empty())
+                    && !matches!(func, PureFn::Imag | PureFn::Angle) =>
+            {
                 Ok(())
             }
             // An element-wise operation (a broadcast): the rule of each
@@ -335,6 +339,15 @@ impl<'db> Interpreter<'db> {
                 let mut values = Vec::with_capacity(args.len());
                 for &a in args {
                     values.push(self.eval(fr, a)?);
+                }
+                // A real function of a complex number: its gradient by the
+                // real and imaginary parts, as a complex adjoint.
+                if let ([z], [a]) = (values.as_slice(), args.as_slice())
+                    && let Some(d) = real_of_complex_gradient(*func, z)
+                {
+                    let c = ops::binary(BinaryOp::Mul, &real_part(&cot), &d)
+                        .map_err(|m| fr.domain(span, m))?;
+                    return self.backprop(fr, *a, c, span);
                 }
                 let partials = pure_partials(*func, &values).ok_or_else(|| {
                     fr.not_differentiable(span, &format!("`{}` of these arguments", func.name()))
@@ -663,6 +676,42 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
         }
         DotAdd | DotSub | DotMul | DotDiv | DotPow => return None,
     })
+}
+
+/// For a real-valued function of a complex `z = x + iy`: `∂f/∂x + i ∂f/∂y`,
+/// the complex adjoint one unit of the result's adjoint gives `z` (the
+/// convention of the Rust backend's complex reverse passes, whose Wirtinger
+/// pairs come to the same). At `z = 0`, where `abs` and `angle` have no
+/// derivative, the subgradient 0, as there. `None` for anything else.
+fn real_of_complex_gradient(func: PureFn, z: &Value) -> Option<Value> {
+    use PureFn as P;
+    let &Value::Complex(x, y) = z else {
+        return None;
+    };
+    let r2 = x * x + y * y;
+    let (dx, dy) = match func {
+        P::Real => (1.0, 0.0),
+        P::Imag => (0.0, 1.0),
+        P::Abs2 => (2.0 * x, 2.0 * y),
+        P::Abs if r2 == 0.0 => (0.0, 0.0),
+        P::Abs => {
+            let r = x.hypot(y);
+            (x / r, y / r)
+        }
+        P::Angle if r2 == 0.0 => (0.0, 0.0),
+        P::Angle => (-y / r2, x / r2),
+        _ => return None,
+    };
+    Some(Value::Complex(dx, dy))
+}
+
+/// The real part of an adjoint: what flows back through a real-valued
+/// function (the imaginary part multiplies a zero derivative).
+fn real_part(cot: &Value) -> Value {
+    match cot {
+        Value::Complex(re, _) => Value::F64(*re),
+        v => v.clone(),
+    }
 }
 
 /// The partials of a pure function by each argument, at real arguments.
