@@ -75,9 +75,11 @@ fn functions_derived_functions_and_instances() {
             "{name} in {}{}: ({}{})\n",
             s.home.path(&db),
             s.derivative.map_or(String::new(), |d| format!(", {d:?}"))
-                + &s.template
-                    .as_ref()
-                    .map_or(String::new(), |t| format!(", instance of {t}")),
+                + &if s.tape_of == name {
+                    String::new()
+                } else {
+                    format!(", tape of {}", s.tape_of)
+                },
             params.join(", "),
             kw.join("")
         ));
@@ -85,11 +87,11 @@ fn functions_derived_functions_and_instances() {
     expect![[r#"
         scale! in s.nil: (y!: T changed, x: T, c: T const; k: i64 = 2)
         g in s.nil: (y!: T changed, x: T, n: i64)
-        ∇g in s.nil, Gradient: (y!: T changed, y_bar: T changed, x: T, x_bar: T changed, n: i64)
-        ∂g in s.nil, Tangent: (y!: T changed, y_dot: T changed, x: T, x_dot: T changed, n: i64)
+        ∇g in s.nil, Gradient, tape of g: (y!: T changed, y_bar: T changed, x: T, x_bar: T changed, n: i64)
+        ∂g in s.nil, Tangent, tape of g: (y!: T changed, y_dot: T changed, x: T, x_dot: T changed, n: i64)
         add! in s.nil: (y!: f64 changed, x: f64)
         nothing: none
-        apply!_with_add! in s.nil, instance of apply!: (y!: f64 changed, x: f64)
+        apply!_with_add! in s.nil, tape of apply!: (y!: f64 changed, x: f64)
     "#]]
     .assert_eq(&out);
 }

@@ -38,11 +38,9 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
             .map(|p| (p.mutated, p.ty.clone()))
             .collect();
         let constant = sig.params.iter().map(|p| p.constant).collect();
-        let taped = |name: &str| {
-            project_taped(self.db, self.project, self.tape_loops)
-                .iter()
-                .any(|t| t == name)
-        };
+        let taped = project_taped(self.db, self.project, self.tape_loops)
+            .iter()
+            .any(|t| *t == sig.tape_of);
         Some(match sig.derivative {
             // A derivative call (`(∇f)`): `f`'s parameters with their
             // companions, reached through this module's entry points; a
@@ -52,8 +50,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
                 params,
                 constant,
                 kwparams: Vec::new(),
-                taped: d == nilang_analysis::ast::Derivative::Tangent
-                    && nilang_analysis::ast::Derivative::of(name).is_some_and(|(_, f)| taped(f)),
+                taped: taped && d == nilang_analysis::ast::Derivative::Tangent,
             },
             None => codegen::CalleeSig {
                 module: (sig.home != self.file)
@@ -61,8 +58,7 @@ impl codegen::CodegenContext for ProjectCodegen<'_> {
                 params,
                 constant,
                 kwparams: sig.kwparams.clone(),
-                // An instance records where its template does.
-                taped: taped(sig.template.as_deref().unwrap_or(name)),
+                taped,
             },
         })
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::checks::instance_function;
-use super::front::{CalleeSignature, ParamSignature, callee_signature};
+use super::front::{CalleeSignature, callee_signature};
 use super::functions::function_ast;
 use super::inputs::{Db, Project, SourceFile, is_local};
 use super::instances::{Instance, InstanceId, project_instances};
@@ -55,28 +55,13 @@ fn instance_signature<'db>(
             .map(|d| analysed.types.defs[d].clone())
             .unwrap_or(Ty::Unknown)
     };
-    let ast = &analysed.ast;
-    Some(Arc::new(CalleeSignature {
+    Some(Arc::new(CalleeSignature::of_tree(
         home,
-        params: ast
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| ParamSignature {
-                name: p.name.name.clone(),
-                ty: type_of(p.name.span),
-                mutated: analysed.mutated.get(i).copied().unwrap_or(false),
-                constant: p.constant,
-            })
-            .collect(),
-        kwparams: ast
-            .kwparams
-            .iter()
-            .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
-            .collect(),
-        derivative: None,
-        template: Some(instance.template.clone()),
-    }))
+        &analysed.ast,
+        type_of,
+        &analysed.mutated,
+        instance.template.clone(),
+    )))
 }
 
 /// The file an instance's code is generated in: its template's, for a

@@ -2,7 +2,7 @@
 //! seen by a function.
 
 use super::functions::{
-    derivative_problem, derived_base, function_chunk, function_signature, header, project_mutations,
+    derivative_problem, derived_base, function_chunk, function_signature, project_mutations,
 };
 use super::inputs::{Db, FnId, Project, SourceFile};
 use super::items::{function_names, locate, lookup_function, struct_table};
@@ -354,15 +354,49 @@ pub struct CalleeSignature {
     pub kwparams: Vec<(String, Ty, crate::ast::Expr)>,
     /// Which derivative it is, for a derived function.
     pub derivative: Option<crate::derivatives::Derivative>,
-    /// The template it is an instance of, for a template instance (whose
-    /// tape, if any, is its template's).
-    pub template: Option<String>,
+    /// The function whose tape decides whether a call of it records one:
+    /// the function itself, an instance's template, a derivative's
+    /// function (`db::project_taped`).
+    pub tape_of: String,
 }
 
 impl CalleeSignature {
     /// Which positional parameters it changes.
     pub fn mutated(&self) -> Vec<bool> {
         self.params.iter().map(|p| p.mutated).collect()
+    }
+
+    /// The signature `ast` declares, its parameters' and keyword
+    /// parameters' types read by `type_of` (at their names' spans) and
+    /// what it changes given by `mutated`.
+    pub(crate) fn of_tree(
+        home: SourceFile,
+        ast: &Function,
+        type_of: impl Fn(crate::ast::Span) -> Ty,
+        mutated: &[bool],
+        tape_of: String,
+    ) -> CalleeSignature {
+        CalleeSignature {
+            home,
+            params: ast
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ParamSignature {
+                    name: p.name.name.clone(),
+                    ty: type_of(p.name.span),
+                    mutated: mutated.get(i).copied().unwrap_or(false),
+                    constant: p.constant,
+                })
+                .collect(),
+            kwparams: ast
+                .kwparams
+                .iter()
+                .map(|k| (k.name.name.clone(), type_of(k.name.span), k.default.clone()))
+                .collect(),
+            derivative: None,
+            tape_of,
+        }
     }
 }
 
@@ -374,31 +408,27 @@ pub fn callee_signature(
     name: String,
 ) -> Option<Arc<CalleeSignature>> {
     let signature = match Callable::named(db, project, &name)? {
-        Callable::Function(f) => function_callee_signature(db, f)?,
+        Callable::Function(f) => function_callee_signature(db, f, name.clone())?,
         Callable::Derived {
             derivative,
             base,
             mask,
         } => {
-            let base = function_callee_signature(db, base)?;
-            let names: Vec<String> = base.params.iter().map(|p| p.name.clone()).collect();
-            let names = crate::derivatives::param_names(derivative, &names, &mask);
+            // `f`'s tape, as the call names `f` (after the `∇` or `∂`).
+            let f = crate::derivatives::Derivative::of(&name).map_or(name.as_str(), |(_, f)| f);
+            let base = function_callee_signature(db, base, f.to_string())?;
+            // Each companion follows its parameter: changed, never `Const`.
             let params = crate::derivatives::interleave(&base.params, &mask, |p| ParamSignature {
-                name: String::new(),
+                name: crate::derivatives::companion_name(derivative, &p.name),
                 ty: p.ty.clone(),
                 mutated: true,
                 constant: false,
             });
             CalleeSignature {
-                home: base.home,
-                params: params
-                    .into_iter()
-                    .zip(names)
-                    .map(|(p, name)| ParamSignature { name, ..p })
-                    .collect(),
+                params,
                 kwparams: Vec::new(),
                 derivative: Some(derivative),
-                template: None,
+                ..base
             }
         }
     };
@@ -406,12 +436,16 @@ pub fn callee_signature(
 }
 
 /// A function's signature: its declared types (not the inferred ones, which
-/// its callers' typing cannot wait for), what it changes, what is `Const`.
-fn function_callee_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<CalleeSignature> {
+/// its callers' typing cannot wait for) and what it changes.
+/// `tape_of`: the name the call gives it.
+fn function_callee_signature<'db>(
+    db: &'db dyn Db,
+    f: FnId<'db>,
+    tape_of: String,
+) -> Option<CalleeSignature> {
     let ast = super::functions::function_ast(db, f)?;
     let front = front(db, f)?;
-    let (types, mutated) = param_types(db, f).as_ref()?;
-    let constant = &header(db, f)?.constant;
+    let (_, mutated) = param_types(db, f).as_ref()?;
     let declared = |span| {
         front
             .resolution
@@ -419,31 +453,11 @@ fn function_callee_signature<'db>(db: &'db dyn Db, f: FnId<'db>) -> Option<Calle
             .and_then(|id| front.declared.defs.get(id).cloned())
             .unwrap_or(Ty::Unknown)
     };
-    Some(CalleeSignature {
-        home: f.file(db),
-        params: ast
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| ParamSignature {
-                name: p.name.name.clone(),
-                ty: types.get(i).cloned().unwrap_or(Ty::Unknown),
-                mutated: mutated.get(i).copied().unwrap_or(false),
-                constant: constant.get(i).copied().unwrap_or(false),
-            })
-            .collect(),
-        kwparams: ast
-            .kwparams
-            .iter()
-            .map(|k| {
-                (
-                    k.name.name.clone(),
-                    declared(k.name.span),
-                    k.default.clone(),
-                )
-            })
-            .collect(),
-        derivative: None,
-        template: None,
-    })
+    Some(CalleeSignature::of_tree(
+        f.file(db),
+        &ast,
+        declared,
+        mutated,
+        tape_of,
+    ))
 }
