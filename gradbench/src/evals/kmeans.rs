@@ -3,7 +3,8 @@
 //! centroid coordinate seeded 1, the adjoints' values are J and, since H is
 //! diagonal, their tangents H·1 = diag H. Each run copies the points and
 //! centroids into its dual numbers (the centroids seeded 1), in buffers
-//! kept from run to run.
+//! kept from run to run. The points are `Const` in the program, so they
+//! have no adjoint; the program's work arrays are its own ancillas.
 
 use nilang_runtime::num_dual::Dual64;
 use serde_json::{Value, json};
@@ -17,25 +18,16 @@ pub struct Kmeans {
     points: Vec<f64>,
     centroids: Vec<f64>,
     cost: f64,
-    /// Each point's squared distances and their running minimum (zeros
-    /// between runs).
-    dist: Vec<f64>,
-    runmin: Vec<f64>,
     dual: Duals,
     dir: Vec<f64>,
 }
 
 /// The derivative's values: the inputs as dual numbers (copied by each
-/// run) and every buffer's adjoint.
+/// run) and the centroids' adjoints.
 struct Duals {
     points: Vec<Dual64>,
     centroids: Vec<Dual64>,
-    points_bar: Vec<Dual64>,
     centroids_bar: Vec<Dual64>,
-    dist: Vec<Dual64>,
-    dist_bar: Vec<Dual64>,
-    runmin: Vec<Dual64>,
-    runmin_bar: Vec<Dual64>,
 }
 
 impl Kmeans {
@@ -52,12 +44,7 @@ impl Kmeans {
         let dual = Duals {
             points: vec![zero; points.len()],
             centroids: vec![zero; centroids.len()],
-            points_bar: vec![zero; points.len()],
             centroids_bar: vec![zero; centroids.len()],
-            dist: vec![zero; k],
-            dist_bar: vec![zero; k],
-            runmin: vec![zero; k],
-            runmin_bar: vec![zero; k],
         };
         Ok(Kmeans {
             n,
@@ -67,8 +54,6 @@ impl Kmeans {
             points,
             centroids,
             cost: 0.0,
-            dist: vec![0.0; k],
-            runmin: vec![0.0; k],
             dual,
         })
     }
@@ -82,16 +67,7 @@ impl Eval for Kmeans {
                 self.cost = 0.0;
                 call!(
                     build,
-                    kmeans::kmeans_cost(
-                        &mut self.cost,
-                        &self.points,
-                        &self.centroids,
-                        n,
-                        k,
-                        d,
-                        &mut self.dist,
-                        &mut self.runmin,
-                    )
+                    kmeans::kmeans_cost(&mut self.cost, &self.points, &self.centroids, n, k, d,)
                 )
             }
             Which::Derivative | Which::Nested(..) => {
@@ -105,32 +81,18 @@ impl Eval for Kmeans {
                 for (dual, &x) in v.centroids.iter_mut().zip(&self.centroids) {
                     *dual = Dual64::new(x, 1.0);
                 }
-                // The buffers' adjoints too: a reverse sweep leaves
-                // rounding errors in them, which would seed this run.
-                for bar in [
-                    &mut v.points_bar,
-                    &mut v.centroids_bar,
-                    &mut v.dist_bar,
-                    &mut v.runmin_bar,
-                ] {
-                    bar.fill(zero);
-                }
+                v.centroids_bar.fill(zero);
                 call!(
                     build,
                     kmeans::kmeans_cost_grad(
                         &mut cost,
                         &mut cost_bar,
                         &v.points,
-                        &mut v.points_bar,
                         &v.centroids,
                         &mut v.centroids_bar,
                         n,
                         k,
                         d,
-                        &mut v.dist,
-                        &mut v.dist_bar,
-                        &mut v.runmin,
-                        &mut v.runmin_bar,
                     )
                 )?;
                 for (out, g) in self.dir.iter_mut().zip(&v.centroids_bar) {

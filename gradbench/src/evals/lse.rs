@@ -8,11 +8,6 @@ pub struct Lse {
     x: Vec<f64>,
     out: f64,
     x_bar: Vec<f64>,
-    /// The running maximum the program keeps (zeros between runs), and its
-    /// adjoint (zeroed by each run: the reverse sweep leaves rounding
-    /// errors in it, which would seed the next run).
-    runmax: Vec<f64>,
-    runmax_bar: Vec<f64>,
 }
 
 impl Lse {
@@ -26,8 +21,6 @@ impl Lse {
             x,
             out: 0.0,
             x_bar: vec![0.0; n],
-            runmax: vec![0.0; n],
-            runmax_bar: vec![0.0; n],
         })
     }
 }
@@ -36,21 +29,13 @@ impl Eval for Lse {
     fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.out = 0.0;
         match which {
-            Which::Primal => call!(build, lse::lse(&mut self.out, &self.x, &mut self.runmax)),
+            Which::Primal => call!(build, lse::lse(&mut self.out, &self.x)),
             Which::Derivative | Which::Nested(..) => {
                 let mut out_bar = 1.0;
                 self.x_bar.fill(0.0);
-                self.runmax_bar.fill(0.0);
                 call!(
                     build,
-                    lse::lse_grad(
-                        &mut self.out,
-                        &mut out_bar,
-                        &self.x,
-                        &mut self.x_bar,
-                        &mut self.runmax,
-                        &mut self.runmax_bar,
-                    )
+                    lse::lse_grad(&mut self.out, &mut out_bar, &self.x, &mut self.x_bar,)
                 )
             }
         }

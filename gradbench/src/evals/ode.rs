@@ -11,11 +11,6 @@ pub struct Ode {
     yf: Vec<f64>,
     x_bar: Vec<f64>,
     yf_bar: Vec<f64>,
-    /// The steps' rows and stages (zeros between runs), and their adjoints.
-    ys: Vec<f64>,
-    ks: [Vec<f64>; 4],
-    ys_bar: Vec<f64>,
-    ks_bar: [Vec<f64>; 4],
 }
 
 impl Ode {
@@ -26,17 +21,12 @@ impl Ode {
             return Err("`s` must be a positive number of steps and `x` not empty".into());
         }
         let n = x.len();
-        let rows = (s as usize + 1) * n;
         Ok(Ode {
             x,
             s,
             yf: vec![0.0; n],
             x_bar: vec![0.0; n],
             yf_bar: vec![0.0; n],
-            ys: vec![0.0; rows],
-            ks: [0; 4].map(|_| vec![0.0; n]),
-            ys_bar: vec![0.0; rows],
-            ks_bar: [0; 4].map(|_| vec![0.0; n]),
         })
     }
 }
@@ -44,23 +34,14 @@ impl Ode {
 impl Eval for Ode {
     fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.yf.fill(0.0);
-        let [k1, k2, k3, k4] = &mut self.ks;
         match which {
-            Which::Primal => call!(
-                build,
-                ode::ode(&mut self.yf, &self.x, self.s, &mut self.ys, k1, k2, k3, k4)
-            ),
+            Which::Primal => call!(build, ode::ode(&mut self.yf, &self.x, self.s)),
             Which::Derivative | Which::Nested(..) => {
                 // The gradient of the last component: its adjoint seeded 1.
                 let n = self.x.len();
                 self.yf_bar.fill(0.0);
                 self.yf_bar[n - 1] = 1.0;
                 self.x_bar.fill(0.0);
-                // The work arrays' adjoints too: a reverse sweep leaves
-                // rounding errors in them, which would seed this run.
-                self.ys_bar.fill(0.0);
-                self.ks_bar.iter_mut().for_each(|v| v.fill(0.0));
-                let [k1b, k2b, k3b, k4b] = &mut self.ks_bar;
                 call!(
                     build,
                     ode::ode_grad(
@@ -69,16 +50,6 @@ impl Eval for Ode {
                         &self.x,
                         &mut self.x_bar,
                         self.s,
-                        &mut self.ys,
-                        &mut self.ys_bar,
-                        k1,
-                        k1b,
-                        k2,
-                        k2b,
-                        k3,
-                        k3b,
-                        k4,
-                        k4b,
                     )
                 )
             }
