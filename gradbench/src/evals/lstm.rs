@@ -6,18 +6,17 @@ use serde_json::{Value, json};
 use super::{Build, Eval, Which, rows, same_count};
 
 /// GradBench's input, its rows concatenated: l layers (two rows of
-/// `main_params` each), width b, c characters; and the program's work
-/// arrays with their adjoints.
+/// `main_params` each), width b, c characters; the program keeps its work
+/// arrays as its own ancillas, and the state and the sequence are `Const`
+/// (no adjoints).
 pub struct Lstm {
     l: i64,
     c: i64,
     b: i64,
     /// main, extra, state, sequence.
     inputs: [Vec<f64>; 4],
-    input_bars: [Vec<f64>; 4],
-    /// hiddens, cells, inputs, sumexp, golds (zeros between runs).
-    work: [Vec<f64>; 5],
-    work_bars: [Vec<f64>; 5],
+    /// The adjoints of main and extra.
+    input_bars: [Vec<f64>; 2],
     loss: f64,
 }
 
@@ -41,16 +40,13 @@ impl Lstm {
                 2 * l
             ));
         }
-        let work = [c * l * b, c * l * b, (c - 1) * l * b, c - 1, c - 1].map(|len| vec![0.0; len]);
-        let inputs = [main, extra, state, seq];
+        let input_bars = [vec![0.0; main.len()], vec![0.0; extra.len()]];
         Ok(Lstm {
             l: l as i64,
             c: c as i64,
             b: b as i64,
-            input_bars: inputs.clone().map(|v| vec![0.0; v.len()]),
-            inputs,
-            work_bars: work.clone(),
-            work,
+            inputs: [main, extra, state, seq],
+            input_bars,
             loss: 0.0,
         })
     }
@@ -60,36 +56,18 @@ impl Eval for Lstm {
     fn run(&mut self, which: Which, build: Build) -> nilang_runtime::Result {
         self.loss = 0.0;
         let [main, extra, state, seq] = &self.inputs;
-        let [hiddens, cells, inputs, sumexp, golds] = &mut self.work;
         let (l, c, b) = (self.l, self.c, self.b);
         match which {
             Which::Primal => call!(
                 build,
-                lstm::lstm_objective(
-                    &mut self.loss,
-                    main,
-                    extra,
-                    state,
-                    seq,
-                    l,
-                    c,
-                    b,
-                    hiddens,
-                    cells,
-                    inputs,
-                    sumexp,
-                    golds,
-                )
+                lstm::lstm_objective(&mut self.loss, main, extra, state, seq, l, c, b,)
             ),
             Which::Derivative | Which::Nested(..) => {
                 let mut loss_bar = 1.0;
-                // The work arrays' adjoints too: a reverse sweep leaves
-                // rounding errors in them, which would seed this run.
-                for bar in self.input_bars.iter_mut().chain(self.work_bars.iter_mut()) {
+                for bar in &mut self.input_bars {
                     bar.fill(0.0);
                 }
-                let [main_bar, extra_bar, state_bar, seq_bar] = &mut self.input_bars;
-                let [hb, cb, ib, sb, gb] = &mut self.work_bars;
+                let [main_bar, extra_bar] = &mut self.input_bars;
                 call!(
                     build,
                     lstm::lstm_objective_grad(
@@ -100,22 +78,10 @@ impl Eval for Lstm {
                         extra,
                         extra_bar,
                         state,
-                        state_bar,
                         seq,
-                        seq_bar,
                         l,
                         c,
                         b,
-                        hiddens,
-                        hb,
-                        cells,
-                        cb,
-                        inputs,
-                        ib,
-                        sumexp,
-                        sb,
-                        golds,
-                        gb,
                     )
                 )
             }
