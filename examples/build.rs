@@ -2,7 +2,8 @@
 // Rust modules in OUT_DIR (one module per file), and once more without the
 // run-time checks into OUT_DIR/unchecked, for the benchmarks, and once more
 // with every loop a `@tape` loop into OUT_DIR/taped (reverse computing
-// against taping on one source).
+// against taping on one source), and the benchmark cases without checks but
+// with every uncomputation kept into OUT_DIR/uncomputing.
 const FILES: &[&str] = &[
     "arithmetic.nil",
     "bennett.nil",
@@ -54,6 +55,16 @@ fn main() {
             .tape_loops(true)
             .out_dir(out_dir.join("taped"))
             .compile_files(TAPED_FILES),
+    );
+    // The benchmark cases without checks but with every uncomputation
+    // kept, for the checks' own cost: the checked build against the same
+    // work (Bessel, the graph loss and what they call).
+    nilang_build::report(
+        nilang_build::Config::new()
+            .checks(false)
+            .keep_uncomputation(true)
+            .out_dir(out_dir.join("uncomputing"))
+            .compile_files(&["arithmetic.nil", "bessel.nil", "graph.nil", "linalg.nil"]),
     );
     // The benchmark cases taped and without checks, to set beside
     // `unchecked` (Bessel, the graph loss and what they call).

@@ -75,6 +75,16 @@ fn residuals_nil_unchecked(bencher: Bencher, name: &str) {
     bencher.bench_local(|| ba::nil_unchecked_residuals(black_box(input), &mut r, &mut w).unwrap());
 }
 
+/// No run-time checks, but every uncomputation run: the checked build's
+/// work without its checks.
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn residuals_nil_uncomputing(bencher: Bencher, name: &str) {
+    let input = input(name);
+    let (mut r, mut w) = (vec![0.0; 2 * input.p], vec![0.0; input.p]);
+    bencher
+        .bench_local(|| ba::nil_uncomputing_residuals(black_box(input), &mut r, &mut w).unwrap());
+}
+
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn jacobian_manual(bencher: Bencher, name: &str) {
     let input = input(name);

@@ -52,6 +52,15 @@ fn nil_objective_unchecked(bencher: divan::Bencher, name: &str) {
     bencher.bench(|| nil_objective!(unchecked::gmm_nil, black_box(&g), c));
 }
 
+/// No run-time checks, but every uncomputation run: the checked build's
+/// work without its checks.
+#[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
+fn nil_objective_uncomputing(bencher: divan::Bencher, name: &str) {
+    let g = load(name);
+    let c = g.constant_term();
+    bencher.bench(|| nil_objective!(unchecked::uncomputing::gmm_nil, black_box(&g), c));
+}
+
 #[divan::bench(args = FILES, sample_count = 10, sample_size = 1)]
 fn nil_gradient(bencher: divan::Bencher, name: &str) {
     let g = load(name);

@@ -26,6 +26,12 @@ pub mod nil_unchecked {
     nilang_runtime::include_nil!("unchecked/ba");
 }
 
+/// The generated `ba.nil` module without run-time checks but running every
+/// uncomputation: the checked module's work without its checks.
+pub mod nil_uncomputing {
+    nilang_runtime::include_nil!("uncomputing/ba");
+}
+
 /// Numbers per camera.
 pub const CAM: usize = 11;
 /// Nonzeros in each reprojection row: 11 camera, 3 point, 1 weight column.
@@ -295,6 +301,12 @@ nil_functions!(
     nil_unchecked_jacobian,
     nil_unchecked,
     "`ba.nil` compiled without run-time checks"
+);
+nil_functions!(
+    nil_uncomputing_residuals,
+    nil_uncomputing_jacobian,
+    nil_uncomputing,
+    "`ba.nil` compiled without run-time checks but with every uncomputation"
 );
 
 /// The sparse Jacobian in compressed sparse rows: row `i`'s entries are

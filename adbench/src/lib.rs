@@ -39,6 +39,16 @@ pub mod unchecked {
         nilang_runtime::include_nil!("unchecked/gmm");
     }
 
+    /// `gmm.nil` without run-time checks but running every uncomputation
+    /// (`Config::keep_uncomputation(true)`): the checked build's work
+    /// without its checks.
+    pub mod uncomputing {
+        /// `gmm.nil`, no checks, every uncomputation run.
+        pub mod gmm_nil {
+            nilang_runtime::include_nil!("uncomputing/gmm");
+        }
+    }
+
     /// `gmm.nil` with every loop taped, without run-time checks.
     pub mod taped {
         /// `gmm.nil`, loops taped, no checks.

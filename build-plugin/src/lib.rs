@@ -89,6 +89,7 @@ pub struct Config {
     checks: Option<bool>,
     gradients: Option<bool>,
     tape_loops: Option<bool>,
+    keep_uncomputation: bool,
     runtime_path: Option<String>,
     deny_warnings: Option<bool>,
     out_dir: Option<PathBuf>,
@@ -111,6 +112,7 @@ impl Config {
             checks: None,
             gradients: None,
             tape_loops: None,
+            keep_uncomputation: false,
             runtime_path: None,
             deny_warnings: None,
             out_dir: None,
@@ -143,6 +145,17 @@ impl Config {
     /// is as if every statement were under `@invcheckoff`.
     pub fn checks(mut self, yes: bool) -> Config {
         self.checks = Some(yes);
+        self
+    }
+
+    /// Whether a build without checks still runs every uncomputation
+    /// (default `false`): a `~@routine` that only restores ancillas about to
+    /// be freed is then run, and scratch ancillas are uncomputed rather
+    /// than set back to zero. For benchmarks that measure what the checks
+    /// themselves cost, against the same work without them; not a
+    /// `[package.metadata.nilang]` key.
+    pub fn keep_uncomputation(mut self, yes: bool) -> Config {
+        self.keep_uncomputation = yes;
         self
     }
 
@@ -316,6 +329,7 @@ impl Config {
         if let Some(tape_loops) = self.tape_loops {
             options.tape_loops = tape_loops;
         }
+        options.keep_uncomputation = self.keep_uncomputation;
         options.variants.clone_from(&self.variants);
         if let Some(path) = self.runtime_path.clone().or(package.runtime_path) {
             options.runtime_path = path;

@@ -157,6 +157,14 @@ pub struct Options {
     /// kernels), so that one source compiles to reverse computing or to
     /// taping (for benchmarks that compare them).
     pub tape_loops: bool,
+    /// Without checks, still run every uncomputation: the `~@routine`s an
+    /// unchecked build otherwise skips or replaces by zeroing the scratch
+    /// ancillas (`dead_uncomputation`, `zeroing_uncomputation`), and each
+    /// freed ancilla is handed to `std::hint::black_box`, so that the
+    /// optimizer cannot drop the work whose result only the checks read.
+    /// Only for measuring what the checks themselves cost: the checked build
+    /// against the same work without them.
+    pub keep_uncomputation: bool,
     /// The path through which generated code reaches the runtime crate
     /// (like prost-build's `prost_path`): `nilang_runtime`, the name of a
     /// renamed dependency, or a re-export such as `crate::rt`. A bare crate
@@ -182,6 +190,7 @@ impl Default for Options {
             checks: true,
             gradients: true,
             tape_loops: false,
+            keep_uncomputation: false,
             runtime_path: RUNTIME_CRATE.to_string(),
             variants: Vec::new(),
         }
@@ -277,6 +286,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         sites: sites::Sites::new(&f.name.name),
         mode: Mode {
             checks: options.checks,
+            keep_uncomputation: options.keep_uncomputation,
             inbounds: false,
             record_all: options.tape_loops,
             tape_param: records,
@@ -449,6 +459,9 @@ struct Gen<'a> {
 struct Mode {
     /// Run-time checks are generated (off: as if all were `@invcheckoff`).
     checks: bool,
+    /// Every uncomputation is generated, even without checks
+    /// (`Options::keep_uncomputation`).
+    keep_uncomputation: bool,
     /// Inside `@inbounds`: indices are not checked (Rust's own check
     /// panics), whatever `checks` says.
     inbounds: bool,
@@ -974,6 +987,7 @@ impl Gen<'_> {
         // In a reverse pass the uncomputation's adjoint rules pass the
         // ancillas' adjoints on to the inputs: it is never dead there.
         if self.mode.checks
+            || self.mode.keep_uncomputation
             || self.mode.ad.is_some()
             || !rest
                 .iter()
@@ -1011,7 +1025,11 @@ impl Gen<'_> {
     /// routines a reverse pass runs plainly (`plain_routine`, such as the
     /// forward sweep of a gradient); not in a tape loop.
     fn zeroing_uncomputation(&self, routine: &Stmt) -> Option<Vec<String>> {
-        if self.mode.checks || self.differentiating() || self.mode.tape.is_some() {
+        if self.mode.checks
+            || self.mode.keep_uncomputation
+            || self.differentiating()
+            || self.mode.tape.is_some()
+        {
             return None;
         }
         let StmtKind::Routine(inner) = &routine.kind else {
@@ -1194,6 +1212,15 @@ impl Gen<'_> {
                     }
                 }
                 if !self.mode.checks {
+                    // What the checks would compare is still computed: the
+                    // freed value is handed to an opaque use, so the
+                    // optimizer cannot drop the uncomputation that made it.
+                    if self.mode.keep_uncomputation && !self.differentiating() {
+                        self.line(&format!(
+                            "std::hint::black_box(&{});",
+                            rust_name(&name.name)
+                        ));
+                    }
                     return;
                 }
                 let kind = self

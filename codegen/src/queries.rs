@@ -72,15 +72,31 @@ pub struct FunctionRust {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The options a function's code depends on: [`codegen::Options`] less
+/// the tolerance and the runtime path (the module header's) and the
+/// variants (generated apart).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Build {
+    pub checks: bool,
+    pub gradients: bool,
+    pub tape_loops: bool,
+    pub keep_uncomputation: bool,
+}
+
+impl Build {
+    pub fn of(options: &codegen::Options) -> Build {
+        Build {
+            checks: options.checks,
+            gradients: options.gradients,
+            tape_loops: options.tape_loops,
+            keep_uncomputation: options.keep_uncomputation,
+        }
+    }
+}
+
 #[salsa::tracked(returns(ref))]
-pub fn function_rust<'db>(
-    db: &'db dyn Db,
-    f: FnId<'db>,
-    checks: bool,
-    gradients: bool,
-    tape_loops: bool,
-) -> Arc<FunctionRust> {
-    let generated = generate(db, f, checks, gradients, tape_loops, true);
+pub fn function_rust<'db>(db: &'db dyn Db, f: FnId<'db>, build: Build) -> Arc<FunctionRust> {
+    let generated = generate(db, f, build, true);
     Arc::new(FunctionRust {
         code: generated.code,
         diagnostics: generated.diagnostics,
@@ -95,12 +111,10 @@ pub fn function_rust<'db>(
 fn generate<'db>(
     db: &'db dyn Db,
     f: FnId<'db>,
-    checks: bool,
-    gradients: bool,
-    tape_loops: bool,
+    build: Build,
     locations: bool,
 ) -> codegen::Generated {
-    generate_as(db, f, None, checks, gradients, tape_loops, locations)
+    generate_as(db, f, None, build, locations)
 }
 
 /// [`generate`], or with `instance` the code of that instance of the
@@ -110,9 +124,7 @@ fn generate_as<'db>(
     db: &'db dyn Db,
     f: FnId<'db>,
     instance: Option<&Instance>,
-    checks: bool,
-    gradients: bool,
-    tape_loops: bool,
+    build: Build,
     locations: bool,
 ) -> codegen::Generated {
     let Some(ast) = function_ast(db, f) else {
@@ -167,7 +179,7 @@ fn generate_as<'db>(
                 file: instance
                     .and_then(|i| instance_home(db, project, i))
                     .unwrap_or(file),
-                tape_loops,
+                tape_loops: build.tape_loops,
             },
         },
         &if locations {
@@ -186,9 +198,10 @@ fn generate_as<'db>(
             }
         },
         &codegen::Options {
-            checks,
-            gradients,
-            tape_loops,
+            checks: build.checks,
+            gradients: build.gradients,
+            tape_loops: build.tape_loops,
+            keep_uncomputation: build.keep_uncomputation,
             ..codegen::Options::default()
         },
     )
@@ -250,9 +263,7 @@ pub fn rust_module(
     db: &dyn Db,
     project: Project,
     file: SourceFile,
-    checks: bool,
-    gradients: bool,
-    tape_loops: bool,
+    build: Build,
 ) -> Arc<RustModule> {
     // A file with errors of its own gets exactly those (what `nilc check`
     // and the editor show), and no code generation: the backend's view of
@@ -269,7 +280,7 @@ pub fn rust_module(
         });
     }
     // What the build's options rule out, decided by the analysis too.
-    let errors = build_option_errors(db, project, file, gradients);
+    let errors = build_option_errors(db, project, file, build.gradients);
     if !errors.is_empty() {
         return Arc::new(RustModule {
             code: String::new(),
@@ -284,7 +295,7 @@ pub fn rust_module(
             continue;
         }
         let offset = function_offset(db, f);
-        let rust = function_rust(db, f, checks, gradients, tape_loops);
+        let rust = function_rust(db, f, build);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
         code.push_str(&rust.code);
@@ -303,13 +314,17 @@ pub fn rust_module(
         } else {
             0
         };
-        let rust = generate_as(db, f, Some(instance), checks, gradients, tape_loops, true);
+        let rust = generate_as(db, f, Some(instance), build, true);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
         code.push_str(&rust.code);
     }
     code.push_str(&derivative_entry_points(
-        db, project, file, gradients, tape_loops,
+        db,
+        project,
+        file,
+        build.gradients,
+        build.tape_loops,
     ));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.primary.span.start, d.code));
@@ -372,14 +387,7 @@ pub fn rust_module_text(
     file: SourceFile,
     options: &codegen::Options,
 ) -> Result<String, Vec<Diagnostic>> {
-    let module = rust_module(
-        db,
-        project,
-        file,
-        options.checks,
-        options.gradients,
-        options.tape_loops,
-    );
+    let module = rust_module(db, project, file, Build::of(options));
     if !module.errors.is_empty() {
         return Err(module.errors.clone());
     }
@@ -419,15 +427,7 @@ fn variant_code(
         }
         let offset = function_offset(db, f);
         let instance = Instance::variant(&variant.function, &variant.constants);
-        let rust = generate_as(
-            db,
-            f,
-            Some(&instance),
-            options.checks,
-            options.gradients,
-            options.tape_loops,
-            true,
-        );
+        let rust = generate_as(db, f, Some(&instance), Build::of(options), true);
         errors.extend(rust.diagnostics.iter().map(|d| d.clone().shifted(offset)));
         code.push('\n');
         code.push_str(&rust.code);

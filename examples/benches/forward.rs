@@ -38,6 +38,17 @@ mod bessel_j2 {
         out
     }
 
+    /// Compiled with `Config::checks(false).keep_uncomputation(true)`: no
+    /// run-time checks, but the final `~@routine` still runs, so this is the
+    /// checked build's work without its checks.
+    #[divan::bench]
+    fn reversible_forward_uncomputing() -> f64 {
+        let mut out = 0.0;
+        unchecked::uncomputing::bessel::ibesselj(&mut out, black_box(2), black_box(1.0), 1e-8)
+            .unwrap();
+        out
+    }
+
     /// The gradient dJ/dz: forward, then the reverse pass (checks on).
     #[divan::bench]
     fn gradient() -> f64 {

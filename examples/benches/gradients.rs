@@ -50,6 +50,24 @@ mod graph_embedding_k5 {
         });
     }
 
+    /// No run-time checks, but every uncomputation run: the checked build's
+    /// work without its checks.
+    #[divan::bench]
+    fn reversible_forward_uncomputing(bencher: divan::Bencher) {
+        let x = data();
+        bencher.bench(|| {
+            let mut out = 0.0;
+            unchecked::uncomputing::graph::embedding_loss(
+                &mut out,
+                view(black_box(&x), K),
+                &L1,
+                &L2,
+            )
+            .unwrap();
+            out
+        });
+    }
+
     /// `embedding_loss_grad`: the forward, then the reverse pass.
     #[divan::bench]
     fn gradient(bencher: divan::Bencher) {

@@ -47,6 +47,16 @@ pub mod unchecked {
     nilang_runtime::include_nil!(pub mod tape from "unchecked");
     nilang_runtime::include_nil!(pub mod unitary from "unchecked");
 
+    /// The benchmark cases without checks but running every uncomputation
+    /// (`Config::keep_uncomputation(true)`): the work of the checked build
+    /// without its checks, for what the checks themselves cost.
+    pub mod uncomputing {
+        nilang_runtime::include_nil!(pub mod arithmetic from "uncomputing");
+        nilang_runtime::include_nil!(pub mod bessel from "uncomputing");
+        nilang_runtime::include_nil!(pub mod graph from "uncomputing");
+        nilang_runtime::include_nil!(pub mod linalg from "uncomputing");
+    }
+
     /// The benchmark cases with every loop taped, without checks.
     pub mod taped {
         nilang_runtime::include_nil!(pub mod arithmetic from "taped_unchecked");

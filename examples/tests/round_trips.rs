@@ -318,3 +318,27 @@ fn the_unchecked_build_computes_the_same_and_still_round_trips() {
     u::complex::complex_log(&mut y, x).unwrap();
     assert!((y - x.ln()).norm() < 1e-15);
 }
+
+#[test]
+fn the_build_that_keeps_its_uncomputation_computes_what_the_checked_one_does() {
+    use nilang_examples::petersen::{L1, L2, Rng, view};
+    use nilang_examples::unchecked::uncomputing as k;
+    // The same work as the checked build, without its checks: the same bits.
+    for z in [0.3_f64, 1.0, 2.5, 7.0] {
+        for v in 0..4 {
+            let (mut checked, mut kept) = (0.5_f64, 0.5_f64);
+            bessel::ibesselj(&mut checked, v, z, 1e-8).unwrap();
+            k::bessel::ibesselj(&mut kept, v, z, 1e-8).unwrap();
+            assert_eq!(checked.to_bits(), kept.to_bits(), "J_{v}({z})");
+            k::bessel::uncall_ibesselj(&mut kept, v, z, 1e-8).unwrap();
+            assert!((kept - 0.5).abs() < 1e-15, "J_{v}({z}): {kept}");
+        }
+    }
+    for dims in [2, 5] {
+        let x = Rng::new(7).positions(dims);
+        let (mut checked, mut kept) = (0.0_f64, 0.0_f64);
+        nilang_examples::graph::embedding_loss(&mut checked, view(&x, dims), &L1, &L2).unwrap();
+        k::graph::embedding_loss(&mut kept, view(&x, dims), &L1, &L2).unwrap();
+        assert_eq!(checked.to_bits(), kept.to_bits(), "k = {dims}");
+    }
+}

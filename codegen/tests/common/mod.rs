@@ -5,7 +5,8 @@
 //! a file `<name>.nil` holding the lines after its `## name` line, so the
 //! locations generated code embeds are the case's own lines. The case's
 //! leading `#` comment says what it pins down; `# options:` lines (`checks`,
-//! `gradients`, `tape_loops`, `atol`, `variant=f:x,y`) each ask for one more
+//! `gradients`, `tape_loops`, `keep_uncomputation`, `atol`, `variant=f:x,y`)
+//! each ask for one more
 //! module over `Options::default()`, and without them the default options
 //! alone are used.
 
@@ -145,6 +146,7 @@ pub fn options(text: &str) -> Vec<(String, Options)> {
                     "checks" => options.checks = flag(),
                     "gradients" => options.gradients = flag(),
                     "tape_loops" => options.tape_loops = flag(),
+                    "keep_uncomputation" => options.keep_uncomputation = flag(),
                     "atol" => {
                         options.atol = value
                             .parse()

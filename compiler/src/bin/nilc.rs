@@ -84,6 +84,10 @@ enum Command {
         /// Generate no run-time reversibility checks.
         #[arg(long)]
         no_checks: bool,
+        /// With --no-checks, still run every uncomputation (for measuring
+        /// what the checks themselves cost).
+        #[arg(long, requires = "no_checks")]
+        keep_uncomputation: bool,
         /// Generate no adjoint (gradient) functions.
         #[arg(long)]
         no_gradients: bool,
@@ -422,6 +426,7 @@ fn main() -> ExitCode {
             file,
             atol,
             no_checks,
+            keep_uncomputation,
             no_gradients,
             tape_loops,
             runtime_path,
@@ -431,6 +436,7 @@ fn main() -> ExitCode {
             nilang_compiler::codegen::Options {
                 atol,
                 checks: !no_checks,
+                keep_uncomputation,
                 gradients: !no_gradients,
                 tape_loops,
                 runtime_path,
