@@ -487,7 +487,10 @@ fn derivative_entry_points(
         let start = function_ast(db, f).map_or(0, |a| a.name.span.start) + function_offset(db, f);
         let (line, column) =
             crate::render::line_col_indexed(home.text(db), line_starts(db, home), start);
-        let location = codegen::location_code(home.path(db), line, column);
+        // A standard-library function is named `std/<module>.nil`, never by
+        // the build machine's path.
+        let shown = nilang_analysis::stdlib::shown_path(home.path(db));
+        let location = codegen::location_code(&shown, line, column);
         out.push_str(&codegen::derivatives::entry_points(
             d, base, &sig, &mask, gradients, &location,
         ));

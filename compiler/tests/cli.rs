@@ -501,6 +501,25 @@ fn emit_tapes_every_loop_on_request() {
     assert!(stdout(&taped).contains("__tape: &mut nilang::Tape"));
 }
 
+/// Generated code names a standard-library file `std/<module>.nil` in its
+/// errors, never the path of the compiler's sources on the building
+/// machine: also in the entry points of a derivative call of a library
+/// function (`tests/nil/derivatives.nil` calls `(∇dot)` of `std.linalg`).
+#[test]
+fn emit_names_standard_library_files_relatively() {
+    let path = repository().join("tests/nil/derivatives.nil");
+    let std_dir = repository().join("analysis/std");
+    for checks in [&[][..], &["--no-checks"][..]] {
+        let mut args = vec!["emit", path.to_str().unwrap()];
+        args.extend(checks);
+        let out = nilc(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let code = stdout(&out);
+        assert!(code.contains("\"std/linalg.nil\""), "{checks:?}");
+        assert!(!code.contains(std_dir.to_str().unwrap()), "{checks:?}");
+    }
+}
+
 /// `nilc check --format json` reports, for every `.nil` file of the
 /// repository, exactly the query `file_diagnostics` (which the build
 /// plugin and the language server are held to in their own tests): one
