@@ -571,8 +571,8 @@ impl<'db> Interpreter<'db> {
                 // A complex adjoint of what becomes real again: the real
                 // part is the real number's (the imaginary direction is
                 // not one it can move in).
-                (Value::Complex(re, _), Value::F64(_) | Value::F32(_)) => {
-                    convert(Value::F64(*re), &like).map_err(|m| fr.domain(span, m))?
+                (Value::Complex(..), Value::F64(_) | Value::F32(_)) => {
+                    convert(grad::real_part(&g), &like).map_err(|m| fr.domain(span, m))?
                 }
                 _ => convert(g, &like).map_err(|m| fr.domain(span, m))?,
             };

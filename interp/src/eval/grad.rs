@@ -706,8 +706,9 @@ fn real_of_complex_gradient(func: PureFn, z: &Value) -> Option<Value> {
 }
 
 /// The real part of an adjoint: what flows back through a real-valued
-/// function (the imaginary part multiplies a zero derivative).
-fn real_part(cot: &Value) -> Value {
+/// function (the imaginary part multiplies a zero derivative), or into a
+/// place a typecast makes real again.
+pub(super) fn real_part(cot: &Value) -> Value {
     match cot {
         Value::Complex(re, _) => Value::F64(*re),
         v => v.clone(),
