@@ -847,6 +847,13 @@ impl Gen<'_> {
         self.mode.ad.is_some() && !self.mode.plain
     }
 
+    /// Whether the build may leave out an uncomputation that only the
+    /// checks would read (`dead_uncomputation`, `zeroing_uncomputation`):
+    /// checks off, and not `Options::keep_uncomputation`.
+    fn uncomputation_skippable(&self) -> bool {
+        !self.mode.checks && !self.mode.keep_uncomputation
+    }
+
     /// Whether the variable defined or named at `span` carries a
     /// derivative (see `nilang_analysis::activity`).
     fn active_at(&self, span: Span) -> bool {
@@ -986,8 +993,7 @@ impl Gen<'_> {
     fn dead_uncomputation(&self, expansion: &Stmt, rest: &[Stmt]) -> bool {
         // In a reverse pass the uncomputation's adjoint rules pass the
         // ancillas' adjoints on to the inputs: it is never dead there.
-        if self.mode.checks
-            || self.mode.keep_uncomputation
+        if !self.uncomputation_skippable()
             || self.mode.ad.is_some()
             || !rest
                 .iter()
@@ -1025,11 +1031,7 @@ impl Gen<'_> {
     /// routines a reverse pass runs plainly (`plain_routine`, such as the
     /// forward sweep of a gradient); not in a tape loop.
     fn zeroing_uncomputation(&self, routine: &Stmt) -> Option<Vec<String>> {
-        if self.mode.checks
-            || self.mode.keep_uncomputation
-            || self.differentiating()
-            || self.mode.tape.is_some()
-        {
+        if !self.uncomputation_skippable() || self.differentiating() || self.mode.tape.is_some() {
             return None;
         }
         let StmtKind::Routine(inner) = &routine.kind else {
