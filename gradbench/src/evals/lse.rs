@@ -35,7 +35,7 @@ impl Eval for Lse {
                 self.x_bar.fill(0.0);
                 call!(
                     build,
-                    lse::lse_grad(&mut self.out, &mut out_bar, &self.x, &mut self.x_bar,)
+                    lse::lse_grad(&mut self.out, &mut out_bar, &self.x, &mut self.x_bar)
                 )
             }
         }

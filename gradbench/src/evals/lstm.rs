@@ -60,7 +60,7 @@ impl Eval for Lstm {
         match which {
             Which::Primal => call!(
                 build,
-                lstm::lstm_objective(&mut self.loss, main, extra, state, seq, l, c, b,)
+                lstm::lstm_objective(&mut self.loss, main, extra, state, seq, l, c, b)
             ),
             Which::Derivative | Which::Nested(..) => {
                 let mut loss_bar = 1.0;
