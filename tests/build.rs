@@ -1395,8 +1395,8 @@ fn singular_builtins(out: &std::path::Path) {
 }
 
 /// `OUT_DIR/differential_table.rs`: every function of `nil/` whose
-/// parameters are numbers, booleans, complex numbers, arrays of numbers or
-/// `f64` matrices (no keyword parameters, no tape of its own, not a
+/// parameters are numbers (the number systems too), booleans, complex
+/// numbers, arrays of numbers or `f64` matrices (no keyword parameters, no tape of its own, not a
 /// template) behind one signature, `fn(&mut [Arg], bool) -> nilang::Result`
 /// (the arguments, and whether to run the uncall), for
 /// `tests/interpreter.rs` to run against the reference interpreter.
@@ -1449,9 +1449,25 @@ fn differential_table(out: &std::path::Path) {
             {
                 scalar("Complex")
             }
+            Ty::Constructed(Ctor::Fixed43, _) => scalar("Fixed"),
+            Ty::Constructed(Ctor::ULogarithmic, a) => match a.as_slice() {
+                [Ty::Scalar(Scalar::F64) | Ty::Generic(_)] => scalar("ULogF64"),
+                [Ty::Constructed(Ctor::Fixed43, _)] => scalar("ULogFixed"),
+                _ => None,
+            },
+            Ty::Constructed(Ctor::Tropical, a)
+                if matches!(a.as_slice(), [Ty::Scalar(Scalar::F64) | Ty::Generic(_)]) =>
+            {
+                scalar("Tropical")
+            }
             Ty::Slice(e) => match &**e {
                 Ty::Scalar(Scalar::F64) | Ty::Generic(_) => slice("VecF64"),
                 Ty::Scalar(Scalar::I64) => slice("VecI64"),
+                Ty::Constructed(Ctor::Tropical, a)
+                    if matches!(a.as_slice(), [Ty::Scalar(Scalar::F64) | Ty::Generic(_)]) =>
+                {
+                    slice("VecTropical")
+                }
                 _ => None,
             },
             Ty::Constructed(Ctor::Matrix, a)
@@ -1472,12 +1488,17 @@ fn differential_table(out: &std::path::Path) {
         }
     }
     // The adjoint a gradient program takes after a parameter (`x_bar`), as
-    // the Rust backend passes it (`bar_param_type`): floats, complex
-    // numbers, arrays and matrices of them that are not `Const`.
+    // the Rust backend passes it (`bar_param_type`): floats, log numbers
+    // (their logarithm's), complex numbers, arrays and matrices of them
+    // that are not `Const`.
     fn bar(ty: &Ty, k: usize) -> Option<(String, String)> {
         let float = |t: &Ty| matches!(t, Ty::Scalar(Scalar::F64) | Ty::Generic(_));
         match ty {
             t if float(t) => Some(("F64".into(), format!("b{k}"))),
+            // A log number's adjoint is its logarithm's.
+            Ty::Constructed(Ctor::ULogarithmic, a) if a.len() == 1 && float(&a[0]) => {
+                Some(("F64".into(), format!("b{k}")))
+            }
             Ty::Constructed(Ctor::Complex, a) if a.len() == 1 && float(&a[0]) => {
                 Some(("Complex".into(), format!("b{k}")))
             }

@@ -41,6 +41,9 @@ pub enum Check {
     /// The inverse of a tape loop found its tape empty (no forward run
     /// recorded it).
     Tape,
+    /// A sum of `Fixed43` numbers, or an `exp` or `log` of one, outside
+    /// the range of `Fixed43`.
+    Overflow,
     /// An operation on values it is not defined for (an integer divided
     /// by zero, a square root of a negative integer).
     Domain,
@@ -69,6 +72,7 @@ impl Check {
             Check::Index => "index out of range",
             Check::Tape => "tape mismatch",
             Check::Cast => "lossy typecast",
+            Check::Overflow => "fixed-point overflow",
             Check::Domain => "operation not defined for these values",
             Check::Unsupported => "not supported by the interpreter",
             Check::Depth => "calls nested too deeply",

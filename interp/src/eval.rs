@@ -14,6 +14,7 @@
 //! anything else is a value (arrays are shared until written).
 
 use crate::error::{Check, Location, RunError};
+use crate::numbers;
 use crate::ops::{self, check_eq, convert};
 use crate::pure::{self, Out};
 use crate::value::{Value, zero_of};
@@ -173,6 +174,10 @@ enum Step {
     Column(usize),
     /// The real (`false`) or imaginary (`true`) part of a complex number.
     Part(bool),
+    /// The logarithm of a log number (`x.log`), the value of a tropical
+    /// number (`x.n`). In an adjoint, which is the logarithm's (or none),
+    /// it stays where it is.
+    Inner,
 }
 
 impl<'db> Interpreter<'db> {
@@ -452,7 +457,13 @@ impl<'db> Interpreter<'db> {
                 broadcast,
                 value,
             } => {
-                if fr.taping && matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div) {
+                // In a tape loop, an overwrite, and a tropical `+=` (the
+                // maximum, which loses the smaller value).
+                if fr.taping
+                    && (matches!(op, InstrOp::Assign | InstrOp::Mul | InstrOp::Div)
+                        || (matches!(op, InstrOp::Add)
+                            && matches!(body.expr(*target).ty, Ty::Constructed(Ctor::Tropical, _))))
+                {
                     return self.overwrite(fr, *target, *op, *value, dir, span);
                 }
                 let op = if dir == Direction::Backward {
@@ -674,6 +685,11 @@ impl<'db> Interpreter<'db> {
         // The adjoint of the freed ancilla goes to what its value reads.
         if let Some(g) = &mut fr.grads {
             let cot = std::mem::take(&mut g[local]);
+            // A log number freed against a real: the real's logarithm.
+            let cot = match &fr.locals[local] {
+                Value::ULog(_) => numbers::through_log(cot, &self.eval(fr, value)?),
+                _ => cot,
+            };
             self.backprop(fr, value, cot, span)?;
         }
         fr.locals[local] = Value::Moved;
@@ -810,6 +826,7 @@ impl<'db> Interpreter<'db> {
                 let new = match op {
                     InstrOp::Mul => ops::binary(BinaryOp::Mul, &old, &v),
                     InstrOp::Div => ops::binary(BinaryOp::Div, &old, &v),
+                    InstrOp::Add => ops::binary(BinaryOp::Add, &old, &v),
                     _ => Ok(v),
                 }
                 .and_then(|n| convert(n, &old))
@@ -1107,6 +1124,8 @@ impl<'db> Interpreter<'db> {
         }
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
+        } else if let Some(new) = fixed_checked(fr, target, bop, &cur, &v, span)? {
+            new
         } else {
             updated(fr, bop, &cur, v, value, span)?
         };
@@ -1763,6 +1782,14 @@ impl<'db> Interpreter<'db> {
                         p.steps.push(Step::Part(field == "im"));
                         Some(p)
                     }
+                    Value::ULog(_) if field == "log" => {
+                        p.steps.push(Step::Inner);
+                        Some(p)
+                    }
+                    Value::Tropical(_) if field == "n" => {
+                        p.steps.push(Step::Inner);
+                        Some(p)
+                    }
                     Value::Struct { fields, .. } => {
                         match fields.iter().position(|(n, _)| n == field) {
                             Some(k) => {
@@ -1968,6 +1995,9 @@ impl<'db> Interpreter<'db> {
                 for &a in args {
                     values.push(self.eval(fr, a)?);
                 }
+                if !*broadcast && let Some(v) = fixed_math(fr, *func, args, &values, span)? {
+                    return Ok(v);
+                }
                 let out = if *broadcast {
                     pure::broadcast(*func, &values).map(Out::Value)
                 } else {
@@ -2039,6 +2069,8 @@ impl<'db> Interpreter<'db> {
                     }
                     (Value::Complex(re, _), "re") => Value::F64(*re),
                     (Value::Complex(_, im), "im") => Value::F64(*im),
+                    (Value::ULog(log), "log") => (**log).clone(),
+                    (Value::Tropical(n), "n") => (**n).clone(),
                     _ => {
                         return Err(fr.unsupported(
                             span,
@@ -2403,6 +2435,8 @@ fn read_in(root: &Value, steps: &[Step]) -> Option<Value> {
             }
             (Value::Matrix { data, .. }, Step::At(i)) => data.get(*i)?,
             (Value::Struct { fields, .. }, Step::Field(i)) => &fields.get(*i)?.1,
+            (Value::ULog(inner) | Value::Tropical(inner), Step::Inner) => inner,
+            (v, Step::Inner) => v,
             (Value::Matrix { rows, data, .. }, Step::Column(c)) if k + 1 == steps.len() => {
                 return Some(Value::Array(Rc::new(
                     data.get(c * rows..(c + 1) * rows)?.to_vec(),
@@ -2471,6 +2505,8 @@ fn slot<'v>(v: &'v mut Value, steps: &[Step]) -> Option<&'v mut Value> {
         }
         (Value::Matrix { data, .. }, Step::At(i)) => Rc::make_mut(data).get_mut(*i)?,
         (Value::Struct { fields, .. }, Step::Field(i)) => &mut Rc::make_mut(fields).get_mut(*i)?.1,
+        (Value::ULog(inner) | Value::Tropical(inner), Step::Inner) => inner,
+        (v, Step::Inner) => v,
         _ => return None,
     };
     slot(next, rest)
@@ -2521,6 +2557,93 @@ fn updated(
     ops::binary(op, cur, &v)
         .and_then(|n| convert(n, cur))
         .map_err(|m| fr.domain(span, m))
+}
+
+/// In a checked build, `x += e` (or `-=`) on a `Fixed43` place and
+/// `x *= e` (or `/=`) on a log number with a `Fixed43` logarithm: the new
+/// value, or an overflow error as `nilang::fixed::add` gives it (the
+/// generated code's `x.log += L(e)`). `None` for any other instruction.
+fn fixed_checked(
+    fr: &Frame<'_>,
+    target: ExprId,
+    op: BinaryOp,
+    cur: &Value,
+    v: &Value,
+    span: Span,
+) -> R<Option<Value>> {
+    if !fr.checks {
+        return Ok(None);
+    }
+    let place = fr.text(fr.body.expr(target).span);
+    let place = place.trim();
+    let (a, b, subtract, what) = match (cur, op) {
+        (Value::Fixed(a), BinaryOp::Add | BinaryOp::Sub) => {
+            let Some(b) = numbers::to_fixed(v) else {
+                return Ok(None);
+            };
+            (*a, b, op == BinaryOp::Sub, place.to_string())
+        }
+        (Value::ULog(log), BinaryOp::Mul | BinaryOp::Div) if matches!(**log, Value::Fixed(_)) => {
+            let (Value::Fixed(a), Ok(Value::Fixed(b))) = (&**log, numbers::log_of(v, log)) else {
+                return Ok(None);
+            };
+            (*a, b, op == BinaryOp::Div, format!("{place}.log"))
+        }
+        _ => return Ok(None),
+    };
+    let sign = if subtract { '-' } else { '+' };
+    match numbers::fixed_update_checked(a, b, subtract) {
+        Ok(n) => Ok(Some(match cur {
+            Value::ULog(_) => Value::ULog(Box::new(Value::Fixed(n))),
+            _ => Value::Fixed(n),
+        })),
+        Err((expected, found)) => Err(fr.error(
+            span,
+            Check::Overflow,
+            format!("`{what} {sign}= ...` must stay within the range of Fixed43"),
+            expected,
+            found,
+        )),
+    }
+}
+
+/// In a checked build, `exp` and `log` of a `Fixed43`, and the value
+/// `float(u)` of a log number with a `Fixed43` logarithm (`exp(u.log)`):
+/// the result, or an overflow error where no `Fixed43` holds it
+/// (`nilang::fixed::exp_at`, `ln_at`). `None` for any other call.
+fn fixed_math(
+    fr: &Frame<'_>,
+    func: PureFn,
+    args: &[ExprId],
+    values: &[Value],
+    span: Span,
+) -> R<Option<Value>> {
+    if !fr.checks {
+        return Ok(None);
+    }
+    let (x, ln, what) = match (func, values) {
+        (PureFn::Exp | PureFn::Log, [Value::Fixed(x)]) => {
+            (*x, func == PureFn::Log, fr.text(span).trim().to_string())
+        }
+        (PureFn::Float, [Value::ULog(log)]) => match (&**log, args) {
+            (Value::Fixed(x), [a]) => {
+                let arg = fr.text(fr.body.expr(*a).span);
+                (*x, false, format!("exp({}.log)", arg.trim()))
+            }
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    match numbers::fixed_math_checked(x, ln) {
+        Ok(v) => Ok(Some(Value::Fixed(v))),
+        Err((expected, found)) => Err(fr.error(
+            span,
+            Check::Overflow,
+            format!("`{what}` must be within the range of Fixed43"),
+            expected,
+            found,
+        )),
+    }
 }
 
 /// A float literal that meets an `f32` is an `f32`, as the generated Rust

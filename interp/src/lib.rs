@@ -16,6 +16,7 @@ mod dual;
 pub mod error;
 mod eval;
 pub mod literal;
+mod numbers;
 mod ops;
 mod pure;
 pub mod value;

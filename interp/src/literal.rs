@@ -1,5 +1,7 @@
 //! Values written as Julia writes them (`1.5`, `-2`, `true`, `[1, 2, 3]`,
-//! `[1 2; 3 4]`, `Complex(1, 2)`, `Pt(1.0, 2.0)`), for the arguments of
+//! `[1 2; 3 4]`, `Complex(1, 2)`, `Pt(1.0, 2.0)`, and the number systems
+//! `Fixed43(1.5)`, `exp(0.5)` (a log number by its logarithm) and
+//! `Tropical(2.0)`), for the arguments of
 //! `nilc run` and the REPL. JSON numbers, booleans and arrays read the
 //! same. Integers are `i64` and floats `f64` until the parameter they are
 //! given for says otherwise ([`crate::coerce`]).
@@ -135,7 +137,7 @@ impl Parser<'_> {
         }
         if !self.eat('(') {
             return Err(format!(
-                "`{word}` is not a value (a number, `true`, `false`, `[...]`, `Complex(re, im)` or a struct `Name(...)`)"
+                "`{word}` is not a value (a number, `true`, `false`, `[...]`, `Complex(re, im)`, `Fixed43(x)`, `exp(log)`, `Tropical(x)` or a struct `Name(...)`)"
             ));
         }
         let mut args = Vec::new();
@@ -157,6 +159,24 @@ impl Parser<'_> {
                 (Some(re), Some(im), 1 | 2) => Ok(Value::Complex(re, im)),
                 _ => Err("`Complex` takes one or two real numbers".into()),
             };
+        }
+        // The number systems, as the interpreter shows them.
+        let real = |what: &str| match args.as_slice() {
+            [x] => x
+                .as_f64()
+                .ok_or_else(|| format!("`{what}` takes one real number")),
+            _ => Err(format!("`{what}` takes one real number")),
+        };
+        match word.as_str() {
+            "Fixed43" => {
+                return Ok(Value::Fixed(crate::numbers::fixed_from_f64(real(
+                    "Fixed43",
+                )?)));
+            }
+            "Tropical" => return Ok(Value::Tropical(Box::new(Value::F64(real("Tropical")?)))),
+            // A log number by its logarithm, `exp(0.5)`.
+            "exp" => return Ok(Value::ULog(Box::new(Value::F64(real("exp")?)))),
+            _ => {}
         }
         // A struct: its fields are named when the parameter's type is known.
         Ok(Value::Struct {
@@ -266,7 +286,15 @@ mod tests {
         );
         assert_eq!(
             shown("x"),
-            "error: `x` is not a value (a number, `true`, `false`, `[...]`, `Complex(re, im)` or a struct `Name(...)`)"
+            "error: `x` is not a value (a number, `true`, `false`, `[...]`, `Complex(re, im)`, `Fixed43(x)`, `exp(log)`, `Tropical(x)` or a struct `Name(...)`)"
+        );
+        // The number systems read back as they are shown.
+        assert_eq!(shown("Fixed43(1.25)"), "Fixed43(1.25)");
+        assert_eq!(shown("exp(0.5)"), "exp(0.5)");
+        assert_eq!(shown("Tropical(-Inf)"), "Tropical(-Inf)");
+        assert_eq!(
+            shown("Fixed43(1, 2)"),
+            "error: `Fixed43` takes one real number"
         );
         assert_eq!(
             shown("[1 2; 3]"),

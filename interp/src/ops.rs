@@ -135,6 +135,9 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     if matches!(a, Value::Dual(..)) || matches!(b, Value::Dual(..)) {
         return crate::dual::binary(op, a, b);
     }
+    if let Some(v) = crate::numbers::binary(op.scalar(), a, b) {
+        return v;
+    }
     let (Some(x), Some(y)) = (Num::of(a), Num::of(b)) else {
         return Err(format!(
             "`{}` of {} and {}",
@@ -291,6 +294,7 @@ pub fn negate(v: &Value) -> Result<Value, String> {
         Value::Int(x, s) => Value::Int(wrap(x.wrapping_neg(), *s), *s),
         Value::Complex(re, im) => Value::Complex(-re, -im),
         Value::Dual(re, eps) => crate::dual::negate(*re, *eps),
+        Value::Fixed(x) => Value::Fixed(x.wrapping_neg()),
         v => return Err(format!("`-` of {}", v.kind_name())),
     })
 }
@@ -298,6 +302,12 @@ pub fn negate(v: &Value) -> Result<Value, String> {
 /// `v` as a value of `like`'s type: what writing `v` into a place holding
 /// `like` stores (the generated code's conversion to the place's type).
 pub fn convert(v: Value, like: &Value) -> Result<Value, String> {
+    if let Some(r) = crate::numbers::convert(&v, like) {
+        return r;
+    }
+    if let Some(real) = crate::numbers::plain(&v) {
+        return convert(real, like);
+    }
     Ok(match (like, &v) {
         // Into a place of the float type while `f` runs on duals: a
         // number is a constant (`T::from`).
@@ -367,6 +377,11 @@ pub fn check_eq(a: &Value, b: &Value, atol: f64) -> bool {
         }
         (Value::Bool(p), Value::Bool(q)) => p == q,
         (Value::Int(p, _), Value::Int(q, _)) => p == q,
+        // A log number by its logarithm, a tropical one by its value
+        // (`nilang::CheckEq`); a `Fixed43` exactly.
+        (Value::ULog(x), Value::ULog(y)) => check_eq(x, y, atol),
+        (Value::Tropical(x), Value::Tropical(y)) => check_eq(x, y, atol),
+        (Value::Fixed(x), Value::Fixed(y)) => x == y,
         // Both parts, as `Real::approx_eq` of a `Dual`.
         (Value::Dual(..), _) | (_, Value::Dual(..)) => {
             match (crate::dual::parts(a), crate::dual::parts(b)) {

@@ -3,6 +3,7 @@
 //! says what it does (or that it does not run it).
 
 use crate::error::{Check, Fail};
+use crate::numbers;
 use crate::ops::binary;
 use crate::value::{Value, zero_of};
 use nilang_analysis::ast::BinaryOp;
@@ -139,10 +140,12 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
             v => real(v, "sqrt", f32::sqrt, f64::sqrt)?,
         },
         P::Exp => match one()? {
+            Value::Fixed(x) => Value::Fixed(numbers::fixed_exp(*x)),
             Value::Complex(re, im) => cexp(*re, *im),
             v => real(v, "exp", f32::exp, f64::exp)?,
         },
         P::Log => match one()? {
+            Value::Fixed(x) => Value::Fixed(numbers::fixed_ln(*x)),
             Value::Complex(re, im) => clog(*re, *im),
             v => real(v, "log", f32::ln, f64::ln)?,
         },
@@ -273,6 +276,7 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
                 Value::F64(if x < 0.0 { std::f64::consts::PI } else { 0.0 })
             }
         },
+        P::Zero | P::One if let Some(v) = numbers::unit_of(one()?, func == P::One) => v,
         P::Zero => match one()? {
             Value::Type(t) => zero_of(t).ok_or_else(|| format!("no zero of `{}`", t.display()))?,
             v => v.zero_like(),
@@ -334,31 +338,19 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
         }
         P::Float => match one()? {
             Value::F32(_) | Value::F64(_) | Value::Complex(..) => one()?.clone(),
+            v if numbers::is_number_system(v) => numbers::float(v),
             v => Value::F64(v.as_f64().ok_or("`float` of a non-number")?),
         },
         P::Logaddexp | P::Logsubexp => {
             let [a, b] = args else {
                 return Err(format!("`{}` takes two arguments", func.name()).into());
             };
-            let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
-                return Err(format!("`{}` of non-real values", func.name()).into());
-            };
-            let r = if func == P::Logaddexp {
-                let m = x.max(y);
-                if m == f64::NEG_INFINITY {
-                    m
-                } else {
-                    m + (-(x - y).abs()).exp().ln_1p()
-                }
-            } else {
-                x + (-(y - x).exp()).ln_1p()
-            };
-            match (a, b) {
-                (Value::F32(_), Value::F32(_)) => Value::F32(r as f32),
-                _ => Value::F64(r),
-            }
+            numbers::gaussian(a, b, func == P::Logsubexp)?
         }
-        P::Nnz | P::GlobalIndex | P::Fixed | P::Ulog | P::Tropical => {
+        P::Fixed => Value::Fixed(numbers::to_fixed(one()?).ok_or("`fixed` of a non-number")?),
+        P::Ulog => numbers::ulog(one()?)?,
+        P::Tropical => numbers::tropical(one()?)?,
+        P::Nnz | P::GlobalIndex => {
             return Err(Fail::unsupported(format!(
                 "a built-in it lacks (`{}`)",
                 func.name()

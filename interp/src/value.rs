@@ -15,6 +15,13 @@ pub enum Value {
     Bool(bool),
     /// `Complex<f64>`.
     Complex(f64, f64),
+    /// `Fixed43` (`crate::numbers`).
+    Fixed(Fixed43),
+    /// `ULogarithmic<T>`: the logarithm of the value, an `F64`, `F32` or
+    /// `Fixed`.
+    ULog(Box<Value>),
+    /// `Tropical<T>`: the ordinary value, an `F64` or `F32`.
+    Tropical(Box<Value>),
     /// A dual number `re + eps ε` (`nilang::Dual<f64>`): a value of a
     /// function's float type while a tangent call `(∂f)` runs it (see
     /// `crate::dual`).
@@ -61,6 +68,9 @@ impl Value {
             Value::Int(_, s) => Ty::Scalar(*s),
             Value::Bool(_) => Ty::Scalar(Scalar::Bool),
             Value::Complex(..) => Ty::Constructed(Ctor::Complex, vec![Ty::Scalar(Scalar::F64)]),
+            Value::Fixed(_) => Ty::Constructed(Ctor::Fixed43, Vec::new()),
+            Value::ULog(log) => Ty::Constructed(Ctor::ULogarithmic, vec![log.ty()]),
+            Value::Tropical(n) => Ty::Constructed(Ctor::Tropical, vec![n.ty()]),
             Value::Dual(..) => dual_ty(),
             Value::Array(items) => Ty::Slice(Box::new(
                 items.first().map_or(Ty::Scalar(Scalar::F64), Value::ty),
@@ -127,12 +137,20 @@ impl Value {
                 | Value::Bool(_)
                 | Value::Complex(..)
                 | Value::Dual(..)
+                | Value::Fixed(_)
+                | Value::ULog(_)
+                | Value::Tropical(_)
         )
     }
 
-    /// The zero of this value's type, of its shape for arrays.
+    /// The zero of this value's type, of its shape for arrays: also the
+    /// zero adjoint of the value, so a log number's is its logarithm's
+    /// (the log number zero is [`ulog_unit`]).
     pub fn zero_like(&self) -> Value {
         match self {
+            Value::Fixed(_) => Value::Fixed(Fixed43::ZERO),
+            Value::ULog(log) => log.zero_like(),
+            Value::Tropical(n) => tropical_unit(n, false),
             Value::F64(_) => Value::F64(0.0),
             Value::F32(_) => Value::F32(0.0),
             Value::Int(_, s) => Value::Int(0, *s),
@@ -182,6 +200,9 @@ impl Value {
             Value::F32(x) => format!("{x:?}"),
             Value::Complex(re, im) => format!("Complex {{ re: {re:?}, im: {im:?} }}"),
             Value::Dual(re, eps) => format!("Dual {{ re: {re:?}, eps: {eps:?} }}"),
+            Value::Fixed(x) => format!("{x:?}"),
+            Value::ULog(log) => format!("exp({})", log.debug()),
+            Value::Tropical(n) => format!("Tropical({})", n.debug()),
             // As the runtime's `Stack` prints itself.
             Value::Stack(items, _) => {
                 let inner: Vec<String> = items.iter().map(Value::debug).collect();
@@ -203,6 +224,7 @@ impl Value {
     pub fn has_adjoint(&self) -> bool {
         match self {
             Value::F64(_) | Value::F32(_) | Value::Complex(..) | Value::Dual(..) => true,
+            Value::ULog(log) => log.has_adjoint(),
             Value::Array(items) | Value::Tuple(items) | Value::Stack(items, _) => {
                 items.iter().any(Value::has_adjoint)
             }
@@ -221,6 +243,7 @@ impl Value {
             Value::Int(x, _) => *x == 0,
             Value::Bool(b) => !*b,
             Value::Complex(re, im) | Value::Dual(re, im) => *re == 0.0 && *im == 0.0,
+            Value::Fixed(x) => *x == Fixed43::ZERO,
             Value::Array(items) | Value::Tuple(items) => items.iter().all(Value::is_zero),
             Value::Matrix { data, .. } => data.iter().all(Value::is_zero),
             Value::Stack(items, _) => items.is_empty(),
@@ -231,6 +254,33 @@ impl Value {
     }
 }
 
+/// `.nil`'s `Fixed43`: the `fixed` crate's `I21F43`, the runtime's type.
+pub type Fixed43 = fixed::types::I21F43;
+
+/// `zero(x)` (`one` when `one`) of a log or tropical number, or of their
+/// type's argument `inner`: the log number 0 (`log = -inf`, the most
+/// negative `Fixed43`) or 1 (`log = 0`); the tropical 0 (`-inf`) or 1 (`0`).
+pub fn ulog_unit(inner: &Value, one: bool) -> Value {
+    Value::ULog(Box::new(match (inner, one) {
+        (Value::Fixed(_), true) => Value::Fixed(Fixed43::ZERO),
+        (Value::Fixed(_), false) => Value::Fixed(Fixed43::MIN),
+        (Value::F32(_), true) => Value::F32(0.0),
+        (Value::F32(_), false) => Value::F32(f32::NEG_INFINITY),
+        (_, true) => Value::F64(0.0),
+        (_, false) => Value::F64(f64::NEG_INFINITY),
+    }))
+}
+
+/// The tropical zero (`-inf`) or one (`0`) with a value of `inner`'s type.
+pub fn tropical_unit(inner: &Value, one: bool) -> Value {
+    Value::Tropical(Box::new(match (inner, one) {
+        (Value::F32(_), true) => Value::F32(0.0),
+        (Value::F32(_), false) => Value::F32(f32::NEG_INFINITY),
+        (_, true) => Value::F64(0.0),
+        (_, false) => Value::F64(f64::NEG_INFINITY),
+    }))
+}
+
 /// The zero of type `ty`, for the types that have one without a shape.
 pub fn zero_of(ty: &Ty) -> Option<Value> {
     Some(match ty {
@@ -239,6 +289,13 @@ pub fn zero_of(ty: &Ty) -> Option<Value> {
         Ty::Scalar(Scalar::Bool) => Value::Bool(false),
         Ty::Scalar(s) => Value::Int(0, *s),
         Ty::Constructed(Ctor::Complex, _) => Value::Complex(0.0, 0.0),
+        Ty::Constructed(Ctor::Fixed43, _) => Value::Fixed(Fixed43::ZERO),
+        Ty::Constructed(Ctor::ULogarithmic, args) => {
+            ulog_unit(&zero_of(args.first()?).unwrap_or(Value::F64(0.0)), false)
+        }
+        Ty::Constructed(Ctor::Tropical, args) => {
+            tropical_unit(&zero_of(args.first()?).unwrap_or(Value::F64(0.0)), false)
+        }
         t if is_dual(t) => Value::Dual(0.0, 0.0),
         Ty::Constructed(Ctor::Stack, args) => Value::Stack(
             Rc::new(Vec::new()),
@@ -300,6 +357,10 @@ impl fmt::Display for Value {
                 let sign = if im.is_sign_negative() { "-" } else { "+" };
                 write!(f, "{} {sign} {}im", float_text(*re), float_text(im.abs()))
             }
+            Value::Fixed(x) => write!(f, "Fixed43({x})"),
+            // As Julia's LogarithmicNumbers shows one: `exp(0.5)`.
+            Value::ULog(log) => write!(f, "exp({log})"),
+            Value::Tropical(n) => write!(f, "Tropical({n})"),
             // As the runtime's `Dual` shows itself: `1.5 + 0.25ε`.
             Value::Dual(re, eps) => write!(f, "{} + {}ε", float_text(*re), float_text(*eps)),
             Value::Array(items) => list(f, "[", items, "]"),

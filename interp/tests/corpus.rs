@@ -22,6 +22,9 @@ fn argument(ty: &Ty, k: usize) -> Option<Value> {
         Ty::Scalar(Scalar::Bool) => Value::Bool(false),
         Ty::Scalar(s) => Value::Int(2 + k as i64, *s),
         Ty::Constructed(Ctor::Complex, _) => Value::Complex(x, 0.25),
+        Ty::Constructed(Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical, _) => {
+            nilang_interp::coerce(Value::F64(x), ty).ok()?
+        }
         Ty::Slice(t) => Value::Array(Rc::new(
             (0..4)
                 .map(|i| argument(t, k + i))
@@ -169,21 +172,21 @@ fn every_function_that_runs_comes_back() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // What runs and what stops. Parameters not generated: functions,
-    // structs, sparse matrices, stacks and number systems as arguments.
+    // structs, sparse matrices and stacks as arguments.
     // The checks that stop a run are the programs' own on these arguments
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 211
-        gradient: no real float parameter: 41
+        gradient agrees with central differences: 227
+        gradient: no real float parameter: 51
         gradient: not differentiable: the interpreter has no adjoint rule for an instruction on a tuple or a conjugate: 1
         gradient: not differentiable: the reverse pass of: 1
-        not run: a built-in it lacks (`ulog`): 4
-        parameters not generated: 51
-        ran forwards and back: 254
+        parameters not generated: 42
+        ran forwards and back: 280
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
         stopped by a check: deallocation check failed: 8
+        stopped by a check: fixed-point overflow: 1
         stopped by a check: index out of range: 27
         stopped by a check: lossy typecast: 3
         stopped by a check: shape check failed: 5

@@ -13,7 +13,7 @@
 //! around, which is still exactly undone by the opposite instruction (the
 //! numbers form a group modulo 2^64).
 
-use crate::{Check, Error, Location};
+use crate::{Check, Error, Location, Plain};
 
 /// The fixed-point type of `.nil`'s `Fixed43`.
 pub type Fixed43 = fixed::types::I21F43;
@@ -87,8 +87,8 @@ fn in_range(
             location,
             Check::Overflow,
             what,
-            format!("a result within ±{}", Fixed43::MAX),
-            format!("{function}({x}) = {v}"),
+            Plain(&format!("a result within ±{}", Fixed43::MAX)),
+            Plain(&format!("{function}({x}) = {v}")),
         ))
     }
 }
@@ -113,8 +113,8 @@ fn overflow(location: Location, what: &str, a: Fixed43, b: Fixed43, op: char) ->
         location,
         Check::Overflow,
         what,
-        format!("|{a} {op} {b}| < {}", Fixed43::MAX),
-        format!("{a} {op} {b} overflows"),
+        Plain(&format!("|{a} {op} {b}| < {}", Fixed43::MAX)),
+        Plain(&format!("{a} {op} {b} overflows")),
     )
 }
 

@@ -27,6 +27,7 @@ nilang::include_nil!(pub mod higher_order_use);
 nilang::include_nil!(pub mod typed_once);
 nilang::include_nil!(pub mod singular);
 nilang::include_nil!(pub mod julia_spellings);
+nilang::include_nil!(pub mod number_systems);
 nilang::include_nil!(pub mod windows);
 nilang::include_nil!(pub mod modules);
 nilang::include_nil!(pub mod stdlib_use);
@@ -169,6 +170,11 @@ pub mod differential {
         VecI64(Vec<i64>),
         /// Rows, columns and the elements, column-major.
         Matrix((usize, usize, Vec<f64>)),
+        Fixed(nilang::Fixed43),
+        ULogF64(nilang::ULog<f64>),
+        ULogFixed(nilang::ULog<nilang::Fixed43>),
+        Tropical(nilang::Tropical<f64>),
+        VecTropical(Vec<nilang::Tropical<f64>>),
     }
 
     /// A function run on its arguments, forwards or (`true`) its uncall.

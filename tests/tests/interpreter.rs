@@ -27,6 +27,13 @@ fn argument(ty: &Ty, k: usize) -> Value {
         Ty::Scalar(Scalar::Bool) => Value::Bool(false),
         Ty::Scalar(s) => Value::Int(2 + k as i64, *s),
         Ty::Constructed(Ctor::Complex, _) => Value::Complex(x, 0.25),
+        Ty::Constructed(Ctor::Fixed43, _) => Value::Fixed(nilang::fixed::from_f64(x)),
+        // A log number by its logarithm (its value is `x`).
+        Ty::Constructed(Ctor::ULogarithmic, a) => Value::ULog(Box::new(match a.as_slice() {
+            [Ty::Constructed(Ctor::Fixed43, _)] => Value::Fixed(nilang::fixed::from_f64(x.ln())),
+            _ => Value::F64(x.ln()),
+        })),
+        Ty::Constructed(Ctor::Tropical, _) => Value::Tropical(Box::new(Value::F64(x))),
         Ty::Slice(t) => Value::Array(Rc::new((0..4).map(|i| argument(t, k + i)).collect())),
         Ty::Constructed(Ctor::Matrix, args) => Value::Matrix {
             rows: 3,
@@ -99,6 +106,21 @@ fn to_arg(v: &Value, like: &Arg) -> Arg {
         (Arg::Matrix(_), Value::Matrix { rows, cols, data }) => {
             Arg::Matrix((*rows, *cols, data.iter().map(f64_of).collect()))
         }
+        (Arg::Fixed(_), Value::Fixed(x)) => Arg::Fixed(*x),
+        (Arg::ULogF64(_), Value::ULog(log)) => Arg::ULogF64(nilang::ULog::from_log(f64_of(log))),
+        (Arg::ULogFixed(_), Value::ULog(log)) => match **log {
+            Value::Fixed(l) => Arg::ULogFixed(nilang::ULog::from_log(l)),
+            ref other => panic!("a fixed-point logarithm: {other}"),
+        },
+        (Arg::Tropical(_), Value::Tropical(n)) => Arg::Tropical(nilang::Tropical::new(f64_of(n))),
+        (Arg::VecTropical(_), Value::Array(xs)) => Arg::VecTropical(
+            xs.iter()
+                .map(|x| match x {
+                    Value::Tropical(n) => nilang::Tropical::new(f64_of(n)),
+                    other => panic!("a tropical number: {other}"),
+                })
+                .collect(),
+        ),
         (like, v) => panic!("the interpreter gave {v} for an argument like {like:?}"),
     }
 }
@@ -116,6 +138,11 @@ fn bits(args: &[Arg]) -> Vec<Vec<u64>> {
             Arg::VecF64(xs) => xs.iter().map(|x| x.to_bits()).collect(),
             Arg::VecI64(xs) => xs.iter().map(|&i| i as u64).collect(),
             Arg::Matrix((_, _, xs)) => xs.iter().map(|x| x.to_bits()).collect(),
+            Arg::Fixed(x) => vec![x.to_bits() as u64],
+            Arg::ULogF64(u) => vec![u.log.to_bits()],
+            Arg::ULogFixed(u) => vec![u.log.to_bits() as u64],
+            Arg::Tropical(t) => vec![t.n.to_bits()],
+            Arg::VecTropical(ts) => ts.iter().map(|t| t.n.to_bits()).collect(),
         })
         .collect()
 }
@@ -130,6 +157,17 @@ fn variant_of(ty: &Ty) -> Arg {
         Ty::Scalar(Scalar::I64) => Arg::I64(0),
         Ty::Scalar(Scalar::I32) => Arg::I32(0),
         Ty::Constructed(Ctor::Complex, _) => Arg::Complex(Complex::new(0.0, 0.0)),
+        Ty::Constructed(Ctor::Fixed43, _) => Arg::Fixed(nilang::Fixed43::ZERO),
+        Ty::Constructed(Ctor::ULogarithmic, a)
+            if matches!(a.as_slice(), [Ty::Constructed(Ctor::Fixed43, _)]) =>
+        {
+            Arg::ULogFixed(nilang::ULog::from_log(nilang::Fixed43::ZERO))
+        }
+        Ty::Constructed(Ctor::ULogarithmic, _) => Arg::ULogF64(nilang::ULog::from_log(0.0)),
+        Ty::Constructed(Ctor::Tropical, _) => Arg::Tropical(nilang::Tropical::new(0.0)),
+        Ty::Slice(t) if matches!(**t, Ty::Constructed(Ctor::Tropical, _)) => {
+            Arg::VecTropical(Vec::new())
+        }
         Ty::Slice(t) if matches!(**t, Ty::Scalar(Scalar::I64)) => Arg::VecI64(Vec::new()),
         Ty::Slice(_) => Arg::VecF64(Vec::new()),
         Ty::Constructed(Ctor::Matrix, _) => Arg::Matrix((0, 0, Vec::new())),
@@ -257,9 +295,9 @@ fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
     }
     let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
-        forward: the same bits: 218
-        forward: the same error: 28
-        uncall: the same bits: 218
+        forward: the same bits: 234
+        forward: the same error: 29
+        uncall: the same bits: 234
     "#]]
     .assert_eq(&summary);
 }
@@ -357,7 +395,8 @@ fn the_interpreter_and_the_generated_code_agree_on_the_random_programs() {
 /// The adjoint seed 1 in the shape of `like`.
 fn ones_like(like: &Arg) -> Arg {
     match like {
-        Arg::F64(_) => Arg::F64(1.0),
+        // A log number's adjoint is its logarithm's, a float.
+        Arg::F64(_) | Arg::ULogF64(_) => Arg::F64(1.0),
         Arg::Complex(_) => Arg::Complex(Complex::new(1.0, 0.0)),
         Arg::VecF64(xs) => Arg::VecF64(vec![1.0; xs.len()]),
         Arg::Matrix((r, c, xs)) => Arg::Matrix((*r, *c, vec![1.0; xs.len()])),
@@ -440,6 +479,6 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
         not run by the interpreter: the interpreter has no adjoint rule for an instruction on a tuple or a conjugate: 2
         not run by the interpreter: the interpreter has no adjoint rule for this element-wise operation: 21
         the same error: 28
-        the same gradient within 1e-12: 189
+        the same gradient within 1e-12: 199
     "#]].assert_eq(&summary);
 }

@@ -12,6 +12,7 @@
 
 use super::Error;
 use super::{Frame, Interpreter, Path, R};
+use crate::numbers;
 use crate::ops::{self, convert};
 use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
@@ -185,9 +186,14 @@ impl<'db> Interpreter<'db> {
         value: ExprId,
         span: Span,
     ) -> R<()> {
+        // On a log number, `*=` and `/=` add and subtract logarithms, and
+        // its adjoint is its logarithm's.
+        let ulog = matches!(self.read(fr, target, span)?, Value::ULog(_));
         let subtract = match executed {
             InstrOp::Sub => false,
             InstrOp::Add => true,
+            InstrOp::Div if ulog => false,
+            InstrOp::Mul if ulog => true,
             InstrOp::Xor => return Ok(()),
             InstrOp::Mul | InstrOp::Div | InstrOp::Assign => {
                 return Err(fr.not_differentiable(span, "`*=` and `/=`"));
@@ -195,6 +201,11 @@ impl<'db> Interpreter<'db> {
         };
         let cot = self.grad_read(fr, target, span)?;
         let cot = if subtract { negate_all(&cot) } else { cot };
+        let cot = if ulog {
+            numbers::through_log(cot, &self.eval(fr, value)?)
+        } else {
+            cot
+        };
         self.backprop(fr, value, cot, span)
     }
 
@@ -614,6 +625,8 @@ fn shaped_like(seed: Value, like: &Value) -> Result<Value, String> {
                 .map(|l| shaped_like(s.clone(), l))
                 .collect::<Result<_, _>>()?,
         ))),
+        // A log number's seed is its logarithm's.
+        (Value::ULog(log), s) => shaped_like(s, log),
         (l, s) if l.is_number() && s.is_number() => convert(s, l),
         (l, s) => Err(format!(
             "expected a seed shaped like {}, found {}",
@@ -646,6 +659,12 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
     use BinaryOp::*;
     if matches!(l, Value::Dual(..)) || matches!(r, Value::Dual(..)) {
         return crate::dual::binary_partials(op, l, r);
+    }
+    if let Some(p) = numbers::ulog_partials(op, l, r) {
+        return Some(p);
+    }
+    if numbers::is_number_system(l) || numbers::is_number_system(r) {
+        return Some(vec![None, None]);
     }
     let (a, b) = (real(l)?, real(r)?);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
@@ -725,6 +744,9 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     }
     if args.iter().any(|a| matches!(a, Value::Dual(..))) {
         return crate::dual::pure_partials(func, args);
+    }
+    if let Some(p) = numbers::pure_partials(func, args) {
+        return p;
     }
     let x = args.first().and_then(real);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
@@ -837,10 +859,11 @@ fn dot(a: &Value, b: &Value) -> f64 {
 }
 
 /// How many float numbers a value holds (elements of arrays and matrices,
-/// fields of structs).
+/// fields of structs, the logarithm of a log number: what has an adjoint).
 fn float_count(v: &Value) -> usize {
     match v {
         Value::F64(_) | Value::F32(_) => 1,
+        Value::ULog(log) => float_count(log),
         Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
             items.iter().map(float_count).sum()
         }
@@ -864,6 +887,7 @@ fn nth_float(v: &Value, k: usize) -> Option<f64> {
                 items.iter().find_map(|i| go(i, k))
             }
             Value::Struct { fields, .. } => fields.iter().find_map(|(_, v)| go(v, k)),
+            Value::ULog(log) => go(log, k),
             _ => None,
         }
     }
@@ -887,6 +911,7 @@ fn with_nth_float(v: &Value, k: usize, x: f64) -> Value {
         match v {
             Value::F64(_) if here(k) => Value::F64(x),
             Value::F32(_) if here(k) => Value::F32(x as f32),
+            Value::ULog(log) => Value::ULog(Box::new(go(log, k, x))),
             Value::Array(items) => Value::Array(std::rc::Rc::new(
                 items.iter().map(|i| go(i, k, x)).collect(),
             )),
