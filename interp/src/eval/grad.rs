@@ -813,11 +813,10 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
             let [a, b] = args else { return None };
             let (p, q) = (real(a)?, real(b)?);
             let (da, db) = if func == P::Logaddexp {
-                let m = p.max(q);
-                let r = m + (-(p - q).abs()).exp().ln_1p();
+                let r = numbers::logaddexp(p, q);
                 ((p - r).exp(), (q - r).exp())
             } else {
-                let r = p + (-(q - p).exp()).ln_1p();
+                let r = numbers::logsubexp(p, q);
                 ((p - r).exp(), -(q - r).exp())
             };
             Some(vec![
