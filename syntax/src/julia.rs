@@ -446,11 +446,12 @@ fn span(start: usize, end: usize) -> Span {
     Span::new(start as u32, end as u32)
 }
 
-/// `Complex{T}`, `Complex<T>`, `ULogarithmic{Fixed43}` as the argument of
-/// `zero` or `one`, which the grammar reads as a name and a syntax error or
-/// as comparisons: the type constructor, its element type and where the
-/// spelling ends. The lowering takes it for a value of that type
-/// (`zero(T) * im`, `ulog(zero(T))`), which is all `zero` and `one` need.
+/// `Complex{T}`, `Complex<T>`, `ULogarithmic{Fixed43}`, `Tropical{f64}` as
+/// the argument of `zero` or `one`, which the grammar reads as a name and a
+/// syntax error or as comparisons: the type constructor, its element type
+/// and where the spelling ends. The lowering takes it for a value of that
+/// type (`zero(T) * im`, `ulog(zero(T))`, `tropical(zero(T))`), which is all
+/// `zero` and `one` need.
 pub(crate) fn type_spelling<'t>(
     node: Node<'_>,
     text: &'t str,
@@ -458,7 +459,7 @@ pub(crate) fn type_spelling<'t>(
     // The node's own shape first: asking for a parent walks down from the
     // root, which would make a long chain quadratic.
     if !matches!(node.kind(), "identifier" | "binary")
-        || !["Complex", "ULogarithmic"]
+        || !TYPE_SPELLINGS
             .iter()
             .any(|c| text[node.byte_range()].starts_with(c))
     {
@@ -485,8 +486,11 @@ pub(crate) fn type_spelling<'t>(
         )
     };
     let simple = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
-    (matches!(ctor, "Complex" | "ULogarithmic") && simple(element)).then_some((ctor, element, end))
+    (TYPE_SPELLINGS.contains(&ctor) && simple(element)).then_some((ctor, element, end))
 }
+
+/// The constructors [`type_spelling`] reads.
+const TYPE_SPELLINGS: [&str; 3] = ["Complex", "ULogarithmic", "Tropical"];
 
 /// The first name of `code` spelt as one of NiLang.jl's global stacks
 /// (`GLOBAL_STACK`, `FLOAT64_STACK`): all capitals, ending in `_STACK`.

@@ -1461,6 +1461,8 @@ impl<'a> Lower<'a> {
                     },
                     whole,
                 )
+            } else if ctor == "Tropical" {
+                Expr::call("tropical", vec![zero], whole)
             } else {
                 Expr::call("ulog", vec![zero], whole)
             };

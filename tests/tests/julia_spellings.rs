@@ -1,5 +1,6 @@
-//! `tests/nil/julia_spellings.nil`: NiLang.jl's `zero(Complex{T})` and
-//! `one(ULogarithmic{Fixed43})`, accepted as values of the type they name,
+//! `tests/nil/julia_spellings.nil`: NiLang.jl's `zero(Complex{T})`,
+//! `one(ULogarithmic{Fixed43})` and `zero(Tropical{f64})`, accepted as
+//! values of the type they name,
 //! compile and run forwards, backwards and (where differentiable) in the
 //! gradient.
 
@@ -37,4 +38,15 @@ fn a_log_number_one_by_its_type() {
     assert_eq!(r, 1.0);
     j::uncall_js_ulog(&mut r, x).unwrap();
     assert_eq!(r, 0.0);
+}
+
+#[test]
+fn a_tropical_zero_and_one_by_their_type() {
+    let xs = [2.0, -1.0, 3.5].map(nilang::Tropical::new);
+    let mut r = 0.25;
+    j::js_tropical(&mut r, &xs).unwrap();
+    // The maximum 3.5, plus the tropical one's value 0.
+    assert_eq!(r, 3.75);
+    j::uncall_js_tropical(&mut r, &xs).unwrap();
+    assert_eq!(r, 0.25);
 }
