@@ -177,12 +177,12 @@ fn every_function_that_runs_comes_back() {
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 228
+        gradient agrees with central differences: 229
         gradient: no real float parameter: 51
         gradient: not differentiable: the interpreter has no adjoint rule for an instruction on a tuple or a conjugate: 1
         gradient: not differentiable: the reverse pass of: 1
         parameters not generated: 42
-        ran forwards and back: 281
+        ran forwards and back: 282
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
         stopped by a check: deallocation check failed: 8

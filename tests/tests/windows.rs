@@ -157,3 +157,61 @@ fn cells_hold_an_element_for_a_loop_and_write_it_back() {
     let gradient: Vec<f64> = y_bar.iter().chain(&x_bar).chain(&l_bar).copied().collect();
     nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
 }
+
+/// `columns` (a loop over the rows of two columns of one matrix) computes
+/// what a plain loop does, and where an index is out of range stops with
+/// the error the reference interpreter, which checks each access as it
+/// comes, gives: the first row or column out of range.
+#[test]
+fn matrix_columns_read_in_a_loop_fail_as_plain_loops_do() {
+    use nilang::ndarray::{Array2, ShapeBuilder};
+    let data: Vec<f64> = (0..12).map(|v| 0.5 * v as f64 - 1.0).collect();
+    let x = Array2::from_shape_vec((4, 3).f(), data.clone()).unwrap();
+    let run = |a: i64, b: i64, c: i64| {
+        let mut d = 0.25;
+        w::columns(&mut d, x.view(), a, b, c).map(|()| d)
+    };
+    let plain = |a: usize, b: usize, c: usize| {
+        let mut d = 0.25;
+        for i in 1..=(4 - c) {
+            let diff = x[[i + c - 1, a - 1]] - x[[i - 1, b - 1]];
+            d += diff.powi(2);
+        }
+        d
+    };
+    assert_eq!(run(1, 3, 1).unwrap(), plain(1, 3, 1));
+    assert_eq!(run(2, 2, 0).unwrap(), plain(2, 2, 0));
+    let mut d = run(3, 1, 2).unwrap();
+    w::uncall_columns(&mut d, x.view(), 3, 1, 2).unwrap();
+    assert_eq!(d, 0.25);
+
+    // The interpreter on the same file, as the oracle for the errors.
+    let db = nilang_compiler::db::RootDatabase::default();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
+    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
+    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
+    let mut interp = nilang_interp::Interpreter::new(&db, project);
+    let matrix = nilang_interp::Value::Matrix {
+        rows: 4,
+        cols: 3,
+        data: std::rc::Rc::new(data.iter().map(|&v| nilang_interp::Value::F64(v)).collect()),
+    };
+    // A column out of range, rows out of range at the first and at a later
+    // iteration, and both.
+    for (a, b, c) in [(4, 1, 0), (1, 0, 1), (1, 2, -1), (5, 1, -1)] {
+        let rust = run(a, b, c).unwrap_err().to_string();
+        let args = vec![
+            nilang_interp::Value::F64(0.25),
+            matrix.clone(),
+            nilang_interp::Value::int(a),
+            nilang_interp::Value::int(b),
+            nilang_interp::Value::int(c),
+        ];
+        let interpreted = interp
+            .call("columns", args, nilang_interp::Direction::Forward)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(rust, interpreted, "a = {a}, b = {b}, c = {c}");
+    }
+}
