@@ -33,6 +33,7 @@ use std::rc::Rc;
 
 mod derivative;
 mod grad;
+mod wirtinger;
 
 use derivative::DerivativeCall;
 
@@ -150,7 +151,7 @@ struct Frame<'db> {
 }
 
 /// An instruction's target that is a view of places, not a place.
-enum View {
+pub(super) enum View {
     Tuple(Vec<ExprId>),
     Conj(ExprId),
 }
@@ -1059,7 +1060,7 @@ impl<'db> Interpreter<'db> {
         };
         if let Some(view) = view {
             if fr.grads.is_some() {
-                return Err(fr.not_differentiable(span, "an instruction on a tuple or a conjugate"));
+                self.view_adjoint(fr, &view, op, value, span)?;
             }
             let v = self.eval(fr, value)?;
             return match view {
@@ -2574,20 +2575,20 @@ fn fixed_checked(
     if !fr.checks {
         return Ok(None);
     }
-    let place = fr.text(fr.body.expr(target).span);
-    let place = place.trim();
+    // The place's text only for the message of an overflow.
+    let place = || fr.text(fr.body.expr(target).span).trim().to_string();
     let (a, b, subtract, what) = match (cur, op) {
         (Value::Fixed(a), BinaryOp::Add | BinaryOp::Sub) => {
             let Some(b) = numbers::to_fixed(v) else {
                 return Ok(None);
             };
-            (*a, b, op == BinaryOp::Sub, place.to_string())
+            (*a, b, op == BinaryOp::Sub, None)
         }
         (Value::ULog(log), BinaryOp::Mul | BinaryOp::Div) if matches!(**log, Value::Fixed(_)) => {
             let (Value::Fixed(a), Ok(Value::Fixed(b))) = (&**log, numbers::log_of(v, log)) else {
                 return Ok(None);
             };
-            (*a, b, op == BinaryOp::Div, format!("{place}.log"))
+            (*a, b, op == BinaryOp::Div, Some(".log"))
         }
         _ => return Ok(None),
     };
@@ -2600,7 +2601,11 @@ fn fixed_checked(
         Err((expected, found)) => Err(fr.error(
             span,
             Check::Overflow,
-            format!("`{what} {sign}= ...` must stay within the range of Fixed43"),
+            format!(
+                "`{}{} {sign}= ...` must stay within the range of Fixed43",
+                place(),
+                what.unwrap_or_default()
+            ),
             expected,
             found,
         )),

@@ -188,7 +188,8 @@ impl<'db> Interpreter<'db> {
     ) -> R<()> {
         // On a log number, `*=` and `/=` add and subtract logarithms, and
         // its adjoint is its logarithm's.
-        let ulog = matches!(self.read(fr, target, span)?, Value::ULog(_));
+        let ulog = matches!(executed, InstrOp::Mul | InstrOp::Div)
+            && matches!(self.read(fr, target, span)?, Value::ULog(_));
         let subtract = match executed {
             InstrOp::Sub => false,
             InstrOp::Add => true,
@@ -207,6 +208,82 @@ impl<'db> Interpreter<'db> {
             cot
         };
         self.backprop(fr, value, cot, span)
+    }
+
+    /// Before the executed `view op= value` on a view of places: `z' += e`
+    /// changes `z` by `conj(e)`, so `e` gets the conjugate of `z`'s
+    /// adjoint; `(s, c) += e` changes each place by its part of the tuple
+    /// `e` (`sincos(a)`, or a tuple written out), which gets the places'
+    /// adjoints, part by part.
+    pub(super) fn view_adjoint(
+        &mut self,
+        fr: &mut Frame<'db>,
+        view: &super::View,
+        executed: InstrOp,
+        value: ExprId,
+        span: Span,
+    ) -> R<()> {
+        let subtract = match executed {
+            InstrOp::Sub => false,
+            InstrOp::Add => true,
+            InstrOp::Xor => return Ok(()),
+            _ => {
+                return Err(fr.not_differentiable(
+                    span,
+                    "the interpreter has no adjoint rule for `*=`, `/=` or `=` on a view of places",
+                ));
+            }
+        };
+        let signed = |cot: Value| if subtract { negate_all(&cot) } else { cot };
+        match view {
+            super::View::Conj(inner) => {
+                let Some(p) = self.path(fr, *inner)? else {
+                    return Ok(());
+                };
+                let cot = match signed(self.grad_read(fr, &p, span)?) {
+                    Value::Complex(re, im) => Value::Complex(re, -im),
+                    cot => cot,
+                };
+                self.backprop(fr, value, cot, span)
+            }
+            super::View::Tuple(items) => {
+                let mut cots = Vec::with_capacity(items.len());
+                for &item in items {
+                    cots.push(match self.path(fr, item)? {
+                        Some(p) => signed(self.grad_read(fr, &p, span)?),
+                        None => Value::F64(0.0),
+                    });
+                }
+                let body = fr.body;
+                match &body.expr(value).kind {
+                    Expr::Tuple(parts) if parts.len() == cots.len() => {
+                        for (&part, cot) in parts.iter().zip(cots) {
+                            self.backprop(fr, part, cot, span)?;
+                        }
+                        Ok(())
+                    }
+                    // sincos(a) = (sin a, cos a): ā += s̄ cos a - c̄ sin a.
+                    Expr::Pure {
+                        func: PureFn::Sincos,
+                        args,
+                        broadcast: false,
+                    } if args.len() == 1 && cots.len() == 2 => {
+                        let a = self.eval(fr, args[0])?;
+                        let (Some(x), Some(ds), Some(dc)) =
+                            (real(&a), real(&cots[0]), real(&cots[1]))
+                        else {
+                            return Err(fr.not_differentiable(span, "`sincos` of this value"));
+                        };
+                        let share = like(ds * x.cos() - dc * x.sin(), &a);
+                        self.backprop(fr, args[0], share, span)
+                    }
+                    _ => Err(fr.not_differentiable(
+                        span,
+                        "the interpreter has no adjoint rule for this tuple of values",
+                    )),
+                }
+            }
+        }
     }
 
     /// After an overwrite in a tape loop is undone (the old value back):
@@ -242,6 +319,9 @@ impl<'db> Interpreter<'db> {
     ) -> R<()> {
         if !cot.has_adjoint() || cot.is_zero() {
             return Ok(());
+        }
+        if let Value::Complex(re, im) = cot {
+            return self.backprop_complex(fr, e, (re, im), span);
         }
         let body = fr.body;
         let scalar = matches!(cot, Value::F64(_) | Value::F32(_) | Value::Dual(..));
@@ -498,6 +578,19 @@ impl<'db> Interpreter<'db> {
                 };
                 for (i, row) in rows.iter().enumerate() {
                     let Some(like) = after.get(i) else { continue };
+                    // Complex adjoints go through the same real factors,
+                    // part by part.
+                    if let Value::Complex(..) = like {
+                        let (mut re, mut im) = (0.0, 0.0);
+                        for &(j, f) in row {
+                            if let Some(Value::Complex(r, m)) = after.get(j) {
+                                re += f.at(theta) * r;
+                                im += f.at(theta) * m;
+                            }
+                        }
+                        self.grad_write(fr, &paths[i], Value::Complex(re, im), span)?;
+                        continue;
+                    }
                     if !matches!(like, Value::F64(_) | Value::F32(_)) {
                         continue;
                     }
@@ -522,7 +615,13 @@ impl<'db> Interpreter<'db> {
                 Ok(())
             }
             Rule::Shift { .. } => Ok(()),
-            Rule::Conj => Ok(()),
+            // The adjoint of a complex number conjugated is conjugated.
+            Rule::Conj => match after.first() {
+                Some(Value::Complex(re, im)) => {
+                    self.grad_write(fr, &paths[0], Value::Complex(*re, -im), span)
+                }
+                _ => Ok(()),
+            },
             Rule::Stack => self.stack_adjoint(fr, x, paths, args, span),
         }
     }
@@ -862,6 +961,7 @@ fn dot(a: &Value, b: &Value) -> f64 {
 fn float_count(v: &Value) -> usize {
     match v {
         Value::F64(_) | Value::F32(_) => 1,
+        Value::Complex(..) => 2,
         Value::ULog(log) => float_count(log),
         Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
             items.iter().map(float_count).sum()
@@ -882,6 +982,15 @@ fn nth_float(v: &Value, k: usize) -> Option<f64> {
                 *k -= 1;
                 None
             }
+            // The real part, then the imaginary part.
+            Value::Complex(re, im) => match *k {
+                0 => Some(*re),
+                1 => Some(*im),
+                _ => {
+                    *k -= 2;
+                    None
+                }
+            },
             Value::Array(items) | Value::Tuple(items) | Value::Matrix { data: items, .. } => {
                 items.iter().find_map(|i| go(i, k))
             }
@@ -910,6 +1019,21 @@ fn with_nth_float(v: &Value, k: usize, x: f64) -> Value {
         match v {
             Value::F64(_) if here(k) => Value::F64(x),
             Value::F32(_) if here(k) => Value::F32(x as f32),
+            Value::Complex(re, im) => match k {
+                Some(0) => {
+                    *k = None;
+                    Value::Complex(x, *im)
+                }
+                Some(1) => {
+                    *k = None;
+                    Value::Complex(*re, x)
+                }
+                Some(n) => {
+                    *n -= 2;
+                    Value::Complex(*re, *im)
+                }
+                None => Value::Complex(*re, *im),
+            },
             Value::ULog(log) => Value::ULog(Box::new(go(log, k, x))),
             Value::Array(items) => Value::Array(std::rc::Rc::new(
                 items.iter().map(|i| go(i, k, x)).collect(),

@@ -1,0 +1,261 @@
+//! Adjoints through complex values, as the Rust backend's reverse passes
+//! define them (`codegen::adjoint::complex`, `nilang::adjoint::wirtinger`).
+//!
+//! Each expression's value `N` moves with what it reads as a Wirtinger pair:
+//! `dN = a dz + b conj(dz)` for each operand `z` (`b = 0` on every
+//! holomorphic path: sums, products, quotients, powers, `exp`, `log`,
+//! `sqrt`, `sin`, `cos`, `inv`). A cotangent `c` of `N` sends
+//! `conj(a) c + conj(c) b` to `z`, its real part when `z` is real. A real
+//! loss then gets the adjoint `∂L/∂x + i ∂L/∂y` of each complex `x + iy`,
+//! the convention of the runtime's complex adjoints.
+
+use super::{Frame, Interpreter, R};
+use crate::ops;
+use crate::pure::{self, Out};
+use crate::value::Value;
+use nilang_analysis::ast::{BinaryOp, Span, UnaryOp};
+use nilang_analysis::builtins::PureFn;
+use nilang_analysis::db::body::{Expr, ExprId};
+use nilang_analysis::ty::{Ctor, Scalar, Ty};
+
+/// A complex number as its two parts.
+type C = (f64, f64);
+
+const ZERO: C = (0.0, 0.0);
+const ONE: C = (1.0, 0.0);
+
+fn mul(a: C, b: C) -> C {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+fn div(a: C, b: C) -> C {
+    let d = b.0 * b.0 + b.1 * b.1;
+    ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
+}
+
+fn conj(a: C) -> C {
+    (a.0, -a.1)
+}
+
+fn neg(a: C) -> C {
+    (-a.0, -a.1)
+}
+
+/// `a · c` that is zero where `c` is zero, even for an infinite or NaN `a`
+/// (`nilang::adjoint::ctimes`).
+fn times(a: C, c: C) -> C {
+    if c == ZERO { ZERO } else { mul(a, c) }
+}
+
+/// A number as a complex one (`None` for what is not a number).
+fn complex(v: &Value) -> Option<C> {
+    match v {
+        Value::Complex(re, im) => Some((*re, *im)),
+        v => v.as_f64().map(|x| (x, 0.0)),
+    }
+}
+
+/// `f(z)` of a complex `z`, as the interpreter computes it.
+fn apply(func: PureFn, z: C) -> Option<C> {
+    match pure::call(func, &[Value::Complex(z.0, z.1)]) {
+        Ok(Out::Value(v)) => complex(&v),
+        _ => None,
+    }
+}
+
+impl<'db> Interpreter<'db> {
+    /// Sends the complex cotangent `cot` of `e`'s value to the places `e`
+    /// reads, through the Wirtinger pairs of each operation.
+    pub(super) fn backprop_complex(
+        &mut self,
+        fr: &mut Frame<'db>,
+        e: ExprId,
+        cot: (f64, f64),
+        span: Span,
+    ) -> R<()> {
+        let body = fr.body;
+        // A real value: the real part of its cotangent, through the real
+        // rules (its operands are real too).
+        let real = match &body.expr(e).ty {
+            Ty::Scalar(Scalar::F64) | Ty::Generic(_) => Some(Value::F64(cot.0)),
+            Ty::Scalar(Scalar::F32) => Some(Value::F32(cot.0 as f32)),
+            _ => None,
+        };
+        if let Some(cot) = real
+            && !matches!(
+                body.expr(e).kind,
+                Expr::Local(_) | Expr::Index { .. } | Expr::Field { .. }
+            )
+        {
+            return self.backprop(fr, e, cot, span);
+        }
+        match &body.expr(e).kind {
+            Expr::Local(_) | Expr::Index { .. } | Expr::Field { .. } => {
+                let Some(p) = self.path(fr, e)? else {
+                    return Ok(());
+                };
+                // A real place takes the real part.
+                let cot = match self.read(fr, &p, span)? {
+                    Value::Complex(..) => Value::Complex(cot.0, cot.1),
+                    Value::F64(_) => Value::F64(cot.0),
+                    Value::F32(_) => Value::F32(cot.0 as f32),
+                    _ => return Ok(()),
+                };
+                let g = self.grad_read(fr, &p, span)?;
+                self.grad_write(fr, &p, super::accumulate(&g, &cot), span)
+            }
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Bool(_)
+            | Expr::Str(_)
+            | Expr::Name(_)
+            | Expr::Function(_) => Ok(()),
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => self.send(fr, *operand, cot, neg(ONE), ZERO, span),
+            Expr::Unary {
+                op: UnaryOp::Plus,
+                operand,
+            } => self.send(fr, *operand, cot, ONE, ZERO, span),
+            Expr::Unary { .. } => Ok(()),
+            Expr::Conj(inner) => self.send(fr, *inner, cot, ZERO, ONE, span),
+            Expr::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
+                let (Some(zl), Some(zr)) = (complex(&l), complex(&r)) else {
+                    return Err(fr.not_differentiable(span, &format!("`{}`", op.as_str())));
+                };
+                let (al, ar) = match op.scalar() {
+                    BinaryOp::Add => (ONE, ONE),
+                    BinaryOp::Sub => (ONE, neg(ONE)),
+                    BinaryOp::Mul => (zr, zl),
+                    BinaryOp::Div => (div(ONE, zr), neg(div(zl, mul(zr, zr)))),
+                    BinaryOp::Pow => match r {
+                        // n z^(n-1), zero for n = 0.
+                        Value::Int(n, _) => {
+                            let mut p = ONE;
+                            for _ in 1..n.max(1) {
+                                p = mul(p, zl);
+                            }
+                            (
+                                if n == 0 {
+                                    ZERO
+                                } else {
+                                    mul((n as f64, 0.0), p)
+                                },
+                                ZERO,
+                            )
+                        }
+                        // z^w = exp(w log z): w z^w / z and z^w log z; at
+                        // z = 0, 1 for w = 1 (else 0) and 0.
+                        _ => {
+                            let p = complex(
+                                &ops::binary(BinaryOp::Pow, &l, &r)
+                                    .map_err(|m| fr.domain(span, m))?,
+                            )
+                            .unwrap_or(ZERO);
+                            if zl == ZERO {
+                                (if zr == ONE { ONE } else { ZERO }, ZERO)
+                            } else {
+                                let log = apply(PureFn::Log, zl).unwrap_or(ZERO);
+                                (div(mul(zr, p), zl), mul(p, log))
+                            }
+                        }
+                    },
+                    _ => return Ok(()),
+                };
+                self.send(fr, *lhs, cot, al, ZERO, span)?;
+                self.send(fr, *rhs, cot, ar, ZERO, span)
+            }
+            Expr::Pure {
+                func,
+                args,
+                broadcast: false,
+            } => {
+                let [x] = args.as_slice() else {
+                    return Err(fr.not_differentiable(
+                        span,
+                        &format!("`{}` of complex numbers", func.name()),
+                    ));
+                };
+                let v = self.eval(fr, *x)?;
+                let Some(z) = complex(&v) else {
+                    return Ok(());
+                };
+                let half = 0.5;
+                let (a, b) = match func {
+                    PureFn::Identity | PureFn::Value | PureFn::Unwrap | PureFn::Float => {
+                        (ONE, ZERO)
+                    }
+                    PureFn::Zero | PureFn::One => return Ok(()),
+                    PureFn::Conj => (ZERO, ONE),
+                    PureFn::Real => ((half, 0.0), (half, 0.0)),
+                    PureFn::Imag => ((0.0, -half), (0.0, half)),
+                    PureFn::Abs2 => (conj(z), z),
+                    // At z = 0 the subgradient 0.
+                    PureFn::Abs | PureFn::Angle if z == ZERO => return Ok(()),
+                    PureFn::Abs => {
+                        let r = (2.0 * z.0.hypot(z.1), 0.0);
+                        (div(conj(z), r), div(z, r))
+                    }
+                    PureFn::Angle => (div((0.0, -half), z), div((0.0, half), conj(z))),
+                    PureFn::Exp => (apply(PureFn::Exp, z).unwrap_or(ZERO), ZERO),
+                    PureFn::Log => (div(ONE, z), ZERO),
+                    PureFn::Sqrt if z == ZERO => return Ok(()),
+                    PureFn::Sqrt => {
+                        let s = apply(PureFn::Sqrt, z).unwrap_or(ZERO);
+                        (div(ONE, mul((2.0, 0.0), s)), ZERO)
+                    }
+                    PureFn::Sin => (apply(PureFn::Cos, z).unwrap_or(ZERO), ZERO),
+                    PureFn::Cos => (neg(apply(PureFn::Sin, z).unwrap_or(ZERO)), ZERO),
+                    PureFn::Inv => {
+                        let i = div(ONE, z);
+                        (neg(mul(i, i)), ZERO)
+                    }
+                    f => {
+                        return Err(fr.not_differentiable(
+                            span,
+                            &format!(
+                                "the interpreter has no complex adjoint rule for `{}`",
+                                f.name()
+                            ),
+                        ));
+                    }
+                };
+                self.send(fr, *x, cot, a, b, span)
+            }
+            // `Complex(x, y)` = x + iy of two reals.
+            Expr::Construct { name, args } if name == "Complex" => {
+                let args = args.clone();
+                for (&a, unit) in args.iter().zip([ONE, (0.0, 1.0)]) {
+                    self.send(fr, a, cot, unit, ZERO, span)?;
+                }
+                Ok(())
+            }
+            _ => Err(fr.not_differentiable(
+                span,
+                "the interpreter has no complex adjoint rule for this expression",
+            )),
+        }
+    }
+
+    /// `conj(a) c + conj(c) b` to the operand `x` of a value with the
+    /// Wirtinger pair `(a, b)` by `x` and the cotangent `c`.
+    fn send(&mut self, fr: &mut Frame<'db>, x: ExprId, c: C, a: C, b: C, span: Span) -> R<()> {
+        let g = times(conj(a), c);
+        let h = times(b, conj(c));
+        let g = (g.0 + h.0, g.1 + h.1);
+        if g == ZERO {
+            return Ok(());
+        }
+        // A real operand takes the real part, through the real rules.
+        match &fr.body.expr(x).ty {
+            Ty::Constructed(Ctor::Complex, _) | Ty::Unknown => {
+                self.backprop_complex(fr, x, g, span)
+            }
+            Ty::Scalar(Scalar::F32) => self.backprop(fr, x, Value::F32(g.0 as f32), span),
+            Ty::Scalar(Scalar::F64) | Ty::Generic(_) => self.backprop(fr, x, Value::F64(g.0), span),
+            _ => Ok(()),
+        }
+    }
+}
