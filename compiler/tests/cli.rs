@@ -1039,6 +1039,45 @@ fn run_reports_bad_arguments_and_failed_checks() {
     );
 }
 
+/// `nilc run` on the number systems: their values read as they are shown,
+/// a value of another number system refused as bad input, and an overflow
+/// of a fixed-point sum stopped as the checked build stops it.
+#[test]
+fn run_takes_fixed_point_log_and_tropical_numbers() {
+    let tmp = scratch("run_numbers");
+    let dir = tmp.path();
+    let path = write(
+        dir,
+        "n.nil",
+        "function acc(a::Fixed43, x::f64)\n    a += fixed(x)\nend\n\nfunction mul(u::ULogarithmic<f64>, t::Tropical<f64>, r::f64)\n    u *= r\n    t *= tropical(r)\nend\n",
+    );
+    let out = nilc(&["run", &path, "acc", "Fixed43(1.5)", "0.25"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "a = Fixed43(1.75)\nx = 0.25\n");
+    let out = nilc(&["run", &path, "mul", "exp(0.5)", "Tropical(1.0)", "2.0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "u = exp({:?})\nt = Tropical(3.0)\nr = 2.0\n",
+            0.5 + 2f64.ln()
+        )
+    );
+    run_is_refused(
+        &path,
+        vec!["acc", "exp(1.0)", "0.25"],
+        "argument `a` of `acc`: expected `Fixed43`, found `ULogarithmic<f64>`",
+    );
+    let out = nilc(&["run", &path, "acc", "Fixed43(1000000)", "100000.0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("n.nil:2:5: fixed-point overflow: `a += ...` must stay within the range of Fixed43 (expected |1000000 + 100000| < 1048575.9999999999999, found 1000000 + 100000 overflows)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// `nilc run --launch N` runs a kernel for invocations 1..=N; a kernel
 /// without it, or a function with it, is bad input.
 #[test]

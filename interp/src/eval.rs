@@ -2813,6 +2813,18 @@ pub fn coerce(v: Value, ty: &Ty) -> Result<Value, String> {
         )),
         (Ty::Unknown, v) => Ok(v),
         (ty, v) => match zero_of(ty) {
+            // A fixed-point, log or tropical number is given for its own
+            // type only (a real may be given for one: it is converted).
+            Some(like)
+                if numbers::is_number_system(&v)
+                    && std::mem::discriminant(&like) != std::mem::discriminant(&v) =>
+            {
+                Err(format!(
+                    "expected `{}`, found {}",
+                    ty.display(),
+                    v.kind_name()
+                ))
+            }
             Some(like) if like.is_number() && v.is_number() => {
                 if matches!(
                     (&like, &v),
