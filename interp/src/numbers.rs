@@ -303,9 +303,11 @@ fn unsupported(op: BinaryOp, a: &Value, b: &Value) -> String {
     )
 }
 
-fn compare<T: PartialOrd>(op: BinaryOp, p: T, q: T) -> Option<Value> {
+/// `p op q` for a comparison operator (`None` for any other), in any
+/// ordered type: the one definition of the six comparisons.
+pub fn order<T: PartialOrd>(op: BinaryOp, p: T, q: T) -> Option<bool> {
     use BinaryOp::*;
-    Some(Value::Bool(match op {
+    Some(match op {
         Eq => p == q,
         Ne => p != q,
         Lt => p < q,
@@ -313,7 +315,11 @@ fn compare<T: PartialOrd>(op: BinaryOp, p: T, q: T) -> Option<Value> {
         Gt => p > q,
         Ge => p >= q,
         _ => return None,
-    }))
+    })
+}
+
+fn compare<T: PartialOrd>(op: BinaryOp, p: T, q: T) -> Option<Value> {
+    order(op, p, q).map(Value::Bool)
 }
 
 fn fixed_binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {

@@ -247,34 +247,19 @@ fn float_op<F: num_traits::Float>(op: BinaryOp, p: F, q: F, n: Option<i32>) -> O
 }
 
 fn compare(op: BinaryOp, x: Num, y: Num) -> Result<bool, String> {
-    use BinaryOp::*;
+    let not_comparison = || format!("`{}` is no comparison", op.as_str());
     if let (Num::Int(p, _), Num::Int(q, _)) = (x, y) {
-        return Ok(match op {
-            Eq => p == q,
-            Ne => p != q,
-            Lt => p < q,
-            Le => p <= q,
-            Gt => p > q,
-            _ => p >= q,
-        });
+        return crate::numbers::order(op, p, q).ok_or_else(not_comparison);
     }
     if x.rank() == 3 || y.rank() == 3 {
         let (p, q) = (x.complex(), y.complex());
         return match op {
-            Eq => Ok(p == q),
-            Ne => Ok(p != q),
+            BinaryOp::Eq => Ok(p == q),
+            BinaryOp::Ne => Ok(p != q),
             _ => Err("an order comparison of complex numbers".into()),
         };
     }
-    let (p, q) = (x.f64(), y.f64());
-    Ok(match op {
-        Eq => p == q,
-        Ne => p != q,
-        Lt => p < q,
-        Le => p <= q,
-        Gt => p > q,
-        _ => p >= q,
-    })
+    crate::numbers::order(op, x.f64(), y.f64()).ok_or_else(not_comparison)
 }
 
 pub fn unary(op: UnaryOp, v: &Value) -> Result<Value, String> {
