@@ -1125,7 +1125,10 @@ impl<'db> Interpreter<'db> {
         }
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?
-        } else if let Some(new) = fixed_checked(fr, target, bop, &cur, &v, span)? {
+        } else if fr.checks
+            && matches!(cur, Value::Fixed(_) | Value::ULog(_))
+            && let Some(new) = fixed_checked(fr, target, bop, &cur, &v, span)?
+        {
             new
         } else {
             updated(fr, bop, &cur, v, value, span)?
@@ -1996,7 +1999,11 @@ impl<'db> Interpreter<'db> {
                 for &a in args {
                     values.push(self.eval(fr, a)?);
                 }
-                if !*broadcast && let Some(v) = fixed_math(fr, *func, args, &values, span)? {
+                if fr.checks
+                    && !*broadcast
+                    && matches!(values.first(), Some(Value::Fixed(_) | Value::ULog(_)))
+                    && let Some(v) = fixed_math(fr, *func, args, &values, span)?
+                {
                     return Ok(v);
                 }
                 let out = if *broadcast {
@@ -2564,6 +2571,7 @@ fn updated(
 /// `x *= e` (or `/=`) on a log number with a `Fixed43` logarithm: the new
 /// value, or an overflow error as `nilang::fixed::add` gives it (the
 /// generated code's `x.log += L(e)`). `None` for any other instruction.
+#[cold]
 fn fixed_checked(
     fr: &Frame<'_>,
     target: ExprId,
@@ -2616,6 +2624,7 @@ fn fixed_checked(
 /// `float(u)` of a log number with a `Fixed43` logarithm (`exp(u.log)`):
 /// the result, or an overflow error where no `Fixed43` holds it
 /// (`nilang::fixed::exp_at`, `ln_at`). `None` for any other call.
+#[cold]
 fn fixed_math(
     fr: &Frame<'_>,
     func: PureFn,

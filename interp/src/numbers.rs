@@ -111,6 +111,7 @@ pub fn to_fixed(v: &Value) -> Option<Fixed43> {
 }
 
 /// Whether a value is one of the number systems.
+#[inline]
 pub fn is_number_system(v: &Value) -> bool {
     matches!(v, Value::Fixed(_) | Value::ULog(_) | Value::Tropical(_))
 }

@@ -135,10 +135,10 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     if matches!(a, Value::Dual(..)) || matches!(b, Value::Dual(..)) {
         return crate::dual::binary(op, a, b);
     }
-    if let Some(v) = crate::numbers::binary(op.scalar(), a, b) {
-        return v;
-    }
     let (Some(x), Some(y)) = (Num::of(a), Num::of(b)) else {
+        if let Some(v) = crate::numbers::binary(op.scalar(), a, b) {
+            return v;
+        }
         return Err(format!(
             "`{}` of {} and {}",
             op.as_str(),
@@ -287,11 +287,13 @@ pub fn negate(v: &Value) -> Result<Value, String> {
 /// `v` as a value of `like`'s type: what writing `v` into a place holding
 /// `like` stores (the generated code's conversion to the place's type).
 pub fn convert(v: Value, like: &Value) -> Result<Value, String> {
-    if let Some(r) = crate::numbers::convert(&v, like) {
-        return r;
-    }
-    if let Some(real) = crate::numbers::plain(&v) {
-        return convert(real, like);
+    if crate::numbers::is_number_system(like) || crate::numbers::is_number_system(&v) {
+        if let Some(r) = crate::numbers::convert(&v, like) {
+            return r;
+        }
+        if let Some(real) = crate::numbers::plain(&v) {
+            return convert(real, like);
+        }
     }
     Ok(match (like, &v) {
         // Into a place of the float type while `f` runs on duals: a

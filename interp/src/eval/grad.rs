@@ -759,13 +759,17 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
     if matches!(l, Value::Dual(..)) || matches!(r, Value::Dual(..)) {
         return crate::dual::binary_partials(op, l, r);
     }
-    if let Some(p) = numbers::ulog_partials(op, l, r) {
-        return Some(p);
-    }
-    if numbers::is_number_system(l) || numbers::is_number_system(r) {
-        return Some(vec![None, None]);
-    }
-    let (a, b) = (real(l)?, real(r)?);
+    let (Some(a), Some(b)) = (real(l), real(r)) else {
+        // Log numbers by their logarithms; fixed-point and tropical
+        // numbers carry no derivative.
+        if let Some(p) = numbers::ulog_partials(op, l, r) {
+            return Some(p);
+        }
+        if numbers::is_number_system(l) || numbers::is_number_system(r) {
+            return Some(vec![None, None]);
+        }
+        return None;
+    };
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
     let on = |v: &Value, x: f64| float(v).then(|| like(x, v));
     Some(match op {
@@ -844,7 +848,10 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     if args.iter().any(|a| matches!(a, Value::Dual(..))) {
         return crate::dual::pure_partials(func, args);
     }
-    if let Some(p) = numbers::pure_partials(func, args) {
+    if (matches!(func, P::Ulog | P::Fixed | P::Tropical)
+        || args.iter().any(numbers::is_number_system))
+        && let Some(p) = numbers::pure_partials(func, args)
+    {
         return p;
     }
     let x = args.first().and_then(real);
