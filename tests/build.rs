@@ -1468,6 +1468,11 @@ fn differential_table(out: &std::path::Path) {
                 {
                     slice("VecTropical")
                 }
+                Ty::Constructed(Ctor::Complex, a)
+                    if matches!(a.as_slice(), [Ty::Scalar(Scalar::F64) | Ty::Generic(_)]) =>
+                {
+                    slice("VecComplex")
+                }
                 _ => None,
             },
             Ty::Constructed(Ctor::Matrix, a)
@@ -1503,6 +1508,9 @@ fn differential_table(out: &std::path::Path) {
                 Some(("Complex".into(), format!("b{k}")))
             }
             Ty::Slice(e) if float(e) => Some(("VecF64".into(), format!("&mut b{k}[..]"))),
+            Ty::Slice(e) if matches!(&**e, Ty::Constructed(Ctor::Complex, a) if a.len() == 1 && float(&a[0])) => {
+                Some(("VecComplex".into(), format!("&mut b{k}[..]")))
+            }
             Ty::Constructed(Ctor::Matrix, a) if a.len() == 1 && float(&a[0]) => Some((
                 "Matrix".into(),
                 format!(

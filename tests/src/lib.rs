@@ -175,6 +175,7 @@ pub mod differential {
         ULogFixed(nilang::ULog<nilang::Fixed43>),
         Tropical(nilang::Tropical<f64>),
         VecTropical(Vec<nilang::Tropical<f64>>),
+        VecComplex(Vec<nilang::Complex<f64>>),
     }
 
     /// A function run on its arguments, forwards or (`true`) its uncall.

@@ -11,6 +11,7 @@
 //! nothing, even through an infinite partial (the backends' rule).
 
 use super::Error;
+use super::wirtinger;
 use super::{Frame, Interpreter, Path, R};
 use crate::numbers;
 use crate::ops::{self, convert};
@@ -367,9 +368,18 @@ impl<'db> Interpreter<'db> {
             Expr::Binary { op, lhs, rhs } if !scalar => {
                 let values = [self.eval(fr, *lhs)?, self.eval(fr, *rhs)?];
                 let op = op.scalar();
-                self.chain_each(fr, &[*lhs, *rhs], &values, &cot, span, &|vs: &[Value]| {
-                    binary_partials(op, &vs[0], &vs[1])
-                })
+                self.chain_each(
+                    fr,
+                    &[*lhs, *rhs],
+                    &values,
+                    &cot,
+                    span,
+                    &|vs: &[Value]| binary_partials(op, &vs[0], &vs[1]),
+                    &|vs: &[Value]| {
+                        wirtinger::binary_pairs(op, &vs[0], &vs[1])
+                            .map(|[p, q]| vec![Some(p), Some(q)])
+                    },
+                )
             }
             Expr::Pure { func, args, .. } if !scalar => {
                 let mut values = Vec::with_capacity(args.len());
@@ -377,9 +387,18 @@ impl<'db> Interpreter<'db> {
                     values.push(self.eval(fr, a)?);
                 }
                 let func = *func;
-                self.chain_each(fr, args, &values, &cot, span, &|vs: &[Value]| {
-                    pure_partials(func, vs)
-                })
+                self.chain_each(
+                    fr,
+                    args,
+                    &values,
+                    &cot,
+                    span,
+                    &|vs: &[Value]| pure_partials(func, vs),
+                    &|vs: &[Value]| match vs {
+                        [v] => wirtinger::pure_pair(func, v).map(|p| vec![p]),
+                        _ => None,
+                    },
+                )
             }
             Expr::Unary {
                 op: UnaryOp::Neg,
@@ -454,7 +473,10 @@ impl<'db> Interpreter<'db> {
         }
     }
 
-    /// [`Self::chain`] element by element, for an array or matrix `cot`.
+    /// [`Self::chain`] element by element, for an array or matrix `cot`;
+    /// where an element or its cotangent is complex, through the Wirtinger
+    /// pairs `pairs` gives (`wirtinger.rs`).
+    #[allow(clippy::too_many_arguments)]
     fn chain_each(
         &mut self,
         fr: &mut Frame<'db>,
@@ -463,11 +485,31 @@ impl<'db> Interpreter<'db> {
         cot: &Value,
         span: Span,
         partials: &dyn Fn(&[Value]) -> Partials,
+        pairs: &dyn Fn(&[Value]) -> Option<Vec<Option<wirtinger::Pair>>>,
     ) -> R<()> {
         let cots = elements(cot);
         let mut shares: Vec<Vec<Value>> = vec![Vec::with_capacity(cots.len()); operands.len()];
         for (k, c) in cots.iter().enumerate() {
             let at: Vec<Value> = values.iter().map(|v| element(v, k)).collect();
+            let complex = wirtinger::parts(c).or_else(|| {
+                at.iter()
+                    .any(|v| wirtinger::parts(v).is_some())
+                    .then(|| (real(c).unwrap_or(0.0), 0.0))
+            });
+            if let Some(c) = complex {
+                let ps = pairs(&at).ok_or_else(|| {
+                    fr.not_differentiable(span, "this element-wise operation on complex numbers")
+                })?;
+                for (j, p) in ps.into_iter().enumerate() {
+                    let share = p
+                        .and_then(|p| wirtinger::share(c, p, &at[j]))
+                        .unwrap_or_else(|| at[j].zero_like());
+                    if let Some(s) = shares.get_mut(j) {
+                        s.push(share);
+                    }
+                }
+                continue;
+            }
             let ps = partials(&at)
                 .ok_or_else(|| fr.not_differentiable(span, "this element-wise operation"))?;
             for (j, p) in ps.into_iter().enumerate() {

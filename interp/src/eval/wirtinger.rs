@@ -21,6 +21,9 @@ use nilang_analysis::ty::{Ctor, Scalar, Ty};
 /// A complex number as its two parts.
 type C = (f64, f64);
 
+/// A Wirtinger pair `(a, b)`: `dN = a dz + b conj(dz)`.
+pub(super) type Pair = (C, C);
+
 const ZERO: C = (0.0, 0.0);
 const ONE: C = (1.0, 0.0);
 
@@ -122,47 +125,8 @@ impl<'db> Interpreter<'db> {
             Expr::Conj(inner) => self.send(fr, *inner, cot, ZERO, ONE, span),
             Expr::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
-                let (Some(zl), Some(zr)) = (complex(&l), complex(&r)) else {
+                let Some([(al, _), (ar, _)]) = binary_pairs(op.scalar(), &l, &r) else {
                     return Err(fr.not_differentiable(span, &format!("`{}`", op.as_str())));
-                };
-                let (al, ar) = match op.scalar() {
-                    BinaryOp::Add => (ONE, ONE),
-                    BinaryOp::Sub => (ONE, neg(ONE)),
-                    BinaryOp::Mul => (zr, zl),
-                    BinaryOp::Div => (div(ONE, zr), neg(div(zl, mul(zr, zr)))),
-                    BinaryOp::Pow => match r {
-                        // n z^(n-1), zero for n = 0.
-                        Value::Int(n, _) => {
-                            let mut p = ONE;
-                            for _ in 1..n.max(1) {
-                                p = mul(p, zl);
-                            }
-                            (
-                                if n == 0 {
-                                    ZERO
-                                } else {
-                                    mul((n as f64, 0.0), p)
-                                },
-                                ZERO,
-                            )
-                        }
-                        // z^w = exp(w log z): w z^w / z and z^w log z; at
-                        // z = 0, 1 for w = 1 (else 0) and 0.
-                        _ => {
-                            let p = complex(
-                                &ops::binary(BinaryOp::Pow, &l, &r)
-                                    .map_err(|m| fr.domain(span, m))?,
-                            )
-                            .unwrap_or(ZERO);
-                            if zl == ZERO {
-                                (if zr == ONE { ONE } else { ZERO }, ZERO)
-                            } else {
-                                let log = apply(PureFn::Log, zl).unwrap_or(ZERO);
-                                (div(mul(zr, p), zl), mul(p, log))
-                            }
-                        }
-                    },
-                    _ => return Ok(()),
                 };
                 self.send(fr, *lhs, cot, al, ZERO, span)?;
                 self.send(fr, *rhs, cot, ar, ZERO, span)
@@ -179,50 +143,17 @@ impl<'db> Interpreter<'db> {
                     ));
                 };
                 let v = self.eval(fr, *x)?;
-                let Some(z) = complex(&v) else {
-                    return Ok(());
-                };
-                let half = 0.5;
-                let (a, b) = match func {
-                    PureFn::Identity | PureFn::Value | PureFn::Unwrap | PureFn::Float => {
-                        (ONE, ZERO)
-                    }
-                    PureFn::Zero | PureFn::One => return Ok(()),
-                    PureFn::Conj => (ZERO, ONE),
-                    PureFn::Real => ((half, 0.0), (half, 0.0)),
-                    PureFn::Imag => ((0.0, -half), (0.0, half)),
-                    PureFn::Abs2 => (conj(z), z),
-                    // At z = 0 the subgradient 0.
-                    PureFn::Abs | PureFn::Angle if z == ZERO => return Ok(()),
-                    PureFn::Abs => {
-                        let r = (2.0 * z.0.hypot(z.1), 0.0);
-                        (div(conj(z), r), div(z, r))
-                    }
-                    PureFn::Angle => (div((0.0, -half), z), div((0.0, half), conj(z))),
-                    PureFn::Exp => (apply(PureFn::Exp, z).unwrap_or(ZERO), ZERO),
-                    PureFn::Log => (div(ONE, z), ZERO),
-                    PureFn::Sqrt if z == ZERO => return Ok(()),
-                    PureFn::Sqrt => {
-                        let s = apply(PureFn::Sqrt, z).unwrap_or(ZERO);
-                        (div(ONE, mul((2.0, 0.0), s)), ZERO)
-                    }
-                    PureFn::Sin => (apply(PureFn::Cos, z).unwrap_or(ZERO), ZERO),
-                    PureFn::Cos => (neg(apply(PureFn::Sin, z).unwrap_or(ZERO)), ZERO),
-                    PureFn::Inv => {
-                        let i = div(ONE, z);
-                        (neg(mul(i, i)), ZERO)
-                    }
-                    f => {
-                        return Err(fr.not_differentiable(
-                            span,
-                            &format!(
-                                "the interpreter has no complex adjoint rule for `{}`",
-                                f.name()
-                            ),
-                        ));
-                    }
-                };
-                self.send(fr, *x, cot, a, b, span)
+                match pure_pair(*func, &v) {
+                    Some(Some((a, b))) => self.send(fr, *x, cot, a, b, span),
+                    Some(None) => Ok(()),
+                    None => Err(fr.not_differentiable(
+                        span,
+                        &format!(
+                            "the interpreter has no complex adjoint rule for `{}`",
+                            func.name()
+                        ),
+                    )),
+                }
             }
             // `Complex(x, y)` = x + iy of two reals.
             Expr::Construct { name, args } if name == "Complex" => {
@@ -257,5 +188,109 @@ impl<'db> Interpreter<'db> {
             Ty::Scalar(Scalar::F64) | Ty::Generic(_) => self.backprop(fr, x, Value::F64(g.0), span),
             _ => Ok(()),
         }
+    }
+}
+
+/// The Wirtinger pairs `(a, b)` of `l op r` by `l` and by `r` (`b` is zero:
+/// every operator is holomorphic); `None` for an operator without a rule
+/// or operands that are not numbers.
+pub(super) fn binary_pairs(op: BinaryOp, l: &Value, r: &Value) -> Option<[Pair; 2]> {
+    let (zl, zr) = (complex(l)?, complex(r)?);
+    let (al, ar) = match op {
+        BinaryOp::Add => (ONE, ONE),
+        BinaryOp::Sub => (ONE, neg(ONE)),
+        BinaryOp::Mul => (zr, zl),
+        BinaryOp::Div => (div(ONE, zr), neg(div(zl, mul(zr, zr)))),
+        BinaryOp::Pow => match r {
+            // n z^(n-1), zero for n = 0.
+            Value::Int(n, _) => {
+                let mut p = ONE;
+                for _ in 1..(*n).max(1) {
+                    p = mul(p, zl);
+                }
+                (
+                    if *n == 0 {
+                        ZERO
+                    } else {
+                        mul((*n as f64, 0.0), p)
+                    },
+                    ZERO,
+                )
+            }
+            // z^w = exp(w log z): w z^w / z and z^w log z; at z = 0, 1 for
+            // w = 1 (else 0) and 0.
+            _ => {
+                let p = complex(&ops::binary(BinaryOp::Pow, l, r).ok()?).unwrap_or(ZERO);
+                if zl == ZERO {
+                    (if zr == ONE { ONE } else { ZERO }, ZERO)
+                } else {
+                    let log = apply(PureFn::Log, zl).unwrap_or(ZERO);
+                    (div(mul(zr, p), zl), mul(p, log))
+                }
+            }
+        },
+        _ => return None,
+    };
+    Some([(al, ZERO), (ar, ZERO)])
+}
+
+/// The Wirtinger pair of `func(z)` by `z`: `Some(None)` where it has none
+/// (a value of a type, or a point where the subgradient is 0), `None` where
+/// the interpreter has no rule.
+pub(super) fn pure_pair(func: PureFn, v: &Value) -> Option<Option<Pair>> {
+    let Some(z) = complex(v) else {
+        return Some(None);
+    };
+    let half = 0.5;
+    Some(Some(match func {
+        PureFn::Identity | PureFn::Value | PureFn::Unwrap | PureFn::Float => (ONE, ZERO),
+        PureFn::Zero | PureFn::One => return Some(None),
+        PureFn::Conj => (ZERO, ONE),
+        PureFn::Real => ((half, 0.0), (half, 0.0)),
+        PureFn::Imag => ((0.0, -half), (0.0, half)),
+        PureFn::Abs2 => (conj(z), z),
+        // At z = 0 the subgradient 0.
+        PureFn::Abs | PureFn::Angle | PureFn::Sqrt if z == ZERO => return Some(None),
+        PureFn::Abs => {
+            let r = (2.0 * z.0.hypot(z.1), 0.0);
+            (div(conj(z), r), div(z, r))
+        }
+        PureFn::Angle => (div((0.0, -half), z), div((0.0, half), conj(z))),
+        PureFn::Exp => (apply(PureFn::Exp, z).unwrap_or(ZERO), ZERO),
+        PureFn::Log => (div(ONE, z), ZERO),
+        PureFn::Sqrt => {
+            let s = apply(PureFn::Sqrt, z).unwrap_or(ZERO);
+            (div(ONE, mul((2.0, 0.0), s)), ZERO)
+        }
+        PureFn::Sin => (apply(PureFn::Cos, z).unwrap_or(ZERO), ZERO),
+        PureFn::Cos => (neg(apply(PureFn::Sin, z).unwrap_or(ZERO)), ZERO),
+        PureFn::Inv => {
+            let i = div(ONE, z);
+            (neg(mul(i, i)), ZERO)
+        }
+        _ => return None,
+    }))
+}
+
+/// `conj(a) c + conj(c) b`: what the cotangent `c` of a value sends to an
+/// operand with the Wirtinger pair `(a, b)`, as the operand's value is
+/// (the real part for a real one; `None` for an integer or a boolean).
+pub(super) fn share(c: C, (a, b): Pair, operand: &Value) -> Option<Value> {
+    let g = times(conj(a), c);
+    let h = times(b, conj(c));
+    let g = (g.0 + h.0, g.1 + h.1);
+    match operand {
+        Value::Complex(..) => Some(Value::Complex(g.0, g.1)),
+        Value::F64(_) => Some(Value::F64(g.0)),
+        Value::F32(_) => Some(Value::F32(g.0 as f32)),
+        _ => None,
+    }
+}
+
+/// A value's complex parts, when it is a complex number.
+pub(super) fn parts(v: &Value) -> Option<C> {
+    match v {
+        Value::Complex(re, im) => Some((*re, *im)),
+        _ => None,
     }
 }
