@@ -485,7 +485,7 @@ impl<'db> Interpreter<'db> {
         cot: &Value,
         span: Span,
         partials: &dyn Fn(&[Value]) -> Partials,
-        pairs: &dyn Fn(&[Value]) -> Option<Vec<Option<wirtinger::Pair>>>,
+        pairs: &dyn Fn(&[Value]) -> Pairs,
     ) -> R<()> {
         let cots = elements(cot);
         let mut shares: Vec<Vec<Value>> = vec![Vec::with_capacity(cots.len()); operands.len()];
@@ -724,6 +724,10 @@ impl<'db> Interpreter<'db> {
 /// The partial derivative by each operand (`None` for an operand without
 /// one), or `None` when there is no rule for these operands.
 type Partials = Option<Vec<Option<Value>>>;
+
+/// The Wirtinger pairs of a complex operation by each operand (`None` for
+/// one without a pair); `None` overall where there is no rule.
+type Pairs = Option<Vec<Option<wirtinger::Pair>>>;
 
 /// A seed given for a parameter: a number for a scalar, or an array of
 /// the parameter's shape.
