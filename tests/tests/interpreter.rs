@@ -514,9 +514,8 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
     }
     let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
-        not differentiated by the Rust backend: differentiating a complex broadcast is not supported by the Rust backend yet (expected "an adjoint rule", found "none"): 2
         the same error: 28
-        the same gradient within 1e-12: 226
+        the same gradient within 1e-12: 228
     "#]]
     .assert_eq(&summary);
 }

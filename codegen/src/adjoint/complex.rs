@@ -290,32 +290,49 @@ impl Gen<'_> {
         sign_plus: bool,
         value: &Expr,
     ) {
+        for l in self.complex_rule_lines(target_bar, target_complex, sign_plus, value) {
+            self.line(&l);
+        }
+    }
+
+    /// The lines of [`Gen::ad_complex_instruction`]; in a broadcast
+    /// (`self.bcast`), each place's adjoint is the element the loop is at
+    /// ([`Gen::bar_elem`]), and the lines are its body.
+    pub(crate) fn complex_rule_lines(
+        &mut self,
+        target_bar: &str,
+        target_complex: bool,
+        sign_plus: bool,
+        value: &Expr,
+    ) -> Vec<String> {
         let partials = self.cpartials(value);
+        let mut lines = Vec::new();
         if partials.is_empty() {
-            return;
+            return lines;
         }
         let g = self.fresh("g");
-        self.line(&format!("let {g} = {target_bar};"));
+        lines.push(format!("let {g} = {target_bar};"));
         for (leaf, a, b) in partials {
-            let Some(leaf_bar) = self.bar_place(&leaf) else {
+            let Some(leaf_bar) = self.bar_elem(&leaf) else {
                 continue;
             };
-            let (_, leaf_kind) = self.whole(|g| g.expr(&leaf));
+            let leaf_complex = matches!(self.operand_kind(&leaf), Kind::Complex(_));
             let b = b.unwrap_or_else(|| self.czero());
             let (a, b) = if sign_plus {
                 (a, b)
             } else {
                 (format!("(-{a})"), format!("(-{b})"))
             };
-            let f = match (target_complex, matches!(leaf_kind, Kind::Complex(_))) {
+            let f = match (target_complex, leaf_complex) {
                 (true, true) => "complex_complex",
                 (false, true) => "real_complex",
                 (true, false) => "complex_real",
                 (false, false) => "real_real",
             };
-            self.line(&format!(
+            lines.push(format!(
                 "nilang::adjoint::wirtinger::{f}(&mut {leaf_bar}, &{g}, {a}, {b});"
             ));
         }
+        lines
     }
 }

@@ -382,11 +382,9 @@ impl Gen<'_> {
         let Some(t) = self.bcast_target(target) else {
             return;
         };
-        if matches!(t.elem, Kind::Complex(_)) || self.has_complex(value) {
-            self.unsupported(span, "differentiating a complex broadcast");
-            return;
-        }
-        if !differentiable(&t.elem) {
+        let target_complex = matches!(t.elem, Kind::Complex(_));
+        let complex = target_complex || self.has_complex(value);
+        if !differentiable(&t.elem) && !complex {
             return;
         }
         let Some(sign_plus) = self.rule_sign(op, span) else {
@@ -396,7 +394,12 @@ impl Gen<'_> {
             two_d: t.two_d,
             operands: Vec::new(),
         });
+        // Through complex values, element by element by Wirtinger pairs
+        // (`complex.rs`), as a scalar instruction's rule.
         let lines = match self.bar_elem(target) {
+            Some(target_bar) if complex => {
+                self.complex_rule_lines(&target_bar, target_complex, sign_plus, value)
+            }
             Some(target_bar) => self.rule_lines(&target_bar, sign_plus, value),
             None => Vec::new(),
         };
