@@ -450,14 +450,16 @@ impl<'db> Interpreter<'db> {
                 for &a in args {
                     values.push(self.eval(fr, a)?);
                 }
-                // A real function of a complex number: its gradient by the
-                // real and imaginary parts, as a complex adjoint.
-                if let ([z], [a]) = (values.as_slice(), args.as_slice())
-                    && let Some(d) = real_of_complex_gradient(*func, z)
+                // A real function of a complex number (`abs`, `real`, ...):
+                // its Wirtinger pair (`wirtinger.rs`) takes the real
+                // cotangent to a complex adjoint.
+                if let ([z @ Value::Complex(..)], [a]) = (values.as_slice(), args.as_slice())
+                    && let (Some(pair), Some(c)) = (wirtinger::pure_pair(*func, z), real(&cot))
                 {
-                    let c = ops::binary(BinaryOp::Mul, &real_part(&cot), &d)
-                        .map_err(|m| fr.domain(span, m))?;
-                    return self.backprop(fr, *a, c, span);
+                    return match pair.and_then(|p| wirtinger::share((c, 0.0), p, z)) {
+                        Some(share) => self.backprop(fr, *a, share, span),
+                        None => Ok(()),
+                    };
                 }
                 let partials = pure_partials(*func, &values).ok_or_else(|| {
                     fr.not_differentiable(span, &format!("`{}` of these arguments", func.name()))
@@ -844,33 +846,6 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
         }
         DotAdd | DotSub | DotMul | DotDiv | DotPow => return None,
     })
-}
-
-/// For a real-valued function of a complex `z = x + iy`: `∂f/∂x + i ∂f/∂y`,
-/// the complex adjoint one unit of the result's adjoint gives `z` (the
-/// convention of the Rust backend's complex reverse passes, whose Wirtinger
-/// pairs come to the same). At `z = 0`, where `abs` and `angle` have no
-/// derivative, the subgradient 0, as there. `None` for anything else.
-fn real_of_complex_gradient(func: PureFn, z: &Value) -> Option<Value> {
-    use PureFn as P;
-    let &Value::Complex(x, y) = z else {
-        return None;
-    };
-    let r2 = x * x + y * y;
-    let (dx, dy) = match func {
-        P::Real => (1.0, 0.0),
-        P::Imag => (0.0, 1.0),
-        P::Abs2 => (2.0 * x, 2.0 * y),
-        P::Abs if r2 == 0.0 => (0.0, 0.0),
-        P::Abs => {
-            let r = x.hypot(y);
-            (x / r, y / r)
-        }
-        P::Angle if r2 == 0.0 => (0.0, 0.0),
-        P::Angle => (-y / r2, x / r2),
-        _ => return None,
-    };
-    Some(Value::Complex(dx, dy))
 }
 
 /// The real part of an adjoint: what flows back through a real-valued

@@ -16,7 +16,7 @@ use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, Span, UnaryOp};
 use nilang_analysis::builtins::PureFn;
 use nilang_analysis::db::body::{Expr, ExprId};
-use nilang_analysis::ty::{Ctor, Scalar, Ty};
+use nilang_analysis::ty::{Scalar, Ty};
 
 /// A complex number as its two parts.
 type C = (f64, f64);
@@ -78,10 +78,12 @@ impl<'db> Interpreter<'db> {
     ) -> R<()> {
         let body = fr.body;
         // A real value: the real part of its cotangent, through the real
-        // rules (its operands are real too).
+        // rules (its operands are real too); an integer or a boolean has
+        // no adjoint.
         let real = match &body.expr(e).ty {
             Ty::Scalar(Scalar::F64) | Ty::Generic(_) => Some(Value::F64(cot.0)),
             Ty::Scalar(Scalar::F32) => Some(Value::F32(cot.0 as f32)),
+            Ty::Scalar(_) => return Ok(()),
             _ => None,
         };
         if let Some(cot) = real
@@ -173,20 +175,9 @@ impl<'db> Interpreter<'db> {
     /// `conj(a) c + conj(c) b` to the operand `x` of a value with the
     /// Wirtinger pair `(a, b)` by `x` and the cotangent `c`.
     fn send(&mut self, fr: &mut Frame<'db>, x: ExprId, c: C, a: C, b: C, span: Span) -> R<()> {
-        let g = times(conj(a), c);
-        let h = times(b, conj(c));
-        let g = (g.0 + h.0, g.1 + h.1);
-        if g == ZERO {
-            return Ok(());
-        }
-        // A real operand takes the real part, through the real rules.
-        match &fr.body.expr(x).ty {
-            Ty::Constructed(Ctor::Complex, _) | Ty::Unknown => {
-                self.backprop_complex(fr, x, g, span)
-            }
-            Ty::Scalar(Scalar::F32) => self.backprop(fr, x, Value::F32(g.0 as f32), span),
-            Ty::Scalar(Scalar::F64) | Ty::Generic(_) => self.backprop(fr, x, Value::F64(g.0), span),
-            _ => Ok(()),
+        match through((a, b), c) {
+            ZERO => Ok(()),
+            g => self.backprop_complex(fr, x, g, span),
         }
     }
 }
@@ -275,16 +266,21 @@ pub(super) fn pure_pair(func: PureFn, v: &Value) -> Option<Option<Pair>> {
 /// `conj(a) c + conj(c) b`: what the cotangent `c` of a value sends to an
 /// operand with the Wirtinger pair `(a, b)`, as the operand's value is
 /// (the real part for a real one; `None` for an integer or a boolean).
-pub(super) fn share(c: C, (a, b): Pair, operand: &Value) -> Option<Value> {
-    let g = times(conj(a), c);
-    let h = times(b, conj(c));
-    let g = (g.0 + h.0, g.1 + h.1);
+pub(super) fn share(c: C, pair: Pair, operand: &Value) -> Option<Value> {
+    let g = through(pair, c);
     match operand {
         Value::Complex(..) => Some(Value::Complex(g.0, g.1)),
         Value::F64(_) => Some(Value::F64(g.0)),
         Value::F32(_) => Some(Value::F32(g.0 as f32)),
         _ => None,
     }
+}
+
+/// `conj(a) c + conj(c) b`, the cotangent `c` through the pair `(a, b)`.
+fn through((a, b): Pair, c: C) -> C {
+    let g = times(conj(a), c);
+    let h = times(b, conj(c));
+    (g.0 + h.0, g.1 + h.1)
 }
 
 /// A value's complex parts, when it is a complex number.
