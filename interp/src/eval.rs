@@ -2567,10 +2567,11 @@ fn updated(
         .map_err(|m| fr.domain(span, m))
 }
 
-/// In a checked build, `x += e` (or `-=`) on a `Fixed43` place and
-/// `x *= e` (or `/=`) on a log number with a `Fixed43` logarithm: the new
-/// value, or an overflow error as `nilang::fixed::add` gives it (the
-/// generated code's `x.log += L(e)`). `None` for any other instruction.
+/// In a checked build (the caller asks only there), `x += e` (or `-=`) on
+/// a `Fixed43` place and `x *= e` (or `/=`) on a log number with a
+/// `Fixed43` logarithm: the new value, or an overflow error as
+/// `nilang::fixed::add` gives it (the generated code's `x.log += L(e)`).
+/// `None` for any other instruction.
 #[cold]
 fn fixed_checked(
     fr: &Frame<'_>,
@@ -2580,9 +2581,6 @@ fn fixed_checked(
     v: &Value,
     span: Span,
 ) -> R<Option<Value>> {
-    if !fr.checks {
-        return Ok(None);
-    }
     // The place's text only for the message of an overflow.
     let place = || fr.text(fr.body.expr(target).span).trim().to_string();
     let (a, b, subtract, what) = match (cur, op) {
@@ -2620,10 +2618,11 @@ fn fixed_checked(
     }
 }
 
-/// In a checked build, `exp` and `log` of a `Fixed43`, and the value
-/// `float(u)` of a log number with a `Fixed43` logarithm (`exp(u.log)`):
-/// the result, or an overflow error where no `Fixed43` holds it
-/// (`nilang::fixed::exp_at`, `ln_at`). `None` for any other call.
+/// In a checked build (the caller asks only there), `exp` and `log` of a
+/// `Fixed43`, and the value `float(u)` of a log number with a `Fixed43`
+/// logarithm (`exp(u.log)`): the result, or an overflow error where no
+/// `Fixed43` holds it (`nilang::fixed::exp_at`, `ln_at`). `None` for any
+/// other call.
 #[cold]
 fn fixed_math(
     fr: &Frame<'_>,
@@ -2632,9 +2631,6 @@ fn fixed_math(
     values: &[Value],
     span: Span,
 ) -> R<Option<Value>> {
-    if !fr.checks {
-        return Ok(None);
-    }
     let (x, ln, what) = match (func, values) {
         (PureFn::Exp | PureFn::Log, [Value::Fixed(x)]) => {
             (*x, func == PureFn::Log, fr.text(span).trim().to_string())

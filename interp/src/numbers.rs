@@ -18,7 +18,8 @@
 //!   subtracts them and `+` is the maximum.
 //!
 //! In gradients a log number's adjoint is its logarithm's, a plain float;
-//! fixed-point and tropical numbers carry none ([`partials`]).
+//! fixed-point and tropical numbers carry none ([`ulog_partials`],
+//! [`pure_partials`]).
 
 pub use crate::value::Fixed43;
 use crate::value::{Value, tropical_unit, ulog_unit, zero_of};
@@ -65,7 +66,7 @@ pub fn fixed_math_checked(x: Fixed43, ln: bool) -> Result<Fixed43, (String, Stri
         let name = if ln { "log" } else { "exp" };
         Err((
             format!("a result within ±{}", Fixed43::MAX),
-            format!("{name}({x}) = {}", rust_float(v)),
+            format!("{name}({x}) = {v}"),
         ))
     }
 }
@@ -89,11 +90,6 @@ pub fn fixed_update_checked(
             format!("{a} {op} {b} overflows"),
         )
     })
-}
-
-/// A float as Rust's `Display` writes it (the runtime's messages).
-fn rust_float(v: f64) -> String {
-    format!("{v}")
 }
 
 /// The value as a `Fixed43` (`fixed(x)` and the conversion into a
@@ -139,8 +135,9 @@ fn ln_of(x: &Value) -> Result<Value, String> {
     })
 }
 
-/// `v` in the type of the logarithm `like` (an `f64`, `f32` or `Fixed43`).
-fn as_log_type(v: Value, like: &Value) -> Result<Value, String> {
+/// `v` in the type of `like` (an `f64`, `f32` or `Fixed43`): of a
+/// logarithm, or of a tropical number's value.
+fn in_type_of(v: Value, like: &Value) -> Result<Value, String> {
     Ok(match (like, &v) {
         (Value::Fixed(_), _) => {
             Value::Fixed(to_fixed(&v).ok_or_else(|| format!("{} as a `Fixed43`", v.kind_name()))?)
@@ -162,8 +159,8 @@ fn as_log_type(v: Value, like: &Value) -> Result<Value, String> {
 /// `L(v)`: the logarithm of `v` in the type of the logarithm `like`.
 pub fn log_of(v: &Value, like: &Value) -> Result<Value, String> {
     match v {
-        Value::ULog(log) => as_log_type((**log).clone(), like),
-        v => as_log_type(ln_of(v)?, like),
+        Value::ULog(log) => in_type_of((**log).clone(), like),
+        v => in_type_of(ln_of(v)?, like),
     }
 }
 
@@ -172,10 +169,7 @@ pub fn log_of(v: &Value, like: &Value) -> Result<Value, String> {
 pub fn ulog_of(x: &Value, like: &Value) -> Result<Value, String> {
     match x {
         Value::ULog(_) => Ok(x.clone()),
-        x => Ok(Value::ULog(Box::new(ln_of(&as_log_type(
-            x.clone(),
-            like,
-        )?)?))),
+        x => Ok(Value::ULog(Box::new(ln_of(&in_type_of(x.clone(), like)?)?))),
     }
 }
 
@@ -234,24 +228,15 @@ pub fn float(x: &Value) -> Value {
 /// as the runtime computes them (`nilang::ulog`; over `Fixed43`, in `f64`
 /// and rounded).
 pub fn gaussian(a: &Value, b: &Value, sub: bool) -> Result<Value, String> {
-    let f = |x: f64, y: f64| {
-        if sub {
-            logsubexp(x, y)
-        } else {
-            logaddexp(x, y)
-        }
-    };
     Ok(match (a, b) {
-        (Value::Fixed(x), Value::Fixed(y)) => {
-            Value::Fixed(fixed_from_f64(f(fixed_to_f64(*x), fixed_to_f64(*y))))
-        }
-        (Value::F32(x), Value::F32(y)) => Value::F32(if sub {
-            logsubexp(*x, *y)
-        } else {
-            logaddexp(*x, *y)
-        }),
+        (Value::Fixed(x), Value::Fixed(y)) => Value::Fixed(fixed_from_f64(gauss(
+            sub,
+            fixed_to_f64(*x),
+            fixed_to_f64(*y),
+        ))),
+        (Value::F32(x), Value::F32(y)) => Value::F32(gauss(sub, *x, *y)),
         (a, b) => match (a.as_f64(), b.as_f64()) {
-            (Some(x), Some(y)) => Value::F64(f(x, y)),
+            (Some(x), Some(y)) => Value::F64(gauss(sub, x, y)),
             _ => {
                 return Err(format!(
                     "`{}` of {} and {}",
@@ -262,6 +247,15 @@ pub fn gaussian(a: &Value, b: &Value, sub: bool) -> Result<Value, String> {
             }
         },
     })
+}
+
+/// [`logsubexp`] when `sub`, else [`logaddexp`].
+pub fn gauss<F: num_traits::Float>(sub: bool, a: F, b: F) -> F {
+    if sub {
+        logsubexp(a, b)
+    } else {
+        logaddexp(a, b)
+    }
 }
 
 /// `ln(e^a + e^b)` without overflow (`nilang::ulog::logaddexp`).
@@ -377,7 +371,7 @@ fn ulog_binary(op: BinaryOp, a: &Value, b: &Value, like: &Value) -> Result<Value
         let Value::ULog(log) = a else {
             return Err(unsupported(op, a, b));
         };
-        let p = as_log_type(b.clone(), log)?;
+        let p = in_type_of(b.clone(), log)?;
         return Ok(Value::ULog(Box::new(log_arith(Mul, &p, log)?)));
     }
     let (p, q) = (log_of(a, like)?, log_of(b, like)?);
@@ -402,7 +396,7 @@ fn tropical_binary(op: BinaryOp, a: &Value, b: &Value, like: &Value) -> Result<V
     let value = |v: &Value| -> Result<Value, String> {
         match v {
             Value::Tropical(n) => Ok((**n).clone()),
-            v => as_log_type(v.clone(), like),
+            v => in_type_of(v.clone(), like),
         }
     };
     let (p, q) = (value(a)?, value(b)?);
@@ -432,16 +426,16 @@ pub fn convert(v: &Value, like: &Value) -> Option<Result<Value, String>> {
     let result = match (like, v) {
         (Value::Fixed(_), Value::Fixed(_)) => Ok(v.clone()),
         (Value::ULog(like), Value::ULog(log)) => {
-            as_log_type((**log).clone(), like).map(|l| Value::ULog(Box::new(l)))
+            in_type_of((**log).clone(), like).map(|l| Value::ULog(Box::new(l)))
         }
         (Value::Tropical(like), Value::Tropical(n)) => {
-            as_log_type((**n).clone(), like).map(|n| Value::Tropical(Box::new(n)))
+            in_type_of((**n).clone(), like).map(|n| Value::Tropical(Box::new(n)))
         }
         (Value::Fixed(_), v) => to_fixed(v)
             .map(Value::Fixed)
             .ok_or_else(|| format!("{} into a `Fixed43`", v.kind_name())),
         (Value::ULog(log), v) => ulog_of(v, log),
-        (Value::Tropical(n), v) => as_log_type(v.clone(), n).map(|n| Value::Tropical(Box::new(n))),
+        (Value::Tropical(n), v) => in_type_of(v.clone(), n).map(|n| Value::Tropical(Box::new(n))),
         _ => return None,
     };
     Some(result)
@@ -495,11 +489,7 @@ pub fn ulog_partials(op: BinaryOp, a: &Value, b: &Value) -> Option<Vec<Option<Va
         Mul => (1.0, 1.0),
         Div => (1.0, -1.0),
         Add | Sub => {
-            let n = if op == Add {
-                logaddexp(la, lb)
-            } else {
-                logsubexp(la, lb)
-            };
+            let n = gauss(op == Sub, la, lb);
             let db = (lb - n).exp();
             ((la - n).exp(), if op == Add { db } else { -db })
         }
@@ -531,10 +521,10 @@ pub fn pure_partials(func: PureFn, args: &[Value]) -> Option<Option<Vec<Option<V
     let partial = match (func, args) {
         (P::Float, [Value::ULog(l)]) if float_log(l) => Some(exp_of(l)),
         (P::Identity | P::Value | P::Unwrap, [Value::ULog(l)]) if float_log(l) => {
-            Some(as_log_type(Value::F64(1.0), l).ok()?)
+            Some(in_type_of(Value::F64(1.0), l).ok()?)
         }
         (P::Ulog, [x @ (Value::F64(_) | Value::F32(_))]) => {
-            Some(float_arith(BinaryOp::Div, &as_log_type(Value::F64(1.0), x).ok()?, x).ok()?)
+            Some(float_arith(BinaryOp::Div, &in_type_of(Value::F64(1.0), x).ok()?, x).ok()?)
         }
         (P::Ulog | P::Fixed | P::Tropical, [_]) => None,
         (_, args) if args.iter().any(is_number_system) => {

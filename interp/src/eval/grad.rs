@@ -939,13 +939,10 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
         P::Logaddexp | P::Logsubexp => {
             let [a, b] = args else { return None };
             let (p, q) = (real(a)?, real(b)?);
-            let (da, db) = if func == P::Logaddexp {
-                let r = numbers::logaddexp(p, q);
-                ((p - r).exp(), (q - r).exp())
-            } else {
-                let r = numbers::logsubexp(p, q);
-                ((p - r).exp(), -(q - r).exp())
-            };
+            let sub = func == P::Logsubexp;
+            let r = numbers::gauss(sub, p, q);
+            let (da, db) = ((p - r).exp(), (q - r).exp());
+            let db = if sub { -db } else { db };
             Some(vec![
                 float(a).then(|| like(da, a)),
                 float(b).then(|| like(db, b)),
