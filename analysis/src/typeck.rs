@@ -1357,6 +1357,25 @@ impl Cx<'_> {
                             }
                         }
                     }
+                    // A remainder or a truncated quotient needs an order
+                    // (Julia has neither for complex numbers; nor has the
+                    // interpreter, and the Rust backend has no rule for it).
+                    if matches!(op, BinaryOp::Rem | BinaryOp::IntDiv) {
+                        for (side, v) in [(lhs, &l), (rhs, &r)] {
+                            if class(&v.ty) == Class::Complex {
+                                self.error(
+                                    Diagnostic::error(
+                                        "E0610",
+                                        side.span,
+                                        format!("`{}` of a complex number", op.as_str()),
+                                    )
+                                    .with_label(format!("this is `{}`", v.ty.display()))
+                                    .with_help("a remainder or an integer quotient is defined for real numbers: take it of the parts (`real(z) % m`, `imag(z) % m`)"),
+                                );
+                                break;
+                            }
+                        }
+                    }
                     self.binary(*op, &l, &r)
                 }
                 ExprKind::Tuple(items) => {

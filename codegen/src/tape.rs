@@ -297,7 +297,7 @@ impl Gen<'_> {
                 let location = self.location(span);
                 self.line(&format!("{place} = {t}.pop({location})?;"));
                 if self.differentiating() {
-                    self.ad_overwrite(target, op.inverse(), value, &kind, span);
+                    self.ad_overwrite(target, op.inverse(), value, &kind);
                 }
             }
         }
@@ -393,17 +393,13 @@ impl Gen<'_> {
 
     /// The adjoint rule of a forward `target op value` (`op` one of `=`,
     /// `*=`, `/=`), with `target` holding its old value again.
-    fn ad_overwrite(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind, span: Span) {
+    fn ad_overwrite(&mut self, target: &Expr, op: InstrOp, value: &Expr, kind: &Kind) {
         if !kinds::differentiable(kind) {
             return;
         }
         let Some(bar) = self.bar_place(target) else {
             return;
         };
-        if matches!(kind, Kind::Complex(_)) || self.has_complex(value) {
-            self.unsupported(span, "differentiating a complex overwrite in a tape loop");
-            return;
-        }
         let paren = |e: &Expr| Expr {
             kind: ExprKind::Paren(Box::new(e.clone())),
             span: e.span,
@@ -425,6 +421,21 @@ impl Gen<'_> {
         };
         let zero = self.ad_zero();
         let g = self.fresh("g");
+        let complex = matches!(kind, Kind::Complex(_));
+        if complex || self.has_complex(value) {
+            // The complex rules (Wirtinger pairs), as for `y += e`: the
+            // overwritten place's adjoint goes to what the new value read.
+            let zero = if complex {
+                self.cconst(&zero, &zero)
+            } else {
+                zero
+            };
+            self.line(&format!("let {g} = std::mem::replace(&mut {bar}, {zero});"));
+            for l in self.complex_rule_lines(&g, complex, true, &new_value) {
+                self.line(&l);
+            }
+            return;
+        }
         self.line(&format!("let {g} = std::mem::replace(&mut {bar}, {zero});"));
         for l in self.overwrite_rule_lines(&g, &new_value) {
             self.line(&l);

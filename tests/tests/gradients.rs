@@ -57,6 +57,8 @@ fn every_rule_with_plus_and_minus_equals() {
     check_rule("rule_mul_sub", r::rule_mul_sub, r::rule_mul_sub_grad);
     check_rule("rule_div_add", r::rule_div_add, r::rule_div_add_grad);
     check_rule("rule_div_sub", r::rule_div_sub, r::rule_div_sub_grad);
+    check_rule("rule_rem_add", r::rule_rem_add, r::rule_rem_add_grad);
+    check_rule("rule_rem_sub", r::rule_rem_sub, r::rule_rem_sub_grad);
     check_rule("rule_pow_add", r::rule_pow_add, r::rule_pow_add_grad);
     check_rule("rule_pow_sub", r::rule_pow_sub, r::rule_pow_sub_grad);
     check_rule("rule_powi_add", r::rule_powi_add, r::rule_powi_add_grad);
@@ -253,6 +255,23 @@ macro_rules! complex_rule {
         }
         check_complex(stringify!($name), forward, grad);
     }};
+    // A rule in a tape loop: the forward program records into a tape.
+    ($name:ident, $grad:ident, taped) => {{
+        fn forward(y: &mut C, a: &mut C, b: &mut C) -> nilang::Result {
+            nilang_tests::crules::$name(y, *a, *b, &mut nilang::Tape::new())
+        }
+        fn grad(
+            y: &mut C,
+            gy: &mut C,
+            a: &mut C,
+            ga: &mut C,
+            b: &mut C,
+            gb: &mut C,
+        ) -> nilang::Result {
+            nilang_tests::crules::$grad(y, gy, *a, ga, *b, gb)
+        }
+        check_complex(stringify!($name), forward, grad);
+    }};
 }
 
 #[test]
@@ -277,6 +296,16 @@ fn complex_rules_against_differences() {
     complex_rule!(crule_pow_real, crule_pow_real_grad);
     complex_rule!(crule_abs2_angle, crule_abs2_angle_grad);
     complex_rule!(crule_view_places, crule_view_places_grad);
+    complex_rule!(crule_call_expression, crule_call_expression_grad);
+    complex_rule!(crule_call_real_of_complex, crule_call_real_of_complex_grad);
+    complex_rule!(crule_unwrap, crule_unwrap_grad);
+    complex_rule!(crule_tape_scale, crule_tape_scale_grad, taped);
+    complex_rule!(crule_tape_assign, crule_tape_assign_grad, taped);
+    complex_rule!(
+        crule_tape_real_of_complex,
+        crule_tape_real_of_complex_grad,
+        taped
+    );
     // The instructions change a and b too.
     check_complex(
         "crule_neg_conj_swap",

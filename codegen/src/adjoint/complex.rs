@@ -206,7 +206,7 @@ impl Gen<'_> {
                     let two = format!("({one} + {one})");
                     let half = format!("({one} / {two})");
                     match (callee.name.as_str(), args.as_slice()) {
-                        ("identity" | "value", [x]) => self.push_cpartials(x, m, out),
+                        ("identity" | "value" | "unwrap", [x]) => self.push_cpartials(x, m, out),
                         // Values of a type or a shape: no derivative.
                         ("zero" | "one", _) => {}
                         ("conj", [x]) => {

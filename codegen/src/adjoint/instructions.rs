@@ -300,11 +300,46 @@ impl Gen<'_> {
         }
         // An expression: its adjoint is collected in a temporary and passed
         // on to what it reads.
-        if !differentiable(param_kind) || matches!(param_kind, Kind::Complex(_)) {
+        if !differentiable(param_kind) {
             self.unsupported(arg.span, "differentiating this argument");
             return None;
         }
         let t = self.fresh("argbar");
+        let complex_param = matches!(param_kind, Kind::Complex(_));
+        if complex_param || self.has_complex(arg) {
+            // Through the expression's Wirtinger pairs, as a complex
+            // instruction's rule sends its adjoint.
+            let mut after = Vec::new();
+            for (leaf, a, b) in self.cpartials(arg) {
+                let Some(lb) = self.bar_place(&leaf) else {
+                    continue;
+                };
+                let leaf_complex = matches!(self.operand_kind(&leaf), Kind::Complex(_));
+                let b = b.unwrap_or_else(|| self.czero());
+                let f = match (complex_param, leaf_complex) {
+                    (true, true) => "complex_complex",
+                    (false, true) => "real_complex",
+                    (true, false) => "complex_real",
+                    (false, false) => "real_real",
+                };
+                after.push(format!(
+                    "nilang::adjoint::wirtinger::{f}(&mut {lb}, &{t}, {a}, {b});"
+                ));
+            }
+            let zero = self.ad_zero();
+            let (ty, init) = if complex_param {
+                (
+                    "nilang::Complex<G>",
+                    format!("nilang::Complex::new({zero}, {zero})"),
+                )
+            } else {
+                ("G", zero)
+            };
+            return Some((
+                format!("&mut {t}"),
+                Some((format!("let mut {t}: {ty} = {init};"), after.join("\n"))),
+            ));
+        }
         let mut after = Vec::new();
         for (leaf, p) in self.partials(arg) {
             if let Some(lb) = self.bar_place(&leaf) {

@@ -289,7 +289,18 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                         let dr = singular(d, &mult, format!("(-({l}) / (({r}) * ({r})))"));
                         push_partials(d, rhs, Some(dr), out);
                     }
-                    Rem => push_partials(d, lhs, mult, out),
+                    // r = a % b = a - b·trunc(a/b), as `rem(a, b)`: dr/da
+                    // = 1, dr/db = -(a - r)/b (the quotient is constant).
+                    Rem => {
+                        push_partials(d, lhs, mult.clone(), out);
+                        if !d.is_int(rhs) {
+                            let av = d.value(lhs);
+                            let bv = d.value(rhs);
+                            let rv = d.value(e);
+                            let db = times(&mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
+                            push_partials(d, rhs, Some(db), out);
+                        }
+                    }
                     Pow => {
                         let int = d.is_int(rhs);
                         let l = d.value(lhs);

@@ -449,6 +449,10 @@ pub const OPS: &[Op] = &[
         body: "{a} += mod({b}, {c})",
     },
     Op {
+        name: "rem_op",
+        body: "{a} += {b} % {c}",
+    },
+    Op {
         name: "logaddexp",
         body: "{a} += logaddexp({b}, {c})",
     },

@@ -174,7 +174,15 @@ impl<'db> Interpreter<'db> {
 
     /// `conj(a) c + conj(c) b` to the operand `x` of a value with the
     /// Wirtinger pair `(a, b)` by `x` and the cotangent `c`.
-    fn send(&mut self, fr: &mut Frame<'db>, x: ExprId, c: C, a: C, b: C, span: Span) -> R<()> {
+    pub(super) fn send(
+        &mut self,
+        fr: &mut Frame<'db>,
+        x: ExprId,
+        c: C,
+        a: C,
+        b: C,
+        span: Span,
+    ) -> R<()> {
         match through((a, b), c) {
             ZERO => Ok(()),
             g => self.backprop_complex(fr, x, g, span),

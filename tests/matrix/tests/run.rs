@@ -5,10 +5,7 @@
 /// their gradient program reports (a `NotDifferentiable` error naming the
 /// `.nil` line, not a wrong number). The test fails when one of them
 /// starts to work, so that it leaves this list.
-const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "mx_mul_sum_cf_tape",
-    "differentiating a complex overwrite in a tape loop is not supported",
-)];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 #[test]
 fn every_accepted_cell_runs_forwards_backwards_and_through_its_gradient() {
