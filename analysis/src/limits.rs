@@ -140,6 +140,13 @@ pub fn limits(
             }
         }
     }
+    // A keyword default is generated at each call that leaves it out (a
+    // tuple default has its tuple type refused already).
+    for kw in &function.kwparams {
+        if !matches!(kw.default.kind, ExprKind::Tuple(_)) {
+            l.value(&kw.default);
+        }
+    }
     l.block(&function.body.stmts);
     l.out
 }
@@ -739,13 +746,19 @@ impl Limits<'_> {
         // checked by the resolver either.
         let type_name = crate::ty::is_builtin_type(name);
         if !known(|s| s.rust) && (accepted || self.in_safe || broadcast || type_name) {
-            self.out.push(e0701(
+            let mut d = e0701(
                 span,
                 &format!(
                     "a call of `{name}` with {} arguments in an expression",
                     args.len()
                 ),
-            ));
+            );
+            if name == "Complex" {
+                d = d.with_help(
+                    "write the number with `im`: `x + y * im`, or `1.0 + 2.0im` for literals",
+                );
+            }
+            self.out.push(d);
             return;
         }
         if !known(|s| s.rust) {

@@ -130,7 +130,9 @@ impl Gen<'_> {
                 let (code, from) = self.expr(arg);
                 let to = match &param_kind {
                     Kind::Generic(_) => literal_kind(arg).unwrap_or_else(|| from.clone()),
-                    Kind::Unknown => from.clone(),
+                    // `Complex<T>` given a `Complex<f64>`: rustc binds `T`
+                    // from the value as it is (the analysis checked it).
+                    k if k.is_unknown() || k.mentions_generic() => from.clone(),
                     k => k.clone(),
                 };
                 let code = convert(code, &from, &to);
@@ -172,7 +174,7 @@ impl Gen<'_> {
                 None => self.expr(value),
             };
             let to = match kind_of(ty) {
-                Kind::Generic(_) | Kind::Unknown => from.clone(),
+                k if k.is_unknown() || k.mentions_generic() => from.clone(),
                 k => k,
             };
             let code = convert(code, &from, &to);

@@ -41,6 +41,28 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    pub(crate) fn is_unknown(&self) -> bool {
+        matches!(self, Kind::Unknown)
+    }
+
+    /// Whether a type parameter appears in this kind (`T`, `Complex<T>`,
+    /// `[Pt<T>]`).
+    pub(crate) fn mentions_generic(&self) -> bool {
+        match self {
+            Kind::Generic(_) => true,
+            Kind::Complex(k)
+            | Kind::Array(k)
+            | Kind::Matrix(k)
+            | Kind::Csc(k)
+            | Kind::ULog(k)
+            | Kind::Tropical(k)
+            | Kind::Stack(k) => k.mentions_generic(),
+            Kind::Struct { args, .. } => args.iter().any(Kind::mentions_generic),
+            Kind::Int(_) | Kind::Float(_) | Kind::Bool | Kind::Fixed | Kind::Offsets => false,
+            Kind::Unknown => false,
+        }
+    }
+
     /// Whether a `&mut` parameter of this kind is written through `*name`.
     pub(crate) fn is_scalar_like(&self) -> bool {
         matches!(

@@ -90,6 +90,34 @@ fn an_array_of_generic_structs_given_one_of_f64() {
 }
 
 #[test]
+fn a_generic_struct_given_one_of_f64() {
+    let p = t::T41Pt { x: 1.5, y: 2.0 };
+    let mut s = 1.0;
+    t::t41_point(&mut s, p).unwrap();
+    assert_eq!(s, 4.0);
+    t::uncall_t41_point(&mut s, p).unwrap();
+    assert_eq!(s, 1.0);
+    let mut s_bar = 1.0;
+    let mut p_bar = t::T41Pt { x: 0.0, y: 0.0 };
+    t::t41_point_grad(&mut s, &mut s_bar, p, &mut p_bar).unwrap();
+    assert_eq!((p_bar.x, p_bar.y), (2.0, 1.5));
+}
+
+/// A read-only `Complex{T}` argument given a `Complex{f64}` (rustc
+/// rejected the conversion to the callee's `T` before); the gradient is
+/// compared with the interpreter's in `tests/interpreter.rs`.
+#[test]
+fn a_generic_function_reads_a_complex_of_f64() {
+    let (w, x) = (Complex::new(0.5, -1.0), 2.0);
+    let mut z = Complex::new(1.0, 1.0);
+    t::t41_read_complex(&mut z, w, x).unwrap();
+    let want = Complex::new(1.0, 1.0) + w * 0.5 + Complex::new(1.0, 2.0) * x + w * x;
+    assert!((z - want).norm() < 1e-12, "{z}");
+    t::uncall_t41_read_complex(&mut z, w, x).unwrap();
+    assert!((z - Complex::new(1.0, 1.0)).norm() < 1e-12);
+}
+
+#[test]
 fn an_all_f32_function_calls_a_generic_one_and_takes_f32_adjoints() {
     let x = 0.75f32;
     let mut y = 0.5f32;
