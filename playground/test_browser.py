@@ -229,6 +229,23 @@ def scenario(browser, url, screenshot):
     )
     marked = browser.eval("document.querySelector('#backdrop mark')?.textContent")
     check(marked == "q", "the undefined name is underlined")
+    # The text area's text is transparent; the backdrop shows the same text,
+    # highlighted: the keyword in its colour, `y!` as a changed parameter.
+    shown_text = browser.eval("document.getElementById('backdrop').textContent")
+    check(shown_text == program + "\n", f"the backdrop shows the text typed ({shown_text!r})")
+    keyword = browser.eval(
+        "(() => { const k = document.querySelector('#backdrop .hl-keyword-function');"
+        " return k && [k.textContent, getComputedStyle(k).color]; })()"
+    )
+    plain = browser.eval("getComputedStyle(document.getElementById('backdrop')).color")
+    check(
+        keyword is not None and keyword[0] == "function" and keyword[1] != plain,
+        f"`function` is highlighted as a keyword ({keyword}, text {plain})",
+    )
+    mutated = browser.eval(
+        "[...document.querySelectorAll('#backdrop .hl-variable-parameter-mutated')].map((e) => e.textContent)"
+    )
+    check(mutated == ["y!", "y!"], f"the changed parameter `y!` is marked where it appears ({mutated})")
 
     # Fix it: select the `q` and type `2.0`.
     at = program.index("q")

@@ -106,3 +106,41 @@ pub fn classify_names(db: &dyn Db, project: Project, file: SourceFile) -> Vec<(S
     out.dedup_by_key(|(span, _)| *span);
     out
 }
+
+/// Highlighting for an editor without tree-sitter (the playground): the
+/// grammar's own lexical classes (`nilang_syntax::highlight`), with the
+/// names the analysis knows more about refined: a parameter the function
+/// changes is `variable.parameter.mutated`, one it only reads
+/// `variable.parameter`, an ancilla `variable.ancilla`. Non-overlapping,
+/// in order, absolute byte spans.
+pub fn highlight_tokens(
+    db: &dyn Db,
+    project: Project,
+    file: SourceFile,
+) -> Vec<(Span, &'static str)> {
+    let text = file.text(db);
+    let mut tokens: Vec<(Span, &'static str)> = nilang_syntax::highlight::highlight(text)
+        .into_iter()
+        .map(|(start, end, tag)| (Span::new(start, end), tag))
+        .collect();
+    for (span, class) in classify_names(db, project, file) {
+        let tag = match class {
+            NameClass::Parameter { mutated: true } => "variable.parameter.mutated",
+            NameClass::Parameter { mutated: false } | NameClass::KeywordParameter => {
+                "variable.parameter"
+            }
+            NameClass::Ancilla => "variable.ancilla",
+            _ => continue,
+        };
+        // The name's own token, or a gap between tokens.
+        let at = tokens.partition_point(|(s, _)| s.end <= span.start);
+        match tokens.get(at) {
+            Some((s, t)) if *s == span => {
+                tokens[at] = (*s, if t.starts_with("variable") { tag } else { t })
+            }
+            Some((s, _)) if s.start < span.end => {}
+            _ => tokens.insert(at, (span, tag)),
+        }
+    }
+    tokens
+}

@@ -47,7 +47,7 @@ pub use diagnostics::{file_diagnostics, message_with_help};
 pub use fixes::{Fix, fixes};
 pub use folding::{FoldKind, folding_ranges};
 pub use format::{FormatRefusal, Indent, format_edits, format_file};
-pub use highlight::{NameClass, classify_names};
+pub use highlight::{NameClass, classify_names, highlight_tokens};
 pub use hover::{Hover, hover, instruction_signature, instruction_summary};
 pub use inlay::{InlayHint, inlay_hints};
 pub use inputs::{Cancelled, set_file_text, set_project_files, set_project_libraries};

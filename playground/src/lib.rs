@@ -122,8 +122,8 @@ impl Playground {
         Text(self.file.text(&self.db))
     }
 
-    /// The diagnostics of the file, and its functions with the first
-    /// docstring example of each (what Run offers).
+    /// The diagnostics of the file, its functions with the first docstring
+    /// example of each (what Run offers), and its highlighting.
     fn check(&self) -> Json {
         let text = self.text();
         let diagnostics: Vec<Json> =
@@ -161,7 +161,14 @@ impl Playground {
                 }))
             })
             .collect();
-        json!({ "diagnostics": diagnostics, "functions": functions })
+        // Highlighting: lexical classes refined by what the analysis knows.
+        let tokens: Vec<Json> = nilang_ide::highlight_tokens(&self.db, self.project, self.file)
+            .into_iter()
+            .map(|(span, tag)| {
+                json!({ "from": text.utf16(span.start), "to": text.utf16(span.end), "tag": tag })
+            })
+            .collect();
+        json!({ "diagnostics": diagnostics, "functions": functions, "tokens": tokens })
     }
 
     fn hover(&self, at: usize) -> Json {

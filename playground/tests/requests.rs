@@ -64,6 +64,56 @@ fn a_diagnostic_has_its_code_and_place_in_utf16_units() {
 }
 
 #[test]
+fn the_check_answer_highlights_the_program() {
+    let mut p = Playground::new();
+    // `←` is one UTF-16 unit: the ranges are in units.
+    let text = "# the product\nfunction multiplier(out!::f64, x::f64, y::f64)\n    t ← zero(f64)\n    out! += x * y\n    t → zero(f64)\nend\n";
+    let answer = check(&mut p, text);
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let tokens: Vec<(String, String)> = answer["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let (from, to) = (
+                t["from"].as_u64().unwrap() as usize,
+                t["to"].as_u64().unwrap() as usize,
+            );
+            (
+                String::from_utf16(&units[from..to]).unwrap(),
+                t["tag"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let tag = |s: &str| {
+        tokens
+            .iter()
+            .filter(|(t, _)| t == s)
+            .map(|(_, tag)| tag.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tag("# the product"), ["comment"]);
+    assert_eq!(tag("function"), ["keyword.function"]);
+    assert!(
+        tag("f64").iter().all(|t| *t == "type.builtin"),
+        "{tokens:?}"
+    );
+    // What the analysis knows: `out!` is changed, `x` only read, `t` an
+    // ancilla (after the `←`, whose unit count the offsets account for).
+    assert!(
+        tag("out!")
+            .iter()
+            .all(|t| *t == "variable.parameter.mutated"),
+        "{tokens:?}"
+    );
+    assert!(
+        tag("x").iter().all(|t| *t == "variable.parameter"),
+        "{tokens:?}"
+    );
+    assert_eq!(tag("t"), ["variable.ancilla"; 2], "{tokens:?}");
+}
+
+#[test]
 fn hover_and_inverse_at_a_utf16_offset() {
     let mut p = Playground::new();
     check(&mut p, MULTIPLIER);

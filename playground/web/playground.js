@@ -45,8 +45,9 @@ function escapeHtml(text) {
 }
 
 // Diagnostics: a list under the editor and wavy underlines in the backdrop
-// behind the (transparent) text area.
-function showDiagnostics(text, diagnostics) {
+// behind the text area (whose own text is transparent: the backdrop shows
+// it, highlighted).
+function showDiagnostics(text, diagnostics, tokens) {
   const list = $("diagnostics");
   list.replaceChildren();
   if (diagnostics.length === 0) {
@@ -71,20 +72,47 @@ function showDiagnostics(text, diagnostics) {
     });
     list.append(li);
   }
-  // Underlines: non-overlapping ranges, first come first served.
+  renderBackdrop(text, tokens, diagnostics);
+}
+
+// The backdrop: the text cut at every token and underline boundary, each
+// piece in its token's class (`hl-keyword-function` for the tag
+// `keyword.function`) and inside its underline. Tokens come in order and
+// do not overlap; underlines are kept first come first served.
+function renderBackdrop(text, tokens, diagnostics) {
+  const marks = [];
+  let end = 0;
   const ranges = diagnostics
     .map((d) => ({ from: d.from, to: Math.max(d.to, d.from + 1), severity: d.severity }))
     .sort((a, b) => a.from - b.from);
-  let html = "";
-  let at = 0;
   for (const r of ranges) {
-    if (r.from < at) continue;
-    html += escapeHtml(text.slice(at, r.from));
-    html += `<mark class="${r.severity}">${escapeHtml(text.slice(r.from, r.to))}</mark>`;
-    at = r.to;
+    if (r.from < end) continue;
+    marks.push(r);
+    end = r.to;
   }
-  html += escapeHtml(text.slice(at)) + "\n";
-  $("backdrop").innerHTML = html;
+  const cuts = new Set([0, text.length]);
+  for (const r of [...tokens, ...marks]) {
+    cuts.add(Math.min(r.from, text.length));
+    cuts.add(Math.min(r.to, text.length));
+  }
+  const points = [...cuts].sort((a, b) => a - b);
+  let html = "";
+  let t = 0;
+  let m = 0;
+  for (let k = 0; k + 1 < points.length; k++) {
+    const [from, to] = [points[k], points[k + 1]];
+    while (t < tokens.length && tokens[t].to <= from) t++;
+    while (m < marks.length && marks[m].to <= from) m++;
+    let piece = escapeHtml(text.slice(from, to));
+    if (t < tokens.length && tokens[t].from <= from) {
+      piece = `<span class="hl-${tokens[t].tag.replace(/\./g, "-")}">${piece}</span>`;
+    }
+    if (m < marks.length && marks[m].from <= from) {
+      piece = `<mark class="${marks[m].severity}">${piece}</mark>`;
+    }
+    html += piece;
+  }
+  $("backdrop").innerHTML = html + "\n";
 }
 
 function showFunctions(list) {
@@ -134,7 +162,7 @@ function check() {
     return;
   }
   $("tooltip").hidden = true; // the text under it changed
-  showDiagnostics(text, answer.diagnostics);
+  showDiagnostics(text, answer.diagnostics, answer.tokens);
   showFunctions(answer.functions);
   const errors = answer.diagnostics.filter((d) => d.severity === "error").length;
   $("status").textContent = errors === 0 ? "checked: no errors" : `checked: ${errors} error(s)`;
@@ -252,6 +280,7 @@ function chooseExample(name) {
   const example = examples.find((e) => e.name === name);
   if (!example) return;
   $("source").value = example.text;
+  renderBackdrop(example.text, [], []);
   $("source").setSelectionRange(0, 0);
   $("function").value = "";
   check();
@@ -281,6 +310,9 @@ async function main() {
   const source = $("source");
   // Diagnostics as you type: one check per frame at most.
   source.addEventListener("input", () => {
+    // The text as typed at once (the check below colours it before the
+    // next frame is painted).
+    renderBackdrop(source.value, [], []);
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;

@@ -11,6 +11,7 @@ pub mod diagnostics;
 mod fields;
 pub mod files;
 pub mod format;
+pub mod highlight;
 mod julia;
 pub mod parser;
 pub mod printer;
