@@ -1078,6 +1078,43 @@ fn run_takes_fixed_point_log_and_tropical_numbers() {
     );
 }
 
+/// A struct parameter's gradient seed: a struct of the same name, or one
+/// number for every float field (integer fields carry no derivative).
+#[test]
+fn run_seeds_a_struct_parameter() {
+    let tmp = scratch("run_struct_seed");
+    let dir = tmp.path();
+    let path = write(
+        dir,
+        "acc.nil",
+        "struct Acc{T}\n    s::T\n    n::i64\nend\n\nfunction acc_add(a::Acc{T}, x::T) where T: Real\n    a.s += x * 3.0\n    a.n += 1\nend\n",
+    );
+    for (seed, shown) in [("a=Acc(2.0, 0)", "Acc(2.0, 0)"), ("a", "1.0")] {
+        let out = nilc(&[
+            "run",
+            &path,
+            "acc_add",
+            "Acc(0.5, 4)",
+            "2.0",
+            "--grad",
+            seed,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        let want_x = if seed == "a" { 3.0 } else { 6.0 };
+        assert!(
+            text.contains(&format!("gradient (seeds: a = {shown}):"))
+                && text.contains(&format!("x_bar = {want_x:?}")),
+            "{text}"
+        );
+    }
+    run_is_refused(
+        &path,
+        vec!["acc_add", "Acc(0.5, 4)", "2.0", "--grad", "a=[1.0]"],
+        "expected a seed shaped like Acc(0.0, 0), found `[f64]`",
+    );
+}
+
 /// `nilc run --launch N` runs a kernel for invocations 1..=N; a kernel
 /// without it, or a function with it, is bad input.
 #[test]

@@ -781,6 +781,42 @@ fn shaped_like(seed: Value, like: &Value) -> Result<Value, String> {
                 .map(|l| shaped_like(s.clone(), l))
                 .collect::<Result<_, _>>()?,
         ))),
+        // A struct's seed is a struct of the same name (each field's seed),
+        // or one number for every field.
+        (Value::Struct { name, fields }, s) => {
+            let seeds: Vec<Value> = match &s {
+                Value::Struct {
+                    name: n,
+                    fields: seeds,
+                } if n == name && seeds.len() == fields.len() => {
+                    seeds.iter().map(|(_, v)| v.clone()).collect()
+                }
+                // Integer and boolean fields carry no derivative: 0.
+                s if s.is_number() => fields
+                    .iter()
+                    .map(|(_, l)| match l {
+                        Value::Int(..) | Value::Bool(_) => Value::F64(0.0),
+                        _ => s.clone(),
+                    })
+                    .collect(),
+                s => {
+                    return Err(format!(
+                        "expected a seed shaped like {like}, found {}",
+                        s.kind_name()
+                    ));
+                }
+            };
+            Ok(Value::Struct {
+                name: name.clone(),
+                fields: std::rc::Rc::new(
+                    fields
+                        .iter()
+                        .zip(seeds)
+                        .map(|((f, l), s)| Ok((f.clone(), shaped_like(s, l)?)))
+                        .collect::<Result<_, String>>()?,
+                ),
+            })
+        }
         // A log number's seed is its logarithm's.
         (Value::ULog(log), s) => shaped_like(s, log),
         (l, s) if l.is_number() && s.is_number() => convert(s, l),
