@@ -297,7 +297,9 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                             let av = d.value(lhs);
                             let bv = d.value(rhs);
                             let rv = d.value(e);
-                            let db = times(&mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
+                            // Singular where a/b overflows: a zero
+                            // cotangent still adds nothing.
+                            let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
                             push_partials(d, rhs, Some(db), out);
                         }
                     }
@@ -396,7 +398,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             let bv = d.value(b);
             let rv = d.value(e);
             push_partials(d, a, mult.clone(), out);
-            let db = times(format!("(-(({av}) - ({rv})) / ({bv}))"));
+            let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
             push_partials(d, b, Some(db), out);
         }
         (CallRule::Atan2, [y, x]) => {
