@@ -919,6 +919,29 @@ impl Checker<'_> {
                 );
             }
         }
+        // A keyword parameter is read as a constant: the gradient program
+        // passes no adjoint for it.
+        for kw in &call.kwargs {
+            if self.reads_active(&kw.value) {
+                self.out.push(
+                    Diagnostic::error(
+                        "E0211",
+                        kw.value.span,
+                        format!(
+                            "`{}` carries a derivative, and `{name}` takes its keyword `{}` as a constant",
+                            print_expr(&kw.value),
+                            kw.name.name
+                        ),
+                    )
+                    .with_label("its derivative through this keyword would be lost")
+                    .with_help(format!(
+                        "keyword parameters carry no derivative: make `{}` a positional parameter of `{name}`, or declare `{}` `Const` here",
+                        kw.name.name,
+                        kw.value.root_var().map(|(n, _)| n).unwrap_or("it")
+                    )),
+                );
+            }
+        }
         for (arg, &m) in call.args.iter().zip(&mutated) {
             if m {
                 if !arg.is_place() {

@@ -170,7 +170,7 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     (
         "E0211",
-        "a value that carries a derivative passed to a `Const` parameter",
+        "a value that carries a derivative passed to a `Const` or keyword parameter",
     ),
     ("E0220", "`+=`/`-=` on a logarithmic number"),
     (
