@@ -418,7 +418,21 @@ pub fn promote(a: &Ty, b: &Ty) -> Ty {
             (Ty::Scalar(Scalar::F64 | Scalar::F32), _) => a.clone(),
             (_, Ty::Scalar(Scalar::F64 | Scalar::F32)) => b.clone(),
             (Ty::Scalar(Scalar::Bool), _) => b.clone(),
+            // Two integer types meet at the wider (the left one of two
+            // of one width), as the interpreter computes them.
+            (Ty::Scalar(x), Ty::Scalar(y)) if int_width(*y) > int_width(*x) => b.clone(),
             _ => a.clone(),
         },
+    }
+}
+
+/// The width in bytes of an integer type (`isize` and `usize` as 64 bits).
+fn int_width(s: Scalar) -> u8 {
+    match s {
+        Scalar::I8 | Scalar::U8 => 1,
+        Scalar::I16 | Scalar::U16 => 2,
+        Scalar::I32 | Scalar::U32 => 4,
+        Scalar::Bool => 0,
+        _ => 8,
     }
 }

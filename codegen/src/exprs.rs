@@ -169,6 +169,10 @@ impl Gen<'_> {
             ExprKind::Unary { op, operand } => {
                 let (code, kind) = self.expr(operand);
                 match op {
+                    // Integers wrap, as Julia's do.
+                    UnaryOp::Neg if matches!(kind, Kind::Int(_)) => {
+                        (format!("{code}.wrapping_neg()"), kind)
+                    }
                     UnaryOp::Neg => (format!("(-{code})"), kind),
                     UnaryOp::Plus => (code, kind),
                     UnaryOp::Not => (format!("(!{code})"), kind),
@@ -252,8 +256,13 @@ impl Gen<'_> {
             // rendered by `binary_codes`'s plain branch (neither
             // fixed-point nor refused), so it is `(…)`; unconverted here,
             // its parentheses can come off.
-            let plain = !matches!(lk, Kind::Fixed | Kind::Unknown)
-                && (!matches!(class(op), 1 | 4) || unify(&lk, &rk) == lk);
+            // Integer `+`, `-`, `*` are method calls (`wrapping_add`).
+            let arithmetic = matches!(class(op), 1 | 4);
+            let plain = match lk {
+                Kind::Fixed | Kind::Unknown => false,
+                Kind::Int(_) => !arithmetic,
+                _ => !arithmetic || unify(&lk, &rk) == lk,
+            };
             if step > 0
                 && plain
                 && let Some(inner) = l.strip_prefix('(').and_then(|l| l.strip_suffix(')'))
@@ -319,6 +328,32 @@ impl Gen<'_> {
                     k,
                 )
             }
+            // Integers wrap around, as Julia's do (and the interpreter's):
+            // a debug build's `+` would panic instead.
+            Add | Sub | Mul if matches!(unify(&lk, &rk), Kind::Int(_)) => {
+                let k = unify(&lk, &rk);
+                let method = match op {
+                    Add => "wrapping_add",
+                    Sub => "wrapping_sub",
+                    _ => "wrapping_mul",
+                };
+                let l = receiver(convert(l, &lk, &k));
+                (format!("{l}.{method}({})", convert(r, &rk, &k)), k)
+            }
+            // An integer divisor of zero is an error, not Rust's panic.
+            Rem | IntDiv if matches!(unify(&lk, &rk), Kind::Int(_)) => {
+                let k = unify(&lk, &rk);
+                let f = if op == Rem { "rem" } else { "div" };
+                let at = self.location(span);
+                (
+                    format!(
+                        "nilang::int::{f}({}, {}, {at})?",
+                        convert(l, &lk, &k),
+                        convert(r, &rk, &k)
+                    ),
+                    k,
+                )
+            }
             Add | Sub | Mul | Rem => {
                 let k = unify(&lk, &rk);
                 let sym = match op {
@@ -343,23 +378,18 @@ impl Gen<'_> {
                     k,
                 )
             }
+            // `÷` of floats is Julia's `div`: the quotient truncated (of
+            // integers, `nilang::int::div` above).
             IntDiv => {
                 let k = unify(&lk, &rk);
-                match k {
-                    Kind::Int(_) => (
-                        format!("({} / {})", convert(l, &lk, &k), convert(r, &rk, &k)),
-                        k,
+                (
+                    format!(
+                        "nilang::Real::trunc({} / {})",
+                        convert(l, &lk, &k),
+                        convert(r, &rk, &k)
                     ),
-                    // `÷` is Julia's `div`: the quotient truncated.
-                    _ => (
-                        format!(
-                            "nilang::Real::trunc({} / {})",
-                            convert(l, &lk, &k),
-                            convert(r, &rk, &k)
-                        ),
-                        k,
-                    ),
-                }
+                    k,
+                )
             }
             BitAnd | BitOr | Xor | Shl | Shr => {
                 let k = if lk == Kind::Bool && rk == Kind::Bool {
@@ -550,12 +580,20 @@ impl Gen<'_> {
                     let k = unify(&ak, &bk);
                     let (ac, bc) = (convert(ac, &ak, &k), convert(bc, &bk, &k));
                     let code = match function {
-                        // Julia's `div` truncates the quotient (integer
-                        // division in Rust does already).
+                        // Julia's `div` truncates the quotient; of integers
+                        // (`nilang::int`), a zero divisor is an error.
                         Div if !matches!(k, Kind::Int(_)) => {
                             format!("nilang::Real::trunc({ac} / {bc})")
                         }
-                        Div => format!("({ac} / {bc})"),
+                        Div | Rem | Mod if matches!(k, Kind::Int(_)) => {
+                            let f = match function {
+                                Div => "div",
+                                Rem => "rem",
+                                _ => "modulo",
+                            };
+                            let at = self.location(span);
+                            format!("nilang::int::{f}({ac}, {bc}, {at})?")
+                        }
                         Rem => format!("({ac} % {bc})"),
                         _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
                     };
@@ -774,5 +812,37 @@ impl Gen<'_> {
             format!("nilang::Real::{method}({})", convert(code, &kind, &k)),
             k,
         )
+    }
+}
+
+/// `code` as the receiver of a method call: a name, a literal or a whole
+/// parenthesized expression as it is, anything else (`x as i32`, `-n`,
+/// `*a`) in parentheses.
+fn receiver(code: String) -> String {
+    let simple = code
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.'));
+    let enclosed = code.starts_with('(') && {
+        let mut depth = 0i32;
+        let mut closes_at_end = false;
+        for (i, c) in code.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        closes_at_end = i == code.len() - 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        closes_at_end
+    };
+    if simple || enclosed {
+        code
+    } else {
+        format!("({code})")
     }
 }

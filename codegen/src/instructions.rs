@@ -17,7 +17,7 @@ impl Gen<'_> {
         }
         let code = convert(code, &from, &kind);
         let t = self.fresh("v");
-        let Some(update) = self.update(&place, op, &t, span) else {
+        let Some(update) = self.update(&place, &kind, op, &t, span) else {
             return;
         };
         self.line(&format!("let {t} = {code};"));
@@ -27,10 +27,24 @@ impl Gen<'_> {
     pub(super) fn update(
         &mut self,
         place: &str,
+        kind: &Kind,
         op: InstrOp,
         value: &str,
         span: Span,
     ) -> Option<String> {
+        // An integer place wraps around, as Julia's integers do (a debug
+        // build's `+=` would panic).
+        if let Kind::Int(_) = kind {
+            let f = match op {
+                InstrOp::Add => Some("add"),
+                InstrOp::Sub => Some("sub"),
+                InstrOp::Mul => Some("mul"),
+                _ => None,
+            };
+            if let Some(f) = f {
+                return Some(format!("nilang::wrapping::{f}(&mut {place}, {value});"));
+            }
+        }
         let sym = match op {
             InstrOp::Add => "+=",
             InstrOp::Sub => "-=",
@@ -146,7 +160,7 @@ impl Gen<'_> {
         });
         let code = self.value_as(value, &t.elem);
         let operands = self.bcast.take().map(|b| b.operands).unwrap_or_default();
-        let Some(update) = self.update(&t.place, op, "__v", span) else {
+        let Some(update) = self.update(&t.place, &t.elem, op, "__v", span) else {
             return;
         };
         self.bcast_loop(&t, operands, span, &[format!("let __v = {code};"), update]);
@@ -205,6 +219,13 @@ impl Gen<'_> {
         // The instruction's rule is the analysis's (`builtins::Rule`); this
         // renders it in Rust.
         match instr.rule {
+            // `NEG` of an integer wraps (the minimum stays itself).
+            crate::builtins::Rule::Linear { rows, .. }
+                if matches!(ka, Kind::Int(_))
+                    && rows == [&[(0, crate::builtins::Factor::MinusOne)][..]] =>
+            {
+                self.line(&format!("nilang::wrapping::neg(&mut {});", places[0].0));
+            }
             crate::builtins::Rule::Linear { rows, .. } => {
                 let olds = self.old_values(&places);
                 let angle = match instr.rule.angle_read() {
@@ -237,7 +258,11 @@ impl Gen<'_> {
                 let op = if divide { "/=" } else { "*=" };
                 let t = self.fresh("n");
                 self.line(&format!("let {t} = {n};"));
-                self.line(&format!("{a} {op} {t};"));
+                if let (Kind::Int(_), false) = (&k, divide) {
+                    self.line(&format!("nilang::wrapping::mul(&mut {a}, {t});"));
+                } else {
+                    self.line(&format!("{a} {op} {t};"));
+                }
             }
             crate::builtins::Rule::Shift { up } if matches!(ka, Kind::Fixed | Kind::Complex(_)) => {
                 // `a += 1` as any other update of a fixed-point (checked)
@@ -251,8 +276,16 @@ impl Gen<'_> {
             }
             crate::builtins::Rule::Shift { up } => {
                 let (a, k) = &places[0];
-                let op = if up { "+=" } else { "-=" };
-                self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
+                if let Kind::Int(_) = k {
+                    let f = if up { "add" } else { "sub" };
+                    self.line(&format!(
+                        "nilang::wrapping::{f}(&mut {a}, nilang::one::<{}>());",
+                        scalar(k)
+                    ));
+                } else {
+                    let op = if up { "+=" } else { "-=" };
+                    self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
+                }
             }
             crate::builtins::Rule::Conj => {
                 // The conjugate of a real number is itself.

@@ -55,6 +55,10 @@ pub enum Check {
     /// `x[i]` with `i` outside `1:length(x)` (or a matrix's rows or
     /// columns, or a stack's depth).
     Index,
+    /// An operation on values it is not defined for: an integer divided
+    /// by zero (`a ÷ 0`, `a % 0`), or the one quotient that does not fit
+    /// (`typemin ÷ -1`).
+    Domain,
 }
 
 impl Check {
@@ -75,6 +79,7 @@ impl Check {
             Check::Alias => "one array element reached twice by one instruction",
             Check::ForStep => "`for` step is zero",
             Check::Index => "index out of range",
+            Check::Domain => "operation not defined for these values",
         }
     }
 }

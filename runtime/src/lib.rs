@@ -46,6 +46,7 @@ mod fd;
 pub mod fixed;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod int;
 mod real;
 pub mod rollback;
 /// The standard library: the functions `.nil` files import with `using
@@ -65,6 +66,7 @@ mod stack;
 pub mod tape;
 pub mod tropical;
 pub mod ulog;
+pub mod wrapping;
 
 pub use adjoint::Adjoint;
 pub use array::{ColumnMut, column};

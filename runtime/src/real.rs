@@ -200,7 +200,7 @@ macro_rules! int_real {
                 self as f64
             }
             fn abs(self) -> Self {
-                <$t>::abs(self)
+                <$t>::wrapping_abs(self)
             }
             fn sqrt(self) -> Self {
                 (self as f64).sqrt() as $t
@@ -243,7 +243,7 @@ macro_rules! int_real {
             }
             fn powi(self, n: i64) -> Self {
                 match u32::try_from(n) {
-                    Ok(n) => <$t>::pow(self, n),
+                    Ok(n) => <$t>::wrapping_pow(self, n),
                     Err(_) => (self as f64).powf(n as f64) as $t,
                 }
             }

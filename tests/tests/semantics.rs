@@ -293,3 +293,41 @@ fn an_array_freed_as_zeros_or_ones_is_checked_element_by_element() {
     );
     assert_eq!(out, 1.0, "a failed call leaves `out` as it was");
 }
+
+#[test]
+fn integers_wrap_and_the_uncall_undoes_it() {
+    let start = (100i8, 1000i16, i64::MAX - 1, i64::MIN + 1);
+    let (mut a, mut b, mut n, mut k) = start;
+    s::int_wrap(&mut a, &mut b, &mut n, &mut k).unwrap();
+    let a1 = 100i8.wrapping_add(100);
+    assert_eq!(a, a1);
+    assert_eq!(b, 1000i16.wrapping_sub((a1 as i64 * 300) as i16));
+    assert_eq!(
+        n,
+        (i64::MAX - 1).wrapping_add((i64::MIN + 1).wrapping_mul(4))
+    );
+    assert_eq!(k, i64::MAX);
+    s::uncall_int_wrap(&mut a, &mut b, &mut n, &mut k).unwrap();
+    assert_eq!((a, b, n, k), start);
+    // `NEG` of the minimum is the minimum.
+    let (mut a, mut b, mut n, mut k) = (0i8, 0i16, 0i64, i64::MIN);
+    s::int_wrap(&mut a, &mut b, &mut n, &mut k).unwrap();
+    assert_eq!(k, i64::MIN);
+}
+
+#[test]
+fn an_integer_quotient_by_zero_is_an_error_naming_the_line() {
+    let mut q = 0;
+    s::int_quotient(&mut q, -7, 2).unwrap();
+    assert_eq!(q, -3 + 1);
+    let mut q = 5;
+    let err = s::int_quotient(&mut q, 7, 0).unwrap_err();
+    assert_eq!(err.check, Check::Domain);
+    assert_eq!(q, 5, "the call rolled back");
+    assert!(
+        err.to_string().ends_with(
+            ":10: operation not defined for these values: integer `÷` of 7 and 0 (expected values it is defined for, found others)"
+        ),
+        "{err}"
+    );
+}
