@@ -1339,10 +1339,19 @@ impl Cx<'_> {
                     if matches!(op, BinaryOp::Pow | BinaryOp::DotPow) {
                         self.unsigned_unsupported("`^`", lhs, &l);
                     }
-                    if matches!(
-                        op,
-                        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-                    ) {
+                    // What complex numbers lack: an order, and with it a
+                    // remainder or truncated quotient (Julia has neither; nor
+                    // has the interpreter, and the Rust backend has no rule).
+                    let lacking = match op {
+                        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => Some(
+                            "complex numbers have no order: compare their parts (`real(z)`, `imag(z)`) or their moduli (`abs(z)`)",
+                        ),
+                        BinaryOp::Rem | BinaryOp::IntDiv => Some(
+                            "a remainder or an integer quotient is defined for real numbers: take it of the parts (`real(z) % m`, `imag(z) % m`)",
+                        ),
+                        _ => None,
+                    };
+                    if let Some(help) = lacking {
                         for (side, v) in [(lhs, &l), (rhs, &r)] {
                             if class(&v.ty) == Class::Complex {
                                 self.error(
@@ -1352,27 +1361,8 @@ impl Cx<'_> {
                                         format!("`{}` of a complex number", op.as_str()),
                                     )
                                     .with_label(format!("this is `{}`", v.ty.display()))
-                                    .with_help("complex numbers have no order: compare their parts (`real(z)`, `imag(z)`) or their moduli (`abs(z)`)"),
+                                    .with_help(help),
                                 );
-                            }
-                        }
-                    }
-                    // A remainder or a truncated quotient needs an order
-                    // (Julia has neither for complex numbers; nor has the
-                    // interpreter, and the Rust backend has no rule for it).
-                    if matches!(op, BinaryOp::Rem | BinaryOp::IntDiv) {
-                        for (side, v) in [(lhs, &l), (rhs, &r)] {
-                            if class(&v.ty) == Class::Complex {
-                                self.error(
-                                    Diagnostic::error(
-                                        "E0610",
-                                        side.span,
-                                        format!("`{}` of a complex number", op.as_str()),
-                                    )
-                                    .with_label(format!("this is `{}`", v.ty.display()))
-                                    .with_help("a remainder or an integer quotient is defined for real numbers: take it of the parts (`real(z) % m`, `imag(z) % m`)"),
-                                );
-                                break;
                             }
                         }
                     }

@@ -323,16 +323,23 @@ impl Gen<'_> {
             } else {
                 (format!("(-{a})"), format!("(-{b})"))
             };
-            let f = match (target_complex, leaf_complex) {
-                (true, true) => "complex_complex",
-                (false, true) => "real_complex",
-                (true, false) => "complex_real",
-                (false, false) => "real_real",
-            };
+            let f = wirtinger_rule(target_complex, leaf_complex);
             lines.push(format!(
                 "nilang::adjoint::wirtinger::{f}(&mut {leaf_bar}, &{g}, {a}, {b});"
             ));
         }
         lines
+    }
+}
+
+/// The runtime's function (`nilang::adjoint::wirtinger::…`) that sends the
+/// adjoint of a value, complex or real, to a place it read, complex or
+/// real, through a Wirtinger pair.
+pub(crate) fn wirtinger_rule(value_complex: bool, leaf_complex: bool) -> &'static str {
+    match (value_complex, leaf_complex) {
+        (true, true) => "complex_complex",
+        (false, true) => "real_complex",
+        (true, false) => "complex_real",
+        (false, false) => "real_real",
     }
 }

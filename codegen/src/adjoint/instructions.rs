@@ -316,12 +316,7 @@ impl Gen<'_> {
                 };
                 let leaf_complex = matches!(self.operand_kind(&leaf), Kind::Complex(_));
                 let b = b.unwrap_or_else(|| self.czero());
-                let f = match (complex_param, leaf_complex) {
-                    (true, true) => "complex_complex",
-                    (false, true) => "real_complex",
-                    (true, false) => "complex_real",
-                    (false, false) => "real_real",
-                };
+                let f = complex::wirtinger_rule(complex_param, leaf_complex);
                 after.push(format!(
                     "nilang::adjoint::wirtinger::{f}(&mut {lb}, &{t}, {a}, {b});"
                 ));
