@@ -1069,7 +1069,7 @@ impl<'db> Interpreter<'db> {
                         Value::Complex(re, im) => Value::Complex(re, -im),
                         v => v,
                     };
-                    self.update(fr, inner, bop, v, value, span)
+                    self.update(fr, inner, bop, v, span)
                 }
                 View::Tuple(items) => {
                     let parts = match v {
@@ -1086,7 +1086,7 @@ impl<'db> Interpreter<'db> {
                         }
                     };
                     for (&item, part) in items.iter().zip(parts.iter()) {
-                        self.update(fr, item, bop, part.clone(), value, span)?;
+                        self.update(fr, item, bop, part.clone(), span)?;
                     }
                     Ok(())
                 }
@@ -1131,20 +1131,18 @@ impl<'db> Interpreter<'db> {
         {
             new
         } else {
-            updated(fr, bop, &cur, v, value, span)?
+            updated(fr, bop, &cur, v, span)?
         };
         self.write(fr, &path, new, span)
     }
 
-    /// The place `target` updated by `op` with the value `v` (of the
-    /// expression `value`, whose literal meets the place's type).
+    /// The place `target` updated by `op` with the value `v`.
     fn update(
         &mut self,
         fr: &mut Frame<'db>,
         target: ExprId,
         op: BinaryOp,
         v: Value,
-        value: ExprId,
         span: Span,
     ) -> R<()> {
         let path = self.path(fr, target)?.ok_or_else(|| {
@@ -1157,7 +1155,7 @@ impl<'db> Interpreter<'db> {
             )
         })?;
         let cur = self.read(fr, &path, span)?;
-        let new = updated(fr, op, &cur, v, value, span)?;
+        let new = updated(fr, op, &cur, v, span)?;
         self.write(fr, &path, new, span)
     }
 
@@ -2109,8 +2107,6 @@ impl<'db> Interpreter<'db> {
                 if let Some(v) = ops::binary_fast(*op, &l, &r) {
                     return Ok(v);
                 }
-                let l = literal_like(body, *lhs, l, &r);
-                let r = literal_like(body, *rhs, r, &l);
                 self.binary(fr, *op, l, r, span)?
             }
             Expr::Tuple(items) => {
@@ -2547,21 +2543,20 @@ fn index_error(
     )
 }
 
-/// The value of a place `cur` after an instruction `op` with `v` (of the
-/// expression `value`), converted to the place's type.
-fn updated(
-    fr: &Frame<'_>,
-    op: BinaryOp,
-    cur: &Value,
-    v: Value,
-    value: ExprId,
-    span: Span,
-) -> R<Value> {
+/// The value of a place `cur` after an instruction `op` with `v`,
+/// converted to the place's type.
+fn updated(fr: &Frame<'_>, op: BinaryOp, cur: &Value, v: Value, span: Span) -> R<Value> {
     // Of the place's own type already: nothing to convert.
     if let Some(n) = ops::binary_fast(op, cur, &v) {
         return Ok(n);
     }
-    let v = literal_like(fr.body, value, v, cur);
+    // An `f64` value into an `f32` place is rounded to `f32` first, and
+    // the update computed in `f32`, as the generated Rust converts the
+    // value to the place's type (`y += x * 2.7` of `f32`s rounds once).
+    let v = match (cur, v) {
+        (Value::F32(_), Value::F64(x)) => Value::F32(x as f32),
+        (_, v) => v,
+    };
     ops::binary(op, cur, &v)
         .and_then(|n| convert(n, cur))
         .map_err(|m| fr.domain(span, m))
@@ -2653,15 +2648,6 @@ fn fixed_math(
             expected,
             found,
         )),
-    }
-}
-
-/// A float literal that meets an `f32` is an `f32`, as the generated Rust
-/// writes it (`2.0_f32`), so that the arithmetic stays in `f32`.
-fn literal_like(body: &Body<'_>, e: ExprId, v: Value, other: &Value) -> Value {
-    match (&body.expr(e).kind, &v, other) {
-        (Expr::Float(x), Value::F64(_), Value::F32(_)) => Value::F32(*x as f32),
-        _ => v,
     }
 }
 
