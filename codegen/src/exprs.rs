@@ -315,22 +315,10 @@ impl Gen<'_> {
                     Kind::Bool,
                 )
             }
-            Add | Sub | Mul if unify(&lk, &rk) == Kind::Fixed => {
-                // Fixed-point intermediates wrap instead of panicking.
-                let k = Kind::Fixed;
-                let method = match op {
-                    Add => "wrapping_add",
-                    Sub => "wrapping_sub",
-                    _ => "wrapping_mul",
-                };
-                (
-                    format!("{}.{method}({})", convert(l, &lk, &k), convert(r, &rk, &k)),
-                    k,
-                )
-            }
-            // Integers wrap around, as Julia's do (and the interpreter's):
-            // a debug build's `+` would panic instead.
-            Add | Sub | Mul if matches!(unify(&lk, &rk), Kind::Int(_)) => {
+            // Fixed-point intermediates and integers wrap around, as
+            // Julia's integers do (and the interpreter's): a debug build's
+            // `+` would panic instead.
+            Add | Sub | Mul if matches!(unify(&lk, &rk), Kind::Fixed | Kind::Int(_)) => {
                 let k = unify(&lk, &rk);
                 let method = match op {
                     Add => "wrapping_add",
@@ -815,34 +803,22 @@ impl Gen<'_> {
     }
 }
 
-/// `code` as the receiver of a method call: a name, a literal or a whole
-/// parenthesized expression as it is, anything else (`x as i32`, `-n`,
-/// `*a`) in parentheses.
+/// `code` as the receiver of a method call: as it is when it is a postfix
+/// expression (a name, a literal, a call, an index, a method chain, or a
+/// whole parenthesized expression), in parentheses otherwise (`x as i32`,
+/// `-n`, `*a`): what matters is what stands outside every bracket.
 fn receiver(code: String) -> String {
-    let simple = code
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.'));
-    let enclosed = code.starts_with('(') && {
-        let mut depth = 0i32;
-        let mut closes_at_end = false;
-        for (i, c) in code.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        closes_at_end = i == code.len() - 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
+    let mut depth = 0i32;
+    let postfix = code.chars().all(|c| {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
         }
-        closes_at_end
-    };
-    if simple || enclosed {
-        code
-    } else {
-        format!("({code})")
-    }
+        depth > 0
+            || matches!(c, ')' | ']')
+            || c.is_ascii_alphanumeric()
+            || matches!(c, '_' | ':' | '.')
+    });
+    if postfix { code } else { format!("({code})") }
 }

@@ -255,13 +255,11 @@ impl Gen<'_> {
             crate::builtins::Rule::Scale { by, divide } => {
                 let (a, k) = places[0].clone();
                 let n = self.value_as(&call.args[by], &k);
-                let op = if divide { "/=" } else { "*=" };
+                let op = if divide { InstrOp::Div } else { InstrOp::Mul };
                 let t = self.fresh("n");
                 self.line(&format!("let {t} = {n};"));
-                if let (Kind::Int(_), false) = (&k, divide) {
-                    self.line(&format!("nilang::wrapping::mul(&mut {a}, {t});"));
-                } else {
-                    self.line(&format!("{a} {op} {t};"));
+                if let Some(update) = self.update(&a, &k, op, &t, span) {
+                    self.line(&update);
                 }
             }
             crate::builtins::Rule::Shift { up } if matches!(ka, Kind::Fixed | Kind::Complex(_)) => {
@@ -275,16 +273,11 @@ impl Gen<'_> {
                 self.instruction(&call.args[0], op, &one, span);
             }
             crate::builtins::Rule::Shift { up } => {
-                let (a, k) = &places[0];
-                if let Kind::Int(_) = k {
-                    let f = if up { "add" } else { "sub" };
-                    self.line(&format!(
-                        "nilang::wrapping::{f}(&mut {a}, nilang::one::<{}>());",
-                        scalar(k)
-                    ));
-                } else {
-                    let op = if up { "+=" } else { "-=" };
-                    self.line(&format!("{a} {op} nilang::one::<{}>();", scalar(k)));
+                let (a, k) = places[0].clone();
+                let op = if up { InstrOp::Add } else { InstrOp::Sub };
+                let one = format!("nilang::one::<{}>()", scalar(&k));
+                if let Some(update) = self.update(&a, &k, op, &one, span) {
+                    self.line(&update);
                 }
             }
             crate::builtins::Rule::Conj => {

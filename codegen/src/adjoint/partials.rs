@@ -228,6 +228,26 @@ fn singular<D: Deriv + ?Sized>(d: &mut D, mult: &Option<String>, q: String) -> S
     }
 }
 
+/// The partials of the remainder `e` = `rem(a, b)` = a - b·trunc(a/b)
+/// (`mod`: floor; `a % b`): dr/da = 1, dr/db = -(a - r)/b, where the
+/// quotient is constant. Guarded where a/b overflows: a zero cotangent
+/// still adds nothing.
+fn remainder_partials<D: Deriv + ?Sized>(
+    d: &mut D,
+    a: &Expr,
+    b: &Expr,
+    e: &Expr,
+    mult: Option<String>,
+    out: &mut Vec<(Expr, String)>,
+) {
+    let av = d.value(a);
+    let bv = d.value(b);
+    let rv = d.value(e);
+    push_partials(d, a, mult.clone(), out);
+    let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
+    push_partials(d, b, Some(db), out);
+}
+
 /// Pushes the local derivatives of `e` times `mult` onto `out`: one entry
 /// per place read (a place read twice gets two entries).
 pub(crate) fn push_partials<D: Deriv + ?Sized>(
@@ -289,20 +309,9 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                         let dr = singular(d, &mult, format!("(-({l}) / (({r}) * ({r})))"));
                         push_partials(d, rhs, Some(dr), out);
                     }
-                    // r = a % b = a - b·trunc(a/b), as `rem(a, b)`: dr/da
-                    // = 1, dr/db = -(a - r)/b (the quotient is constant).
-                    Rem => {
-                        push_partials(d, lhs, mult.clone(), out);
-                        if !d.is_int(rhs) {
-                            let av = d.value(lhs);
-                            let bv = d.value(rhs);
-                            let rv = d.value(e);
-                            // Singular where a/b overflows: a zero
-                            // cotangent still adds nothing.
-                            let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
-                            push_partials(d, rhs, Some(db), out);
-                        }
-                    }
+                    // `a % b` is `rem(a, b)`; an integer `b` has no share.
+                    Rem if d.is_int(rhs) => push_partials(d, lhs, mult, out),
+                    Rem => remainder_partials(d, lhs, rhs, e, mult, out),
                     Pow => {
                         let int = d.is_int(rhs);
                         let l = d.value(lhs);
@@ -391,16 +400,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         }
         (CallRule::Float, [x]) if d.underived_number(x) => {}
         (CallRule::Float, [x]) => push_partials(d, x, mult, out),
-        // r = rem(a, b) = a - b·trunc(a/b) (`mod`: floor): dr/da = 1,
-        // dr/db = -(a - r)/b, where the quotient is constant.
-        (CallRule::Remainder, [a, b]) => {
-            let av = d.value(a);
-            let bv = d.value(b);
-            let rv = d.value(e);
-            push_partials(d, a, mult.clone(), out);
-            let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
-            push_partials(d, b, Some(db), out);
-        }
+        (CallRule::Remainder, [a, b]) => remainder_partials(d, a, b, e, mult, out),
         (CallRule::Atan2, [y, x]) => {
             // At the origin, where atan(y, x) is not differentiable, the
             // subgradient 0 (not 0/0).

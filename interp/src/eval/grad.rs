@@ -304,16 +304,15 @@ impl<'db> Interpreter<'db> {
             InstrOp::Div => BinaryOp::Div,
             _ => return self.backprop(fr, value, cot, span),
         };
-        let (x, v) = (self.eval(fr, target)?, self.eval(fr, value)?);
         if let Value::Complex(re, im) = cot {
             // A complex place: through the product's Wirtinger pairs.
-            let pairs = wirtinger::binary_pairs(bop, &x, &v)
-                .ok_or_else(|| fr.not_differentiable(span, "this overwrite"))?;
-            for (operand, (a, b)) in [target, value].into_iter().zip(pairs) {
-                self.send(fr, operand, (re, im), a, b, span)?;
-            }
-            return Ok(());
+            return if self.send_binary(fr, bop, target, value, (re, im), span)? {
+                Ok(())
+            } else {
+                Err(fr.not_differentiable(span, "this overwrite"))
+            };
         }
+        let (x, v) = (self.eval(fr, target)?, self.eval(fr, value)?);
         let partials = binary_partials(bop, &x, &v)
             .ok_or_else(|| fr.not_differentiable(span, "this overwrite"))?;
         self.chain(fr, &[target, value], partials, &cot, span)

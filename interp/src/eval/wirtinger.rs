@@ -126,12 +126,11 @@ impl<'db> Interpreter<'db> {
             Expr::Unary { .. } => Ok(()),
             Expr::Conj(inner) => self.send(fr, *inner, cot, ZERO, ONE, span),
             Expr::Binary { op, lhs, rhs } => {
-                let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
-                let Some([(al, _), (ar, _)]) = binary_pairs(op.scalar(), &l, &r) else {
-                    return Err(fr.not_differentiable(span, &format!("`{}`", op.as_str())));
-                };
-                self.send(fr, *lhs, cot, al, ZERO, span)?;
-                self.send(fr, *rhs, cot, ar, ZERO, span)
+                if self.send_binary(fr, op.scalar(), *lhs, *rhs, cot, span)? {
+                    Ok(())
+                } else {
+                    Err(fr.not_differentiable(span, &format!("`{}`", op.as_str())))
+                }
             }
             Expr::Pure {
                 func,
@@ -172,17 +171,30 @@ impl<'db> Interpreter<'db> {
         }
     }
 
-    /// `conj(a) c + conj(c) b` to the operand `x` of a value with the
-    /// Wirtinger pair `(a, b)` by `x` and the cotangent `c`.
-    pub(super) fn send(
+    /// The complex cotangent `cot` of `lhs op rhs` to both operands,
+    /// through the operator's Wirtinger pairs; `false` (nothing sent) for
+    /// an operator without a rule.
+    pub(super) fn send_binary(
         &mut self,
         fr: &mut Frame<'db>,
-        x: ExprId,
-        c: C,
-        a: C,
-        b: C,
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+        cot: C,
         span: Span,
-    ) -> R<()> {
+    ) -> R<bool> {
+        let (l, r) = (self.eval(fr, lhs)?, self.eval(fr, rhs)?);
+        let Some([(al, bl), (ar, br)]) = binary_pairs(op, &l, &r) else {
+            return Ok(false);
+        };
+        self.send(fr, lhs, cot, al, bl, span)?;
+        self.send(fr, rhs, cot, ar, br, span)?;
+        Ok(true)
+    }
+
+    /// `conj(a) c + conj(c) b` to the operand `x` of a value with the
+    /// Wirtinger pair `(a, b)` by `x` and the cotangent `c`.
+    fn send(&mut self, fr: &mut Frame<'db>, x: ExprId, c: C, a: C, b: C, span: Span) -> R<()> {
         match through((a, b), c) {
             ZERO => Ok(()),
             g => self.backprop_complex(fr, x, g, span),
