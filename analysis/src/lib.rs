@@ -15,6 +15,7 @@ pub mod activity;
 pub mod builtins;
 pub mod check;
 pub mod db;
+pub mod derivative_rules;
 pub mod derivatives;
 pub mod effects;
 pub mod invert;

@@ -359,64 +359,17 @@ fn negate_value(v: &Value) -> Value {
 
 /// The partials of a pure function by each argument, as duals, where an
 /// argument is a dual (see [`binary_partials`]); `None` where the gradient
-/// run has no rule on duals.
+/// run has no rule on duals. (A function of one argument has its rule from
+/// the catalogue, `eval::grad::pure_partials`.)
 pub fn pure_partials(func: PureFn, args: &[Value]) -> Option<Vec<Option<Value>>> {
-    use BinaryOp::*;
     use PureFn as P;
     let first = args.first()?;
-    let (re, eps) = parts(first)?;
-    let x = Value::Dual(re, eps);
+    parts(first)?;
     let float = matches!(first, Value::F64(_) | Value::F32(_) | Value::Dual(..));
-    let f = |func: PureFn, v: &Value| match pure(func, std::slice::from_ref(v)) {
-        Some(Ok(v)) => Some(v),
-        _ => None,
-    };
-    let op2 = |op: BinaryOp, p: &Value, q: &Value| binary(op, p, q).ok();
-    let one = |d: Option<Value>| -> Option<Vec<Option<Value>>> {
-        let d = d?;
-        Some(vec![float.then_some(d)])
-    };
-    let inv_sqrt_one_minus_square = || {
-        op2(
-            Div,
-            &constant(1.0),
-            &f(P::Sqrt, &op2(Sub, &constant(1.0), &op2(Mul, &x, &x)?)?)?,
-        )
-    };
     match func {
         P::Identity | P::Value | P::Unwrap | P::Real | P::Conj | P::Float if args.len() == 1 => {
-            one(Some(constant(1.0)))
+            Some(vec![float.then_some(constant(1.0))])
         }
-        P::Abs2 => one(op2(Mul, &constant(2.0), &x)),
-        P::Sqrt => one(op2(Div, &constant(0.5), &f(P::Sqrt, &x)?)),
-        P::Exp => one(f(P::Exp, &x)),
-        P::Log => one(op2(Div, &constant(1.0), &x)),
-        P::Sin => one(f(P::Cos, &x)),
-        P::Cos => one(Some(negate_value(&f(P::Sin, &x)?))),
-        P::Tan => one(op2(
-            Add,
-            &constant(1.0),
-            &op2(Pow, &f(P::Tan, &x)?, &Value::int(2))?,
-        )),
-        P::Sinh => one(f(P::Cosh, &x)),
-        P::Cosh => one(f(P::Sinh, &x)),
-        P::Tanh => one(op2(
-            Sub,
-            &constant(1.0),
-            &op2(Pow, &f(P::Tanh, &x)?, &Value::int(2))?,
-        )),
-        P::Asin => one(inv_sqrt_one_minus_square()),
-        P::Acos => one(Some(negate_value(&inv_sqrt_one_minus_square()?))),
-        P::Inv => one(Some(negate_value(&op2(
-            Div,
-            &constant(1.0),
-            &op2(Mul, &x, &x)?,
-        )?))),
-        P::Atan if args.len() == 1 => one(op2(
-            Div,
-            &constant(1.0),
-            &op2(Add, &constant(1.0), &op2(Mul, &x, &x)?)?,
-        )),
         P::Sign | P::Floor | P::Ceil | P::Round | P::Zero | P::One | P::Length => {
             Some(vec![None; args.len()])
         }

@@ -16,6 +16,7 @@ mod dual;
 pub mod error;
 mod eval;
 pub mod literal;
+mod local;
 mod numbers;
 mod ops;
 mod pure;

@@ -87,6 +87,39 @@ fn cmul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
 }
 
+/// `|z|` as the runtime computes it (`nilang::complex::abs`): the larger
+/// part times `sqrt(1 + r²)`, `r` the ratio of the smaller to it, so the
+/// two agree to the bit.
+pub(crate) fn cabs(re: f64, im: f64) -> f64 {
+    let (a, b) = (re.abs(), im.abs());
+    let (big, small) = if a >= b { (a, b) } else { (b, a) };
+    if big == 0.0 {
+        return big;
+    }
+    let r = small / big;
+    big * (1.0 + r * r).sqrt()
+}
+
+/// `z^n` by repeated squaring, of `1/z` for a negative `n`.
+fn cpowi(z: (f64, f64), n: i64) -> (f64, f64) {
+    let mut base = if n < 0 {
+        let d = z.0 * z.0 + z.1 * z.1;
+        (z.0 / d, -z.1 / d)
+    } else {
+        z
+    };
+    let mut n = n.unsigned_abs();
+    let mut acc = (1.0, 0.0);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = cmul(acc, base);
+        }
+        base = cmul(base, base);
+        n >>= 1;
+    }
+    acc
+}
+
 fn cdiv(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     let d = b.0 * b.0 + b.1 * b.1;
     ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
@@ -203,18 +236,14 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
                 Sub => (p.0 - q.0, p.1 - q.1),
                 Mul => cmul(p, q),
                 Div => cdiv(p, q),
+                // As the runtime computes them (`nilang::complex::powi`,
+                // `powc`), so that the bits are the generated code's.
                 Pow => match y {
-                    Num::Int(n, _) if n >= 0 => {
-                        let mut r = (1.0, 0.0);
-                        for _ in 0..n {
-                            r = cmul(r, p);
-                        }
-                        r
-                    }
+                    Num::Int(n, _) => cpowi(p, n),
+                    // z^w = exp(w ln z), and 0^w = 0.
+                    _ if p == (0.0, 0.0) => p,
                     _ => {
-                        // z^w = exp(w log z)
-                        let (m, a) = ((p.0 * p.0 + p.1 * p.1).sqrt(), p.1.atan2(p.0));
-                        let l = (m.ln(), a);
+                        let l = (cabs(p.0, p.1).ln(), p.1.atan2(p.0));
                         let e = cmul(q, l);
                         let r = e.0.exp();
                         (r * e.1.cos(), r * e.1.sin())

@@ -33,22 +33,9 @@ fn real(
     }
 }
 
-/// `|z|` as the runtime computes it (`nilang::complex::abs`): the larger
-/// part times `sqrt(1 + r²)`, `r` the ratio of the smaller to it, so the
-/// two agree to the bit.
-pub(crate) fn cabs(re: f64, im: f64) -> f64 {
-    let (a, b) = (re.abs(), im.abs());
-    let (big, small) = if a >= b { (a, b) } else { (b, a) };
-    if big == 0.0 {
-        return big;
-    }
-    let r = small / big;
-    big * (1.0 + r * r).sqrt()
-}
-
 /// The principal logarithm, `ln|z| + i arg z` (the runtime's `ln`).
 fn clog(re: f64, im: f64) -> Value {
-    Value::Complex(cabs(re, im).ln(), im.atan2(re))
+    Value::Complex(crate::ops::cabs(re, im).ln(), im.atan2(re))
 }
 
 fn cexp(re: f64, im: f64) -> Value {
@@ -59,7 +46,7 @@ fn cexp(re: f64, im: f64) -> Value {
 /// The principal square root, by the runtime's half-sum formula (`+i
 /// sqrt|z|` on the negative real axis).
 fn csqrt(re: f64, im: f64) -> Value {
-    let r = cabs(re, im);
+    let r = crate::ops::cabs(re, im);
     let x = ((r + re) / 2.0).sqrt();
     let y = ((r - re) / 2.0).sqrt();
     Value::Complex(x, if im < 0.0 { -y } else { y })
@@ -128,7 +115,7 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
         P::Identity | P::Value | P::Unwrap => one()?.clone(),
         P::Abs => match one()? {
             Value::Int(x, s) => Value::Int(x.wrapping_abs(), *s),
-            Value::Complex(re, im) => Value::F64(cabs(*re, *im)),
+            Value::Complex(re, im) => Value::F64(crate::ops::cabs(*re, *im)),
             v => real(v, "abs", f32::abs, f64::abs)?,
         },
         P::Abs2 => match one()? {

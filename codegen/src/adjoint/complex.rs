@@ -1,6 +1,8 @@
 //! Adjoint rules through complex values, by Wirtinger derivatives.
 
 use super::*;
+use nilang_analysis::builtins::PureFn;
+use nilang_analysis::derivative_rules::{Formula, Singular, holomorphic, local_derivative};
 
 impl Gen<'_> {
     /// Whether an expression reads a complex value (a complex variable or
@@ -51,6 +53,26 @@ impl Gen<'_> {
     pub(crate) fn czero(&self) -> String {
         let z = format!("nilang::zero::<{}>()", self.ad_scalar());
         self.cconst(&z, &z)
+    }
+
+    /// A holomorphic function's local derivative (`derivative_rules`) as
+    /// complex code at `z`: a sum or product in brackets, `1 / a` as
+    /// `nilang::complex::inv(a)`, and `2` the real `one + one` (a complex
+    /// number times a real one).
+    fn complex_formula(&self, formula: &Formula, z: &str, cone: &str, two: &str) -> String {
+        let term = |f: &Formula| self.complex_formula(f, z, cone, two);
+        let c = |f: &str, x: &str| format!("nilang::complex::{f}({x})");
+        match formula {
+            Formula::X => z.to_string(),
+            Formula::One => cone.to_string(),
+            Formula::Two => two.to_string(),
+            Formula::Neg(a) => format!("(-{})", term(a)),
+            Formula::Add(a, b) => format!("({} + {})", term(a), term(b)),
+            Formula::Sub(a, b) => format!("({} - {})", term(a), term(b)),
+            Formula::Mul(a, b) => format!("({} * {})", term(a), term(b)),
+            Formula::Inv(a) => c("inv", &term(a)),
+            Formula::Call(f, a) => c(f.name(), &term(a)),
+        }
     }
 
     /// The local derivatives of `value` as Wirtinger pairs: for each place
@@ -246,26 +268,24 @@ impl Gen<'_> {
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         (f, [x]) => {
+                            let Some(local) = PureFn::named(f)
+                                .filter(|f| holomorphic(*f))
+                                .and_then(local_derivative)
+                            else {
+                                self.unsupported(
+                                    e.span,
+                                    &format!("an adjoint rule for `{f}` of a complex number"),
+                                );
+                                return;
+                            };
                             let z = self.value_as(x, &ck);
-                            let d = match f {
-                                "exp" => c("exp", &z),
-                                "log" => c("inv", &z),
-                                // At z = 0, a branch point, the subgradient
-                                // 0 that the real sqrt takes there.
-                                "sqrt" => self.czero_at_zero(
-                                    &z,
-                                    &c("inv", &format!("({} * {two})", c("sqrt", &z))),
-                                ),
-                                "sin" => c("cos", &z),
-                                "cos" => format!("(-{})", c("sin", &z)),
-                                "inv" => format!("(-({i} * {i}))", i = c("inv", &z)),
-                                _ => {
-                                    self.unsupported(
-                                        e.span,
-                                        &format!("an adjoint rule for `{f}` of a complex number"),
-                                    );
-                                    return;
-                                }
+                            let d = self.complex_formula(local.formula, &z, &cone, &two);
+                            // At z = 0 (sqrt's branch point), the
+                            // subgradient 0 that the real rule takes there.
+                            let d = match local.singular {
+                                Singular::AtZero => self.czero_at_zero(&z, &d),
+                                // `compose` guards every product.
+                                Singular::Nowhere | Singular::Pole => d,
                             };
                             holo(self, x, d, out)
                         }

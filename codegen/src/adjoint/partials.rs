@@ -4,6 +4,7 @@
 
 use super::*;
 use nilang_analysis::builtins::PureFn;
+use nilang_analysis::derivative_rules::{CallRule, Formula, Singular, call_rule};
 
 /// What the local-derivative rules ([`push_partials`]) need from a backend:
 /// the Rust backend and the WGSL backend ([`super::wgsl`]) each render the
@@ -375,7 +376,6 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     mult: Option<String>,
     out: &mut Vec<(Expr, String)>,
 ) {
-    let one = d.one();
     let times = |code: String| match &mult {
         None => code,
         Some(m) => format!("({m} * {code})"),
@@ -441,46 +441,13 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
             push_partials(d, a, Some(times(pick_a)), out);
             push_partials(d, b, Some(times(pick_b)), out);
         }
-        (CallRule::Unary, [x]) => {
-            let f = name;
+        (CallRule::Unary(local), [x]) => {
             let v = d.value(x);
-            let r = |d: &mut D, m: &str| d.real_fn(m, &v);
-            let q = match f {
-                "abs" => r(d, "signum"),
-                "abs2" => format!("(({one} + {one}) * {v})"),
-                "sqrt" => {
-                    let q = format!("{one} / (({one} + {one}) * {})", r(d, "sqrt"));
-                    d.zero_at_zero(&v, &q)
-                }
-                "exp" => r(d, "exp"),
-                "log" => format!("({one} / {v})"),
-                "sin" => r(d, "cos"),
-                "cos" => format!("(-{})", r(d, "sin")),
-                "tan" => format!("({one} + {t} * {t})", t = r(d, "tan")),
-                "sinh" => r(d, "cosh"),
-                "cosh" => r(d, "sinh"),
-                "tanh" => format!("({one} - {t} * {t})", t = r(d, "tanh")),
-                "asin" => format!(
-                    "({one} / {})",
-                    d.real_fn("sqrt", &format!("{one} - {v} * {v}"))
-                ),
-                "acos" => format!(
-                    "(-{one} / {})",
-                    d.real_fn("sqrt", &format!("{one} - {v} * {v}"))
-                ),
-                "atan" => format!("({one} / ({one} + {v} * {v}))"),
-                "inv" => format!("(-{one} / ({v} * {v}))"),
-                // `call_rule` gives `Unary` to the functions above only.
-                _ => {
-                    d.unsupported(e.span, &format!("an adjoint rule for `{f}`"));
-                    return;
-                }
-            };
-            // The rules with a pole at a finite argument.
-            let q = if matches!(f, "log" | "asin" | "acos" | "inv") {
-                singular(d, &mult, q)
-            } else {
-                times(q)
+            let q = render_real(d, local.formula, &v);
+            let q = match local.singular {
+                Singular::Nowhere => times(q),
+                Singular::AtZero => times(d.zero_at_zero(&v, &q)),
+                Singular::Pole => singular(d, &mult, q),
             };
             push_partials(d, x, Some(q), out);
         }
@@ -496,60 +463,75 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     }
 }
 
-/// How the reverse pass takes the derivative of a call of a pure function
-/// with `n` arguments.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum CallRule {
-    /// Shapes, constants, indices, conversions: no derivative.
-    Constant,
-    /// The argument's own (`identity`, `real`, `conj`, ...).
-    Through,
-    /// A function of one real argument with its local derivative.
-    Unary,
-    /// A step function: derivative zero.
-    Flat,
-    /// `float`: the argument's own derivative, for a float.
-    Float,
-    /// `rem`, `mod`.
-    Remainder,
-    Atan2,
-    /// `logaddexp`, `logsubexp`.
-    Gaussian,
-    MinMax,
-    /// None written: refused (E0701, predicted by `limits.rs`).
-    Missing,
+/// The operator precedence of a rendered term: a sum, a product, or
+/// something that needs no brackets.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Sum,
+    Product,
+    Atom,
 }
 
-/// The rule of each pure function, matched exhaustively, so that a new one
-/// has none until it is given one.
-fn call_rule(f: PureFn, n: usize) -> CallRule {
-    use PureFn::*;
+/// A local derivative (`derivative_rules`) as real code, at the value `v`:
+/// in brackets unless it is one term.
+fn render_real<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> String {
+    let (code, prec) = real_term(d, formula, v);
+    if prec == Prec::Atom {
+        code
+    } else {
+        format!("({code})")
+    }
+}
+
+fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> (String, Prec) {
+    let operand = |d: &mut D, f: &Formula, at_least: Prec| {
+        let (code, prec) = real_term(d, f, v);
+        if prec < at_least {
+            format!("({code})")
+        } else {
+            code
+        }
+    };
+    match formula {
+        Formula::X => (v.to_string(), Prec::Atom),
+        Formula::One => (d.one(), Prec::Atom),
+        Formula::Two => {
+            let one = d.one();
+            (format!("({one} + {one})"), Prec::Atom)
+        }
+        Formula::Neg(a) => (format!("(-{})", operand(d, a, Prec::Atom)), Prec::Atom),
+        Formula::Add(a, b) | Formula::Sub(a, b) => {
+            let op = if matches!(formula, Formula::Add(..)) {
+                "+"
+            } else {
+                "-"
+            };
+            let a = operand(d, a, Prec::Sum);
+            let b = operand(d, b, Prec::Product);
+            (format!("{a} {op} {b}"), Prec::Sum)
+        }
+        Formula::Mul(a, b) => {
+            let a = operand(d, a, Prec::Product);
+            let b = operand(d, b, Prec::Atom);
+            (format!("{a} * {b}"), Prec::Product)
+        }
+        Formula::Inv(a) => {
+            let one = d.one();
+            let a = operand(d, a, Prec::Atom);
+            (format!("{one} / {a}"), Prec::Product)
+        }
+        Formula::Call(f, a) => {
+            let (a, _) = real_term(d, a, v);
+            (d.real_fn(real_method(*f), &a), Prec::Atom)
+        }
+    }
+}
+
+/// The name `nilang::Real` (and the WGSL backend's `real_fn`) gives a
+/// pure function of one real argument.
+fn real_method(f: PureFn) -> &'static str {
     match f {
-        Zero | One | Zeros | Length | Size | Nnz | GlobalIndex | Fixed | Tropical => {
-            CallRule::Constant
-        }
-        Float if n == 1 => CallRule::Float,
-        Identity | Value | Unwrap | Real | Conj if n == 1 => CallRule::Through,
-        Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh | Asin | Acos
-        | Inv
-            if n == 1 =>
-        {
-            CallRule::Unary
-        }
-        Atan if n == 1 => CallRule::Unary,
-        Atan if n == 2 => CallRule::Atan2,
-        // The imaginary part and the angle of a real number are constants
-        // (0, and 0 or π); complex arguments have rules of their own.
-        Sign | Floor | Ceil | Round | Imag | Angle if n == 1 => CallRule::Flat,
-        Div if n == 2 => CallRule::Flat,
-        Rem | Mod if n == 2 => CallRule::Remainder,
-        Logaddexp | Logsubexp if n == 2 => CallRule::Gaussian,
-        Min | Max if n == 2 => CallRule::MinMax,
-        Identity | Value | Unwrap | Real | Conj | Abs | Abs2 | Sqrt | Exp | Log | Sin | Cos
-        | Tan | Sinh | Cosh | Tanh | Asin | Acos | Inv | Atan | Sign | Floor | Ceil | Round
-        | Logaddexp | Logsubexp | Min | Max | Ones | Imag | Angle | Sincos | Div | Rem | Mod
-        | Float | Stack | Tget | Isempty | Iseven | Isodd | Println | Print | Ulog => {
-            CallRule::Missing
-        }
+        PureFn::Sign => "signum",
+        f => f.name(),
     }
 }

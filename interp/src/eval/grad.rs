@@ -19,6 +19,7 @@ use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
 use nilang_analysis::builtins::{self, Instruction, PureFn, Rule};
 use nilang_analysis::db::body::{Expr, ExprId};
+use nilang_analysis::derivative_rules::{CallRule, Local, Singular, call_rule};
 
 impl<'db> Interpreter<'db> {
     /// `(∇f)(args…, seeds…)`: `f` run forwards, then backwards from its
@@ -380,7 +381,7 @@ impl<'db> Interpreter<'db> {
                     fr,
                     &[*lhs, *rhs],
                     &values,
-                    &cot,
+                    (&cot, op == BinaryOp::Div),
                     span,
                     &|vs: &[Value]| binary_partials(op, &vs[0], &vs[1]),
                     &|vs: &[Value]| {
@@ -399,7 +400,7 @@ impl<'db> Interpreter<'db> {
                     fr,
                     args,
                     &values,
-                    &cot,
+                    (&cot, at_a_pole(func, args.len())),
                     span,
                     &|vs: &[Value]| pure_partials(func, vs),
                     &|vs: &[Value]| match vs {
@@ -492,7 +493,7 @@ impl<'db> Interpreter<'db> {
         fr: &mut Frame<'db>,
         operands: &[ExprId],
         values: &[Value],
-        cot: &Value,
+        (cot, guarded): (&Value, bool),
         span: Span,
         partials: &dyn Fn(&[Value]) -> Partials,
         pairs: &dyn Fn(&[Value]) -> Pairs,
@@ -524,6 +525,7 @@ impl<'db> Interpreter<'db> {
                 .ok_or_else(|| fr.not_differentiable(span, "this element-wise operation"))?;
             for (j, p) in ps.into_iter().enumerate() {
                 let share = match p {
+                    Some(_) if guarded && c.is_zero() => c.zero_like(),
                     Some(d) => ops::binary(BinaryOp::Mul, c, &d).map_err(|m| fr.domain(span, m))?,
                     None => c.zero_like(),
                 };
@@ -836,6 +838,19 @@ fn real(v: &Value) -> Option<f64> {
     }
 }
 
+/// Whether the rule of `func` with `n` arguments has a pole, where the
+/// generated code guards the cotangent's product with it
+/// (`nilang::adjoint::times`): a zero cotangent adds nothing, not `0 · ∞`.
+fn at_a_pole(func: PureFn, n: usize) -> bool {
+    matches!(
+        call_rule(func, n),
+        CallRule::Unary(Local {
+            singular: Singular::Pole,
+            ..
+        })
+    )
+}
+
 /// A partial in the type of the operand it multiplies (`f32` stays `f32`).
 fn like(x: f64, v: &Value) -> Value {
     match v {
@@ -881,9 +896,18 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
                 ),
                 None,
             ],
-            _ => vec![on(l, b * a.powf(b - 1.0)), on(r, a.ln() * a.powf(b))],
+            // At x = 0: p x^(p-1) is the subgradient 0 where it is
+            // infinite (p < 1), 1 for p = 1; x^p ln x is 0 (the Rust
+            // backend's rule, computed as it computes it).
+            _ => {
+                let at_zero = |q: f64| if a == 0.0 { 0.0 } else { q };
+                let one_at_zero = (a == 0.0) as u8 as f64 * (b == 1.0) as u8 as f64;
+                let dl = at_zero(b * a.powf(b - 1.0)) + one_at_zero;
+                vec![on(l, dl), on(r, at_zero(a.ln() * a.powf(b)))]
+            }
         },
-        Rem => vec![on(l, 1.0), on(r, -(a / b).trunc())],
+        // r = a - b q with the quotient q constant: dr/db = -(a - r)/b.
+        Rem => vec![on(l, 1.0), on(r, -(a - a % b) / b)],
         IntDiv => vec![None, None],
         Eq | Ne | Lt | Le | Gt | Ge | And | Or | BitAnd | BitOr | Xor | Shl | Shr => {
             vec![None, None]
@@ -910,6 +934,14 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     if args.iter().any(|a| matches!(a, Value::Complex(..))) {
         return None;
     }
+    // A function of one float or dual argument: its rule from the
+    // catalogue, in the argument's own type.
+    let rule = call_rule(func, args.len());
+    if let (CallRule::Unary(rule), [v @ (Value::F64(_) | Value::F32(_) | Value::Dual(..))]) =
+        (rule, args)
+    {
+        return Some(vec![Some(crate::local::derivative(&rule, v)?)]);
+    }
     if args.iter().any(|a| matches!(a, Value::Dual(..))) {
         return crate::dual::pure_partials(func, args);
     }
@@ -919,45 +951,48 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     {
         return p;
     }
-    let x = args.first().and_then(real);
     let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_));
     let one = |d: f64| -> Partials {
         let v = args.first()?;
         Some(vec![float(v).then(|| like(d, v))])
     };
     let none = || Some(vec![None; args.len()]);
+    // Of an integer: none.
+    if let (CallRule::Unary(_), [v]) = (rule, args) {
+        real(v)?;
+        return Some(vec![None]);
+    }
     match func {
         P::Identity | P::Value | P::Unwrap | P::Real | P::Conj | P::Float => one(1.0),
-        P::Abs => one(x?.signum() * (x? != 0.0) as u8 as f64),
-        P::Abs2 => one(2.0 * x?),
-        P::Sqrt => one(0.5 / x?.sqrt()),
-        P::Exp => one(x?.exp()),
-        P::Log => one(1.0 / x?),
-        P::Sin => one(x?.cos()),
-        P::Cos => one(-x?.sin()),
-        P::Tan => one(1.0 + x?.tan().powi(2)),
-        P::Sinh => one(x?.cosh()),
-        P::Cosh => one(x?.sinh()),
-        P::Tanh => one(1.0 - x?.tanh().powi(2)),
-        P::Asin => one(1.0 / (1.0 - x? * x?).sqrt()),
-        P::Acos => one(-1.0 / (1.0 - x? * x?).sqrt()),
-        P::Inv => one(-1.0 / (x? * x?)),
-        P::Atan => match args {
-            [y, xv] => {
-                let (y, x) = (real(y)?, real(xv)?);
-                let d = x * x + y * y;
-                let (dy, dx) = if d == 0.0 {
-                    (0.0, 0.0)
-                } else {
-                    (x / d, -y / d)
-                };
-                Some(vec![
-                    float(&args[0]).then(|| like(dy, &args[0])),
-                    float(xv).then(|| like(dx, xv)),
-                ])
-            }
-            _ => one(1.0 / (1.0 + x? * x?)),
-        },
+        P::Atan => {
+            let [y, xv] = args else { return None };
+            let (y, x) = (real(y)?, real(xv)?);
+            let d = x * x + y * y;
+            let (dy, dx) = if d == 0.0 {
+                (0.0, 0.0)
+            } else {
+                (x / d, -y / d)
+            };
+            Some(vec![
+                float(&args[0]).then(|| like(dy, &args[0])),
+                float(xv).then(|| like(dx, xv)),
+            ])
+        }
+        // The functions of one argument have their rules above.
+        P::Abs
+        | P::Abs2
+        | P::Sqrt
+        | P::Exp
+        | P::Log
+        | P::Sin
+        | P::Cos
+        | P::Tan
+        | P::Sinh
+        | P::Cosh
+        | P::Tanh
+        | P::Asin
+        | P::Acos
+        | P::Inv => None,
         P::Min | P::Max => {
             let [a, b] = args else { return None };
             let (p, q) = (real(a)?, real(b)?);
@@ -970,14 +1005,15 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
         P::Rem | P::Mod => {
             let [a, b] = args else { return None };
             let (p, q) = (real(a)?, real(b)?);
-            let k = if func == P::Rem {
-                (p / q).trunc()
-            } else {
-                (p / q).floor()
+            // r = p - q k with the quotient k constant: dr/dq = -(p - r)/q,
+            // as the Rust backend computes it.
+            let r = match crate::pure::call(func, &[Value::F64(p), Value::F64(q)]) {
+                Ok(crate::pure::Out::Value(v)) => real(&v)?,
+                _ => return None,
             };
             Some(vec![
                 float(a).then(|| like(1.0, a)),
-                float(b).then(|| like(-k, b)),
+                float(b).then(|| like(-(p - r) / q, b)),
             ])
         }
         P::Logaddexp | P::Logsubexp => {

@@ -16,6 +16,7 @@ use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, Span, UnaryOp};
 use nilang_analysis::builtins::PureFn;
 use nilang_analysis::db::body::{Expr, ExprId};
+use nilang_analysis::derivative_rules::{holomorphic, local_derivative};
 use nilang_analysis::ty::{Scalar, Ty};
 
 /// A complex number as its two parts.
@@ -42,12 +43,6 @@ fn conj(a: C) -> C {
 
 fn neg(a: C) -> C {
     (-a.0, -a.1)
-}
-
-/// `a · c` that is zero where `c` is zero, even for an infinite or NaN `a`
-/// (`nilang::adjoint::ctimes`).
-fn times(a: C, c: C) -> C {
-    if c == ZERO { ZERO } else { mul(a, c) }
 }
 
 /// A number as a complex one (`None` for what is not a number).
@@ -261,23 +256,18 @@ pub(super) fn pure_pair(func: PureFn, v: &Value) -> Option<Option<Pair>> {
         PureFn::Imag => ((0.0, -half), (0.0, half)),
         PureFn::Abs2 => (conj(z), z),
         // At z = 0 the subgradient 0.
-        PureFn::Abs | PureFn::Angle | PureFn::Sqrt if z == ZERO => return Some(None),
+        PureFn::Abs | PureFn::Angle if z == ZERO => return Some(None),
+        // conj(z) / 2|z| and z / 2|z|, divided by the real 2|z| (the
+        // runtime's |z|) as the Rust backend divides.
         PureFn::Abs => {
-            let r = (2.0 * z.0.hypot(z.1), 0.0);
-            (div(conj(z), r), div(z, r))
+            let r = 2.0 * crate::ops::cabs(z.0, z.1);
+            ((z.0 / r, -z.1 / r), (z.0 / r, z.1 / r))
         }
         PureFn::Angle => (div((0.0, -half), z), div((0.0, half), conj(z))),
-        PureFn::Exp => (apply(PureFn::Exp, z).unwrap_or(ZERO), ZERO),
-        PureFn::Log => (div(ONE, z), ZERO),
-        PureFn::Sqrt => {
-            let s = apply(PureFn::Sqrt, z).unwrap_or(ZERO);
-            (div(ONE, mul((2.0, 0.0), s)), ZERO)
-        }
-        PureFn::Sin => (apply(PureFn::Cos, z).unwrap_or(ZERO), ZERO),
-        PureFn::Cos => (neg(apply(PureFn::Sin, z).unwrap_or(ZERO)), ZERO),
-        PureFn::Inv => {
-            let i = div(ONE, z);
-            (neg(mul(i, i)), ZERO)
+        // A holomorphic function: its rule from the catalogue, on z.
+        f if holomorphic(f) => {
+            let d = crate::local::derivative(&local_derivative(f)?, v)?;
+            (complex(&d)?, ZERO)
         }
         _ => return None,
     }))
@@ -297,10 +287,16 @@ pub(super) fn share(c: C, pair: Pair, operand: &Value) -> Option<Value> {
 }
 
 /// `conj(a) c + conj(c) b`, the cotangent `c` through the pair `(a, b)`.
+///
+/// Component by component, as the runtime adds it
+/// (`nilang::adjoint::wirtinger`): each part of `c` scales a sum of the
+/// pair's parts, and a zero part adds nothing (no `0 · ∞`).
 fn through((a, b): Pair, c: C) -> C {
-    let g = times(conj(a), c);
-    let h = times(b, conj(c));
-    (g.0 + h.0, g.1 + h.1)
+    let scaled = |g: f64, s: f64| if g == 0.0 { 0.0 } else { g * s };
+    (
+        scaled(c.0, a.0 + b.0) + scaled(c.1, a.1 + b.1),
+        scaled(c.0, b.1 - a.1) + scaled(c.1, a.0 - b.0),
+    )
 }
 
 /// A value's complex parts, when it is a complex number.
