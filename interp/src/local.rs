@@ -11,20 +11,23 @@
 
 use nilang_analysis::ast::BinaryOp;
 use nilang_analysis::builtins::PureFn;
-use nilang_analysis::derivative_rules::{Formula, Local, Singular};
+use nilang_analysis::derivative_rules::{Cmp, Formula, Local};
 
 use crate::ops;
 use crate::pure::{self, Out};
 use crate::value::Value;
 
-/// `f'(x)` for the rule `local`, in `x`'s number type: zero at zero for a
-/// rule singular there (the subgradient 0). `None` where the arithmetic
-/// has no meaning for the value (an array, a string).
+/// `f'(x)` for the rule `local` of a function of one argument, in `x`'s
+/// number type. `None` where the arithmetic has no meaning for the value
+/// (an array, a string).
 pub(crate) fn derivative(local: &Local, x: &Value) -> Option<Value> {
-    if local.singular == Singular::AtZero && at_zero(x) {
-        return Some(x.zero_like());
-    }
-    formula(local.formula, x)
+    formula(local.formula, &[x.clone(), x.zero_like(), x.zero_like()])
+}
+
+/// A partial derivative of a function of two arguments, at its arguments
+/// `x`, `y` and its value `r`, all of one number type.
+pub(crate) fn partial(local: &Local, [x, y, r]: [&Value; 3]) -> Option<Value> {
+    formula(local.formula, &[x.clone(), y.clone(), r.clone()])
 }
 
 /// Whether `x` is zero as the generated code compares it (a dual number
@@ -36,11 +39,14 @@ fn at_zero(x: &Value) -> bool {
     }
 }
 
-fn formula(f: &Formula, x: &Value) -> Option<Value> {
-    let term = |f: &Formula| formula(f, x);
+fn formula(f: &Formula, vars: &[Value; 3]) -> Option<Value> {
+    let x = &vars[0];
+    let term = |f: &Formula| formula(f, vars);
     let op = |op: BinaryOp, a: &Formula, b: &Formula| ops::binary(op, &term(a)?, &term(b)?).ok();
     match f {
         Formula::X => Some(x.clone()),
+        Formula::Y => Some(vars[1].clone()),
+        Formula::R => Some(vars[2].clone()),
         Formula::One => one(x),
         // A complex number times the real `1 + 1`, as the Rust backend
         // writes it.
@@ -52,8 +58,24 @@ fn formula(f: &Formula, x: &Value) -> Option<Value> {
         Formula::Add(a, b) => op(BinaryOp::Add, a, b),
         Formula::Sub(a, b) => op(BinaryOp::Sub, a, b),
         Formula::Mul(a, b) => op(BinaryOp::Mul, a, b),
+        Formula::Div(a, b) => op(BinaryOp::Div, a, b),
         Formula::Inv(a) => apply(PureFn::Inv, term(a)?),
         Formula::Call(g, a) => apply(*g, term(a)?),
+        Formula::ZeroAt { at, f } => match at_zero(&term(at)?) {
+            true => Some(x.zero_like()),
+            false => term(f),
+        },
+        Formula::Pick { a, cmp, b, then } => {
+            let cmp = match cmp {
+                Cmp::Le => BinaryOp::Le,
+                Cmp::Ge => BinaryOp::Ge,
+            };
+            let holds = ops::binary(cmp, &term(a)?, &term(b)?).ok()? == Value::Bool(true);
+            match holds == *then {
+                true => one(x),
+                false => Some(x.zero_like()),
+            }
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use nilang_analysis::builtins::PureFn;
-use nilang_analysis::derivative_rules::{Formula, Singular, holomorphic, local_derivative};
+use nilang_analysis::derivative_rules::{Formula, holomorphic, local_derivative};
 
 impl Gen<'_> {
     /// Whether an expression reads a complex value (a complex variable or
@@ -57,22 +57,27 @@ impl Gen<'_> {
 
     /// A holomorphic function's local derivative (`derivative_rules`) as
     /// complex code at `z`: a sum or product in brackets, `1 / a` as
-    /// `nilang::complex::inv(a)`, and `2` the real `one + one` (a complex
-    /// number times a real one).
-    fn complex_formula(&self, formula: &Formula, z: &str, cone: &str, two: &str) -> String {
+    /// `nilang::complex::inv(a)`, `2` the real `one + one` (a complex
+    /// number times a real one), and the subgradient 0 at a singular point
+    /// the complex zero. `None` for what only real formulas hold (a second
+    /// argument, the value, a comparison).
+    fn complex_formula(&self, formula: &Formula, z: &str, cone: &str, two: &str) -> Option<String> {
         let term = |f: &Formula| self.complex_formula(f, z, cone, two);
         let c = |f: &str, x: &str| format!("nilang::complex::{f}({x})");
-        match formula {
+        Some(match formula {
             Formula::X => z.to_string(),
             Formula::One => cone.to_string(),
             Formula::Two => two.to_string(),
-            Formula::Neg(a) => format!("(-{})", term(a)),
-            Formula::Add(a, b) => format!("({} + {})", term(a), term(b)),
-            Formula::Sub(a, b) => format!("({} - {})", term(a), term(b)),
-            Formula::Mul(a, b) => format!("({} * {})", term(a), term(b)),
-            Formula::Inv(a) => c("inv", &term(a)),
-            Formula::Call(f, a) => c(f.name(), &term(a)),
-        }
+            Formula::Neg(a) => format!("(-{})", term(a)?),
+            Formula::Add(a, b) => format!("({} + {})", term(a)?, term(b)?),
+            Formula::Sub(a, b) => format!("({} - {})", term(a)?, term(b)?),
+            Formula::Mul(a, b) => format!("({} * {})", term(a)?, term(b)?),
+            Formula::Div(a, b) => format!("({} / {})", term(a)?, term(b)?),
+            Formula::Inv(a) => c("inv", &term(a)?),
+            Formula::Call(f, a) => c(f.name(), &term(a)?),
+            Formula::ZeroAt { at, f } => self.czero_at_zero(&term(at)?, &term(f)?),
+            Formula::Y | Formula::R | Formula::Pick { .. } => return None,
+        })
     }
 
     /// The local derivatives of `value` as Wirtinger pairs: for each place
@@ -279,13 +284,15 @@ impl Gen<'_> {
                                 return;
                             };
                             let z = self.value_as(x, &ck);
-                            let d = self.complex_formula(local.formula, &z, &cone, &two);
-                            // At z = 0 (sqrt's branch point), the
-                            // subgradient 0 that the real rule takes there.
-                            let d = match local.singular {
-                                Singular::AtZero => self.czero_at_zero(&z, &d),
-                                // `compose` guards every product.
-                                Singular::Nowhere | Singular::Pole => d,
+                            // `compose` guards every product, so a pole
+                            // needs nothing more.
+                            let Some(d) = self.complex_formula(local.formula, &z, &cone, &two)
+                            else {
+                                self.unsupported(
+                                    e.span,
+                                    &format!("an adjoint rule for `{f}` of a complex number"),
+                                );
+                                return;
                             };
                             holo(self, x, d, out)
                         }

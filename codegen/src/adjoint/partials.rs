@@ -4,7 +4,7 @@
 
 use super::*;
 use nilang_analysis::builtins::PureFn;
-use nilang_analysis::derivative_rules::{CallRule, Formula, Singular, call_rule};
+use nilang_analysis::derivative_rules::{CallRule, Formula, Local, Singular, call_rule, remainder};
 
 /// What the local-derivative rules ([`push_partials`]) need from a backend:
 /// the Rust backend and the WGSL backend ([`super::wgsl`]) each render the
@@ -229,24 +229,38 @@ fn singular<D: Deriv + ?Sized>(d: &mut D, mult: &Option<String>, q: String) -> S
     }
 }
 
-/// The partials of the remainder `e` = `rem(a, b)` = a - b·trunc(a/b)
-/// (`mod`: floor; `a % b`): dr/da = 1, dr/db = -(a - r)/b, where the
-/// quotient is constant. Guarded where a/b overflows: a zero cotangent
-/// still adds nothing.
-fn remainder_partials<D: Deriv + ?Sized>(
+/// The partials of a call of a function of two arguments `a`, `b` (the
+/// catalogue's `partials`, also the remainder `a % b`'s): each rendered at
+/// the arguments' values and the call's value `e`, times `mult` (guarded
+/// where it has a pole), a partial of one passing `mult` on.
+fn binary_call_partials<D: Deriv + ?Sized>(
     d: &mut D,
-    a: &Expr,
-    b: &Expr,
+    partials: [Local; 2],
+    args: [&Expr; 2],
     e: &Expr,
     mult: Option<String>,
     out: &mut Vec<(Expr, String)>,
 ) {
-    let av = d.value(a);
-    let bv = d.value(b);
-    let rv = d.value(e);
-    push_partials(d, a, mult.clone(), out);
-    let db = singular(d, &mult, format!("(-(({av}) - ({rv})) / ({bv}))"));
-    push_partials(d, b, Some(db), out);
+    let x = d.value(args[0]);
+    let y = d.value(args[1]);
+    let r = match partials.iter().any(|p| p.formula.reads_value()) {
+        true => d.value(e),
+        false => String::new(),
+    };
+    let vars = Vars { x, y, r };
+    for (arg, p) in args.into_iter().zip(partials) {
+        if *p.formula == Formula::One {
+            push_partials(d, arg, mult.clone(), out);
+            continue;
+        }
+        let q = render_real(d, p.formula, &vars);
+        let q = match (p.singular, &mult) {
+            (_, None) => q,
+            (Singular::Nowhere, Some(m)) => format!("({m} * {q})"),
+            (Singular::Pole, Some(m)) => d.guarded(m, &q),
+        };
+        push_partials(d, arg, Some(q), out);
+    }
 }
 
 /// Pushes the local derivatives of `e` times `mult` onto `out`: one entry
@@ -312,7 +326,7 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
                     }
                     // `a % b` is `rem(a, b)`; an integer `b` has no share.
                     Rem if d.is_int(rhs) => push_partials(d, lhs, mult, out),
-                    Rem => remainder_partials(d, lhs, rhs, e, mult, out),
+                    Rem => binary_call_partials(d, remainder(), [lhs, rhs], e, mult, out),
                     Pow => {
                         let int = d.is_int(rhs);
                         let l = d.value(lhs);
@@ -400,53 +414,17 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         }
         (CallRule::Float, [x]) if d.underived_number(x) => {}
         (CallRule::Float, [x]) => push_partials(d, x, mult, out),
-        (CallRule::Remainder, [a, b]) => remainder_partials(d, a, b, e, mult, out),
-        (CallRule::Atan2, [y, x]) => {
-            // At the origin, where atan(y, x) is not differentiable, the
-            // subgradient 0 (not 0/0).
-            let yv = d.value(y);
-            let xv = d.value(x);
-            let q = format!("(({xv}) * ({xv}) + ({yv}) * ({yv}))");
-            let dy = d.zero_at_zero(&q, &format!("(({xv}) / {q})"));
-            let dy = singular(d, &mult, dy);
-            push_partials(d, y, Some(dy), out);
-            let dx = d.zero_at_zero(&q, &format!("(-({yv}) / {q})"));
-            let dx = singular(d, &mult, dx);
-            push_partials(d, x, Some(dx), out);
-        }
-        // The Gaussian logarithm r = ln(e^a ± e^b): dr/da = e^(a - r),
-        // dr/db = ±e^(b - r).
-        (CallRule::Gaussian, [a, b]) => {
-            let av = d.value(a);
-            let bv = d.value(b);
-            let rv = d.value(e);
-            let da = d.real_fn("exp", &format!("({av} - {rv})"));
-            let db = d.real_fn("exp", &format!("({bv} - {rv})"));
-            let db = if name == "logaddexp" {
-                db
-            } else {
-                format!("(-{db})")
-            };
-            let da = singular(d, &mult, da);
-            push_partials(d, a, Some(da), out);
-            let db = singular(d, &mult, db);
-            push_partials(d, b, Some(db), out);
-        }
-        (CallRule::MinMax, [a, b]) => {
-            let av = d.value(a);
-            let bv = d.value(b);
-            let cmp = if name == "min" { "<=" } else { ">=" };
-            let pick_a = d.pick(&av, cmp, &bv, true);
-            let pick_b = d.pick(&av, cmp, &bv, false);
-            push_partials(d, a, Some(times(pick_a)), out);
-            push_partials(d, b, Some(times(pick_b)), out);
+        (CallRule::Binary(partials), [a, b]) => {
+            binary_call_partials(d, partials, [a, b], e, mult, out)
         }
         (CallRule::Unary(local), [x]) => {
-            let v = d.value(x);
-            let q = render_real(d, local.formula, &v);
+            let vars = Vars {
+                x: d.value(x),
+                ..Vars::default()
+            };
+            let q = render_real(d, local.formula, &vars);
             let q = match local.singular {
                 Singular::Nowhere => times(q),
-                Singular::AtZero => times(d.zero_at_zero(&v, &q)),
                 Singular::Pole => singular(d, &mult, q),
             };
             push_partials(d, x, Some(q), out);
@@ -472,9 +450,18 @@ enum Prec {
     Atom,
 }
 
-/// A local derivative (`derivative_rules`) as real code, at the value `v`:
-/// in brackets unless it is one term.
-fn render_real<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> String {
+/// The code of the values a formula reads: the arguments `x` and `y` and
+/// the call's value `r` (empty where the formula does not read them).
+#[derive(Default)]
+struct Vars {
+    x: String,
+    y: String,
+    r: String,
+}
+
+/// A local derivative (`derivative_rules`) as real code, at the values
+/// `v`: in brackets unless it is one term.
+fn render_real<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &Vars) -> String {
     let (code, prec) = real_term(d, formula, v);
     if prec == Prec::Atom {
         code
@@ -483,7 +470,7 @@ fn render_real<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> Stri
     }
 }
 
-fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> (String, Prec) {
+fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &Vars) -> (String, Prec) {
     let operand = |d: &mut D, f: &Formula, at_least: Prec| {
         let (code, prec) = real_term(d, f, v);
         if prec < at_least {
@@ -493,7 +480,9 @@ fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> (Strin
         }
     };
     match formula {
-        Formula::X => (v.to_string(), Prec::Atom),
+        Formula::X => (v.x.clone(), Prec::Atom),
+        Formula::Y => (v.y.clone(), Prec::Atom),
+        Formula::R => (v.r.clone(), Prec::Atom),
         Formula::One => (d.one(), Prec::Atom),
         Formula::Two => {
             let one = d.one();
@@ -515,6 +504,11 @@ fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> (Strin
             let b = operand(d, b, Prec::Atom);
             (format!("{a} * {b}"), Prec::Product)
         }
+        Formula::Div(a, b) => {
+            let a = operand(d, a, Prec::Product);
+            let b = operand(d, b, Prec::Atom);
+            (format!("{a} / {b}"), Prec::Product)
+        }
         Formula::Inv(a) => {
             let one = d.one();
             let a = operand(d, a, Prec::Atom);
@@ -523,6 +517,16 @@ fn real_term<D: Deriv + ?Sized>(d: &mut D, formula: &Formula, v: &str) -> (Strin
         Formula::Call(f, a) => {
             let (a, _) = real_term(d, a, v);
             (d.real_fn(real_method(*f), &a), Prec::Atom)
+        }
+        Formula::ZeroAt { at, f } => {
+            let at = render_real(d, at, v);
+            let f = render_real(d, f, v);
+            (d.zero_at_zero(&at, &f), Prec::Atom)
+        }
+        Formula::Pick { a, cmp, b, then } => {
+            let a = render_real(d, a, v);
+            let b = render_real(d, b, v);
+            (d.pick(&a, cmp.as_str(), &b, *then), Prec::Atom)
         }
     }
 }

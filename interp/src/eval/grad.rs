@@ -19,7 +19,7 @@ use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
 use nilang_analysis::builtins::{self, Instruction, PureFn, Rule};
 use nilang_analysis::db::body::{Expr, ExprId};
-use nilang_analysis::derivative_rules::{CallRule, Local, Singular, call_rule};
+use nilang_analysis::derivative_rules::{CallRule, Local, Singular, call_rule, remainder};
 
 impl<'db> Interpreter<'db> {
     /// `(∇f)(args…, seeds…)`: `f` run forwards, then backwards from its
@@ -851,6 +851,34 @@ fn at_a_pole(func: PureFn, n: usize) -> bool {
     )
 }
 
+/// The partials of a function of two arguments (the catalogue's
+/// `partials`) at its real or dual arguments and its `value`, computed in
+/// the type of its first float argument as the generated code converts
+/// them; an integer argument has none. `None` where an argument is
+/// another kind of value (a number system: its own rules).
+fn binary_rule(partials: [Local; 2], [a, b]: [&Value; 2], value: Value) -> Partials {
+    let float = |v: &Value| matches!(v, Value::F64(_) | Value::F32(_) | Value::Dual(..));
+    if ![a, b]
+        .iter()
+        .all(|v| float(v) || matches!(v, Value::Int(..) | Value::Bool(_)))
+    {
+        return None;
+    }
+    let Some(like) = [a, b].into_iter().find(|v| float(v)) else {
+        return Some(vec![None, None]);
+    };
+    let [x, y, r] = [a.clone(), b.clone(), value].map(|v| convert(v, like).ok());
+    let (x, y, r) = (x?, y?, r?);
+    let mut out = Vec::with_capacity(2);
+    for (arg, p) in [a, b].into_iter().zip(&partials) {
+        out.push(match float(arg) {
+            true => Some(crate::local::partial(p, [&x, &y, &r])?),
+            false => None,
+        });
+    }
+    Some(out)
+}
+
 /// A partial in the type of the operand it multiplies (`f32` stays `f32`).
 fn like(x: f64, v: &Value) -> Value {
     match v {
@@ -863,6 +891,13 @@ fn like(x: f64, v: &Value) -> Value {
 /// or a comparison); `None` overall when the operator has no rule here.
 fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
     use BinaryOp::*;
+    // The remainder's partials from the catalogue, of reals and duals.
+    if op == Rem
+        && let Ok(value) = ops::binary(Rem, l, r)
+        && let Some(p) = binary_rule(remainder(), [l, r], value)
+    {
+        return Some(p);
+    }
     if matches!(l, Value::Dual(..)) || matches!(r, Value::Dual(..)) {
         return crate::dual::binary_partials(op, l, r);
     }
@@ -906,8 +941,8 @@ fn binary_partials(op: BinaryOp, l: &Value, r: &Value) -> Partials {
                 vec![on(l, dl), on(r, at_zero(a.ln() * a.powf(b)))]
             }
         },
-        // r = a - b q with the quotient q constant: dr/db = -(a - r)/b.
-        Rem => vec![on(l, 1.0), on(r, -(a - a % b) / b)],
+        // Above.
+        Rem => return None,
         IntDiv => vec![None, None],
         Eq | Ne | Lt | Le | Gt | Ge | And | Or | BitAnd | BitOr | Xor | Shl | Shr => {
             vec![None, None]
@@ -942,6 +977,14 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     {
         return Some(vec![Some(crate::local::derivative(&rule, v)?)]);
     }
+    // Of two: its partials from the catalogue, at the call's value.
+    if let (CallRule::Binary(partials), [a, b]) = (rule, args) {
+        let value = match crate::pure::call(func, args) {
+            Ok(crate::pure::Out::Value(v)) => v,
+            _ => return None,
+        };
+        return binary_rule(partials, [a, b], value);
+    }
     if args.iter().any(|a| matches!(a, Value::Dual(..))) {
         return crate::dual::pure_partials(func, args);
     }
@@ -964,22 +1007,15 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
     }
     match func {
         P::Identity | P::Value | P::Unwrap | P::Real | P::Conj | P::Float => one(1.0),
-        P::Atan => {
-            let [y, xv] = args else { return None };
-            let (y, x) = (real(y)?, real(xv)?);
-            let d = x * x + y * y;
-            let (dy, dx) = if d == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (x / d, -y / d)
-            };
-            Some(vec![
-                float(&args[0]).then(|| like(dy, &args[0])),
-                float(xv).then(|| like(dx, xv)),
-            ])
-        }
-        // The functions of one argument have their rules above.
-        P::Abs
+        // The functions of one and two arguments have their rules above.
+        P::Atan
+        | P::Min
+        | P::Max
+        | P::Rem
+        | P::Mod
+        | P::Logaddexp
+        | P::Logsubexp
+        | P::Abs
         | P::Abs2
         | P::Sqrt
         | P::Exp
@@ -993,41 +1029,6 @@ fn pure_partials(func: PureFn, args: &[Value]) -> Partials {
         | P::Asin
         | P::Acos
         | P::Inv => None,
-        P::Min | P::Max => {
-            let [a, b] = args else { return None };
-            let (p, q) = (real(a)?, real(b)?);
-            let first = if func == P::Min { p <= q } else { p >= q };
-            Some(vec![
-                float(a).then(|| like(first as u8 as f64, a)),
-                float(b).then(|| like((!first) as u8 as f64, b)),
-            ])
-        }
-        P::Rem | P::Mod => {
-            let [a, b] = args else { return None };
-            let (p, q) = (real(a)?, real(b)?);
-            // r = p - q k with the quotient k constant: dr/dq = -(p - r)/q,
-            // as the Rust backend computes it.
-            let r = match crate::pure::call(func, &[Value::F64(p), Value::F64(q)]) {
-                Ok(crate::pure::Out::Value(v)) => real(&v)?,
-                _ => return None,
-            };
-            Some(vec![
-                float(a).then(|| like(1.0, a)),
-                float(b).then(|| like(-(p - r) / q, b)),
-            ])
-        }
-        P::Logaddexp | P::Logsubexp => {
-            let [a, b] = args else { return None };
-            let (p, q) = (real(a)?, real(b)?);
-            let sub = func == P::Logsubexp;
-            let r = numbers::gauss(sub, p, q);
-            let (da, db) = ((p - r).exp(), (q - r).exp());
-            let db = if sub { -db } else { db };
-            Some(vec![
-                float(a).then(|| like(da, a)),
-                float(b).then(|| like(db, b)),
-            ])
-        }
         P::Sign
         | P::Floor
         | P::Ceil
