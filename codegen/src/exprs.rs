@@ -583,7 +583,8 @@ impl Gen<'_> {
                             format!("nilang::int::{f}({ac}, {bc}, {at})?")
                         }
                         Rem => format!("({ac} % {bc})"),
-                        _ => format!("((({ac} % {bc}) + {bc}) % {bc})"),
+                        // Julia's `mod`, exact (`nilang::modulo`).
+                        _ => format!("nilang::modulo({ac}, {bc})"),
                     };
                     (code, k)
                 }

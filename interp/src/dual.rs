@@ -45,7 +45,13 @@ fn zero(x: f64) -> bool {
 
 /// `Dual::chain`: `f(re)` with derivative `d`, a constant staying one.
 fn chain(eps: f64, value: f64, d: f64) -> Value {
-    Value::Dual(value, if zero(eps) { 0.0 } else { eps * d })
+    Value::Dual(value, scaled(eps, d))
+}
+
+/// A tangent `eps` through a derivative `d` (`Dual::chain`): zero stays
+/// zero, even through an infinite `d`.
+fn scaled(eps: f64, d: f64) -> f64 {
+    if zero(eps) { 0.0 } else { eps * d }
 }
 
 /// `nilang::Real::powi` of an `f64`.
@@ -272,17 +278,50 @@ pub fn pure(func: PureFn, args: &[Value]) -> Option<Result<Value, Fail>> {
         (P::Floor, &[(re, _)]) => constant(re.floor()),
         (P::Ceil, &[(re, _)]) => constant(re.ceil()),
         (P::Round, &[(re, _)]) => constant(re.round()),
-        // `Real::trunc(a / b)`, `a % b` and `((a % b) + b) % b`.
+        // `Real::trunc(a / b)` and `a % b`.
         (P::Div, &[a, b]) => {
             let re = a.0 / b.0;
             trunc(re)
         }
         (P::Rem, &[a, b]) => rem(a, b),
+        // `nilang::modulo`: the remainder, plus `b` where its sign differs.
         (P::Mod, &[a, b]) => {
             let Value::Dual(r, dr) = rem(a, b) else {
                 unreachable!("a remainder of duals is a dual")
             };
-            rem((r + b.0, dr + b.1), b)
+            if r != 0.0 && (r < 0.0) != (b.0 < 0.0) {
+                Value::Dual(r + b.0, dr + b.1)
+            } else {
+                Value::Dual(r, dr)
+            }
+        }
+        // `nilang::ulog::logaddexp` on duals: hi + ln_1p(e^(lo - hi)).
+        (P::Logaddexp, &[a, b]) => {
+            let (hi, lo) = if a.0 >= b.0 { (a, b) } else { (b, a) };
+            if lo.0 == f64::NEG_INFINITY {
+                Value::Dual(hi.0, hi.1)
+            } else {
+                let (d, dd) = (lo.0 - hi.0, lo.1 - hi.1);
+                let e = d.exp();
+                let de = scaled(dd, e);
+                let l = e.ln_1p();
+                let dl = scaled(de, 1.0 / (1.0 + e));
+                Value::Dual(hi.0 + l, hi.1 + dl)
+            }
+        }
+        // `nilang::ulog::logsubexp` on duals: a + ln(-expm1(b - a)).
+        (P::Logsubexp, &[a, b]) => {
+            if b.0 == f64::NEG_INFINITY {
+                Value::Dual(a.0, a.1)
+            } else {
+                let (d, dd) = (b.0 - a.0, b.1 - a.1);
+                let m = d.exp_m1();
+                let dm = scaled(dd, d.exp());
+                let (n, dn) = (-m, -dm);
+                let l = n.ln();
+                let dl = scaled(dn, 1.0 / n);
+                Value::Dual(a.0 + l, a.1 + dl)
+            }
         }
         _ => return Some(Err(refuse())),
     };

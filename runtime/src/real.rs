@@ -290,6 +290,21 @@ pub fn zero<T: Real>() -> T {
     <T as num_traits::Zero>::zero()
 }
 
+/// Julia's `mod` of two [`Real`]s: the remainder `a % b` moved into the
+/// divisor's sign by adding `b` where the two signs differ, which is exact
+/// (`((a % b) + b) % b` rounds the sum: `mod(0.97, 1.34)` would be
+/// `0.9699999999999998`).
+#[inline]
+pub fn modulo<T: Real>(a: T, b: T) -> T {
+    let r = a % b;
+    let z = zero::<T>();
+    if r != z && (r < z) != (b < z) {
+        r + b
+    } else {
+        r
+    }
+}
+
 /// One of any [`Real`] (the multiplicative identity).
 #[inline]
 pub fn one<T: Real>() -> T {
@@ -404,7 +419,16 @@ impl Real for num_dual::Dual64 {
 
 #[cfg(test)]
 mod tests {
-    use super::Real;
+    use super::{Real, modulo};
+
+    #[test]
+    fn modulo_has_the_divisors_sign_and_is_exact() {
+        assert_eq!(modulo(0.97, 0.6 + 0.37 * 2.0), 0.97);
+        assert_eq!(modulo(-1.0, 3.0), 2.0);
+        assert_eq!(modulo(1.0, -3.0), -2.0);
+        assert_eq!(modulo(6.0, 3.0), 0.0);
+        assert_eq!(modulo(-7_i64, 3), 2);
+    }
 
     #[test]
     fn floats_compare_within_the_tolerance() {

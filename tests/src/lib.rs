@@ -12,6 +12,7 @@ nilang::include_nil!(pub mod aliased);
 nilang::include_nil!(pub mod chains);
 nilang::include_nil!(pub mod rules);
 nilang::include_nil!(pub mod crules);
+nilang::include_nil!(pub mod catalogue);
 nilang::include_nil!(pub mod stacks);
 nilang::include_nil!(pub mod structs);
 nilang::include_nil!(pub mod conversions);
