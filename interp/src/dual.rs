@@ -277,7 +277,7 @@ pub fn pure(func: PureFn, args: &[Value]) -> Option<Result<Value, Fail>> {
         (P::Sign, &[(re, _)]) => constant(if re == 0.0 { 0.0 } else { re.signum() }),
         (P::Floor, &[(re, _)]) => constant(re.floor()),
         (P::Ceil, &[(re, _)]) => constant(re.ceil()),
-        (P::Round, &[(re, _)]) => constant(re.round()),
+        (P::Round, &[(re, _)]) => constant(re.round_ties_even()),
         // `Real::trunc(a / b)` and `a % b`.
         (P::Div, &[a, b]) => {
             let re = a.0 / b.0;

@@ -174,8 +174,9 @@ macro_rules! float_real {
             fn ceil(self) -> Self {
                 <$t>::ceil(self)
             }
+            /// To the nearest integer, ties to even, as Julia's `round`.
             fn round(self) -> Self {
-                <$t>::round(self)
+                <$t>::round_ties_even(self)
             }
             fn signum(self) -> Self {
                 if self == 0.0 { 0.0 } else { <$t>::signum(self) }
@@ -403,7 +404,7 @@ impl Real for num_dual::Dual64 {
         Self::from(self.re.ceil())
     }
     fn round(self) -> Self {
-        Self::from(self.re.round())
+        Self::from(self.re.round_ties_even())
     }
     fn signum(self) -> Self {
         Self::from(if self.re == 0.0 {
@@ -420,6 +421,15 @@ impl Real for num_dual::Dual64 {
 #[cfg(test)]
 mod tests {
     use super::{Real, modulo};
+
+    #[test]
+    fn round_takes_ties_to_even_as_julia_does() {
+        assert_eq!(Real::round(2.5_f64), 2.0);
+        assert_eq!(Real::round(3.5_f64), 4.0);
+        assert_eq!(Real::round(-0.5_f64), -0.0);
+        assert_eq!(Real::round(2.5_f32), 2.0);
+        assert_eq!(Real::round(num_dual::Dual64::from(0.5)).re, 0.0);
+    }
 
     #[test]
     fn modulo_has_the_divisors_sign_and_is_exact() {

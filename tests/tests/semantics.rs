@@ -331,3 +331,12 @@ fn an_integer_quotient_by_zero_is_an_error_naming_the_line() {
         "{err}"
     );
 }
+
+#[test]
+fn round_takes_a_tie_to_the_even_neighbour() {
+    for (x, want) in [(2.5, 2.0), (3.5, 4.0), (-2.5, -2.0), (0.4, 0.0), (1.6, 2.0)] {
+        let mut y = 0.0;
+        s::round_ties(&mut y, x).unwrap();
+        assert_eq!(y, want, "round({x})");
+    }
+}
