@@ -100,6 +100,19 @@ fn len_of(v: &Value) -> Result<usize, String> {
     }
 }
 
+/// Whether Julia's `min` (`max`) of two floats is the second: the one
+/// below (above), `-0.0` below `0.0`, and a NaN whichever it is
+/// (`nilang::Real::min`).
+fn julia_picks_second(min: bool, x: f64, y: f64) -> bool {
+    let (neg_x, neg_y) = (x.is_sign_negative(), y.is_sign_negative());
+    let beyond = if min {
+        y < x || (neg_y && !neg_x)
+    } else {
+        y > x || (!neg_y && neg_x)
+    };
+    if beyond { !x.is_nan() } else { y.is_nan() }
+}
+
 pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
     use PureFn as P;
     if args.iter().any(|a| matches!(a, Value::Dual(..)))
@@ -185,16 +198,30 @@ pub fn call(func: PureFn, args: &[Value]) -> Result<Out, Fail> {
             let [a, b] = args else {
                 return Err(format!("`{}` takes two arguments", func.name()).into());
             };
-            let less = binary(BinaryOp::Lt, a, b)?.as_bool() == Some(true);
-            let pick_a = if func == P::Min {
-                less
-            } else {
-                !less && a != b
+            let second = match (a, b) {
+                (Value::Int(x, _), Value::Int(y, _)) => {
+                    if func == P::Min {
+                        y < x
+                    } else {
+                        y > x
+                    }
+                }
+                _ => {
+                    let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
+                        return Err(format!(
+                            "`{}` of {} and {}",
+                            func.name(),
+                            a.kind_name(),
+                            b.kind_name()
+                        )
+                        .into());
+                    };
+                    julia_picks_second(func == P::Min, x, y)
+                }
             };
-            let (x, other) = if pick_a || (a == b) { (a, b) } else { (b, a) };
-            // The result has the operands' common type.
-            let zero = binary(BinaryOp::Sub, other, other)?;
-            binary(BinaryOp::Add, x, &zero)?
+            // In the operands' common type.
+            let common = binary(BinaryOp::Sub, a, b)?;
+            crate::ops::convert(if second { b } else { a }.clone(), &common)?
         }
         P::Sign => match one()? {
             Value::Int(x, s) => Value::Int(x.signum(), *s),

@@ -162,11 +162,26 @@ macro_rules! float_real {
             fn powf(self, p: Self) -> Self {
                 <$t>::powf(self, p)
             }
+            /// Julia's `min`: a NaN if either is one, `-0.0` below `0.0`
+            /// (Rust's `min` drops a NaN).
             fn min(self, other: Self) -> Self {
-                <$t>::min(self, other)
+                let beyond = other < self || (other.is_sign_negative() && !self.is_sign_negative());
+                match (beyond, self.is_nan(), other.is_nan()) {
+                    (true, true, _) => self,
+                    (true, false, _) => other,
+                    (false, _, true) => other,
+                    (false, _, false) => self,
+                }
             }
+            /// Julia's `max`: a NaN if either is one, `0.0` above `-0.0`.
             fn max(self, other: Self) -> Self {
-                <$t>::max(self, other)
+                let beyond = other > self || (!other.is_sign_negative() && self.is_sign_negative());
+                match (beyond, self.is_nan(), other.is_nan()) {
+                    (true, true, _) => self,
+                    (true, false, _) => other,
+                    (false, _, true) => other,
+                    (false, _, false) => self,
+                }
             }
             fn floor(self) -> Self {
                 <$t>::floor(self)
@@ -421,6 +436,21 @@ impl Real for num_dual::Dual64 {
 #[cfg(test)]
 mod tests {
     use super::{Real, modulo};
+
+    #[test]
+    fn min_and_max_keep_a_nan_and_order_signed_zeros_as_julia_does() {
+        assert!(Real::min(f64::NAN, 1.0).is_nan());
+        assert!(Real::min(1.0, f64::NAN).is_nan());
+        assert!(Real::max(f64::NAN, 1.0_f32 as f64).is_nan());
+        assert!(Real::max(1.0_f32, f32::NAN).is_nan());
+        assert!(Real::min(0.0_f64, -0.0).is_sign_negative());
+        assert!(Real::min(-0.0_f64, 0.0).is_sign_negative());
+        assert!(Real::max(-0.0_f64, 0.0).is_sign_positive());
+        assert!(Real::max(0.0_f64, -0.0).is_sign_positive());
+        assert_eq!(Real::min(2.0_f64, -3.0), -3.0);
+        assert_eq!(Real::max(2.0_f64, -3.0), 2.0);
+        assert_eq!(Real::max(-1.0_f64, -0.5), -0.5);
+    }
 
     #[test]
     fn round_takes_ties_to_even_as_julia_does() {
