@@ -1298,3 +1298,27 @@ fn test_runs_docstring_examples_and_fails_on_a_wrong_one() {
         stdout(&out)
     );
 }
+
+/// A reader that has gone (`nilc run … | head -1`) ends `nilc` quietly, as
+/// it ends other tools: no panic of `println!` on the closed pipe.
+#[test]
+fn a_closed_pipe_ends_nilc_without_a_panic() {
+    use std::process::Stdio;
+    let bessel = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bessel.nil");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilc"))
+        .args(["emit", bessel])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nilc runs");
+    // Nobody reads what it writes.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("nilc ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    }
+}

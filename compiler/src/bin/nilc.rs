@@ -373,7 +373,20 @@ enum Color {
 /// An error that stops the command before it produced output (exit 2).
 struct Fatal(String);
 
+/// A reader that stops reading (`nilc emit f.nil | head`) ends `nilc` as
+/// SIGPIPE ends other tools, quietly, rather than with a panic of
+/// `println!` on the closed pipe (Rust sets the signal to be ignored).
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's action to its default, before any thread
+    // starts, has no precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check {
