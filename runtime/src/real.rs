@@ -193,8 +193,14 @@ macro_rules! float_real {
             fn round(self) -> Self {
                 <$t>::round_ties_even(self)
             }
+            /// Julia's `sign`: a zero (of either sign) and a NaN are
+            /// their own sign.
             fn signum(self) -> Self {
-                if self == 0.0 { 0.0 } else { <$t>::signum(self) }
+                if self == 0.0 {
+                    self
+                } else {
+                    <$t>::signum(self)
+                }
             }
             fn approx_eq(self, other: Self, atol: f64) -> bool {
                 self == other || ((self - other) as f64).abs() <= atol
@@ -457,6 +463,8 @@ mod tests {
         assert_eq!(Real::round(2.5_f64), 2.0);
         assert_eq!(Real::round(3.5_f64), 4.0);
         assert_eq!(Real::round(-0.5_f64), -0.0);
+        assert!(Real::signum(-0.0_f64).is_sign_negative());
+        assert!(Real::signum(f64::NAN).is_nan());
         assert_eq!(Real::round(2.5_f32), 2.0);
         assert_eq!(Real::round(num_dual::Dual64::from(0.5)).re, 0.0);
     }
