@@ -366,13 +366,13 @@ impl Gen<'_> {
                     k,
                 )
             }
-            // `÷` of floats is Julia's `div`: the quotient truncated (of
-            // integers, `nilang::int::div` above).
+            // `÷` of floats is Julia's `div` (`nilang::div`: the exact
+            // quotient truncated; of integers, `nilang::int::div` above).
             IntDiv => {
                 let k = unify(&lk, &rk);
                 (
                     format!(
-                        "nilang::Real::trunc({} / {})",
+                        "nilang::div({}, {})",
                         convert(l, &lk, &k),
                         convert(r, &rk, &k)
                     ),
@@ -571,7 +571,7 @@ impl Gen<'_> {
                         // Julia's `div` truncates the quotient; of integers
                         // (`nilang::int`), a zero divisor is an error.
                         Div if !matches!(k, Kind::Int(_)) => {
-                            format!("nilang::Real::trunc({ac} / {bc})")
+                            format!("nilang::div({ac}, {bc})")
                         }
                         Div | Rem | Mod if matches!(k, Kind::Int(_)) => {
                             let f = match function {

@@ -96,8 +96,9 @@ fn powf((re, eps): (f64, f64), (p, p_eps): (f64, f64)) -> Value {
 
 /// `Real::trunc` of a dual (`ceil` below zero, `floor` otherwise): a
 /// constant.
-fn trunc(re: f64) -> Value {
-    constant(if re < 0.0 { re.ceil() } else { re.floor() })
+/// `nilang::div` of duals: `round((a - a % b) / b)`, a constant.
+fn quotient((a, _): (f64, f64), (b, _): (f64, f64)) -> Value {
+    constant(((a - a % b) / b).round_ties_even())
 }
 
 /// `Dual % Dual`.
@@ -136,13 +137,8 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
             Value::Dual(re, (dp - re * dq) / q)
         }
         Rem => rem(x, y),
-        // `÷` of floats is `Real::trunc(a / b)`.
-        IntDiv => {
-            let Value::Dual(re, _) = binary(Div, a, b)? else {
-                unreachable!("a quotient of duals is a dual")
-            };
-            trunc(re)
-        }
+        // `÷` of floats is `nilang::div`: a constant.
+        IntDiv => quotient(x, y),
         // An integer power is `Real::powi`, as for floats.
         Pow => match b {
             Value::Int(n, _) => powi(p, dp, *n),
@@ -279,10 +275,7 @@ pub fn pure(func: PureFn, args: &[Value]) -> Option<Result<Value, Fail>> {
         (P::Ceil, &[(re, _)]) => constant(re.ceil()),
         (P::Round, &[(re, _)]) => constant(re.round_ties_even()),
         // `Real::trunc(a / b)` and `a % b`.
-        (P::Div, &[a, b]) => {
-            let re = a.0 / b.0;
-            trunc(re)
-        }
+        (P::Div, &[a, b]) => quotient(a, b),
         (P::Rem, &[a, b]) => rem(a, b),
         // `nilang::modulo`: the remainder, plus `b` where its sign differs.
         (P::Mod, &[a, b]) => {

@@ -257,6 +257,18 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     Ok(out.value())
 }
 
+/// To the nearest integer, a tie to the even one (`round_ties_even` for
+/// any float type: half of `x` is exact, so `2 round(x / 2)` is the even
+/// neighbour of a tie).
+fn round_ties_even<F: num_traits::Float>(x: F) -> F {
+    let half = F::from(0.5).expect("one half is a float");
+    if (x - x.trunc()).abs() == half {
+        (x * half).round() / half
+    } else {
+        x.round()
+    }
+}
+
 /// `p op q` in one float type; `n` the exponent when it is an integer.
 fn float_op<F: num_traits::Float>(op: BinaryOp, p: F, q: F, n: Option<i32>) -> Option<F> {
     use BinaryOp::*;
@@ -265,7 +277,9 @@ fn float_op<F: num_traits::Float>(op: BinaryOp, p: F, q: F, n: Option<i32>) -> O
         Sub => p - q,
         Mul => p * q,
         Div => p / q,
-        IntDiv => (p / q).trunc(),
+        // Julia's `div`: round((p - rem(p, q)) / q), ties to even
+        // (`nilang::div`).
+        IntDiv => round_ties_even((p - p % q) / q),
         Rem => p % q,
         Pow => match n {
             Some(n) => p.powi(n),

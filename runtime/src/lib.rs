@@ -78,7 +78,7 @@ pub use error::{
 };
 pub use fd::{FD_STEP, central_difference, check_gradient};
 pub use fixed::Fixed43;
-pub use real::{Real, modulo, one, zero};
+pub use real::{Real, div, modulo, one, zero};
 pub use stack::Stack;
 pub use tape::Tape;
 pub use tropical::Tropical;

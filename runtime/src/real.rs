@@ -327,6 +327,15 @@ pub fn modulo<T: Real>(a: T, b: T) -> T {
     }
 }
 
+/// Julia's `div` (and `÷`) of two [`Real`]s: the quotient rounded toward
+/// zero without an intermediate rounding, computed as Julia computes it,
+/// `round((a - rem(a, b)) / b)`. The quotient rounded first is off where it
+/// rounds up to an integer: `trunc(1.0 / 0.1)` is 10, `div(1.0, 0.1)` is 9.
+#[inline]
+pub fn div<T: Real>(a: T, b: T) -> T {
+    ((a - a % b) / b).round()
+}
+
 /// One of any [`Real`] (the multiplicative identity).
 #[inline]
 pub fn one<T: Real>() -> T {
@@ -441,7 +450,7 @@ impl Real for num_dual::Dual64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Real, modulo};
+    use super::{Real, div, modulo};
 
     #[test]
     fn min_and_max_keep_a_nan_and_order_signed_zeros_as_julia_does() {
@@ -467,6 +476,15 @@ mod tests {
         assert!(Real::signum(f64::NAN).is_nan());
         assert_eq!(Real::round(2.5_f32), 2.0);
         assert_eq!(Real::round(num_dual::Dual64::from(0.5)).re, 0.0);
+    }
+
+    #[test]
+    fn div_rounds_the_exact_quotient_toward_zero() {
+        assert_eq!(div(1.0, 0.1), 9.0);
+        assert_eq!(div(7.0, 2.0), 3.0);
+        assert_eq!(div(-7.0, 2.0), -3.0);
+        assert_eq!(div(7.5_f32, -2.5), -3.0);
+        assert_eq!(div(-7_i64, 2), -3);
     }
 
     #[test]

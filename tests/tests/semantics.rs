@@ -340,3 +340,14 @@ fn round_takes_a_tie_to_the_even_neighbour() {
         assert_eq!(y, want, "round({x})");
     }
 }
+
+#[test]
+fn div_truncates_the_exact_quotient() {
+    // 0.1 is a little above a tenth, so 1.0 / 0.1 is a little below 10:
+    // Julia's div is 9 (the quotient rounded first would be 10).
+    for (a, b, want) in [(1.0, 0.1, 9.0), (7.0, 2.0, 3.0), (-7.0, 2.0, -3.0)] {
+        let mut y = 0.0;
+        s::quotient_exact(&mut y, a, b).unwrap();
+        assert_eq!(y, 2.0 * want, "div({a}, {b})");
+    }
+}
