@@ -165,22 +165,20 @@ macro_rules! float_real {
             /// Julia's `min`: a NaN if either is one, `-0.0` below `0.0`
             /// (Rust's `min` drops a NaN).
             fn min(self, other: Self) -> Self {
-                let beyond = other < self || (other.is_sign_negative() && !self.is_sign_negative());
-                match (beyond, self.is_nan(), other.is_nan()) {
-                    (true, true, _) => self,
-                    (true, false, _) => other,
-                    (false, _, true) => other,
-                    (false, _, false) => self,
+                let below = other < self || (other.is_sign_negative() && !self.is_sign_negative());
+                if julia_picks_other(below, self.is_nan(), other.is_nan()) {
+                    other
+                } else {
+                    self
                 }
             }
             /// Julia's `max`: a NaN if either is one, `0.0` above `-0.0`.
             fn max(self, other: Self) -> Self {
-                let beyond = other > self || (!other.is_sign_negative() && self.is_sign_negative());
-                match (beyond, self.is_nan(), other.is_nan()) {
-                    (true, true, _) => self,
-                    (true, false, _) => other,
-                    (false, _, true) => other,
-                    (false, _, false) => self,
+                let above = other > self || (!other.is_sign_negative() && self.is_sign_negative());
+                if julia_picks_other(above, self.is_nan(), other.is_nan()) {
+                    other
+                } else {
+                    self
                 }
             }
             fn floor(self) -> Self {
@@ -310,6 +308,13 @@ int_real!(isize);
 #[inline]
 pub fn zero<T: Real>() -> T {
     <T as num_traits::Zero>::zero()
+}
+
+/// Whether Julia's `min` or `max` of two floats is the second: the one
+/// `beyond` the first (below it, above it), unless the first is a NaN; and
+/// a NaN second otherwise.
+fn julia_picks_other(beyond: bool, first_nan: bool, other_nan: bool) -> bool {
+    if beyond { !first_nan } else { other_nan }
 }
 
 /// Julia's `mod` of two [`Real`]s: the remainder `a % b` moved into the

@@ -273,21 +273,16 @@ impl Gen<'_> {
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
                         (f, [x]) => {
-                            let Some(local) = PureFn::named(f)
+                            let local = PureFn::named(f)
                                 .filter(|f| holomorphic(*f))
-                                .and_then(local_derivative)
-                            else {
-                                self.unsupported(
-                                    e.span,
-                                    &format!("an adjoint rule for `{f}` of a complex number"),
-                                );
-                                return;
-                            };
-                            let z = self.value_as(x, &ck);
+                                .and_then(local_derivative);
                             // `compose` guards every product, so a pole
                             // needs nothing more.
-                            let Some(d) = self.complex_formula(local.formula, &z, &cone, &two)
-                            else {
+                            let d = local.and_then(|local| {
+                                let z = self.value_as(x, &ck);
+                                self.complex_formula(local.formula, &z, &cone, &two)
+                            });
+                            let Some(d) = d else {
                                 self.unsupported(
                                     e.span,
                                     &format!("an adjoint rule for `{f}` of a complex number"),

@@ -219,6 +219,14 @@ fn long_product_partials<D: Deriv + ?Sized>(
     }
 }
 
+/// `mult` times a local derivative `q` (`q` itself for no `mult`).
+fn times(mult: &Option<String>, q: String) -> String {
+    match mult {
+        None => q,
+        Some(m) => format!("({m} * {q})"),
+    }
+}
+
 /// `mult` times a local derivative `q` that can be infinite or NaN at a
 /// finite value (a pole, a division): zero where `mult` is
 /// ([`Deriv::guarded`]), so that a zero cotangent adds nothing.
@@ -226,6 +234,20 @@ fn singular<D: Deriv + ?Sized>(d: &mut D, mult: &Option<String>, q: String) -> S
     match mult {
         None => q,
         Some(m) => d.guarded(m, &q),
+    }
+}
+
+/// `mult` times a catalogue rule's rendered derivative `q`, guarded where
+/// the rule has a pole.
+fn times_rule<D: Deriv + ?Sized>(
+    d: &mut D,
+    rule: Singular,
+    mult: &Option<String>,
+    q: String,
+) -> String {
+    match rule {
+        Singular::Nowhere => times(mult, q),
+        Singular::Pole => singular(d, mult, q),
     }
 }
 
@@ -254,11 +276,7 @@ fn binary_call_partials<D: Deriv + ?Sized>(
             continue;
         }
         let q = render_real(d, p.formula, &vars);
-        let q = match (p.singular, &mult) {
-            (_, None) => q,
-            (Singular::Nowhere, Some(m)) => format!("({m} * {q})"),
-            (Singular::Pole, Some(m)) => d.guarded(m, &q),
-        };
+        let q = times_rule(d, p.singular, &mult, q);
         push_partials(d, arg, Some(q), out);
     }
 }
@@ -273,10 +291,6 @@ pub(crate) fn push_partials<D: Deriv + ?Sized>(
 ) {
     nilang_syntax::stack::deep(|| {
         let one = d.one();
-        let times = |m: &Option<String>, code: String| match m {
-            None => code,
-            Some(m) => format!("({m} * {code})"),
-        };
         let negate = |m: &Option<String>| match m {
             None => Some(format!("(-{one})")),
             Some(m) => Some(format!("(-{m})")),
@@ -390,10 +404,6 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
     mult: Option<String>,
     out: &mut Vec<(Expr, String)>,
 ) {
-    let times = |code: String| match &mult {
-        None => code,
-        Some(m) => format!("({m} * {code})"),
-    };
     let rule = PureFn::named(name).map_or(CallRule::Missing, |f| call_rule(f, args.len()));
     if rule == CallRule::Constant {
         // Shapes, constants and indices carry no derivative.
@@ -410,7 +420,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
         // logarithm (which carries its derivative): d/d log = the value.
         (CallRule::Float, [x]) if d.log_number(x) => {
             let v = d.value(e);
-            push_partials(d, x, Some(times(v)), out);
+            push_partials(d, x, Some(times(&mult, v)), out);
         }
         (CallRule::Float, [x]) if d.underived_number(x) => {}
         (CallRule::Float, [x]) => push_partials(d, x, mult, out),
@@ -423,10 +433,7 @@ pub(crate) fn call_partials<D: Deriv + ?Sized>(
                 ..Vars::default()
             };
             let q = render_real(d, local.formula, &vars);
-            let q = match local.singular {
-                Singular::Nowhere => times(q),
-                Singular::Pole => singular(d, &mult, q),
-            };
+            let q = times_rule(d, local.singular, &mult, q);
             push_partials(d, x, Some(q), out);
         }
         // A step function's derivative is zero wherever it has one. Its
