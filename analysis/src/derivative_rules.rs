@@ -34,6 +34,18 @@ pub enum CallRule {
     Missing,
 }
 
+impl CallRule {
+    /// Whether a local derivative of the rule has a pole, where a zero
+    /// cotangent must add nothing (not `0 · ∞`).
+    pub fn has_pole(&self) -> bool {
+        match self {
+            CallRule::Unary(local) => local.singular == Singular::Pole,
+            CallRule::Binary(partials) => partials.iter().any(|p| p.singular == Singular::Pole),
+            _ => false,
+        }
+    }
+}
+
 /// A local derivative: of a function of one argument, or a partial
 /// derivative of a function of two.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

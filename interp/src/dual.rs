@@ -94,8 +94,6 @@ fn powf((re, eps): (f64, f64), (p, p_eps): (f64, f64)) -> Value {
     Value::Dual(value, out)
 }
 
-/// `Real::trunc` of a dual (`ceil` below zero, `floor` otherwise): a
-/// constant.
 /// `nilang::div` of duals: `round((a - a % b) / b)`, a constant.
 fn quotient((a, _): (f64, f64), (b, _): (f64, f64)) -> Value {
     constant(((a - a % b) / b).round_ties_even())
@@ -270,11 +268,12 @@ pub fn pure(func: PureFn, args: &[Value]) -> Option<Result<Value, Fail>> {
             let (re, eps) = if b.0 > a.0 { b } else { a };
             Value::Dual(re, eps)
         }
-        (P::Sign, &[(re, _)]) => constant(if re == 0.0 { 0.0 } else { re.signum() }),
+        // `Real::signum`: a zero of either sign is its own.
+        (P::Sign, &[(re, _)]) => constant(if re == 0.0 { re } else { re.signum() }),
         (P::Floor, &[(re, _)]) => constant(re.floor()),
         (P::Ceil, &[(re, _)]) => constant(re.ceil()),
         (P::Round, &[(re, _)]) => constant(re.round_ties_even()),
-        // `Real::trunc(a / b)` and `a % b`.
+        // `nilang::div` and `a % b`.
         (P::Div, &[a, b]) => quotient(a, b),
         (P::Rem, &[a, b]) => rem(a, b),
         // `nilang::modulo`: the remainder, plus `b` where its sign differs.

@@ -19,7 +19,7 @@ use crate::value::Value;
 use nilang_analysis::ast::{BinaryOp, InstrOp, Span, UnaryOp};
 use nilang_analysis::builtins::{self, Instruction, PureFn, Rule};
 use nilang_analysis::db::body::{Expr, ExprId};
-use nilang_analysis::derivative_rules::{CallRule, Local, Singular, call_rule, remainder};
+use nilang_analysis::derivative_rules::{CallRule, Local, call_rule, remainder};
 
 impl<'db> Interpreter<'db> {
     /// `(∇f)(args…, seeds…)`: `f` run forwards, then backwards from its
@@ -400,7 +400,9 @@ impl<'db> Interpreter<'db> {
                     fr,
                     args,
                     &values,
-                    (&cot, at_a_pole(func, args.len())),
+                    // Where the rule has a pole, the generated code guards the
+                    // cotangent's product (`nilang::adjoint::times`).
+                    (&cot, call_rule(func, args.len()).has_pole()),
                     span,
                     &|vs: &[Value]| pure_partials(func, vs),
                     &|vs: &[Value]| match vs {
@@ -836,19 +838,6 @@ fn real(v: &Value) -> Option<f64> {
         Value::Int(x, _) => Some(*x as f64),
         _ => None,
     }
-}
-
-/// Whether the rule of `func` with `n` arguments has a pole, where the
-/// generated code guards the cotangent's product with it
-/// (`nilang::adjoint::times`): a zero cotangent adds nothing, not `0 · ∞`.
-fn at_a_pole(func: PureFn, n: usize) -> bool {
-    matches!(
-        call_rule(func, n),
-        CallRule::Unary(Local {
-            singular: Singular::Pole,
-            ..
-        })
-    )
 }
 
 /// The partials of a function of two arguments (the catalogue's
