@@ -432,6 +432,12 @@ pub struct PureSpec {
     /// The math functions compute through real-number arithmetic
     /// (`nilang::Real`), which unsigned integers lack (E0701).
     pub unsigned: bool,
+    /// Whether it takes booleans: only what passes a value through
+    /// (`identity`, `real`, `conj`, `value`), makes one of its type
+    /// (`zero`, `one`), prints, or does not read the value. A `bool` is not
+    /// a number of the runtime's arithmetic (`nilang::Real`): the math
+    /// functions, the quotients and the conversions refuse it (E0610).
+    pub boolean: bool,
 }
 
 impl PureFn {
@@ -561,7 +567,7 @@ impl PureFn {
                 &[2],
                 &[],
                 NotComplex,
-                Generated,
+                FixedOnly,
                 Value,
             ),
             PureFn::Logsubexp => (
@@ -570,9 +576,64 @@ impl PureFn {
                 &[2],
                 &[],
                 NotComplex,
-                Generated,
+                FixedOnly,
                 Value,
             ),
+        };
+        let boolean = match self {
+            PureFn::Identity
+            | PureFn::Real
+            | PureFn::Conj
+            | PureFn::Value
+            | PureFn::Unwrap
+            | PureFn::Tget
+            | PureFn::Zero
+            | PureFn::One
+            | PureFn::Zeros
+            | PureFn::Ones
+            | PureFn::Stack
+            | PureFn::Length
+            | PureFn::Size
+            | PureFn::Nnz
+            | PureFn::Isempty
+            | PureFn::Print
+            | PureFn::Println
+            | PureFn::GlobalIndex => true,
+            PureFn::Abs
+            | PureFn::Abs2
+            | PureFn::Sqrt
+            | PureFn::Exp
+            | PureFn::Log
+            | PureFn::Sin
+            | PureFn::Cos
+            | PureFn::Tan
+            | PureFn::Sinh
+            | PureFn::Cosh
+            | PureFn::Tanh
+            | PureFn::Asin
+            | PureFn::Acos
+            | PureFn::Atan
+            | PureFn::Sincos
+            | PureFn::Inv
+            | PureFn::Min
+            | PureFn::Max
+            | PureFn::Sign
+            | PureFn::Floor
+            | PureFn::Ceil
+            | PureFn::Round
+            | PureFn::Div
+            | PureFn::Rem
+            | PureFn::Mod
+            | PureFn::Imag
+            | PureFn::Angle
+            | PureFn::Iseven
+            | PureFn::Isodd
+            | PureFn::Fixed
+            | PureFn::Ulog
+            | PureFn::Tropical
+            | PureFn::Float
+            | PureFn::Logaddexp
+            | PureFn::Logsubexp => false,
         };
         let unsigned = match self {
             PureFn::Identity
@@ -638,6 +699,7 @@ impl PureFn {
             numbers,
             first,
             unsigned,
+            boolean,
         }
     }
 

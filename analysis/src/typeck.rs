@@ -48,7 +48,22 @@ pub struct ExprTypes {
     /// argument binds (`h(0.5, x)` with `x::T`, `scale!(_, _, 2)` captured
     /// for a `T` bound by an array of `f64`): the type it is passed as.
     literal_arguments: Vec<(Span, Ty)>,
+    /// The calls that bind a callee's type parameter to an integer (at the
+    /// callee's name): the callee's body was typed for a float there, and
+    /// the analysis types it again at these types (`db::checks`), since
+    /// the built-ins it calls need not take integers.
+    pub instantiations: Vec<Instantiation>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A call binding type parameters of a generic callee to concrete types,
+/// one at least an integer: the callee's name span, its name and the
+/// bindings (sorted by parameter).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Instantiation {
+    pub span: Span,
+    pub callee: String,
+    pub bindings: Vec<(String, Ty)>,
 }
 
 impl ExprTypes {
@@ -82,8 +97,24 @@ pub fn check_types(
     callees: &dyn CalleeTypes,
     structs: &StructTable,
 ) -> (FunctionTypes, ExprTypes) {
+    check_instance_types(function, resolution, declared, callees, structs, &[])
+}
+
+/// [`check_types`] of one instance of a generic function: each type
+/// parameter `instance` binds stands for its type where the body names it
+/// (`zero(U)`, `stack(U)`, `(U => f64)(x)`); `declared` is instantiated
+/// already.
+pub fn check_instance_types(
+    function: &Function,
+    resolution: &Resolution,
+    declared: &FunctionTypes,
+    callees: &dyn CalleeTypes,
+    structs: &StructTable,
+    instance: &[(String, Ty)],
+) -> (FunctionTypes, ExprTypes) {
     let params = crate::types::param_types(function, resolution, &declared.defs);
     let mut cx = Cx {
+        instance,
         function,
         resolution,
         defs: declared.defs.clone(),
@@ -143,6 +174,9 @@ impl Val {
 
 struct Cx<'a> {
     function: &'a Function,
+    /// The type each bound type parameter stands for, when the walk types
+    /// an instance ([`check_instance_types`]); empty otherwise.
+    instance: &'a [(String, Ty)],
     resolution: &'a Resolution,
     /// The type of each definition: as declared, and each ancilla's from
     /// its allocation on (set when the walk reaches it).
@@ -362,7 +396,7 @@ impl Cx<'_> {
                 }
             })
         }
-        let found = go(ty, &self.function.generics);
+        let found = go(ty, &self.function.generics).map(|t| instantiate(&t, self.instance));
         if found.is_none() {
             let shown = crate::printer::print_type(ty);
             self.error(
@@ -890,6 +924,20 @@ impl Cx<'_> {
         }
         self.columns_of_one_matrix(name, &call.args, &mutated);
         self.type_arguments(name, &all, &bound);
+        if bound.values().any(|t| class(t) == Class::Int)
+            && bound
+                .values()
+                .all(|t| matches!(t, Ty::Scalar(_)) && t.can_be_type_argument())
+        {
+            let mut bindings: Vec<(String, Ty)> =
+                bound.iter().map(|(g, t)| (g.clone(), t.clone())).collect();
+            bindings.sort_by(|a, b| a.0.cmp(&b.0));
+            self.out.instantiations.push(Instantiation {
+                span: call.callee.span,
+                callee: name.to_string(),
+                bindings,
+            });
+        }
         // The literals for type parameters the call binds: passed as the
         // bound type (read by the Rust backend, which converts them).
         for (param, arg, val, _) in &all {
@@ -1023,6 +1071,22 @@ impl Cx<'_> {
             )
             .with_label(format!("this is `{}`", v.ty.display()))
             .with_help("use a signed integer type (`i64`, `i32`, ...) for values that are negated or given to math functions; unsigned ones are added, multiplied, compared, swapped and xor-ed"),
+        );
+    }
+
+    /// E0610 for a boolean given to arithmetic (`what`: the operator or
+    /// function): the backends compute it through the runtime's
+    /// real-number arithmetic, which `bool` is not part of.
+    fn boolean_unsupported(&mut self, what: &str, e: &Expr, v: &Val) {
+        if v.ty != Ty::Scalar(Scalar::Bool) {
+            return;
+        }
+        self.error(
+            Diagnostic::error("E0610", e.span, format!("{what} of a `bool`"))
+                .with_label("this is `bool`")
+                .with_help(
+                    "a `bool` is not a number in arithmetic: branch on it (`if b ... end`), or keep the number it stands for in a variable of a number type",
+                ),
         );
     }
 
@@ -1218,7 +1282,7 @@ impl Cx<'_> {
             .generics
             .iter()
             .any(|g| &g.name.name == name)
-            .then(|| Ty::Generic(name.clone()))
+            .then(|| instantiate(&Ty::Generic(name.clone()), self.instance))
     }
 
     fn expr(&mut self, expr: &Expr) -> Val {
@@ -1270,6 +1334,20 @@ impl Cx<'_> {
                     let v = self.expr(operand);
                     if *op == UnaryOp::Neg {
                         self.unsigned_unsupported("negating", operand, &v);
+                        self.boolean_unsupported("negation", operand, &v);
+                        if matches!(class(&v.ty), Class::ULog | Class::Tropical) {
+                            self.error(
+                                Diagnostic::error(
+                                    "E0610",
+                                    operand.span,
+                                    format!("negation of a `{}`", v.ty.display()),
+                                )
+                                .with_label(format!("this is `{}`", v.ty.display()))
+                                .with_help(
+                                    "log and tropical numbers have no sign: divide by the value instead (`y /= a` undoes `y *= a`), or negate its float (`-float(a)`)",
+                                ),
+                            );
+                        }
                     }
                     v
                 }
@@ -1338,6 +1416,10 @@ impl Cx<'_> {
                     let r = self.expr(rhs);
                     if matches!(op, BinaryOp::Pow | BinaryOp::DotPow) {
                         self.unsigned_unsupported("`^`", lhs, &l);
+                    }
+                    if let Some(sym) = arithmetic_symbol(*op) {
+                        self.boolean_unsupported(&format!("`{sym}`"), lhs, &l);
+                        self.boolean_unsupported(&format!("`{sym}`"), rhs, &r);
                     }
                     // What complex numbers lack: an order, and with it a
                     // remainder or truncated quotient (Julia has neither; nor
@@ -1439,6 +1521,11 @@ impl Cx<'_> {
         if real_math {
             for (a, v) in args.iter().zip(&vals) {
                 self.unsigned_unsupported(&format!("`{name}`"), a, v);
+            }
+        }
+        if function.is_some_and(|f| !f.spec().boolean) {
+            for (a, v) in args.iter().zip(&vals) {
+                self.boolean_unsupported(&format!("`{name}`"), a, v);
             }
         }
         self.call_limits(name, function, args, &vals, span);
@@ -1884,16 +1971,33 @@ fn bind_generics(pattern: &Ty, actual: &Ty, map: &mut Vec<(String, Ty)>) {
 /// `ty` with the type parameters `map` binds replaced (unbound ones become
 /// `Unknown`).
 fn substitute_generics(ty: &Ty, map: &[(String, Ty)]) -> Ty {
-    match ty {
-        Ty::Generic(g) => map
+    map_generics(ty, &|g| {
+        map.iter()
+            .find(|(n, _)| n == g)
+            .map_or(Ty::Unknown, |(_, t)| t.clone())
+    })
+}
+
+/// `ty` with the type parameters `bindings` binds replaced, the others
+/// kept: a generic function's type at an instantiation.
+pub fn instantiate(ty: &Ty, bindings: &[(String, Ty)]) -> Ty {
+    map_generics(ty, &|g| {
+        bindings
             .iter()
             .find(|(n, _)| n == g)
-            .map_or(Ty::Unknown, |(_, t)| t.clone()),
-        Ty::Slice(a) => Ty::Slice(Box::new(substitute_generics(a, map))),
+            .map_or_else(|| Ty::Generic(g.to_string()), |(_, t)| t.clone())
+    })
+}
+
+/// `ty` with each type parameter `g` replaced by `by(g)`.
+fn map_generics(ty: &Ty, by: &dyn Fn(&str) -> Ty) -> Ty {
+    match ty {
+        Ty::Generic(g) => by(g),
+        Ty::Slice(a) => Ty::Slice(Box::new(map_generics(a, by))),
         Ty::Constructed(n, a) => {
-            Ty::Constructed(*n, a.iter().map(|x| substitute_generics(x, map)).collect())
+            Ty::Constructed(*n, a.iter().map(|x| map_generics(x, by)).collect())
         }
-        Ty::Tuple(a) => Ty::Tuple(a.iter().map(|x| substitute_generics(x, map)).collect()),
+        Ty::Tuple(a) => Ty::Tuple(a.iter().map(|x| map_generics(x, by)).collect()),
         other => other.clone(),
     }
 }
@@ -1956,4 +2060,15 @@ fn fits_function_type(expected: &[Ty], given: &[Ty]) -> Option<Vec<String>> {
             .map(|(g, _)| g)
             .collect()
     })
+}
+
+/// The arithmetic operators, which need numbers (`a + b`, `a .* b`), as
+/// written; `None` for comparisons, logic and bit operations.
+fn arithmetic_symbol(op: BinaryOp) -> Option<&'static str> {
+    use BinaryOp::*;
+    match op.scalar() {
+        Add | Sub | Mul | Div | IntDiv | Rem | Pow => Some(op.as_str()),
+        Or | And | Eq | Ne | Lt | Le | Gt | Ge | BitOr | Xor | BitAnd | Shl | Shr | DotAdd
+        | DotSub | DotMul | DotDiv | DotPow => None,
+    }
 }

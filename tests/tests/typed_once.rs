@@ -163,3 +163,13 @@ fn nnz_counts_the_entries_of_a_sparse_matrix() {
     t::t41_count(&mut n, a.view()).unwrap();
     assert_eq!(n, 4);
 }
+
+#[test]
+fn an_integer_instance_of_a_generic_function_with_a_stack() {
+    let (a0, b0, c) = (3_i64, -4_i64, 5_i64);
+    let (mut a, mut b) = (a0, b0);
+    t::t41_integer_stack(&mut a, &mut b, c).unwrap();
+    assert_eq!((a, b), (8, 4));
+    t::uncall_t41_integer_stack(&mut a, &mut b, c).unwrap();
+    assert_eq!((a, b), (a0, b0));
+}

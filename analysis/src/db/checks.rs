@@ -103,6 +103,7 @@ fn function_checks(
     out.extend(types.diagnostics.iter().cloned());
     out.extend(reversibility.diagnostics.iter().cloned());
     out.extend(expr_types.diagnostics.iter().cloned());
+    out.extend(integer_instances(db, project, expr_types));
     // The taping plan of the build's default options (the backend checks
     // its own under `tape_loops`).
     let taped_fns = project_taped(db, project, false);
@@ -162,6 +163,101 @@ fn function_checks(
         kernel: Arc::new(kernel),
         diagnostics: Arc::new(out),
     }
+}
+
+/// An error at each call that binds a generic callee's type parameter to an
+/// integer when the callee's body, typed again with that integer in place
+/// of its parameter, is refused (`exp`, `ROT` or `/` of a value that would
+/// be an integer): its body was checked for a float, and the Rust it
+/// becomes is generic in a `Real` that integers also implement. Generic
+/// calls the instance makes are followed the same way.
+fn integer_instances(
+    db: &dyn Db,
+    project: Project,
+    exprs: &crate::typeck::ExprTypes,
+) -> Vec<Diagnostic> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    exprs
+        .instantiations
+        .iter()
+        .filter_map(|call| {
+            let (code, why) = instance_refusal(db, project, call, &mut seen)?;
+            let at: Vec<String> = call
+                .bindings
+                .iter()
+                .map(|(g, t)| format!("`{g}` = `{}`", t.display()))
+                .collect();
+            Some(
+                Diagnostic::error(
+                    code,
+                    call.span,
+                    format!("`{}` with {}: {why}", call.callee, at.join(", ")),
+                )
+                .with_label(format!("this makes {}", at.join(", ")))
+                .with_help(format!(
+                    "`{}` was checked for a float type; call it with floats, or write a version of it for integers",
+                    call.callee
+                )),
+            )
+        })
+        .collect()
+}
+
+/// What the analysis refuses in `call`'s callee typed at its bindings (the
+/// first error's code and message), following the generic calls it makes; `None` when it is
+/// accepted, or when the generic body is refused already (its own errors
+/// say so).
+fn instance_refusal(
+    db: &dyn Db,
+    project: Project,
+    call: &crate::typeck::Instantiation,
+    seen: &mut rustc_hash::FxHashSet<(String, Vec<(String, crate::ty::Ty)>)>,
+) -> Option<(&'static str, String)> {
+    if !seen.insert((call.callee.clone(), call.bindings.clone())) {
+        return None;
+    }
+    let f = lookup_function(db, project, &call.callee)?;
+    let ast = function_ast(db, f)?;
+    let front = super::front::front(db, f)?;
+    let is_error = |d: &Diagnostic| d.severity == crate::diagnostics::Severity::Error;
+    if super::front::function_expr_types(db, f)
+        .diagnostics
+        .iter()
+        .any(is_error)
+    {
+        return None;
+    }
+    let declared = FunctionTypes {
+        defs: front
+            .declared
+            .defs
+            .iter()
+            .map(|t| crate::typeck::instantiate(t, &call.bindings))
+            .collect(),
+        diagnostics: Vec::new(),
+    };
+    let instance = Front {
+        resolution: front.resolution.clone(),
+        declared: Arc::new(declared),
+    };
+    let callees = ProjectCallees { db, project };
+    let callees =
+        crate::local_callees::WithLocal::new(&callees, &ast, &|i| param_type(&ast, &instance, i));
+    let typed = Typed::infer_instance(
+        &ast,
+        &instance,
+        &callees,
+        struct_table(db, project),
+        &call.bindings,
+    );
+    if let Some(d) = typed.exprs.diagnostics.iter().find(|d| is_error(d)) {
+        return Some((d.code, format!("in `{}`, {}", call.callee, d.message)));
+    }
+    typed
+        .exprs
+        .instantiations
+        .iter()
+        .find_map(|inner| instance_refusal(db, project, inner, seen))
 }
 
 /// The functions a function passes by name (`crate::values`): E0623 for

@@ -49,6 +49,29 @@ impl Typed {
             exprs: Arc::new(exprs),
         }
     }
+
+    /// Types `ast` as the instance of it that `instance` binds (its
+    /// declared types in `front` instantiated already).
+    pub(crate) fn infer_instance(
+        ast: &Function,
+        front: &Front,
+        callees: &dyn crate::typeck::CalleeTypes,
+        structs: &crate::structs::StructTable,
+        instance: &[(String, crate::ty::Ty)],
+    ) -> Typed {
+        let (types, exprs) = crate::typeck::check_instance_types(
+            ast,
+            &front.resolution,
+            &front.declared,
+            callees,
+            structs,
+            instance,
+        );
+        Typed {
+            types: Arc::new(types),
+            exprs: Arc::new(exprs),
+        }
+    }
 }
 
 #[salsa::tracked(returns(ref))]
