@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use nilang_compiler::codegen::Options;
@@ -33,6 +33,9 @@ use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::render::line_col;
 use nilang_tests::repository::workspace;
 use nilang_tests::typed_programs::{self, Param, Ty, TypedProgram};
+
+mod fixture_crate;
+use fixture_crate::{build, write_crate, write_if_changed};
 
 /// A known gap: what goes wrong, where its minimal reproduction is, and
 /// which generated programs reach it.
@@ -286,84 +289,11 @@ pub enum Outcome {
     NotRestored(String),
 }
 
-/// Equality after a round trip: numbers within a relative tolerance
-/// (fixed-point numbers too: `fixed(x)` of an `x` off by a rounding may
-/// round to the neighbouring value), the others exactly.
-pub trait Same {
-    fn same(&self, other: &Self, rtol: f64) -> bool;
-}
-
-fn close(a: f64, b: f64, rtol: f64) -> bool {
-    a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= rtol * (1.0 + a.abs().max(b.abs()))
-}
-
-impl Same for f64 {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        close(*self, *other, rtol)
-    }
-}
-
-impl Same for f32 {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        close(f64::from(*self), f64::from(*other), rtol)
-    }
-}
-
-impl Same for i64 {
-    fn same(&self, other: &Self, _: f64) -> bool {
-        self == other
-    }
-}
-
-impl Same for i32 {
-    fn same(&self, other: &Self, _: f64) -> bool {
-        self == other
-    }
-}
-
-impl Same for bool {
-    fn same(&self, other: &Self, _: f64) -> bool {
-        self == other
-    }
-}
-
-impl Same for nilang::Complex<f64> {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        self.re.same(&other.re, rtol) && self.im.same(&other.im, rtol)
-    }
-}
-
-impl Same for nilang::Fixed43 {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        close(nilang::fixed::to_f64(*self), nilang::fixed::to_f64(*other), rtol)
-    }
-}
-
-impl Same for nilang::ULog<f64> {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        self.log.same(&other.log, rtol)
-    }
-}
-
-impl Same for nilang::Tropical<f64> {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        self.n.same(&other.n, rtol)
-    }
-}
-
-impl Same for Vec<f64> {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.same(b, rtol))
-    }
-}
-
-impl Same for nilang::Stack<f64> {
-    fn same(&self, other: &Self, rtol: f64) -> bool {
-        self.len() == other.len()
-            && self.as_slice().iter().zip(other.as_slice()).all(|(a, b)| a.same(b, rtol))
-    }
-}
-
+"#,
+    );
+    out.push_str(fixture_crate::SAME);
+    out.push_str(
+        r#"
 fn one_line(s: &str) -> String {
     s.replace(['\n', '\t'], " ")
 }
@@ -399,71 +329,6 @@ fn main() {
 "#,
     );
     out
-}
-
-/// Writes `text` to `path` unless it holds it already (cargo then sees
-/// nothing new).
-fn write_if_changed(path: &Path, text: &str) {
-    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
-        std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
-}
-
-/// A generated crate `name` under the system's temporary folder (kept
-/// between runs): `Cargo.toml` (depending on the runtime), the workspace's
-/// `Cargo.lock`, and `src/` holding exactly `files` (name, text).
-fn write_crate(name: &str, files: &[(String, String)]) -> PathBuf {
-    let root = workspace();
-    let dir = std::env::temp_dir().join(name);
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    for (file, text) in files {
-        write_if_changed(&dir.join("src").join(file), text);
-    }
-    for entry in std::fs::read_dir(dir.join("src")).unwrap().flatten() {
-        let file = entry.file_name().to_string_lossy().into_owned();
-        if !files.iter().any(|(f, _)| *f == file) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-    write_if_changed(
-        &dir.join("Cargo.toml"),
-        &format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nnilang = {{ package = \"nilang-runtime\", path = {:?} }}\n\n[workspace]\n",
-            root.join("runtime")
-        ),
-    );
-    write_if_changed(
-        &dir.join("Cargo.lock"),
-        &std::fs::read_to_string(root.join("Cargo.lock")).unwrap(),
-    );
-    dir
-}
-
-/// `cargo build` of a generated crate into `target/nil-fixtures`: whether it
-/// succeeded, rustc's error and warning lines (`src/file.rs:line:col:
-/// error...`), and all it said.
-fn build(dir: &Path) -> (bool, Vec<String>, String) {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--offline",
-            "--quiet",
-            "--message-format=short",
-            "--manifest-path",
-        ])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workspace().join("target/nil-fixtures"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let diagnostics = stderr
-        .lines()
-        .filter(|l| l.contains(": error") || l.contains(": warning"))
-        .map(str::to_string)
-        .collect();
-    (out.status.success(), diagnostics, stderr)
 }
 
 /// The program (module stem) a rustc line `src/t12_run.rs:3:5: ...` is about.

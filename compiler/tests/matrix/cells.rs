@@ -468,6 +468,7 @@ pub const OPS: &[Op] = &[
 ];
 
 /// One cell: an operation at a type in a position.
+#[derive(Clone, Copy)]
 pub struct Cell {
     pub op: &'static Op,
     pub num: Num,
