@@ -15,12 +15,13 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, RootDatabase, SourceFile};
 use nilang_compiler::render::line_col;
 use nilang_tests::repository::{projects, workspace};
+
+mod fixture_crate;
 
 fn module_ident(path: &Path) -> String {
     db::module_name(&path.to_string_lossy())
@@ -177,26 +178,10 @@ fn every_accepted_file_of_the_repository_compiles() {
         std::fs::write(part.join("src/lib.rs"), lib).unwrap();
     }
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--offline",
-            "--quiet",
-            "--message-format=short",
-            "--manifest-path",
-        ])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target/nil-fixtures"))
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let diagnostics: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains(": error") || l.contains(": warning"))
-        .collect();
+    let (ok, diagnostics, stderr) =
+        fixture_crate::build_into(&dir, &root.join("target/nil-fixtures"));
     assert!(
-        out.status.success() && diagnostics.is_empty(),
+        ok && diagnostics.is_empty(),
         "rustc rejected generated code ({} in {}):\n{}",
         diagnostics.len(),
         dir.join("part*/src/lib.rs").display(),
