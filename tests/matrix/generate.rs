@@ -117,12 +117,15 @@ fn value(shape: Shape, num: Num, k: usize, m: &str) -> String {
     match shape {
         Shape::One => num.value(k),
         Shape::Array => format!("vec![{}, {}]", num.value(k), num.value(k + 3)),
+        // Row by row; the elements a column cell reads, `A[2, 2]` and
+        // `B[1, 1]`, hold the values the element position reads, which
+        // are in every function's domain.
         Shape::Matrix => format!(
             "nilang::ndarray::Array2::from_shape_vec((2, 2), vec![{}, {}, {}, {}]).unwrap()",
             num.value(k),
             num.value(k + 1),
-            num.value(k + 3),
-            num.value(k + 4)
+            num.value(k + 2),
+            num.value(k + 3)
         ),
         Shape::Struct => format!(
             "{m}::MPt {{ x: {}, y: {} }}",
