@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod fixture_crate;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
@@ -106,6 +108,9 @@ fn out_dirs(target: &Path, name: &str) -> Vec<PathBuf> {
 
 #[test]
 fn good_and_broken_fixture_crates() {
+    if fixture_crate::skip_slow() {
+        return;
+    }
     let good = fixture("good", "function f(y::f64, x::f64)\n    y += x\nend\n");
     // The shared fixture target keeps the OUT_DIRs of earlier builds
     // (another plugin version builds the script under another hash): the
@@ -219,6 +224,9 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn a_member_of_another_workspace_builds_as_cargo_users_expect() {
+    if fixture_crate::skip_slow() {
+        return;
+    }
     let tmp = std::env::temp_dir().join(format!("nilang-workspace-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let ws = tmp.as_path();

@@ -340,6 +340,9 @@ fn stem(line: &str) -> &str {
 
 #[test]
 fn accepted_typed_programs_compile_and_round_trip() {
+    if fixture_crate::skip_slow() {
+        return;
+    }
     let start = std::time::Instant::now();
     let programs = typed_programs::programs();
     let by_name: BTreeMap<&str, &TypedProgram> =
@@ -555,6 +558,9 @@ fn accepted_typed_programs_compile_and_round_trip() {
 /// does not compile the reproductions.
 #[test]
 fn known_gaps_still_reproduce() {
+    if fixture_crate::skip_slow() {
+        return;
+    }
     let root = workspace();
     let folder = root.join("tests/typed_bugs");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&folder)

@@ -102,8 +102,7 @@ fn blamed<'n>(error: &str, code: &[&str], names: &'n BTreeSet<String>) -> Option
 
 #[test]
 fn every_accepted_cell_builds_and_runs() {
-    if std::env::var_os("NILANG_SKIP_SLOW").is_some() {
-        eprintln!("skipped: NILANG_SKIP_SLOW is set");
+    if fixture_crate::skip_slow() {
         return;
     }
     let start = std::time::Instant::now();

@@ -19,6 +19,16 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
+/// Whether the tests that spawn cargo skip themselves: `NILANG_SKIP_SLOW`
+/// is set (the inner loop; CI leaves it unset and runs them).
+pub fn skip_slow() -> bool {
+    let skip = std::env::var_os("NILANG_SKIP_SLOW").is_some();
+    if skip {
+        eprintln!("skipped: NILANG_SKIP_SLOW is set");
+    }
+    skip
+}
+
 /// Writes `text` to `path` unless it holds it already (cargo then sees
 /// nothing new).
 pub fn write_if_changed(path: &Path, text: &str) {
