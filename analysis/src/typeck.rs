@@ -1074,6 +1074,20 @@ impl Cx<'_> {
         );
     }
 
+    /// E0610 for a log or tropical value given to what needs a sign or
+    /// an additive unit (`what`: an instruction, negation); whether it was.
+    fn signless_unsupported(&mut self, what: &str, e: &Expr, v: &Val, help: &str) -> bool {
+        if !matches!(class(&v.ty), Class::ULog | Class::Tropical) {
+            return false;
+        }
+        self.error(
+            Diagnostic::error("E0610", e.span, format!("{what} of a `{}`", v.ty.display()))
+                .with_label(format!("this is `{}`", v.ty.display()))
+                .with_help(help),
+        );
+        true
+    }
+
     /// E0610 for a boolean given to arithmetic (`what`: the operator or
     /// function): the backends compute it through the runtime's
     /// real-number arithmetic, which `bool` is not part of.
@@ -1218,20 +1232,14 @@ impl Cx<'_> {
                 // Log and tropical numbers have no negation, no one to add
                 // and no integer scaling of their own.
                 if let (Some(e), Some(v)) = (exprs.first(), args.first())
-                    && matches!(class(&v.ty), Class::ULog | Class::Tropical)
                     && name != "CONJ"
+                    && self.signless_unsupported(
+                        &format!("`{name}`"),
+                        e,
+                        v,
+                        "log and tropical numbers change by `*=` and `/=` (see Number systems)",
+                    )
                 {
-                    self.error(
-                        Diagnostic::error(
-                            "E0610",
-                            e.span,
-                            format!("`{name}` of a `{}`", v.ty.display()),
-                        )
-                        .with_label(format!("this is `{}`", v.ty.display()))
-                        .with_help(
-                            "log and tropical numbers change by `*=` and `/=` (see Number systems)",
-                        ),
-                    );
                     return;
                 }
                 self.numbers_only(name, exprs, args);
@@ -1335,19 +1343,12 @@ impl Cx<'_> {
                     if *op == UnaryOp::Neg {
                         self.unsigned_unsupported("negating", operand, &v);
                         self.boolean_unsupported("negation", operand, &v);
-                        if matches!(class(&v.ty), Class::ULog | Class::Tropical) {
-                            self.error(
-                                Diagnostic::error(
-                                    "E0610",
-                                    operand.span,
-                                    format!("negation of a `{}`", v.ty.display()),
-                                )
-                                .with_label(format!("this is `{}`", v.ty.display()))
-                                .with_help(
-                                    "log and tropical numbers have no sign: divide by the value instead (`y /= a` undoes `y *= a`), or negate its float (`-float(a)`)",
-                                ),
-                            );
-                        }
+                        self.signless_unsupported(
+                            "negation",
+                            operand,
+                            &v,
+                            "log and tropical numbers have no sign: divide by the value instead (`y /= a` undoes `y *= a`), or negate its float (`-float(a)`)",
+                        );
                     }
                     v
                 }
