@@ -100,7 +100,7 @@ pub fn generate(cells: &[Cell]) -> (String, String) {
         rs.push_str(&driver(cell, &mutated, &checked));
         // A generic cell's body also runs on dual numbers: the tangents it
         // gives are directional derivatives.
-        if cell.pos == Pos::Generic && matches!(cell.num, Num::F64 | Num::F32) {
+        if on_duals(cell) {
             let helper = format!("{name}_gen");
             let mutated = db::mutated_params(&db, project, &helper).unwrap_or_default();
             let _ = writeln!(table, "    (\"{name} on duals\", run_{name}_dual),");
@@ -110,6 +110,12 @@ pub fn generate(cells: &[Cell]) -> (String, String) {
     table.push_str("];\n");
     rs.push_str(&table);
     (nil, rs)
+}
+
+/// Whether `cell` also runs on dual numbers (a second driver): a generic
+/// cell over a float type.
+pub fn on_duals(cell: &Cell) -> bool {
+    cell.pos == Pos::Generic && matches!(cell.num, Num::F64 | Num::F32)
 }
 
 /// A Rust expression of `shape` over `num` in module `m`, values from `k`.

@@ -209,11 +209,7 @@ fn every_accepted_cell_builds_and_runs() {
     let built_cells: Vec<&cells::Cell> = parts.iter().flatten().collect();
     let drivers: usize = built_cells
         .iter()
-        .map(|c| {
-            1 + usize::from(
-                c.pos == cells::Pos::Generic && matches!(c.num, cells::Num::F64 | cells::Num::F32),
-            )
-        })
+        .map(|c| 1 + usize::from(generate::on_duals(c)))
         .sum();
     assert_eq!(
         ran, drivers,
