@@ -286,12 +286,15 @@ impl Gen<'_> {
                 let v = self.fresh("v");
                 self.line(&format!("let {v} = {code};"));
                 self.line(&format!("{t}.push({place});"));
-                let sym = match op {
-                    InstrOp::Mul => "*=",
-                    InstrOp::Div => "/=",
-                    _ => "=",
+                // `*=` and `/=` as outside a tape loop (an integer place
+                // wraps around).
+                let write = match op {
+                    InstrOp::Mul | InstrOp::Div => self.update(&place, &kind, op, &v, span),
+                    _ => Some(format!("{place} = {v};")),
                 };
-                self.line(&format!("{place} {sym} {v};"));
+                if let Some(write) = write {
+                    self.line(&write);
+                }
             }
             _ => {
                 let location = self.location(span);

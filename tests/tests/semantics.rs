@@ -316,6 +316,17 @@ fn integers_wrap_and_the_uncall_undoes_it() {
 }
 
 #[test]
+fn a_tape_loop_overwrite_of_an_integer_wraps_and_is_undone() {
+    let (mut a, b) = (vec![200u8, 7], vec![1u8, 10]);
+    let mut tape = nilang::Tape::new();
+    s::int_wrap_tape(&mut a, &b, &mut tape).unwrap();
+    // 1 - 3 wraps to 254; 200 * 254 wraps to 112 (a debug build panicked).
+    assert_eq!(a, vec![200u8.wrapping_mul(1u8.wrapping_sub(3)), 49]);
+    s::uncall_int_wrap_tape(&mut a, &b, &mut tape).unwrap();
+    assert_eq!(a, vec![200, 7]);
+}
+
+#[test]
 fn an_integer_quotient_by_zero_is_an_error_naming_the_line() {
     let mut q = 0;
     s::int_quotient(&mut q, -7, 2).unwrap();

@@ -13,10 +13,8 @@
 //! What fails (rejected by rustc, or failing when run) is the snapshot
 //! `tests/matrix/every_cell.txt`, grouped by what went wrong: a cell that
 //! starts or stops failing fails the test until the snapshot is reviewed
-//! (`UPDATE_EXPECT=1`). The one run it lists today fails on the driver's
-//! inputs, not on the code: in the `@tape` loop, `a![i] *= b![3 - i] - c[i]`
-//! of `u8` values goes below zero. Slow (1,834 cells, about five minutes on two cores, most
-//! of it rustc): set `NILANG_SKIP_SLOW` to skip it.
+//! (`UPDATE_EXPECT=1`). Slow (1,834 cells, about five minutes on two
+//! cores, most of it rustc): set `NILANG_SKIP_SLOW` to skip it.
 
 #[path = "../../../compiler/tests/matrix/cells.rs"]
 #[allow(dead_code)]
