@@ -2,7 +2,7 @@
 //! by rustc and run (issue "one typed body", item 5: a clean check is a
 //! clean build). The workspace's own build compiles a slice of the cells
 //! (`generate::in_slice`, run by `tests/run.rs` in seconds); this test
-//! generates all the others into two crates of its own, builds those side by
+//! generates all the others into two crates, members of one workspace, builds those side by
 //! side in debug (so integer overflow panics), and runs every cell as
 //! `tests/run.rs` does: forwards and uncalled back, checked and unchecked,
 //! and for floats and complex numbers its gradient against central
@@ -26,12 +26,13 @@ mod generate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::Command;
 
-use fixture_crate::{build_into, workspace, write_crate};
+use fixture_crate::{build, workspace, write_workspace};
 
-/// Crates built side by side: rustc checks a crate on one core.
+/// Crates built side by side, members of one generated workspace that
+/// builds into `target/nil-fixtures` (so the runtime is compiled once for
+/// them and the other fixtures): rustc checks a crate on one core.
 const CRATES: usize = 2;
 
 /// The generated crate `k`'s `main.rs`: the matrix crate's helpers
@@ -81,12 +82,12 @@ fn cell_in<'n>(line: &str, names: &'n BTreeSet<String>) -> Option<&'n String> {
     })
 }
 
-/// The cell that rustc's `src/matrix.rs:LINE:COL: error...` is in: the
-/// nearest function above the line whose name is a cell's, or a cell's
-/// helper's.
+/// The cell that rustc's `MEMBER/src/matrix.rs:LINE:COL: error...` is in
+/// (`error` from after the member's folder): the nearest function above
+/// the line whose name is a cell's, or a cell's helper's.
 fn blamed<'n>(error: &str, code: &[&str], names: &'n BTreeSet<String>) -> Option<&'n String> {
     let line: usize = error
-        .strip_prefix("src/matrix.rs:")?
+        .strip_prefix("/src/matrix.rs:")?
         .split(':')
         .next()?
         .parse()
@@ -109,9 +110,7 @@ fn every_accepted_cell_builds_and_runs() {
     let checked_in = start.elapsed();
     let total = accepted.len();
     let names: BTreeSet<String> = accepted.iter().map(|c| c.name()).collect();
-    let dir = |k: usize| format!("nilang-every-cell-{k}");
-    let target =
-        |k: usize| -> PathBuf { workspace().join(format!("target/nil-fixtures/every-cell-{k}")) };
+    let member = |k: usize| format!("nilang-every-cell-{k}");
     let main = main_rs();
     // Each crate's cells, fixed by their place in the list, so that leaving
     // a cell out rebuilds its crate only.
@@ -123,37 +122,33 @@ fn every_accepted_cell_builds_and_runs() {
     let mut rounds = 0;
     while !to_build.is_empty() {
         rounds += 1;
-        let written: Vec<(usize, PathBuf, String)> = to_build
-            .iter()
-            .map(|&k| {
+        // Every member is written each round; one that did not change is
+        // not rebuilt.
+        let written: Vec<(String, Vec<(String, String)>)> = (0..CRATES)
+            .map(|k| {
                 let (nil, rs) = generate::generate(&parts[k]);
-                let path = write_crate(
-                    &dir(k),
-                    &[
-                        ("main.rs".to_string(), main.clone()),
-                        ("matrix.rs".to_string(), rs.clone()),
-                        ("matrix.nil".to_string(), nil),
-                    ],
-                );
-                (k, path, rs)
+                let files = vec![
+                    ("main.rs".to_string(), main.clone()),
+                    ("matrix.rs".to_string(), rs),
+                    ("matrix.nil".to_string(), nil),
+                ];
+                (member(k), files)
             })
             .collect();
-        let built: Vec<(bool, Vec<String>, String)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = written
-                .iter()
-                .map(|(k, path, _)| scope.spawn(move || build_into(path, &target(*k))))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
+        let root = write_workspace("nilang-every-cell", &written);
+        let (ok, diagnostics, all) = build(&root);
         to_build.clear();
-        for ((k, _, rs), (ok, diagnostics, all)) in written.iter().zip(&built) {
-            if *ok {
-                continue;
-            }
-            let code: Vec<&str> = rs.lines().collect();
+        if ok {
+            break;
+        }
+        for (k, (name, files)) in written.iter().enumerate() {
+            let code: Vec<&str> = files[1].1.lines().collect();
             let mut blame: BTreeMap<String, String> = BTreeMap::new();
             for error in diagnostics.iter().filter(|d| d.contains(": error")) {
-                if let Some(cell) = blamed(error, &code, &names) {
+                let Some((_, in_member)) = error.split_once(name.as_str()) else {
+                    continue;
+                };
+                if let Some(cell) = blamed(in_member, &code, &names) {
                     let what = error
                         .split_once(": error")
                         .map_or(error.as_str(), |(_, e)| e);
@@ -162,17 +157,20 @@ fn every_accepted_cell_builds_and_runs() {
                         .or_insert_with(|| format!("error{what}"));
                 }
             }
-            assert!(
-                !blame.is_empty(),
-                "a generated crate does not build, and no cell is to blame:\n{}",
-                &all[..all.len().min(20_000)]
-            );
-            parts[*k].retain(|c| !blame.contains_key(&c.name()));
+            if blame.is_empty() {
+                continue;
+            }
+            parts[k].retain(|c| !blame.contains_key(&c.name()));
             for (cell, why) in blame {
                 rejected.entry(why).or_default().push(cell);
             }
-            to_build.push(*k);
+            to_build.push(k);
         }
+        assert!(
+            !to_build.is_empty(),
+            "a generated crate does not build, and no cell is to blame:\n{}",
+            &all[..all.len().min(20_000)]
+        );
     }
     let built_in = start.elapsed() - checked_in;
 
@@ -181,7 +179,9 @@ fn every_accepted_cell_builds_and_runs() {
     let mut ran = 0;
     let mut stderr = String::new();
     for k in 0..CRATES {
-        let binary = target(k).join("debug").join(dir(k));
+        let binary = workspace()
+            .join("target/nil-fixtures/debug")
+            .join(member(k));
         let run = Command::new(&binary)
             .output()
             .unwrap_or_else(|e| panic!("{}: {e}", binary.display()));

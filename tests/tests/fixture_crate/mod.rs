@@ -37,14 +37,16 @@ pub fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-/// A generated crate `name` under the system's temporary folder (kept
-/// between runs): `Cargo.toml` (depending on the runtime, renamed to
-/// `nilang`; its debug profile without debug info or incremental files,
-/// which a crate built once and run does not use), the workspace's
-/// `Cargo.lock`, and `src/` holding exactly `files` (name, text).
-pub fn write_crate(name: &str, files: &[(String, String)]) -> PathBuf {
-    let root = workspace();
-    let dir = std::env::temp_dir().join(name);
+/// The debug profile of every generated crate: no debug info or
+/// incremental files, which a crate built once and run does not use. The
+/// same everywhere, so that the runtime and its dependencies, built once in
+/// `target/nil-fixtures`, serve every fixture.
+const PROFILE: &str = "[profile.dev]\ndebug = 0\nincremental = false\n";
+
+/// `dir/src/` holding exactly `files` (name, text), and `dir/Cargo.toml`
+/// for the package `name` depending on the runtime (renamed to `nilang`),
+/// followed by `tail`.
+fn write_package(dir: &Path, name: &str, files: &[(String, String)], tail: &str) {
     std::fs::create_dir_all(dir.join("src")).unwrap();
     for (file, text) in files {
         write_if_changed(&dir.join("src").join(file), text);
@@ -59,15 +61,48 @@ pub fn write_crate(name: &str, files: &[(String, String)]) -> PathBuf {
         &dir.join("Cargo.toml"),
         &format!(
             "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nnilang = {{ package = \"nilang-runtime\", path = {:?} }}\n\n\
-             [profile.dev]\ndebug = 0\nincremental = false\n\n[workspace]\n",
-            root.join("runtime")
+             [dependencies]\nnilang = {{ package = \"nilang-runtime\", path = {:?} }}\n{tail}",
+            workspace().join("runtime")
         ),
     );
+}
+
+/// The workspace's `Cargo.lock` into `dir`.
+fn write_lock(dir: &Path) {
     write_if_changed(
         &dir.join("Cargo.lock"),
-        &std::fs::read_to_string(root.join("Cargo.lock")).unwrap(),
+        &std::fs::read_to_string(workspace().join("Cargo.lock")).unwrap(),
     );
+}
+
+/// A generated crate `name` under the system's temporary folder (kept
+/// between runs), a workspace of its own: `Cargo.toml` (the runtime and
+/// [`PROFILE`]), the workspace's `Cargo.lock`, and `src/` holding exactly
+/// `files` (name, text).
+pub fn write_crate(name: &str, files: &[(String, String)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(name);
+    write_package(&dir, name, files, &format!("\n{PROFILE}\n[workspace]\n"));
+    write_lock(&dir);
+    dir
+}
+
+/// A generated workspace `name` under the system's temporary folder whose
+/// members are the crates `members` (package name, files), each in the
+/// folder of its name: one `cargo build` compiles them side by side.
+pub fn write_workspace(name: &str, members: &[(String, Vec<(String, String)>)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(name);
+    for (member, files) in members {
+        write_package(&dir.join(member), member, files, "");
+    }
+    let list: Vec<String> = members.iter().map(|(m, _)| format!("{m:?}")).collect();
+    write_if_changed(
+        &dir.join("Cargo.toml"),
+        &format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{PROFILE}",
+            list.join(", ")
+        ),
+    );
+    write_lock(&dir);
     dir
 }
 
@@ -85,6 +120,8 @@ pub fn build_into(dir: &Path, target: &Path) -> (bool, Vec<String>, String) {
             "build",
             "--offline",
             "--quiet",
+            // Every member of a workspace, even when one fails.
+            "--keep-going",
             "--message-format=short",
             "--manifest-path",
         ])
