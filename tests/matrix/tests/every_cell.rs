@@ -2,8 +2,9 @@
 //! by rustc and run (issue "one typed body", item 5: a clean check is a
 //! clean build). The workspace's own build compiles a slice of the cells
 //! (`generate::in_slice`, run by `tests/run.rs` in seconds); this test
-//! generates all the others into two crates, members of one workspace, builds those side by
-//! side in debug (so integer overflow panics), and runs every cell as
+//! generates all the others into two crates, members of one workspace,
+//! builds those side by side in debug (so integer overflow panics), and
+//! runs every cell as
 //! `tests/run.rs` does: forwards and uncalled back, checked and unchecked,
 //! and for floats and complex numbers its gradient against central
 //! differences.
@@ -117,32 +118,31 @@ fn every_accepted_cell_builds_and_runs() {
     let mut parts: Vec<Vec<cells::Cell>> = (0..CRATES)
         .map(|k| accepted.iter().skip(k).step_by(CRATES).copied().collect())
         .collect();
-    let mut to_build: Vec<usize> = (0..CRATES).collect();
     let mut rejected: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut rounds = 0;
-    while !to_build.is_empty() {
+    loop {
         rounds += 1;
         // Every member is written each round; one that did not change is
         // not rebuilt.
-        let written: Vec<(String, Vec<(String, String)>)> = (0..CRATES)
+        let (written, code): (Vec<_>, Vec<String>) = (0..CRATES)
             .map(|k| {
                 let (nil, rs) = generate::generate(&parts[k]);
                 let files = vec![
                     ("main.rs".to_string(), main.clone()),
-                    ("matrix.rs".to_string(), rs),
+                    ("matrix.rs".to_string(), rs.clone()),
                     ("matrix.nil".to_string(), nil),
                 ];
-                (member(k), files)
+                ((member(k), files), rs)
             })
-            .collect();
+            .unzip();
         let root = write_workspace("nilang-every-cell", &written);
         let (ok, diagnostics, all) = build(&root);
-        to_build.clear();
         if ok {
             break;
         }
-        for (k, (name, files)) in written.iter().enumerate() {
-            let code: Vec<&str> = files[1].1.lines().collect();
+        let mut any_blamed = false;
+        for (k, ((name, _), rs)) in written.iter().zip(&code).enumerate() {
+            let code: Vec<&str> = rs.lines().collect();
             let mut blame: BTreeMap<String, String> = BTreeMap::new();
             for error in diagnostics.iter().filter(|d| d.contains(": error")) {
                 let Some((_, in_member)) = error.split_once(name.as_str()) else {
@@ -164,10 +164,10 @@ fn every_accepted_cell_builds_and_runs() {
             for (cell, why) in blame {
                 rejected.entry(why).or_default().push(cell);
             }
-            to_build.push(k);
+            any_blamed = true;
         }
         assert!(
-            !to_build.is_empty(),
+            any_blamed,
             "a generated crate does not build, and no cell is to blame:\n{}",
             &all[..all.len().min(20_000)]
         );

@@ -110,11 +110,6 @@ pub fn write_workspace(name: &str, members: &[(String, Vec<(String, String)>)]) 
 /// succeeded, rustc's error and warning lines (`src/file.rs:line:col:
 /// error...`), and all it said.
 pub fn build(dir: &Path) -> (bool, Vec<String>, String) {
-    build_into(dir, &workspace().join("target/nil-fixtures"))
-}
-
-/// [`build`] into the target folder `target`.
-pub fn build_into(dir: &Path, target: &Path) -> (bool, Vec<String>, String) {
     let out = Command::new(env!("CARGO"))
         .args([
             "build",
@@ -131,7 +126,7 @@ pub fn build_into(dir: &Path, target: &Path) -> (bool, Vec<String>, String) {
         // the fixtures build: one that set opt-level 1 for dependencies made
         // every_cell take 316 s of a CI rehearsal instead of 164 s.
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TARGET_DIR", workspace().join("target/nil-fixtures"))
         .env_remove("RUSTFLAGS")
         .output()
         .expect("cargo runs");
