@@ -222,3 +222,33 @@ fn an_edit_above_a_struct_rechecks_one_chunk() {
     );
     assert_eq!(count(&log, "chunk_checks"), 1);
 }
+
+/// A generic function called at an integer is typed again at that integer
+/// once for all its callers (`integer_instance`, keyed by the function and
+/// its bindings), and not again when a caller is edited.
+#[test]
+fn an_integer_instance_is_typed_once_for_all_its_callers() {
+    let mut db = RootDatabase::with_query_log();
+    let generic = "function g(y!::T, x::T) where T: Real\n    y! += exp(x)\nend\n";
+    let callers = |extra: &str| {
+        format!(
+            "function a(y::i64, x::i64)\n    g(y, x)\nend\n\n\
+             function b(y::i64, x::i64)\n    g(y, x)\n    {extra}\nend\n"
+        )
+    };
+    let lib = SourceFile::new(&db, "g.nil".into(), generic.into());
+    let file = SourceFile::new(&db, "callers.nil".into(), callers(""));
+    let project = Project::new(&db, vec![lib, file]);
+    let refused = |db: &RootDatabase| -> usize {
+        db::file_diagnostics(db, project, file)
+            .iter()
+            .filter(|d| d.message.starts_with("`g` with `T` = `i64`: in `g`"))
+            .count()
+    };
+    db.start_logging();
+    assert_eq!(refused(&db), 2, "both calls are refused at the integer");
+    assert_eq!(runs(&db, "integer_instance"), 1);
+    file.set_text(&mut db).to(callers("y += x"));
+    assert_eq!(refused(&db), 2);
+    assert_eq!(runs(&db, "integer_instance"), 0, "the callee did not change");
+}

@@ -7,7 +7,8 @@ use super::front::{
 use super::functions::{function_ast, function_chunk, header, is_kernel, project_mutations};
 use super::inputs::{Db, FnId, Project, SourceFile};
 use super::instances::{
-    Instance, InstanceId, called_instance, instance_tree, project_instances, reach_instances,
+    Instance, InstanceId, IntegerInstance, called_instance, instance_tree, integer_instance,
+    project_instances, reach_instances,
 };
 use super::items::{function_names, locate, lookup_function, struct_table};
 use super::limits::{kernel_callee_limits, kernel_callee_tapes};
@@ -204,9 +205,10 @@ fn integer_instances(
 }
 
 /// What the analysis refuses in `call`'s callee typed at its bindings (the
-/// first error's code and message), following the generic calls it makes; `None` when it is
-/// accepted, or when the generic body is refused already (its own errors
-/// say so).
+/// first error's code and message), following the generic calls it makes;
+/// `None` when it is accepted, or when the generic body is refused already
+/// (its own errors say so). Each instance is typed once for the whole
+/// project ([`integer_instance`]); `seen` only keeps this walk finite.
 fn instance_refusal(
     db: &dyn Db,
     project: Project,
@@ -217,45 +219,13 @@ fn instance_refusal(
         return None;
     }
     let f = lookup_function(db, project, &call.callee)?;
-    let ast = function_ast(db, f)?;
-    let front = super::front::front(db, f)?;
-    let is_error = |d: &Diagnostic| d.severity == crate::diagnostics::Severity::Error;
-    if super::front::function_expr_types(db, f)
-        .diagnostics
-        .iter()
-        .any(is_error)
-    {
-        return None;
-    }
-    let declared = FunctionTypes {
-        defs: front
-            .declared
-            .defs
-            .iter()
-            .map(|t| crate::typeck::instantiate(t, &call.bindings))
-            .collect(),
-        diagnostics: Vec::new(),
-    };
-    let instance = Front {
-        resolution: front.resolution.clone(),
-        declared: Arc::new(declared),
-    };
-    let callees = ProjectCallees { db, project };
-    let callees =
-        crate::local_callees::WithLocal::new(&callees, &ast, &|i| param_type(&ast, &instance, i));
-    let typed = Typed::infer_instance(
-        &ast,
-        &instance,
-        &callees,
-        struct_table(db, project),
-        &call.bindings,
-    );
-    if let Some(d) = typed.exprs.diagnostics.iter().find(|d| is_error(d)) {
-        return Some((d.code, format!("in `{}`, {}", call.callee, d.message)));
+    let typed =
+        integer_instance(db, IntegerInstance::new(db, f, call.bindings.clone())).as_ref()?;
+    if let Some((code, message)) = &typed.refusal {
+        return Some((code, format!("in `{}`, {message}", call.callee)));
     }
     typed
-        .exprs
-        .instantiations
+        .calls
         .iter()
         .find_map(|inner| instance_refusal(db, project, inner, seen))
 }

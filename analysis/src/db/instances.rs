@@ -1,11 +1,16 @@
 //! The instances of templates a project calls, and their trees.
 
-use super::front::mutated_params;
+use super::front::{
+    Front, ProjectCallees, Typed, front, function_expr_types, mutated_params, param_type,
+};
 use super::functions::{for_each_function, function_ast, function_chunk, header};
-use super::inputs::{Db, Project};
-use super::items::lookup_function;
+use super::inputs::{Db, FnId, Project};
+use super::items::{lookup_function, struct_table};
 use crate::ast::Function;
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::effects::{self};
+use crate::ty::Ty;
+use crate::types::FunctionTypes;
 use std::sync::Arc;
 
 /// The instance a call of a template reaches: the functions it passes at
@@ -240,4 +245,79 @@ pub(crate) fn reach_instances(
         }
         seen.push(next);
     }
+}
+
+/// A generic function with type parameters bound to integers: the key of
+/// [`integer_instance`].
+#[salsa::interned(debug)]
+pub struct IntegerInstance<'db> {
+    #[returns(copy)]
+    pub function: FnId<'db>,
+    /// Sorted by parameter, as [`crate::typeck::Instantiation`] has them.
+    #[returns(ref)]
+    pub bindings: Vec<(String, Ty)>,
+}
+
+/// A generic body typed again at integer bindings: the first error, and
+/// the calls that bind a generic callee to an integer in turn.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct InstanceTyping {
+    /// The first error's code and message.
+    pub(crate) refusal: Option<(&'static str, String)>,
+    pub(crate) calls: Vec<crate::typeck::Instantiation>,
+}
+
+/// The body of a generic function typed with its type parameters bound to
+/// integers (`typeck::check_instance_types`): its body was typed once, for a
+/// float parameter, and the Rust it becomes is generic in a `Real` that
+/// integers implement too, so every caller that binds an integer asks this.
+/// Memoized per (function, bindings), for all callers and across edits that
+/// leave the callee alone. `None` when the generic body is refused already
+/// (its own errors say so) or has no tree.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn integer_instance<'db>(
+    db: &'db dyn Db,
+    key: IntegerInstance<'db>,
+) -> Option<InstanceTyping> {
+    let f = key.function(db);
+    let bindings = key.bindings(db);
+    let ast = function_ast(db, f)?;
+    let generic = front(db, f)?;
+    let is_error = |d: &Diagnostic| d.severity == Severity::Error;
+    if function_expr_types(db, f).diagnostics.iter().any(is_error) {
+        return None;
+    }
+    let declared = FunctionTypes {
+        defs: generic
+            .declared
+            .defs
+            .iter()
+            .map(|t| crate::typeck::instantiate(t, bindings))
+            .collect(),
+        diagnostics: Vec::new(),
+    };
+    let instance = Front {
+        resolution: generic.resolution.clone(),
+        declared: Arc::new(declared),
+    };
+    let project = f.project(db);
+    let callees = ProjectCallees { db, project };
+    let callees =
+        crate::local_callees::WithLocal::new(&callees, &ast, &|i| param_type(&ast, &instance, i));
+    let typed = Typed::infer_instance(
+        &ast,
+        &instance,
+        &callees,
+        struct_table(db, project),
+        bindings,
+    );
+    Some(InstanceTyping {
+        refusal: typed
+            .exprs
+            .diagnostics
+            .iter()
+            .find(|d| is_error(d))
+            .map(|d| (d.code, d.message.clone())),
+        calls: typed.exprs.instantiations.clone(),
+    })
 }
