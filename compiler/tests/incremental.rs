@@ -250,5 +250,9 @@ fn an_integer_instance_is_typed_once_for_all_its_callers() {
     assert_eq!(runs(&db, "integer_instance"), 1);
     file.set_text(&mut db).to(callers("y += x"));
     assert_eq!(refused(&db), 2);
-    assert_eq!(runs(&db, "integer_instance"), 0, "the callee did not change");
+    assert_eq!(
+        runs(&db, "integer_instance"),
+        0,
+        "the callee did not change"
+    );
 }

@@ -7,6 +7,7 @@ use nilang_runtime::ndarray::{Array2, ShapeBuilder};
 use nilang_runtime::sprs::TriMat;
 
 fn main() -> Result<(), nilang_runtime::Error> {
+    end_quietly_on_a_closed_pipe();
     // The Bessel function of the first kind, J_2(1.0) (seed 000, section 4.1).
     let (v, z) = (2, 1.0_f64);
     let mut out = 0.0_f64;
@@ -105,4 +106,16 @@ fn main() -> Result<(), nilang_runtime::Error> {
     complex::uncall_complex_log(&mut y, x)?;
     println!("            uncalled: {y}");
     Ok(())
+}
+
+/// A reader that stops reading (`| head`) ends the demo as SIGPIPE ends
+/// other programs, quietly, instead of with a panic of `println!` on the
+/// closed pipe (Rust starts programs with the signal ignored).
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's action to its default, before any thread
+    // starts, has no precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

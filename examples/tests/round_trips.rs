@@ -342,3 +342,30 @@ fn the_build_that_keeps_its_uncomputation_computes_what_the_checked_one_does() {
         assert_eq!(checked.to_bits(), kept.to_bits(), "k = {dims}");
     }
 }
+
+/// README's main job (this package's binary) runs every example and exits
+/// 0; a reader that stops reading (`| head`) ends it quietly, as it ends
+/// other programs, not with a panic of `println!` on the closed pipe.
+#[test]
+fn the_main_job_runs_and_ends_quietly_on_a_closed_pipe() {
+    use std::process::{Command, Stdio};
+    let main = env!("CARGO_BIN_EXE_nilang-examples");
+    let out = Command::new(main).output().expect("the main job runs");
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ibesselj:   J_2(1) = 0.1149034849"));
+    let mut child = Command::new(main)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the main job runs");
+    // Nobody reads what it writes.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the main job ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    }
+}
