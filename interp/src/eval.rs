@@ -1012,6 +1012,9 @@ impl<'db> Interpreter<'db> {
     }
 
     fn integer(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<i64> {
+        if let Some(k) = int_fast(fr, e) {
+            return Ok(k);
+        }
         let v = self.eval(fr, e)?;
         v.as_i64().ok_or_else(|| {
             fr.error(
@@ -1761,6 +1764,12 @@ impl<'db> Interpreter<'db> {
                 steps: SmallVec::new(),
             }),
             Expr::Index { base, indices } => {
+                if let Some((root, k)) = local_element(fr, *base, indices) {
+                    return Ok(Some(Path {
+                        root,
+                        steps: smallvec::smallvec![Step::At(k)],
+                    }));
+                }
                 let Some(mut p) = self.path(fr, *base)? else {
                     return Ok(None);
                 };
@@ -1923,8 +1932,26 @@ impl<'db> Interpreter<'db> {
     fn eval(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
         match &fr.body.expr(e).kind {
             // A leaf recurses no further: no stack check.
-            Expr::Local(l) if !matches!(fr.locals[*l], Value::Moved) => Ok(fr.locals[*l].clone()),
+            Expr::Local(l) if !matches!(fr.locals[*l], Value::Moved) => {
+                Ok(fr.locals[*l].read_copy())
+            }
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => self.eval_inner(fr, e),
+            Expr::Binary { .. }
+                if fr.body.expr(e).ty == Ty::Scalar(Scalar::I64)
+                    && let Some(k) = int_fast(fr, e) =>
+            {
+                Ok(Value::int(k))
+            }
+            // An element of a local array at an index `int_fast` computes,
+            // in range (`eval_inner` reports one out of range).
+            Expr::Index { base, indices }
+                if let Some((l, k)) = local_element(fr, *base, indices) =>
+            {
+                match &fr.locals[l] {
+                    Value::Array(items) => Ok(items[k].read_copy()),
+                    _ => unreachable!("local_element finds arrays"),
+                }
+            }
             _ => nilang_syntax::stack::deep(|| self.eval_inner(fr, e)),
         }
     }
@@ -2039,7 +2066,7 @@ impl<'db> Interpreter<'db> {
                             let (base_span, len) = (body.expr(*base).span, items.len());
                             return Err(index_error(fr, base_span, *i, k, len, "element"));
                         }
-                        return Ok(items[k as usize - 1].clone());
+                        return Ok(items[k as usize - 1].read_copy());
                     }
                 }
                 let at = self.eval(fr, *base)?;
@@ -2296,6 +2323,58 @@ type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 /// `v` as a number of type `to`, if `to` holds it exactly.
 /// The shape of an array (`4`) or a matrix (`(3, 3)`) as the generated
 /// code prints it, and whether it has two dimensions.
+/// An integer expression of `i64` locals and literals under `+`, `-`,
+/// `*`, `÷` and `%` (the index arithmetic of array programs), computed
+/// without making a [`Value`] of each step: what [`Interpreter::eval`] and
+/// `ops::binary` give for it. `None` for anything else, and for a step
+/// they refuse (a division by zero), which the caller then evaluates as
+/// any expression: this only reads, so falling back costs time, not
+/// meaning.
+fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
+    let data = fr.body.expr(e);
+    match &data.kind {
+        Expr::Local(l) => match fr.locals[*l] {
+            Value::Int(x, Scalar::I64) => Some(x),
+            _ => None,
+        },
+        // As `eval_inner` reads a literal: an `i64` unless typed as
+        // another number.
+        Expr::Int(v) => match &data.ty {
+            Ty::Scalar(Scalar::I64 | Scalar::Bool) => Some(*v),
+            Ty::Scalar(_) => None,
+            _ => Some(*v),
+        },
+        Expr::Binary { op, lhs, rhs } => {
+            let p = int_fast(fr, *lhs)?;
+            let q = int_fast(fr, *rhs)?;
+            match op {
+                BinaryOp::Add => Some(p.wrapping_add(q)),
+                BinaryOp::Sub => Some(p.wrapping_sub(q)),
+                BinaryOp::Mul => Some(p.wrapping_mul(q)),
+                BinaryOp::IntDiv => p.checked_div(q),
+                BinaryOp::Rem => p.checked_rem(q),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `x[i]` of a local array `x` whose index [`int_fast`] computes and is in
+/// range: the local and the 0-based index. `None` for anything else (an
+/// index out of range included), which the general path then reads and
+/// reports.
+fn local_element(fr: &Frame<'_>, base: ExprId, indices: &[Index]) -> Option<(LocalId, usize)> {
+    let (Expr::Local(l), [Index::At(i)]) = (&fr.body.expr(base).kind, indices) else {
+        return None;
+    };
+    let Value::Array(items) = &fr.locals[*l] else {
+        return None;
+    };
+    let k = int_fast(fr, *i)?;
+    (k >= 1 && k as u64 <= items.len() as u64).then(|| (*l, k as usize - 1))
+}
+
 fn shape(v: &Value) -> Option<(String, bool)> {
     match v {
         Value::Array(items) => Some((items.len().to_string(), false)),
@@ -2452,7 +2531,7 @@ fn read_in(root: &Value, steps: &[Step]) -> Option<Value> {
             _ => return None,
         };
     }
-    Some(v.clone())
+    Some(v.read_copy())
 }
 
 /// The value at `steps` moved out of `root` (copied for a column or a

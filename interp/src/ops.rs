@@ -129,7 +129,7 @@ fn cdiv(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
 /// [`binary`] of two `f64`s or two `i64`s, the most frequent operands,
 /// without its promotion (`None` for any other operands or operator, which
 /// [`binary`] then computes). Gives what [`binary`] gives.
-#[inline]
+#[inline(always)]
 pub fn binary_fast(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
     use BinaryOp::*;
     Some(match (a, b) {

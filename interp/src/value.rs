@@ -56,6 +56,19 @@ pub enum Value {
 }
 
 impl Value {
+    /// A copy of this value for a read: a number is copied without a call
+    /// of `clone` (the most frequent reads), anything else cloned (a
+    /// reference count bumped).
+    #[inline(always)]
+    pub fn read_copy(&self) -> Value {
+        match *self {
+            Value::F64(x) => Value::F64(x),
+            Value::Int(x, s) => Value::Int(x, s),
+            Value::Bool(b) => Value::Bool(b),
+            _ => self.clone(),
+        }
+    }
+
     pub fn int(v: i64) -> Value {
         Value::Int(v, Scalar::I64)
     }
