@@ -119,6 +119,8 @@ pub struct Interpreter<'db> {
     /// What each function's runs read of the analysis, looked up once.
     functions: FxHashMap<FnId<'db>, Rc<FnInfo<'db>>>,
     depth: usize,
+    /// How deeply the expression being evaluated is nested (`eval`).
+    nesting: u32,
     files: FxHashMap<SourceFile, Rc<FileInfo>>,
     /// The 1-based index of the kernel invocation being run
     /// ([`Interpreter::launch`]): what `global_index()` reads.
@@ -144,7 +146,7 @@ struct Frame<'db> {
     grads: Option<Vec<Value>>,
     /// Inside a `@tape` loop: overwrites and branches are recorded.
     taping: bool,
-    generics: FxHashMap<String, Ty>,
+    generics: Generics<'db>,
     checks: bool,
     offset: u32,
     file: Rc<FileInfo>,
@@ -192,6 +194,7 @@ impl<'db> Interpreter<'db> {
             tape: Vec::new(),
             functions: FxHashMap::default(),
             depth: 0,
+            nesting: 0,
             files: FxHashMap::default(),
             invocation: None,
         }
@@ -293,7 +296,7 @@ impl<'db> Interpreter<'db> {
         // them (`0.0` for `out!::T` makes `T` an `f64`); the arguments are
         // then converted to the parameters' types (`[1, 2]` for `x::[T]`
         // becomes `[1.0, 2.0]`), as a Rust caller would have to write them.
-        let mut generics = FxHashMap::default();
+        let mut generics = Generics::default();
         for ((_, ty), v) in params.iter().zip(&args) {
             if !matches!(ty, Ty::Generic(_)) || v.is_number() {
                 bind_generics(ty, v, &mut generics);
@@ -379,7 +382,7 @@ impl<'db> Interpreter<'db> {
         let mut frame = Frame {
             body,
             locals: vec![Value::Moved; body.locals.len()],
-            generics: FxHashMap::default(),
+            generics: Generics::default(),
             checks: true,
             offset: info.offset,
             file: info.file.clone(),
@@ -1937,7 +1940,7 @@ impl<'db> Interpreter<'db> {
             }
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => self.eval_inner(fr, e),
             Expr::Binary { .. }
-                if fr.body.expr(e).ty == Ty::Scalar(Scalar::I64)
+                if matches!(fr.body.expr(e).ty, Ty::Scalar(Scalar::I64))
                     && let Some(k) = int_fast(fr, e) =>
             {
                 Ok(Value::int(k))
@@ -1952,7 +1955,19 @@ impl<'db> Interpreter<'db> {
                     _ => unreachable!("local_element finds arrays"),
                 }
             }
-            _ => nilang_syntax::stack::deep(|| self.eval_inner(fr, e)),
+            // The stack is checked (a call into `stacker`) every eighth
+            // level of nesting only: a few frames of `eval_inner` are far
+            // less than `deep`'s red zone.
+            _ => {
+                self.nesting += 1;
+                let v = if self.nesting.is_multiple_of(8) {
+                    nilang_syntax::stack::deep(|| self.eval_inner(fr, e))
+                } else {
+                    self.eval_inner(fr, e)
+                };
+                self.nesting -= 1;
+                v
+            }
         }
     }
 
@@ -2731,11 +2746,11 @@ fn fixed_math(
 }
 
 /// Binds the type parameters `ty` mentions to the types of `v`.
-fn bind_generics(ty: &Ty, v: &Value, out: &mut FxHashMap<String, Ty>) {
+fn bind_generics<'t>(ty: &'t Ty, v: &Value, out: &mut Generics<'t>) {
     match (ty, v) {
-        // No key is made (allocated) for a parameter already bound.
-        (Ty::Generic(n), v) if !out.contains_key(n) => {
-            out.insert(n.clone(), v.ty());
+        // The first binding stands.
+        (Ty::Generic(n), v) if out.get(n).is_none() => {
+            out.0.push((n, v.ty()));
         }
         (Ty::Generic(_), _) => {}
         (Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _), Value::Array(items)) => {
@@ -2754,8 +2769,10 @@ fn bind_generics(ty: &Ty, v: &Value, out: &mut FxHashMap<String, Ty>) {
             }
         }
         (Ty::Constructed(Ctor::Stack, args), Value::Stack(_, elem)) => {
-            if let Some(Ty::Generic(n)) = args.first() {
-                out.entry(n.clone()).or_insert_with(|| (**elem).clone());
+            if let Some(Ty::Generic(n)) = args.first()
+                && out.get(n).is_none()
+            {
+                out.0.push((n, (**elem).clone()));
             }
         }
         (Ty::Struct { fields, .. }, Value::Struct { fields: values, .. }) => {
@@ -2776,8 +2793,20 @@ fn element_type(ty: &Ty) -> Option<&Ty> {
     }
 }
 
+/// The types a call binds its type parameters to, by name: a function
+/// has few (most one), so a short list kept inline, with no allocation
+/// for a call, where a hash map allocated a table and a key for each.
+#[derive(Default)]
+struct Generics<'t>(SmallVec<[(&'t str, Ty); 2]>);
+
+impl Generics<'_> {
+    fn get(&self, name: &str) -> Option<&Ty> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+}
+
 /// `ty` with the bound type parameters put in.
-fn resolve_generics(ty: &Ty, generics: &FxHashMap<String, Ty>) -> Ty {
+fn resolve_generics(ty: &Ty, generics: &Generics<'_>) -> Ty {
     match ty {
         Ty::Generic(n) => generics.get(n).cloned().unwrap_or_else(|| ty.clone()),
         Ty::Slice(t) => Ty::Slice(Box::new(resolve_generics(t, generics))),
