@@ -1105,7 +1105,11 @@ impl<'db> Interpreter<'db> {
         let early = if broadcast {
             None
         } else {
-            Some(self.eval(fr, value)?)
+            let v = self.eval(fr, value)?;
+            if fr.grads.is_none() && update_in_place(fr, target, bop, &v) {
+                return Ok(());
+            }
+            Some(v)
         };
         let path = self.path(fr, target)?.ok_or_else(|| {
             fr.error(
@@ -1945,6 +1949,13 @@ impl<'db> Interpreter<'db> {
             {
                 Ok(Value::int(k))
             }
+            // `identity(x)` (and `value`, `unwrap`) is `x`, whatever it
+            // is (`pure::call`), without the general call's list of values.
+            Expr::Pure {
+                func: PureFn::Identity | PureFn::Value | PureFn::Unwrap,
+                args,
+                broadcast: false,
+            } if args.len() == 1 => self.eval(fr, args[0]),
             // An element of a local array at an index `int_fast` computes,
             // in range (`eval_inner` reports one out of range).
             Expr::Index { base, indices }
@@ -2147,6 +2158,9 @@ impl<'db> Interpreter<'db> {
                 let l = self.eval(fr, *lhs)?;
                 let r = self.eval(fr, *rhs)?;
                 if let Some(v) = ops::binary_fast(*op, &l, &r) {
+                    return Ok(v);
+                }
+                if let Some(v) = ops::binary_promoted(*op, &l, &r) {
                     return Ok(v);
                 }
                 self.binary(fr, *op, l, r, span)?
@@ -2372,6 +2386,41 @@ fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
             }
         }
         _ => None,
+    }
+}
+
+/// `x op= v` of a number local `x`, or of an element `x[i]` of a local
+/// array ([`local_element`]), when the place and `v` are both `f64` or both
+/// `i64` and `ops::binary_fast` computes it: done where the number is, as
+/// the general path (a path, a read, `updated`, a write) would leave it.
+/// `false` when it does not apply, and then nothing changed.
+fn update_in_place(fr: &mut Frame<'_>, target: ExprId, op: BinaryOp, v: &Value) -> bool {
+    let body = fr.body;
+    let slot = match &body.expr(target).kind {
+        Expr::Local(l) => &mut fr.locals[*l],
+        Expr::Index { base, indices } => match local_element(fr, *base, indices) {
+            Some((l, k)) => match &mut fr.locals[l] {
+                Value::Array(items)
+                    if matches!(
+                        (&items[k], v),
+                        (Value::F64(_), Value::F64(_))
+                            | (Value::Int(_, Scalar::I64), Value::Int(_, Scalar::I64))
+                    ) =>
+                {
+                    &mut Rc::make_mut(items)[k]
+                }
+                _ => return false,
+            },
+            None => return false,
+        },
+        _ => return false,
+    };
+    match ops::binary_fast(op, slot, v) {
+        Some(new) => {
+            *slot = new;
+            true
+        }
+        None => false,
     }
 }
 

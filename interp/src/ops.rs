@@ -160,6 +160,35 @@ pub fn binary_fast(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
     })
 }
 
+/// [`binary`] of an `i64` and an `f64` (either way round) under `+`, `-`,
+/// `*` and `/`, and of an `f64` to an `i64` or `f64` power: computed in
+/// `f64`, as [`binary`] promotes them (`k * x` with a counter `k`, `x ^ 2`).
+/// `None` for anything else. Not for an update (`updated`), whose result
+/// keeps the place's type.
+#[inline(always)]
+pub fn binary_promoted(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
+    use BinaryOp::*;
+    let (p, q) = match (a, b) {
+        (Value::F64(p), Value::Int(q, Scalar::I64)) if op == Pow => {
+            return Some(Value::F64(match i32::try_from(*q) {
+                Ok(n) => p.powi(n),
+                Err(_) => p.powf(*q as f64),
+            }));
+        }
+        (Value::F64(p), Value::F64(q)) if op == Pow => return Some(Value::F64(p.powf(*q))),
+        (Value::Int(p, Scalar::I64), Value::F64(q)) => (*p as f64, *q),
+        (Value::F64(p), Value::Int(q, Scalar::I64)) => (*p, *q as f64),
+        _ => return None,
+    };
+    Some(Value::F64(match op {
+        Add => p + q,
+        Sub => p - q,
+        Mul => p * q,
+        Div => p / q,
+        _ => return None,
+    }))
+}
+
 pub fn binary(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, String> {
     use BinaryOp::*;
     if let (Or | And, Value::Bool(x), Value::Bool(y)) = (op, a, b) {
