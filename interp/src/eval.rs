@@ -318,8 +318,9 @@ impl<'db> Interpreter<'db> {
         if let Some(info) = self.functions.get(&f) {
             return info.clone();
         }
+        let body = db::function_body(self.db, f).as_ref();
         let info = Rc::new(FnInfo {
-            body: db::function_body(self.db, f).as_ref(),
+            body,
             offset: db::function_offset(self.db, f),
             file: self.file(f.file(self.db)),
             mutated: db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default(),
@@ -352,6 +353,23 @@ impl<'db> Interpreter<'db> {
         direction: Direction,
         call_site: Option<Site>,
     ) -> R<(Vec<Value>, Option<Vec<Value>>)> {
+        let info = self.info(f);
+        self.invoke_as(f, &info, args, grads, kwargs, direction, call_site)
+    }
+
+    /// [`Interpreter::invoke`] with what the run reads of `f` looked up
+    /// already (a call statement has it).
+    #[allow(clippy::too_many_arguments)]
+    fn invoke_as(
+        &mut self,
+        f: FnId<'db>,
+        info: &FnInfo<'db>,
+        args: Vec<Value>,
+        grads: Option<Vec<Value>>,
+        kwargs: Vec<(String, Value)>,
+        direction: Direction,
+        call_site: Option<Site>,
+    ) -> R<(Vec<Value>, Option<Vec<Value>>)> {
         let unsupported = |what: String| RunError {
             location: call_site.as_ref().map(Site::location).unwrap_or(Location {
                 file: String::new(),
@@ -363,7 +381,6 @@ impl<'db> Interpreter<'db> {
             expected: "a function the analysis accepted".into(),
             found: "none".into(),
         };
-        let info = self.info(f);
         let Some(body) = info.body else {
             return Err(Box::new(unsupported(format!(
                 "`{}` has no body",
@@ -379,9 +396,15 @@ impl<'db> Interpreter<'db> {
                 ))
             }));
         }
+        // The parameters are usually the body's first locals: then the
+        // arguments' vector becomes the frame's locals (no second vector
+        // and no moves), and the locals, cut back to the parameters, the
+        // values returned.
+        let leading =
+            args.len() == body.params.len() && body.params.iter().enumerate().all(|(i, &l)| l == i);
         let mut frame = Frame {
             body,
-            locals: vec![Value::Moved; body.locals.len()],
+            locals: Vec::new(),
             generics: Generics::default(),
             checks: true,
             offset: info.offset,
@@ -391,9 +414,17 @@ impl<'db> Interpreter<'db> {
                 .map(|_| vec![Value::Moved; body.locals.len()]),
             taping: false,
         };
-        for (&l, v) in body.params.iter().zip(args) {
-            bind_generics(&body.local(l).ty, &v, &mut frame.generics);
-            frame.locals[l] = v;
+        for (&l, v) in body.params.iter().zip(&args) {
+            bind_generics(&body.local(l).ty, v, &mut frame.generics);
+        }
+        if leading {
+            frame.locals = args;
+            frame.locals.resize(body.locals.len(), Value::Moved);
+        } else {
+            frame.locals = vec![Value::Moved; body.locals.len()];
+            for (&l, v) in body.params.iter().zip(args) {
+                frame.locals[l] = v;
+            }
         }
         if let (Some(store), Some(grads)) = (&mut frame.grads, grads) {
             for (&l, g) in body.params.iter().zip(grads) {
@@ -417,11 +448,16 @@ impl<'db> Interpreter<'db> {
         });
         self.depth -= 1;
         ran?;
-        let values = body
-            .params
-            .iter()
-            .map(|&l| std::mem::take(&mut frame.locals[l]))
-            .collect();
+        let values = if leading {
+            let mut values = std::mem::take(&mut frame.locals);
+            values.truncate(body.params.len());
+            values
+        } else {
+            body.params
+                .iter()
+                .map(|&l| std::mem::take(&mut frame.locals[l]))
+                .collect()
+        };
         let grads = frame.grads.as_mut().map(|store| {
             body.params
                 .iter()
@@ -987,30 +1023,38 @@ impl<'db> Interpreter<'db> {
         let count = if (s > 0 && a > b) || (s < 0 && a < b) {
             0
         } else {
-            ((b as i128 - a as i128) / s as i128) as i64 + 1
+            // (A step of 1 needs no 128-bit division.)
+            let width = b as i128 - a as i128;
+            (if s == 1 { width } else { width / s as i128 }) as i64 + 1
         };
         let backwards = reversed != (dir == Direction::Backward);
         for k in 0..count {
             let k = if backwards { count - 1 - k } else { k };
-            fr.locals[var] = Value::int(a + k * s);
-            self.block(fr, inner, dir)?;
-            if fr.checks {
-                let now = bounds(self, fr)?;
-                if now != (a, s, b) {
-                    return Err(fr.error(
-                        span,
-                        Check::ForBounds,
-                        format!(
-                            "the range of `for {}` must not change in its body",
-                            fr.body.local(var).name
-                        ),
-                        format!("({a}, {s}, {b})"),
-                        format!("({}, {}, {})", now.0, now.1, now.2),
-                    ));
-                }
+            // Written into the counter where it is (a new `Value` built
+            // and copied in costs a store-forwarding stall per iteration).
+            match &mut fr.locals[var] {
+                Value::Int(x, Scalar::I64) => *x = a + k * s,
+                slot => *slot = Value::int(a + k * s),
             }
+            self.block(fr, inner, dir)?;
         }
         fr.locals[var] = Value::Moved;
+        // Once, after the loop, as the generated code checks it.
+        if fr.checks {
+            let now = bounds(self, fr)?;
+            if now != (a, s, b) {
+                return Err(fr.error(
+                    span,
+                    Check::ForBounds,
+                    format!(
+                        "the range of `for {}` must not change in its body",
+                        fr.body.local(var).name
+                    ),
+                    format!("({a}, {s}, {b})"),
+                    format!("({}, {}, {})", now.0, now.1, now.2),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -1404,7 +1448,7 @@ impl<'db> Interpreter<'db> {
         let info = self.info(f);
         let mutated = &info.mutated;
         let mut given = args.iter();
-        let slots: SmallVec<[Result<ExprId, Value>; 4]> = match captured {
+        let slots: SmallVec<[Result<ExprId, Value>; 8]> = match captured {
             None => args.iter().map(|&a| Ok(a)).collect(),
             Some((captured, _)) => {
                 let mut slots = SmallVec::with_capacity(captured.len());
@@ -1425,8 +1469,11 @@ impl<'db> Interpreter<'db> {
                 slots
             }
         };
-        let mut paths: SmallVec<[Option<Path>; 4]> = SmallVec::with_capacity(slots.len());
-        let mut values = Vec::with_capacity(slots.len());
+        let mut paths: SmallVec<[Option<Path>; 8]> = SmallVec::with_capacity(slots.len());
+        // As long as the callee's locals: the callee's frame takes it over
+        // (`invoke`).
+        let mut values =
+            Vec::with_capacity(info.body.map_or(0, |b| b.locals.len()).max(slots.len()));
         // In a gradient run, the arguments the callee only reads: it adds
         // to their adjoints, which go back to the places or expressions.
         let mut read_only: Vec<(usize, ExprId, Option<Path>)> = Vec::new();
@@ -1488,7 +1535,7 @@ impl<'db> Interpreter<'db> {
             ),
             false => None,
         };
-        let (results, grads) = self.invoke(f, values, grads, kw, dir, Some(at))?;
+        let (results, grads) = self.invoke_as(f, &info, values, grads, kw, dir, Some(at))?;
         for (path, v) in paths.iter().zip(results) {
             if let Some(p) = path {
                 self.write(fr, p, v, span)?;
@@ -2360,6 +2407,28 @@ type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 /// any expression: this only reads, so falling back costs time, not
 /// meaning.
 fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
+    match &fr.body.expr(e).kind {
+        Expr::Binary { op, lhs, rhs } => {
+            let p = int_operand(fr, *lhs)?;
+            let q = int_operand(fr, *rhs)?;
+            match op {
+                BinaryOp::Add => Some(p.wrapping_add(q)),
+                BinaryOp::Sub => Some(p.wrapping_sub(q)),
+                BinaryOp::Mul => Some(p.wrapping_mul(q)),
+                BinaryOp::IntDiv => p.checked_div(q),
+                BinaryOp::Rem => p.checked_rem(q),
+                _ => None,
+            }
+        }
+        _ => int_operand(fr, e),
+    }
+}
+
+/// [`int_fast`] of an operand: a local or a literal read here (inlined
+/// into the operator, without a call and a dispatch of its own), an
+/// operator by `int_fast`.
+#[inline(always)]
+fn int_operand(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
     let data = fr.body.expr(e);
     match &data.kind {
         Expr::Local(l) => match fr.locals[*l] {
@@ -2373,18 +2442,7 @@ fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
             Ty::Scalar(_) => None,
             _ => Some(*v),
         },
-        Expr::Binary { op, lhs, rhs } => {
-            let p = int_fast(fr, *lhs)?;
-            let q = int_fast(fr, *rhs)?;
-            match op {
-                BinaryOp::Add => Some(p.wrapping_add(q)),
-                BinaryOp::Sub => Some(p.wrapping_sub(q)),
-                BinaryOp::Mul => Some(p.wrapping_mul(q)),
-                BinaryOp::IntDiv => p.checked_div(q),
-                BinaryOp::Rem => p.checked_rem(q),
-                _ => None,
-            }
-        }
+        Expr::Binary { .. } => int_fast(fr, e),
         _ => None,
     }
 }
