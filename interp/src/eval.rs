@@ -1586,6 +1586,24 @@ impl<'db> Interpreter<'db> {
             Direction::Forward => ins,
             Direction::Backward => builtins::instruction(ins.inverse).unwrap_or(ins),
         };
+        // `SWAP(a, b)` of two number locals of one type: exchanged where
+        // they are (the general path reads both, converts each to the
+        // other's type, which is its own, and writes both).
+        if ins.name == "SWAP"
+            && fr.grads.is_none()
+            && let [a, b] = args
+            && let (Expr::Local(a), Expr::Local(b)) =
+                (&fr.body.expr(*a).kind, &fr.body.expr(*b).kind)
+            && a != b
+            && matches!(
+                (&fr.locals[*a], &fr.locals[*b]),
+                (Value::F64(_), Value::F64(_))
+                    | (Value::Int(_, Scalar::I64), Value::Int(_, Scalar::I64))
+            )
+        {
+            fr.locals.swap(*a, *b);
+            return Ok(());
+        }
         let mut paths = Vec::with_capacity(ins.mutates.len());
         for &m in ins.mutates {
             let Some(&a) = args.get(m) else {
@@ -1996,6 +2014,18 @@ impl<'db> Interpreter<'db> {
             {
                 Ok(Value::int(k))
             }
+            // `abs` of an `f64` (`pure::call`'s `real`).
+            Expr::Pure {
+                func: PureFn::Abs,
+                args,
+                broadcast: false,
+            } if args.len() == 1 => match self.eval(fr, args[0])? {
+                Value::F64(x) => Ok(Value::F64(x.abs())),
+                v => {
+                    let span = fr.body.expr(e).span;
+                    self.apply_pure(fr, PureFn::Abs, args, &[v], false, span)
+                }
+            },
             // `identity(x)` (and `value`, `unwrap`) is `x`, whatever it
             // is (`pure::call`), without the general call's list of values.
             Expr::Pure {
@@ -2097,26 +2127,7 @@ impl<'db> Interpreter<'db> {
                 for &a in args {
                     values.push(self.eval(fr, a)?);
                 }
-                if fr.checks
-                    && !*broadcast
-                    && matches!(values.first(), Some(Value::Fixed(_) | Value::ULog(_)))
-                    && let Some(v) = fixed_math(fr, *func, args, &values, span)?
-                {
-                    return Ok(v);
-                }
-                let out = if *broadcast {
-                    pure::broadcast(*func, &values).map(Out::Value)
-                } else {
-                    pure::call(*func, &values)
-                };
-                match out {
-                    Ok(Out::Value(v)) => v,
-                    Ok(Out::Print(text)) => {
-                        self.output.push_str(&text);
-                        Value::Tuple(Rc::new(Vec::new()))
-                    }
-                    Err(f) => return Err(fr.error(span, f.check, f.what, f.expected, f.found)),
-                }
+                self.apply_pure(fr, *func, args, &values, *broadcast, span)?
             }
             Expr::Construct { name, args } => {
                 let mut values = Vec::with_capacity(args.len());
@@ -2224,6 +2235,38 @@ impl<'db> Interpreter<'db> {
             }
             Expr::Missing => return Err(fr.unsupported(span, "an expression the analysis refused")),
         })
+    }
+
+    /// The pure function `func` of the values of its arguments `args`.
+    fn apply_pure(
+        &mut self,
+        fr: &Frame<'db>,
+        func: PureFn,
+        args: &[ExprId],
+        values: &[Value],
+        broadcast: bool,
+        span: Span,
+    ) -> R<Value> {
+        if fr.checks
+            && !broadcast
+            && matches!(values.first(), Some(Value::Fixed(_) | Value::ULog(_)))
+            && let Some(v) = fixed_math(fr, func, args, values, span)?
+        {
+            return Ok(v);
+        }
+        let out = if broadcast {
+            pure::broadcast(func, values).map(Out::Value)
+        } else {
+            pure::call(func, values)
+        };
+        match out {
+            Ok(Out::Value(v)) => Ok(v),
+            Ok(Out::Print(text)) => {
+                self.output.push_str(&text);
+                Ok(Value::Tuple(Rc::new(Vec::new())))
+            }
+            Err(f) => Err(fr.error(span, f.check, f.what, f.expected, f.found)),
+        }
     }
 
     fn binary(&self, fr: &Frame<'db>, op: BinaryOp, l: Value, r: Value, span: Span) -> R<Value> {
@@ -2461,7 +2504,7 @@ fn update_in_place(fr: &mut Frame<'_>, target: ExprId, op: BinaryOp, v: &Value) 
                 Value::Array(items)
                     if matches!(
                         (&items[k], v),
-                        (Value::F64(_), Value::F64(_))
+                        (Value::F64(_), Value::F64(_) | Value::Int(_, Scalar::I64))
                             | (Value::Int(_, Scalar::I64), Value::Int(_, Scalar::I64))
                     ) =>
                 {
@@ -2473,7 +2516,13 @@ fn update_in_place(fr: &mut Frame<'_>, target: ExprId, op: BinaryOp, v: &Value) 
         },
         _ => return false,
     };
-    match ops::binary_fast(op, slot, v) {
+    // An `i64` into an `f64` place is computed in `f64`, as `updated`
+    // promotes it (`anc += identity(k)`); the place keeps its type.
+    let new = match (&*slot, v) {
+        (Value::F64(_), Value::Int(_, Scalar::I64)) => ops::binary_promoted(op, slot, v),
+        _ => ops::binary_fast(op, slot, v),
+    };
+    match new {
         Some(new) => {
             *slot = new;
             true
