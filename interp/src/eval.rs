@@ -2008,33 +2008,16 @@ impl<'db> Interpreter<'db> {
                 Ok(fr.locals[*l].read_copy())
             }
             Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => self.eval_inner(fr, e),
+            // Integer arithmetic and an element of a local array by an
+            // index `int_fast` computes (its depth bounded): no recursion
+            // through `eval`, so no stack check.
             Expr::Binary { .. }
                 if matches!(fr.body.expr(e).ty, Ty::Scalar(Scalar::I64))
                     && let Some(k) = int_fast(fr, e) =>
             {
                 Ok(Value::int(k))
             }
-            // `abs` of an `f64` (`pure::call`'s `real`).
-            Expr::Pure {
-                func: PureFn::Abs,
-                args,
-                broadcast: false,
-            } if args.len() == 1 => match self.eval(fr, args[0])? {
-                Value::F64(x) => Ok(Value::F64(x.abs())),
-                v => {
-                    let span = fr.body.expr(e).span;
-                    self.apply_pure(fr, PureFn::Abs, args, &[v], false, span)
-                }
-            },
-            // `identity(x)` (and `value`, `unwrap`) is `x`, whatever it
-            // is (`pure::call`), without the general call's list of values.
-            Expr::Pure {
-                func: PureFn::Identity | PureFn::Value | PureFn::Unwrap,
-                args,
-                broadcast: false,
-            } if args.len() == 1 => self.eval(fr, args[0]),
-            // An element of a local array at an index `int_fast` computes,
-            // in range (`eval_inner` reports one out of range).
+            // (In range: `eval_inner` reports one out of range.)
             Expr::Index { base, indices }
                 if let Some((l, k)) = local_element(fr, *base, indices) =>
             {
@@ -2043,19 +2026,56 @@ impl<'db> Interpreter<'db> {
                     _ => unreachable!("local_element finds arrays"),
                 }
             }
-            // The stack is checked (a call into `stacker`) every eighth
-            // level of nesting only: a few frames of `eval_inner` are far
-            // less than `deep`'s red zone.
+            // Anything else may nest: the stack is checked (a call into
+            // `stacker`) every eighth level of nesting only, a few frames
+            // being far less than `deep`'s red zone.
             _ => {
                 self.nesting += 1;
                 let v = if self.nesting.is_multiple_of(8) {
-                    nilang_syntax::stack::deep(|| self.eval_inner(fr, e))
+                    nilang_syntax::stack::deep(|| self.eval_nested(fr, e))
                 } else {
-                    self.eval_inner(fr, e)
+                    self.eval_nested(fr, e)
                 };
                 self.nesting -= 1;
                 v
             }
+        }
+    }
+
+    /// [`Interpreter::eval`] of an expression that is not a leaf: the most
+    /// frequent forms computed here without the general path's lists and
+    /// dispatch, each giving what `eval_inner` gives, and falling back to it.
+    fn eval_nested(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
+        let data = fr.body.expr(e);
+        match &data.kind {
+            Expr::Binary { op, lhs, rhs } if !matches!(op, BinaryOp::And | BinaryOp::Or) => {
+                let l = self.eval(fr, *lhs)?;
+                let r = self.eval(fr, *rhs)?;
+                if let Some(v) = ops::binary_fast(*op, &l, &r) {
+                    return Ok(v);
+                }
+                if let Some(v) = ops::binary_promoted(*op, &l, &r) {
+                    return Ok(v);
+                }
+                self.binary(fr, *op, l, r, data.span)
+            }
+            // `abs` of an `f64` (`pure::call`'s `real`).
+            Expr::Pure {
+                func: PureFn::Abs,
+                args,
+                broadcast: false,
+            } if args.len() == 1 => match self.eval(fr, args[0])? {
+                Value::F64(x) => Ok(Value::F64(x.abs())),
+                v => self.apply_pure(fr, PureFn::Abs, args, &[v], false, data.span),
+            },
+            // `identity(x)` (and `value`, `unwrap`) is `x`, whatever it
+            // is (`pure::call`), without the general call's list of values.
+            Expr::Pure {
+                func: PureFn::Identity | PureFn::Value | PureFn::Unwrap,
+                args,
+                broadcast: false,
+            } if args.len() == 1 => self.eval(fr, args[0]),
+            _ => self.eval_inner(fr, e),
         }
     }
 
@@ -2450,10 +2470,18 @@ type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 /// any expression: this only reads, so falling back costs time, not
 /// meaning.
 fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
+    int_nested(fr, e, 0)
+}
+
+/// How deeply [`int_fast`] follows operators: a deeper expression is left
+/// to the general path, whose recursion checks the stack.
+const INT_FAST_DEPTH: u32 = 64;
+
+fn int_nested(fr: &Frame<'_>, e: ExprId, depth: u32) -> Option<i64> {
     match &fr.body.expr(e).kind {
-        Expr::Binary { op, lhs, rhs } => {
-            let p = int_operand(fr, *lhs)?;
-            let q = int_operand(fr, *rhs)?;
+        Expr::Binary { op, lhs, rhs } if depth < INT_FAST_DEPTH => {
+            let p = int_operand(fr, *lhs, depth)?;
+            let q = int_operand(fr, *rhs, depth)?;
             match op {
                 BinaryOp::Add => Some(p.wrapping_add(q)),
                 BinaryOp::Sub => Some(p.wrapping_sub(q)),
@@ -2463,7 +2491,8 @@ fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
                 _ => None,
             }
         }
-        _ => int_operand(fr, e),
+        Expr::Binary { .. } => None,
+        _ => int_operand(fr, e, depth),
     }
 }
 
@@ -2471,7 +2500,7 @@ fn int_fast(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
 /// into the operator, without a call and a dispatch of its own), an
 /// operator by `int_fast`.
 #[inline(always)]
-fn int_operand(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
+fn int_operand(fr: &Frame<'_>, e: ExprId, depth: u32) -> Option<i64> {
     let data = fr.body.expr(e);
     match &data.kind {
         Expr::Local(l) => match fr.locals[*l] {
@@ -2485,7 +2514,7 @@ fn int_operand(fr: &Frame<'_>, e: ExprId) -> Option<i64> {
             Ty::Scalar(_) => None,
             _ => Some(*v),
         },
-        Expr::Binary { .. } => int_fast(fr, e),
+        Expr::Binary { .. } => int_nested(fr, e, depth + 1),
         _ => None,
     }
 }
