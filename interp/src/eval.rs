@@ -2007,7 +2007,9 @@ impl<'db> Interpreter<'db> {
             Expr::Local(l) if !matches!(fr.locals[*l], Value::Moved) => {
                 Ok(fr.locals[*l].read_copy())
             }
-            Expr::Int(_) | Expr::Float(_) | Expr::Bool(_) => self.eval_inner(fr, e),
+            Expr::Int(v) => Ok(int_literal(*v, &fr.body.expr(e).ty)),
+            Expr::Float(v) => Ok(float_literal(*v, &fr.body.expr(e).ty)),
+            Expr::Bool(b) => Ok(Value::Bool(*b)),
             // Integer arithmetic and an element of a local array by an
             // index `int_fast` computes (its depth bounded): no recursion
             // through `eval`, so no stack check.
@@ -2113,17 +2115,8 @@ impl<'db> Interpreter<'db> {
                 }
                 Value::Partial(f.name(self.db).as_str().into(), Rc::new(captured))
             }
-            Expr::Int(v) => match &data.ty {
-                Ty::Scalar(Scalar::F64) => Value::F64(*v as f64),
-                Ty::Scalar(Scalar::F32) => Value::F32(*v as f32),
-                Ty::Scalar(Scalar::Bool) | Ty::Scalar(Scalar::I64) => Value::int(*v),
-                Ty::Scalar(s) => Value::Int(crate::value::wrap(*v, *s), *s),
-                _ => Value::int(*v),
-            },
-            Expr::Float(v) => match &data.ty {
-                Ty::Scalar(Scalar::F32) => Value::F32(*v as f32),
-                _ => Value::F64(*v),
-            },
+            Expr::Int(v) => int_literal(*v, &data.ty),
+            Expr::Float(v) => float_literal(*v, &data.ty),
             Expr::Bool(b) => Value::Bool(*b),
             Expr::Str(s) => Value::Str(s.as_str().into()),
             Expr::Pure {
@@ -2462,6 +2455,27 @@ type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 /// `v` as a number of type `to`, if `to` holds it exactly.
 /// The shape of an array (`4`) or a matrix (`(3, 3)`) as the generated
 /// code prints it, and whether it has two dimensions.
+/// An integer literal as its inferred type reads it.
+#[inline]
+fn int_literal(v: i64, ty: &Ty) -> Value {
+    match ty {
+        Ty::Scalar(Scalar::F64) => Value::F64(v as f64),
+        Ty::Scalar(Scalar::F32) => Value::F32(v as f32),
+        Ty::Scalar(Scalar::Bool) | Ty::Scalar(Scalar::I64) => Value::int(v),
+        Ty::Scalar(s) => Value::Int(crate::value::wrap(v, *s), *s),
+        _ => Value::int(v),
+    }
+}
+
+/// A float literal as its inferred type reads it.
+#[inline]
+fn float_literal(v: f64, ty: &Ty) -> Value {
+    match ty {
+        Ty::Scalar(Scalar::F32) => Value::F32(v as f32),
+        _ => Value::F64(v),
+    }
+}
+
 /// An integer expression of `i64` locals and literals under `+`, `-`,
 /// `*`, `÷` and `%` (the index arithmetic of array programs), computed
 /// without making a [`Value`] of each step: what [`Interpreter::eval`] and
