@@ -2051,15 +2051,7 @@ impl<'db> Interpreter<'db> {
         let data = fr.body.expr(e);
         match &data.kind {
             Expr::Binary { op, lhs, rhs } if !matches!(op, BinaryOp::And | BinaryOp::Or) => {
-                let l = self.eval(fr, *lhs)?;
-                let r = self.eval(fr, *rhs)?;
-                if let Some(v) = ops::binary_fast(*op, &l, &r) {
-                    return Ok(v);
-                }
-                if let Some(v) = ops::binary_promoted(*op, &l, &r) {
-                    return Ok(v);
-                }
-                self.binary(fr, *op, l, r, data.span)
+                self.operator(fr, *op, *lhs, *rhs, data.span)
             }
             // `abs` of an `f64` (`pure::call`'s `real`).
             Expr::Pure {
@@ -2226,15 +2218,7 @@ impl<'db> Interpreter<'db> {
                     }
                     return Ok(Value::Bool(self.condition(fr, *rhs)?));
                 }
-                let l = self.eval(fr, *lhs)?;
-                let r = self.eval(fr, *rhs)?;
-                if let Some(v) = ops::binary_fast(*op, &l, &r) {
-                    return Ok(v);
-                }
-                if let Some(v) = ops::binary_promoted(*op, &l, &r) {
-                    return Ok(v);
-                }
-                self.binary(fr, *op, l, r, span)?
+                self.operator(fr, *op, *lhs, *rhs, span)?
             }
             Expr::Tuple(items) => {
                 let mut values = Vec::with_capacity(items.len());
@@ -2248,6 +2232,28 @@ impl<'db> Interpreter<'db> {
             }
             Expr::Missing => return Err(fr.unsupported(span, "an expression the analysis refused")),
         })
+    }
+
+    /// `lhs op rhs` of an operator other than `&&` and `||`: two numbers
+    /// of one type, or an `i64` with an `f64`, without `binary`'s general
+    /// path.
+    fn operator(
+        &mut self,
+        fr: &mut Frame<'db>,
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+        span: Span,
+    ) -> R<Value> {
+        let l = self.eval(fr, lhs)?;
+        let r = self.eval(fr, rhs)?;
+        if let Some(v) = ops::binary_fast(op, &l, &r) {
+            return Ok(v);
+        }
+        if let Some(v) = ops::binary_promoted(op, &l, &r) {
+            return Ok(v);
+        }
+        self.binary(fr, op, l, r, span)
     }
 
     /// The pure function `func` of the values of its arguments `args`.
