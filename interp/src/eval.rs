@@ -546,7 +546,19 @@ impl<'db> Interpreter<'db> {
                 stop,
                 reversed,
                 body: inner,
-            } => self.for_loop(fr, *var, *start, *step, *stop, *reversed, inner, dir, span),
+                range,
+                range_text,
+            } => self.for_loop(
+                fr,
+                *var,
+                *start,
+                *step,
+                *stop,
+                *reversed,
+                inner,
+                dir,
+                (*range, range_text),
+            ),
             Stmt::Block(stmts) => self.block(fr, stmts, dir),
             Stmt::Inverse(inner) => self.stmt(fr, *inner, dir.flip()),
             Stmt::Routine(inner) => self.stmt(fr, *inner, dir),
@@ -994,8 +1006,16 @@ impl<'db> Interpreter<'db> {
         reversed: bool,
         inner: &[StmtId],
         dir: Direction,
-        span: Span,
+        (range, range_text): (Span, &str),
     ) -> R<()> {
+        let backwards = reversed != (dir == Direction::Backward);
+        // The range as the generated code's messages print it: reversed
+        // where the loop runs last value first (in an uncall, or in the
+        // uncomputation of a routine).
+        let shown = || match backwards {
+            true => format!("reverse({range_text})"),
+            false => range_text.to_string(),
+        };
         let bounds = |this: &mut Self, fr: &mut Frame<'db>| -> R<(i64, i64, i64)> {
             let a = this.integer(fr, start)?;
             let s = match step {
@@ -1006,28 +1026,25 @@ impl<'db> Interpreter<'db> {
             Ok((a, s, b))
         };
         let (a, s, b) = bounds(self, fr)?;
-        if s == 0 {
-            let text = fr.text(span);
+        // Checked as the generated code checks it; unchecked, a step of 0
+        // runs no iteration, as there.
+        if s == 0 && fr.checks {
             return Err(fr.error(
-                span,
+                range,
                 Check::ForStep,
-                format!(
-                    "the step of `{}` must not be 0",
-                    text.lines().next().unwrap_or("")
-                ),
+                format!("the step of `{}` must not be 0", shown()),
                 "a step other than 0".into(),
                 "0".into(),
             ));
         }
         // The values in order, as a count from `a`.
-        let count = if (s > 0 && a > b) || (s < 0 && a < b) {
+        let count = if s == 0 || (s > 0 && a > b) || (s < 0 && a < b) {
             0
         } else {
             // (A step of 1 needs no 128-bit division.)
             let width = b as i128 - a as i128;
             (if s == 1 { width } else { width / s as i128 }) as i64 + 1
         };
-        let backwards = reversed != (dir == Direction::Backward);
         for k in 0..count {
             let k = if backwards { count - 1 - k } else { k };
             // Written into the counter where it is (a new `Value` built
@@ -1044,11 +1061,11 @@ impl<'db> Interpreter<'db> {
             let now = bounds(self, fr)?;
             if now != (a, s, b) {
                 return Err(fr.error(
-                    span,
+                    range,
                     Check::ForBounds,
                     format!(
-                        "the range of `for {}` must not change in its body",
-                        fr.body.local(var).name
+                        "the range `{}` must not change while the loop runs",
+                        shown()
                     ),
                     format!("({a}, {s}, {b})"),
                     format!("({}, {}, {})", now.0, now.1, now.2),

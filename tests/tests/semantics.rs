@@ -98,6 +98,35 @@ fn a_zero_step_is_an_error_not_an_empty_loop() {
     assert_eq!(x, 3.0);
 }
 
+/// The interpreter stops at the same check with the same message as the
+/// generated code: forwards, and in the uncall, where the range runs last
+/// value first and is shown as `reverse(…)`.
+#[test]
+fn the_interpreter_reports_a_zero_step_as_the_generated_code_does() {
+    use nilang_compiler::db::{self, RootDatabase, SourceFile};
+    use nilang_interp::{Direction, Error, Interpreter, Value};
+    let (mut x, mut y) = (0.0, 0.0);
+    let forward = s::for_with_step(&mut x, 0).unwrap_err().to_string();
+    let uncall = s::uncall_for_with_step(&mut y, 0).unwrap_err().to_string();
+    assert!(uncall.contains("the step of `reverse(1:s:5)`"), "{uncall}");
+    let db = RootDatabase::default();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/nil/semantics.nil");
+    let file = SourceFile::new(
+        &db,
+        "tests/nil/semantics.nil".into(),
+        std::fs::read_to_string(path).unwrap(),
+    );
+    let project = db::project_with_std(&db, vec![file], Vec::new());
+    for (direction, generated) in [(Direction::Forward, forward), (Direction::Backward, uncall)] {
+        let mut interp = Interpreter::new(&db, project);
+        let args = vec![Value::F64(0.0), Value::int(0)];
+        match interp.call("for_with_step", args, direction) {
+            Err(Error::Run(e)) => assert_eq!(e.to_string(), generated, "{direction:?}"),
+            other => panic!("{direction:?}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn an_implicit_deallocation_points_at_the_end_of_its_block() {
     let mut x = 1.0;

@@ -203,6 +203,12 @@ pub enum Stmt<'db> {
         stop: ExprId,
         reversed: bool,
         body: Vec<StmtId>,
+        /// Where the range is: the run-time checks of the range report
+        /// here, as the generated code's do.
+        range: Span,
+        /// The range as the backends print it in those checks' messages,
+        /// without `reverse(…)` (`printer::range_text`).
+        range_text: String,
     },
     Block(Vec<StmtId>),
     Inverse(StmtId),
@@ -442,6 +448,11 @@ impl<'db> Lower<'_, '_, 'db> {
                         stop,
                         reversed: range.reversed,
                         body,
+                        range: range.span,
+                        range_text: crate::printer::range_text(&crate::ast::Range {
+                            reversed: false,
+                            ..range.clone()
+                        }),
                     },
                     None => Stmt::Block(body),
                 }
