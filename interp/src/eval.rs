@@ -2475,9 +2475,6 @@ impl<'db> Interpreter<'db> {
 /// matrix's shape.
 type Parts = Option<(Rc<Vec<Value>>, Option<(usize, usize)>)>;
 
-/// `v` as a number of type `to`, if `to` holds it exactly.
-/// The shape of an array (`4`) or a matrix (`(3, 3)`) as the generated
-/// code prints it, and whether it has two dimensions.
 /// An integer literal as its inferred type reads it.
 #[inline]
 fn int_literal(v: i64, ty: &Ty) -> Value {
@@ -2544,12 +2541,9 @@ fn int_operand(fr: &Frame<'_>, e: ExprId, depth: u32) -> Option<i64> {
             Value::Int(x, Scalar::I64) => Some(x),
             _ => None,
         },
-        // As `eval_inner` reads a literal: an `i64` unless typed as
-        // another number.
-        Expr::Int(v) => match &data.ty {
-            Ty::Scalar(Scalar::I64 | Scalar::Bool) => Some(*v),
-            Ty::Scalar(_) => None,
-            _ => Some(*v),
+        Expr::Int(v) => match int_literal(*v, &data.ty) {
+            Value::Int(x, Scalar::I64) => Some(x),
+            _ => None,
         },
         Expr::Binary { .. } => int_nested(fr, e, depth + 1),
         _ => None,
@@ -2558,43 +2552,38 @@ fn int_operand(fr: &Frame<'_>, e: ExprId, depth: u32) -> Option<i64> {
 
 /// `x op= v` of a number local `x`, or of an element `x[i]` of a local
 /// array ([`local_element`]), when the place and `v` are both `f64` or both
-/// `i64` and `ops::binary_fast` computes it: done where the number is, as
-/// the general path (a path, a read, `updated`, a write) would leave it.
-/// `false` when it does not apply, and then nothing changed.
+/// `i64` (`ops::binary_fast`), or an `f64` place takes an `i64` (computed
+/// in `f64`, as `updated` promotes it: `anc += identity(k)`): done where
+/// the number is, as the general path (a path, a read, `updated`, a write)
+/// would leave it. `false` when it does not apply, and then nothing
+/// changed (a shared array is not copied).
 fn update_in_place(fr: &mut Frame<'_>, target: ExprId, op: BinaryOp, v: &Value) -> bool {
-    let body = fr.body;
-    let slot = match &body.expr(target).kind {
-        Expr::Local(l) => &mut fr.locals[*l],
+    let (local, element) = match &fr.body.expr(target).kind {
+        Expr::Local(l) => (*l, None),
         Expr::Index { base, indices } => match local_element(fr, *base, indices) {
-            Some((l, k)) => match &mut fr.locals[l] {
-                Value::Array(items)
-                    if matches!(
-                        (&items[k], v),
-                        (Value::F64(_), Value::F64(_) | Value::Int(_, Scalar::I64))
-                            | (Value::Int(_, Scalar::I64), Value::Int(_, Scalar::I64))
-                    ) =>
-                {
-                    &mut Rc::make_mut(items)[k]
-                }
-                _ => return false,
-            },
+            Some((l, k)) => (l, Some(k)),
             None => return false,
         },
         _ => return false,
     };
-    // An `i64` into an `f64` place is computed in `f64`, as `updated`
-    // promotes it (`anc += identity(k)`); the place keeps its type.
-    let new = match (&*slot, v) {
-        (Value::F64(_), Value::Int(_, Scalar::I64)) => ops::binary_promoted(op, slot, v),
-        _ => ops::binary_fast(op, slot, v),
+    let cur = match (&fr.locals[local], element) {
+        (Value::Array(items), Some(k)) => &items[k],
+        (_, Some(_)) => return false,
+        (cur, None) => cur,
     };
-    match new {
-        Some(new) => {
-            *slot = new;
-            true
-        }
-        None => false,
+    let new = match (cur, v) {
+        (Value::F64(_), Value::Int(_, Scalar::I64)) => ops::binary_promoted(op, cur, v),
+        _ => ops::binary_fast(op, cur, v),
+    };
+    let Some(new) = new else {
+        return false;
+    };
+    match (&mut fr.locals[local], element) {
+        (Value::Array(items), Some(k)) => Rc::make_mut(items)[k] = new,
+        (slot, None) => *slot = new,
+        (_, Some(_)) => return false,
     }
+    true
 }
 
 /// `x[i]` of a local array `x` whose index [`int_fast`] computes and is in
@@ -2612,6 +2601,8 @@ fn local_element(fr: &Frame<'_>, base: ExprId, indices: &[Index]) -> Option<(Loc
     (k >= 1 && k as u64 <= items.len() as u64).then(|| (*l, k as usize - 1))
 }
 
+/// The shape of an array (`4`) or a matrix (`(3, 3)`) as the generated
+/// code prints it, and whether it has two dimensions.
 fn shape(v: &Value) -> Option<(String, bool)> {
     match v {
         Value::Array(items) => Some((items.len().to_string(), false)),
@@ -2620,6 +2611,7 @@ fn shape(v: &Value) -> Option<(String, bool)> {
     }
 }
 
+/// `v` as a number of type `to`, if `to` holds it exactly.
 fn cast_exact(v: &Value, to: &Ty) -> Option<Value> {
     let like = zero_of(to)?;
     let (re, im) = match v {
