@@ -1305,14 +1305,17 @@ fn test_runs_docstring_examples_and_fails_on_a_wrong_one() {
 fn a_closed_pipe_ends_nilc_without_a_panic() {
     use std::process::Stdio;
     let bessel = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bessel.nil");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nilc"))
+    // The reading end is closed before `nilc` starts, so its first write
+    // meets a closed pipe (a pipe read later would race `nilc`, which may
+    // finish writing into the pipe's buffer first).
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(env!("CARGO_BIN_EXE_nilc"))
         .args(["emit", bessel])
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("nilc runs");
-    // Nobody reads what it writes.
-    drop(child.stdout.take());
     let out = child.wait_with_output().expect("nilc ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -353,13 +353,16 @@ fn the_main_job_runs_and_ends_quietly_on_a_closed_pipe() {
     let out = Command::new(main).output().expect("the main job runs");
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ibesselj:   J_2(1) = 0.1149034849"));
-    let mut child = Command::new(main)
-        .stdout(Stdio::piped())
+    // The reading end is closed before the child starts, so its first
+    // write meets a closed pipe (a pipe read later would race the child,
+    // which may finish writing into the pipe's buffer first).
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(main)
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("the main job runs");
-    // Nobody reads what it writes.
-    drop(child.stdout.take());
     let out = child.wait_with_output().expect("the main job ends");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
