@@ -1193,6 +1193,11 @@ impl<'db> Interpreter<'db> {
         // sending adjoints change no value, so `cur` is still the place's).
         if fr.grads.is_some() {
             self.instr_adjoint(fr, &path, op, value, span)?;
+            // Then a number place is updated where it is, as in a run
+            // without adjoints.
+            if !broadcast && update_in_place(fr, target, bop, &v) {
+                return Ok(());
+            }
         }
         let new = if broadcast {
             self.broadcast_update(fr, bop, cur, v, span)?

@@ -333,6 +333,11 @@ impl<'db> Interpreter<'db> {
         if let Value::Complex(re, im) = cot {
             return self.backprop_complex(fr, e, (re, im), span);
         }
+        if let Value::F64(c) = cot
+            && self.backprop_f64(fr, e, c, span)?
+        {
+            return Ok(());
+        }
         let body = fr.body;
         let scalar = matches!(cot, Value::F64(_) | Value::F32(_) | Value::Dual(..));
         match &body.expr(e).kind {
@@ -483,6 +488,78 @@ impl<'db> Interpreter<'db> {
             Expr::Tuple(_) | Expr::Macro { .. } | Expr::Missing => {
                 Err(fr.not_differentiable(span, "this expression"))
             }
+        }
+    }
+
+    /// [`Self::backprop`] of a non-zero `f64` cotangent into the forms
+    /// scalar code is made of, without the general path's places, lists of
+    /// partials and `Value` arithmetic: a local or an element of a local
+    /// array whose adjoint is an `f64`, `+ - * /` of two `f64`s, and
+    /// `identity` of one. Each computes what the general path computes
+    /// (`add_grad`'s sum, `binary_partials` times the cotangent, in the
+    /// same order); `false`, with nothing evaluated, for anything else.
+    fn backprop_f64(&mut self, fr: &mut Frame<'db>, e: ExprId, c: f64, span: Span) -> R<bool> {
+        let body = fr.body;
+        match &body.expr(e).kind {
+            Expr::Local(l) => match fr.grads.as_mut().map(|g| &mut g[*l]) {
+                Some(Value::F64(g)) => {
+                    *g += c;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            },
+            Expr::Index { base, indices } => {
+                let Some((l, k)) = super::local_element(fr, *base, indices) else {
+                    return Ok(false);
+                };
+                match fr.grads.as_mut().map(|g| &mut g[l]) {
+                    Some(Value::Array(items)) if matches!(items.get(k), Some(Value::F64(_))) => {
+                        if let Value::F64(g) = &mut std::rc::Rc::make_mut(items)[k] {
+                            *g += c;
+                        }
+                        Ok(true)
+                    }
+                    _ => Ok(false),
+                }
+            }
+            Expr::Binary { op, lhs, rhs }
+                if matches!(
+                    op,
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+                ) =>
+            {
+                let (l, r) = (self.eval(fr, *lhs)?, self.eval(fr, *rhs)?);
+                let (Value::F64(a), Value::F64(b)) = (&l, &r) else {
+                    // The general path's rule, on the values evaluated.
+                    let partials = binary_partials(*op, &l, &r).ok_or_else(|| {
+                        fr.not_differentiable(span, &format!("`{}`", op.as_str()))
+                    })?;
+                    self.chain(fr, &[*lhs, *rhs], partials, &Value::F64(c), span)?;
+                    return Ok(true);
+                };
+                let (dl, dr) = match op {
+                    BinaryOp::Add => (1.0, 1.0),
+                    BinaryOp::Sub => (1.0, -1.0),
+                    BinaryOp::Mul => (*b, *a),
+                    _ => (1.0 / b, -a / (b * b)),
+                };
+                self.backprop(fr, *lhs, Value::F64(c * dl), span)?;
+                self.backprop(fr, *rhs, Value::F64(c * dr), span)?;
+                Ok(true)
+            }
+            Expr::Pure {
+                func: PureFn::Identity | PureFn::Value | PureFn::Unwrap,
+                args,
+                broadcast: false,
+            } if args.len() == 1 => match self.eval(fr, args[0])? {
+                Value::F64(_) => {
+                    self.backprop(fr, args[0], Value::F64(c * 1.0), span)?;
+                    Ok(true)
+                }
+                // The general path evaluates it again: no effects.
+                _ => Ok(false),
+            },
+            _ => Ok(false),
         }
     }
 
