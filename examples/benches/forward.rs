@@ -49,6 +49,29 @@ mod bessel_j2 {
         out
     }
 
+    type J = fn(&mut f64, i64, f64, f64) -> nilang_runtime::Result;
+
+    /// A build called through a function pointer: not inlined into the
+    /// bench's loop, whatever its size.
+    fn by_pointer(f: J) -> f64 {
+        let mut out = 0.0;
+        black_box(f)(&mut out, black_box(2), black_box(1.0), 1e-8).unwrap();
+        out
+    }
+
+    /// The checked forward and the unchecked one that keeps its
+    /// uncomputation, neither inlined: what the checks cost apart from
+    /// what inlining makes of each build.
+    #[divan::bench]
+    fn pointer_checked() -> f64 {
+        by_pointer(bessel::ibesselj)
+    }
+
+    #[divan::bench]
+    fn pointer_uncomputing() -> f64 {
+        by_pointer(unchecked::uncomputing::bessel::ibesselj)
+    }
+
     /// The gradient dJ/dz: forward, then the reverse pass (checks on).
     #[divan::bench]
     fn gradient() -> f64 {

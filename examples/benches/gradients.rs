@@ -30,6 +30,38 @@ mod graph_embedding_k5 {
         bencher.bench(|| petersen::plain_loss(black_box(&x), K));
     }
 
+    type Loss = for<'a> fn(
+        &mut f64,
+        nilang_runtime::ndarray::ArrayView2<'a, f64>,
+        &[i64],
+        &[i64],
+    ) -> nilang_runtime::Result;
+
+    /// A build called through a function pointer: not inlined into the
+    /// bench's loop, whatever its size.
+    fn by_pointer(bencher: divan::Bencher, f: Loss) {
+        let x = data();
+        bencher.bench(|| {
+            let mut out = 0.0;
+            black_box(f)(&mut out, view(black_box(&x), K), &L1, &L2).unwrap();
+            out
+        });
+    }
+
+    /// The checked forward and the unchecked one that keeps its
+    /// uncomputation, neither inlined: what the checks cost apart from
+    /// what inlining makes of each build (called directly, the smaller
+    /// unchecked build is inlined into the loop and the checked one is not).
+    #[divan::bench]
+    fn pointer_checked(bencher: divan::Bencher) {
+        by_pointer(bencher, graph::embedding_loss);
+    }
+
+    #[divan::bench]
+    fn pointer_uncomputing(bencher: divan::Bencher) {
+        by_pointer(bencher, unchecked::uncomputing::graph::embedding_loss);
+    }
+
     #[divan::bench]
     fn reversible_forward(bencher: divan::Bencher) {
         let x = data();
