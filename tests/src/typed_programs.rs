@@ -130,9 +130,19 @@ pub struct TypedProgram {
     pub constructs: BTreeSet<String>,
 }
 
-/// The [`COUNT`] programs of [`SEED`].
+/// The [`COUNT`] programs of [`SEED`]; `NILANG_TYPED_SEED` and
+/// `NILANG_TYPED_COUNT` (decimal or `0x` hex) pick others, to explore
+/// beyond the programs CI runs.
 pub fn programs() -> Vec<TypedProgram> {
-    generate(COUNT, SEED)
+    let number = |name: &str| {
+        let text = std::env::var(name).ok()?;
+        match text.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16).ok(),
+            None => text.replace('_', "").parse().ok(),
+        }
+    };
+    let count = number("NILANG_TYPED_COUNT").map_or(COUNT, |n| n as usize);
+    generate(count, number("NILANG_TYPED_SEED").unwrap_or(SEED))
 }
 
 /// `count` programs from `seed` (deterministic).

@@ -22,6 +22,11 @@
 //!
 //! The first run (or one after the compiler changed its output) builds the
 //! crate, about half a minute; a run with nothing new takes seconds.
+//!
+//! `NILANG_TYPED_SEED` and `NILANG_TYPED_COUNT` run other programs than
+//! CI's (`NILANG_TYPED_SEED=0xfeed_beef_0000_0042 NILANG_TYPED_COUNT=1500
+//! cargo test -p nilang-tests --test typed_random -- --nocapture`), to look
+//! for gaps beyond them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
