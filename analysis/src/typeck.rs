@@ -846,6 +846,35 @@ impl Cx<'_> {
                 }
                 continue;
             }
+            // A struct or a tuple goes by reference as well, and nothing
+            // converts into or out of one: the argument's type must be the
+            // parameter's (a type parameter of the struct binds).
+            let compound = |c: Class| matches!(c, Class::Struct | Class::Tuple);
+            if !matches!(param, Ty::Generic(_)) && (compound(to) || compound(from)) {
+                if !instantiates(param, &val.ty, &mut bound) {
+                    self.error(wrong(
+                        format!(
+                            "`{name}` takes `{}` here, not `{}`",
+                            param.display(),
+                            val.ty.display()
+                        ),
+                        "a struct or a tuple is passed by reference: pass one of the parameter's type",
+                    ));
+                }
+                continue;
+            }
+            // Nor does anything convert between a condition and a number.
+            if !matches!(param, Ty::Generic(_)) && (to == Class::Bool) != (from == Class::Bool) {
+                self.error(wrong(
+                    format!(
+                        "`{name}` takes `{}` here, not `{}`",
+                        param.display(),
+                        val.ty.display()
+                    ),
+                    "a `bool` and a number do not convert into each other: compare to make a condition (`x > 0`), or branch to make a number",
+                ));
+                continue;
+            }
             if let Ty::Generic(g) = param {
                 if from == Class::Bool && !val.literal {
                     // A condition's value for a type parameter: refused
