@@ -79,6 +79,18 @@ impl Factor {
         }
     }
 
+    /// The value of the factor at an `f32` angle, computed in `f32` as the
+    /// generated code computes it (`nilang::Real::sin` of an `f32`): the
+    /// `f64` sine rounded to `f32` can differ from it in the last bit.
+    pub fn at_f32(self, theta: f32) -> f32 {
+        match self {
+            Factor::Cos => theta.cos(),
+            Factor::Sin => theta.sin(),
+            Factor::MinusSin => -theta.sin(),
+            f => f.at(f64::from(theta)) as f32,
+        }
+    }
+
     /// Whether it needs the angle's sine and cosine.
     pub fn uses_angle(self) -> bool {
         matches!(self, Factor::Cos | Factor::Sin | Factor::MinusSin)

@@ -1532,7 +1532,16 @@ impl<'db> Interpreter<'db> {
             }
             let v = match &path {
                 Some(p) => self.take(fr, p, span)?,
-                None => self.eval(fr, a)?,
+                None => {
+                    let v = self.eval(fr, a)?;
+                    match info
+                        .body
+                        .and_then(|b| b.params.get(i).map(|&l| &b.local(l).ty))
+                    {
+                        Some(ty) => argument_as(v, ty),
+                        None => v,
+                    }
+                }
             };
             paths.push(path);
             values.push(v);
@@ -1690,7 +1699,7 @@ impl<'db> Interpreter<'db> {
                                 }
                                 f => {
                                     let c = match like {
-                                        Value::F32(_) => Value::F32(f.at(theta) as f32),
+                                        Value::F32(_) => Value::F32(f.at_f32(theta as f32)),
                                         _ => Value::F64(f.at(theta)),
                                     };
                                     ops::binary(BinaryOp::Mul, &c, &old[j])
@@ -2492,6 +2501,20 @@ fn int_literal(v: i64, ty: &Ty) -> Value {
     }
 }
 
+/// A value passed to a read-only parameter of a float type, in that type,
+/// as the generated code converts an argument (`(1.5_f64 as f32)` for a
+/// literal given to an `f32` parameter; an integer or the other float
+/// converted with `as`). Anything else as it is.
+fn argument_as(v: Value, ty: &Ty) -> Value {
+    match (ty, &v) {
+        (Ty::Scalar(Scalar::F32), Value::F64(x)) => Value::F32(*x as f32),
+        (Ty::Scalar(Scalar::F32), Value::Int(k, _)) => Value::F32(*k as f32),
+        (Ty::Scalar(Scalar::F64), Value::F32(x)) => Value::F64(f64::from(*x)),
+        (Ty::Scalar(Scalar::F64), Value::Int(k, _)) => Value::F64(*k as f64),
+        _ => v,
+    }
+}
+
 /// A float literal as its inferred type reads it.
 #[inline]
 fn float_literal(v: f64, ty: &Ty) -> Value {
@@ -2868,6 +2891,16 @@ fn updated(fr: &Frame<'_>, op: BinaryOp, cur: &Value, v: Value, span: Span) -> R
     // value to the place's type (`y += x * 2.7` of `f32`s rounds once).
     let v = match (cur, v) {
         (Value::F32(_), Value::F64(x)) => Value::F32(x as f32),
+        // A float into an integer place (`round`, `floor` and `ceil` give
+        // the only ones the analysis lets in) is converted first, as the
+        // generated code converts it (`as i64`), and the update computed in
+        // integers: `n ⊻= round(x)` too.
+        (Value::Int(..), v @ (Value::F64(_) | Value::F32(_))) => {
+            convert(v, cur).map_err(|m| fr.domain(span, m))?
+        }
+        // A fixed-point, log or tropical number into a complex place: the
+        // real it stands for (`z += q` adds `to_f64(q)`).
+        (Value::Complex(..), v) if numbers::is_number_system(&v) => numbers::plain(&v).unwrap_or(v),
         (_, v) => v,
     };
     ops::binary(op, cur, &v)
@@ -2928,7 +2961,7 @@ fn fixed_checked(
 
 /// In a checked build (the caller asks only there), `exp` and `log` of a
 /// `Fixed43`, and the value `float(u)` of a log number with a `Fixed43`
-/// logarithm (`exp(u.log)`): the result, or an overflow error where no
+/// logarithm (`exp(u.log)`, as an `f64`): the result, or an overflow error where no
 /// `Fixed43` holds it (`nilang::fixed::exp_at`, `ln_at`). `None` for any
 /// other call.
 #[cold]
@@ -2953,6 +2986,9 @@ fn fixed_math(
         _ => return Ok(None),
     };
     match numbers::fixed_math_checked(x, ln) {
+        // `float(u)` is a float: the `Fixed43` exponential as an `f64`
+        // (the generated `to_f64(exp_at(…))`).
+        Ok(v) if func == PureFn::Float => Ok(Some(Value::F64(numbers::fixed_to_f64(v)))),
         Ok(v) => Ok(Some(Value::Fixed(v))),
         Err((expected, found)) => Err(fr.error(
             span,

@@ -217,7 +217,10 @@ pub fn unit_of(x: &Value, one: bool) -> Option<Value> {
 pub fn float(x: &Value) -> Value {
     match x {
         Value::Fixed(v) => Value::F64(fixed_to_f64(*v)),
-        Value::ULog(log) => exp_of(log),
+        // `exp` of the logarithm in its own type, then a float of that (a
+        // `Fixed43` logarithm's exponential is a `Fixed43`): the generated
+        // `to_f64(exp_at(…))`.
+        Value::ULog(log) => float(&exp_of(log)),
         Value::Tropical(n) => (**n).clone(),
         Value::Int(v, _) => Value::F64(*v as f64),
         v => v.clone(),

@@ -229,6 +229,14 @@ impl Value {
                     format!("[{}]", inner.join(", "))
                 }
             }
+            // As the generated struct's derived `Debug` prints it.
+            Value::Struct { name, fields } => {
+                let inner: Vec<String> = fields
+                    .iter()
+                    .map(|(field, v)| format!("{field}: {}", v.debug()))
+                    .collect();
+                format!("{name} {{ {} }}", inner.join(", "))
+            }
             v => v.to_string(),
         }
     }

@@ -1185,9 +1185,16 @@ impl Generator {
                     let n = self.pick(&ints).unwrap();
                     return Some((format!("{n} > 1"), vec![n]));
                 }
+                // Not at 0.0: an ancilla starts there (`w ← 0.0`), and a
+                // call's uncall brings it back only to within rounding
+                // (`(a + s) - s`), so a condition at 0.0 could take the
+                // other branch backwards than forwards (seed
+                // 0x1234_5678_9abc_def1, program 962). The inputs are
+                // thousandths, which 1/16 is not; a computed value lands on
+                // it only by chance.
                 let (a, r) = self.real_atom(ctx, &[])?;
                 let cmp = if self.chance(50) { ">" } else { "<" };
-                Some((format!("{a} {cmp} 0.0"), r))
+                Some((format!("{a} {cmp} 0.0625"), r))
             }
         }
     }

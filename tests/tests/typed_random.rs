@@ -36,8 +36,11 @@ use std::process::Command;
 use nilang_compiler::codegen::Options;
 use nilang_compiler::db::{self, Project, RootDatabase, SourceFile};
 use nilang_compiler::render::line_col;
+use nilang_compiler::ty::Scalar;
+use nilang_interp::{Direction, Interpreter, Value};
 use nilang_tests::repository::workspace;
 use nilang_tests::typed_programs::{self, Param, Ty, TypedProgram};
+use std::rc::Rc;
 
 mod fixture_crate;
 use fixture_crate::{build, write_crate, write_if_changed};
@@ -166,35 +169,130 @@ fn rust_type(module: &str, ty: Ty) -> String {
     }
 }
 
-fn value(module: &str, ty: Ty, rng: &mut Rng) -> String {
+fn value(module: &str, ty: Ty, rng: &mut Rng) -> (String, Value) {
+    // A decimal parsed as the Rust literal is: the same nearest float.
+    let mut float = || {
+        let text = rng.float();
+        let x: f64 = text.trim_end_matches("_f64").parse().expect("a decimal");
+        (text, x)
+    };
     match ty {
-        Ty::F64 => rng.float(),
-        Ty::F32 => format!("{}_f32", rng.float().trim_end_matches("_f64")),
-        Ty::I64 => format!("{}_i64", rng.int()),
-        Ty::I32 => format!("{}_i32", rng.int()),
-        Ty::Bool => rng.next().is_multiple_of(2).to_string(),
-        Ty::C64 => format!("nilang::Complex::new({}, {})", rng.float(), rng.float()),
-        Ty::Fixed => format!("nilang::fixed::from_f64({})", rng.float()),
-        Ty::ULog => format!("nilang::ULog::from_log({})", rng.float()),
-        Ty::Trop => format!("nilang::Tropical::new({})", rng.float()),
-        Ty::Arr => format!(
-            "vec![{}, {}, {}, {}]",
-            rng.float(),
-            rng.float(),
-            rng.float(),
-            rng.float()
-        ),
-        Ty::Pt => format!(
-            "crate::{module}::Pt {{ x: {}, y: {} }}",
-            rng.float(),
-            rng.float()
-        ),
-        Ty::Stack => format!(
-            "nilang::Stack::from_vec(vec![{}, {}])",
-            rng.float(),
-            rng.float()
-        ),
+        Ty::F64 => {
+            let (t, x) = float();
+            (t, Value::F64(x))
+        }
+        Ty::F32 => {
+            let (t, _) = float();
+            let decimal = t.trim_end_matches("_f64");
+            let x: f32 = decimal.parse().expect("a decimal");
+            (format!("{decimal}_f32"), Value::F32(x))
+        }
+        Ty::I64 => {
+            let k = rng.int();
+            (format!("{k}_i64"), Value::Int(k, Scalar::I64))
+        }
+        Ty::I32 => {
+            let k = rng.int();
+            (format!("{k}_i32"), Value::Int(k, Scalar::I32))
+        }
+        Ty::Bool => {
+            let b = rng.next().is_multiple_of(2);
+            (b.to_string(), Value::Bool(b))
+        }
+        Ty::C64 => {
+            let ((a, re), (b, im)) = (float(), float());
+            (
+                format!("nilang::Complex::new({a}, {b})"),
+                Value::Complex(re, im),
+            )
+        }
+        Ty::Fixed => {
+            let (t, x) = float();
+            (
+                format!("nilang::fixed::from_f64({t})"),
+                Value::Fixed(nilang::fixed::from_f64(x)),
+            )
+        }
+        Ty::ULog => {
+            let (t, x) = float();
+            (
+                format!("nilang::ULog::from_log({t})"),
+                Value::ULog(Box::new(Value::F64(x))),
+            )
+        }
+        Ty::Trop => {
+            let (t, x) = float();
+            (
+                format!("nilang::Tropical::new({t})"),
+                Value::Tropical(Box::new(Value::F64(x))),
+            )
+        }
+        Ty::Arr => {
+            let items: Vec<(String, f64)> = (0..4).map(|_| float()).collect();
+            (
+                format!(
+                    "vec![{}]",
+                    items
+                        .iter()
+                        .map(|(t, _)| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Value::Array(Rc::new(items.iter().map(|&(_, x)| Value::F64(x)).collect())),
+            )
+        }
+        Ty::Pt => {
+            let ((a, x), (b, y)) = (float(), float());
+            (
+                format!("crate::{module}::Pt {{ x: {a}, y: {b} }}"),
+                Value::Struct {
+                    name: "Pt".into(),
+                    fields: Rc::new(vec![
+                        ("x".into(), Value::F64(x)),
+                        ("y".into(), Value::F64(y)),
+                    ]),
+                },
+            )
+        }
+        Ty::Stack => {
+            let ((a, x), (b, y)) = (float(), float());
+            (
+                format!("nilang::Stack::from_vec(vec![{a}, {b}])"),
+                Value::Stack(
+                    Rc::new(vec![Value::F64(x), Value::F64(y)]),
+                    Rc::new(nilang_compiler::ty::Ty::Scalar(Scalar::F64)),
+                ),
+            )
+        }
         Ty::Gen | Ty::StackI64 | Ty::StackC64 => unreachable!("not a parameter of an entry"),
+    }
+}
+
+/// A value as the harness prints it after `f` (`Canon` in `main.rs`): the
+/// generated code's results and the interpreter's compared as text, floats
+/// by Rust's shortest round-trip form (equal text, equal bits, NaN aside).
+fn canon(v: &Value) -> String {
+    let list = |items: &[Value]| items.iter().map(canon).collect::<Vec<_>>().join(",");
+    match v {
+        Value::F64(x) => format!("{x:?}"),
+        Value::F32(x) => format!("{x:?}f32"),
+        Value::Int(k, _) => k.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Complex(re, im) => format!("({re:?},{im:?})"),
+        Value::Fixed(x) => format!("fx{}", x.to_bits()),
+        Value::ULog(inner) => format!("ulog({})", canon(inner)),
+        Value::Tropical(inner) => format!("trop({})", canon(inner)),
+        Value::Array(items) => format!("[{}]", list(items)),
+        Value::Stack(items, _) => format!("stack[{}]", list(items)),
+        Value::Struct { fields, .. } => format!(
+            "{{{}}}",
+            fields
+                .iter()
+                .map(|(_, f)| canon(f))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => format!("{other:?}"),
     }
 }
 
@@ -213,12 +311,17 @@ fn argument(p: &Param, mutated: bool) -> String {
 
 /// `src/tN_run.rs`: builds the inputs of `tN::f`, runs `f` and `uncall_f`,
 /// and compares.
-fn harness(p: &TypedProgram, mutated: &[bool], rng: &mut Rng) -> String {
+fn harness(p: &TypedProgram, mutated: &[bool], rng: &mut Rng) -> (String, Vec<Value>) {
     let m = &p.name;
-    let mut out = String::from("use crate::{Outcome, Same};\n\n");
+    let mut inputs = Vec::new();
+    let mut out = String::from("use crate::{Canon, Outcome, Same};\n\n");
     let _ = writeln!(
         out,
         "impl Same for crate::{m}::Pt<f64> {{\n    fn same(&self, other: &Self, rtol: f64) -> bool {{\n        self.x.same(&other.x, rtol) && self.y.same(&other.y, rtol)\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl Canon for crate::{m}::Pt<f64> {{\n    fn canon(&self) -> String {{\n        format!(\"{{{{{{}},{{}}}}}}\", self.x.canon(), self.y.canon())\n    }}\n}}\n"
     );
     // Floating-point `+=` then `-=` restores a value up to its rounding;
     // an `f32` rounds at 1e-7, and what is computed from it carries that
@@ -227,13 +330,15 @@ fn harness(p: &TypedProgram, mutated: &[bool], rng: &mut Rng) -> String {
     let _ = writeln!(out, "const RTOL: f64 = {rtol:e};\n");
     out.push_str("pub fn run() -> Outcome {\n");
     for (param, &mu) in p.entry.iter().zip(mutated) {
+        let (literal, input) = value(m, param.ty, rng);
+        inputs.push(input);
         let _ = writeln!(
             out,
             "    let {}{}: {} = {};",
             if mu { "mut " } else { "" },
             param.name,
             rust_type(m, param.ty),
-            value(m, param.ty, rng)
+            literal
         );
         let _ = writeln!(out, "    let {0}_0 = {0}.clone();", param.name);
     }
@@ -253,6 +358,17 @@ fn harness(p: &TypedProgram, mutated: &[bool], rng: &mut Rng) -> String {
         out,
         "    if let Err(e) = crate::{m}::f({args}) {{\n        return Outcome::Stopped(e.to_string());\n    }}"
     );
+    // What `f` left, for the reference interpreter to be held to.
+    let canon: Vec<String> = p
+        .entry
+        .iter()
+        .map(|param| format!("{}.canon()", param.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "    println!(\"typed-random-values\\t{m}\\t{{}}\", [{}].join(\";\"));",
+        canon.join(", ")
+    );
     let _ = writeln!(out, "    let changed = !({});", same.join(" && "));
     let _ = writeln!(
         out,
@@ -269,8 +385,72 @@ fn harness(p: &TypedProgram, mutated: &[bool], rng: &mut Rng) -> String {
     out.push_str(
         "    if differ.is_empty() {\n        Outcome::Restored(changed)\n    } else {\n        Outcome::NotRestored(differ.join(\"; \"))\n    }\n}\n",
     );
-    out
+    (out, inputs)
 }
+
+/// The harness's text of a value (`canon` of the test, for the
+/// interpreter's values).
+const CANON: &str = r#"
+pub trait Canon {
+    fn canon(&self) -> String;
+}
+
+macro_rules! canon_debug {
+    ($($t:ty),*) => {
+        $(impl Canon for $t {
+            fn canon(&self) -> String {
+                format!("{self:?}")
+            }
+        })*
+    };
+}
+canon_debug!(f64, i64, i32, bool);
+
+impl Canon for f32 {
+    fn canon(&self) -> String {
+        format!("{self:?}f32")
+    }
+}
+
+impl Canon for nilang::Complex<f64> {
+    fn canon(&self) -> String {
+        format!("({:?},{:?})", self.re, self.im)
+    }
+}
+
+impl Canon for nilang::Fixed43 {
+    fn canon(&self) -> String {
+        format!("fx{}", self.to_bits())
+    }
+}
+
+impl Canon for nilang::ULog<f64> {
+    fn canon(&self) -> String {
+        format!("ulog({})", self.log.canon())
+    }
+}
+
+impl Canon for nilang::Tropical<f64> {
+    fn canon(&self) -> String {
+        format!("trop({})", self.n.canon())
+    }
+}
+
+impl Canon for Vec<f64> {
+    fn canon(&self) -> String {
+        format!("[{}]", self.iter().map(Canon::canon).collect::<Vec<_>>().join(","))
+    }
+}
+
+impl Canon for nilang::Stack<f64> {
+    fn canon(&self) -> String {
+        format!(
+            "stack[{}]",
+            self.as_slice().iter().map(Canon::canon).collect::<Vec<_>>().join(",")
+        )
+    }
+}
+"#;
 
 /// `src/main.rs`: the modules, the comparisons, and a `main` that runs every
 /// harness (a panic is caught and reported) and prints one line per program.
@@ -297,6 +477,7 @@ pub enum Outcome {
 "#,
     );
     out.push_str(fixture_crate::SAME);
+    out.push_str(CANON);
     out.push_str(
         r#"
 fn one_line(s: &str) -> String {
@@ -390,9 +571,12 @@ fn accepted_typed_programs_compile_and_round_trip() {
     let mut rng = Rng(0x0123_4567_89AB_CDEF);
     let mut files = Vec::new();
     let mut names = Vec::new();
+    let mut inputs: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
     for (p, code, mutated) in &accepted {
         files.push((format!("{}.rs", p.name), code.clone()));
-        files.push((format!("{}_run.rs", p.name), harness(p, mutated, &mut rng)));
+        let (run, args) = harness(p, mutated, &mut rng);
+        files.push((format!("{}_run.rs", p.name), run));
+        inputs.insert(&p.name, args);
         names.push(p.name.clone());
     }
     files.push(("main.rs".to_string(), main_rs(&names)));
@@ -426,11 +610,19 @@ fn accepted_typed_programs_compile_and_round_trip() {
     let mut stops: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut run_stderr = String::new();
+    let mut after_f: BTreeMap<String, String> = BTreeMap::new();
+    let mut stopped_with: BTreeMap<String, String> = BTreeMap::new();
     if rustc_report.is_empty() {
         let binary = workspace().join("target/nil-fixtures/debug/nilang-typed-random");
         let run = Command::new(&binary).output().expect("the harness runs");
         run_stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         for line in String::from_utf8_lossy(&run.stdout).lines() {
+            if let Some(rest) = line.strip_prefix("typed-random-values\t")
+                && let Some((name, values)) = rest.split_once('\t')
+            {
+                after_f.insert(name.to_string(), values.to_string());
+                continue;
+            }
             let fields: Vec<&str> = line.splitn(4, '\t').collect();
             let [_, name, outcome, detail] = fields[..] else {
                 continue;
@@ -442,6 +634,7 @@ fn accepted_typed_programs_compile_and_round_trip() {
                 }
                 "stopped" => {
                     stopped += 1;
+                    stopped_with.insert(name.to_string(), detail.to_string());
                     // `file:line:col: what failed: ...`
                     let kind: String = detail.split(": ").nth(1).unwrap_or(detail).into();
                     *stops.entry(kind).or_default() += 1;
@@ -451,6 +644,37 @@ fn accepted_typed_programs_compile_and_round_trip() {
         }
     }
     let ran = restored + stopped + failures.len();
+
+    // The reference interpreter on the same inputs: what `f` leaves is what
+    // the generated code left (as text, floats to the bit), and where the
+    // generated code stopped at a check, the interpreter stops with the
+    // same message.
+    let (mut agreed, mut stopped_alike) = (0, 0);
+    let mut disagreements = Vec::new();
+    for (p, _, _) in &accepted {
+        let generated = match (after_f.get(&p.name), stopped_with.get(&p.name)) {
+            (Some(values), _) => Ok(values),
+            (None, Some(message)) => Err(message),
+            // It panicked: reported above.
+            (None, None) => continue,
+        };
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, format!("{}.nil", p.name), p.source.clone());
+        let project = db::project_with_std(&db, vec![file], Vec::new());
+        let mut interpreter = Interpreter::new(&db, project);
+        let interpreted = interpreter
+            .call("f", inputs[p.name.as_str()].clone(), Direction::Forward)
+            .map(|values| values.iter().map(canon).collect::<Vec<_>>().join(";"))
+            .map_err(|e| e.to_string().replace(['\n', '\t'], " "));
+        match (generated, interpreted) {
+            (Ok(g), Ok(i)) if *g == i => agreed += 1,
+            (Err(g), Err(i)) if *g == i => stopped_alike += 1,
+            (g, i) => disagreements.push(format!(
+                "---- {}\n  generated:   {g:?}\n  interpreted: {i:?}\n{}",
+                p.name, p.source
+            )),
+        }
+    }
     let run_time = start.elapsed() - check_time - build_time;
 
     let left_out: usize = skipped.iter().map(Vec::len).sum();
@@ -481,6 +705,10 @@ fn accepted_typed_programs_compile_and_round_trip() {
         failures.len()
     );
     println!("run-time checks that stopped `f`: {stops:?}");
+    println!(
+        "the reference interpreter: {agreed} left what the generated code left, {stopped_alike} stopped alike, {} disagreed",
+        disagreements.len()
+    );
     for (gap, names) in KNOWN_GAPS.iter().zip(&skipped) {
         println!(
             "known gap, {} programs left out ({}): {}\n    {names:?}",
@@ -533,6 +761,17 @@ fn accepted_typed_programs_compile_and_round_trip() {
         ran,
         accepted.len(),
         "not every compiled program ran to the end: {run_stderr}"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "the reference interpreter and the generated code disagree on {} program(s):\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+    assert!(
+        agreed >= accepted.len() * 9 / 10,
+        "only {agreed} of {} programs compared",
+        accepted.len()
     );
     // Not vacuous: both sides of the checker are exercised, and most round
     // trips run through and change something.
