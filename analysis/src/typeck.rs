@@ -812,15 +812,20 @@ impl Cx<'_> {
                     .with_label(format!("this is `{}`", val.ty.display()))
                     .with_help(help.to_string())
             };
+            // The parameter's type against the argument's, for the checks
+            // below that refuse the argument's type outright.
+            let not_this = || {
+                format!(
+                    "`{name}` takes `{}` here, not `{}`",
+                    param.display(),
+                    val.ty.display()
+                )
+            };
             if (to == Class::Array) != (from == Class::Array)
                 || (to == Class::Stack) != (from == Class::Stack)
             {
                 self.error(wrong(
-                    format!(
-                        "`{name}` takes `{}` here, not `{}`",
-                        param.display(),
-                        val.ty.display()
-                    ),
+                    not_this(),
                     "pass a value of the parameter's kind (a number for a number, an array for an array)",
                 ));
                 continue;
@@ -836,11 +841,7 @@ impl Cx<'_> {
                 let clash = shape(param) != shape(&val.ty) || !instantiates(pe, ae, &mut bound);
                 if clash {
                     self.error(wrong(
-                        format!(
-                            "`{name}` takes `{}` here, not `{}`",
-                            param.display(),
-                            val.ty.display()
-                        ),
+                        not_this(),
                         "an array or a stack is passed by reference: its element type must be the parameter's exactly",
                     ));
                 }
@@ -853,11 +854,7 @@ impl Cx<'_> {
             if !matches!(param, Ty::Generic(_)) && (compound(to) || compound(from)) {
                 if !instantiates(param, &val.ty, &mut bound) {
                     self.error(wrong(
-                        format!(
-                            "`{name}` takes `{}` here, not `{}`",
-                            param.display(),
-                            val.ty.display()
-                        ),
+                        not_this(),
                         "a struct or a tuple is passed by reference: pass one of the parameter's type",
                     ));
                 }
@@ -866,11 +863,7 @@ impl Cx<'_> {
             // Nor does anything convert between a condition and a number.
             if !matches!(param, Ty::Generic(_)) && (to == Class::Bool) != (from == Class::Bool) {
                 self.error(wrong(
-                    format!(
-                        "`{name}` takes `{}` here, not `{}`",
-                        param.display(),
-                        val.ty.display()
-                    ),
+                    not_this(),
                     "a `bool` and a number do not convert into each other: compare to make a condition (`x > 0`), or branch to make a number",
                 ));
                 continue;
