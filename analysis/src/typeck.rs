@@ -48,6 +48,12 @@ pub struct ExprTypes {
     /// argument binds (`h(0.5, x)` with `x::T`, `scale!(_, _, 2)` captured
     /// for a `T` bound by an array of `f64`): the type it is passed as.
     literal_arguments: Vec<(Span, Ty)>,
+    /// The calls, at the callee's name, of a function whose reverse pass
+    /// is in another float than the caller's (an `f64` function calling
+    /// one whose floats are all `f32`): the callee's adjoint scalar. The
+    /// Rust backend lends the caller's adjoints to the call converted to
+    /// it (`nilang::adjoint::Precision`).
+    precision_calls: Vec<(Span, Ty)>,
     /// The calls that bind a callee's type parameter to an integer (at the
     /// callee's name): the callee's body was typed for a float there, and
     /// the analysis types it again at these types (`db::checks`), since
@@ -76,6 +82,12 @@ impl ExprTypes {
     /// stands for a type parameter that another argument of the call binds.
     pub fn literal_argument(&self, span: Span) -> Option<&Ty> {
         by_span(&self.literal_arguments, span)
+    }
+
+    /// The adjoint scalar of the callee named at `span`, where its reverse
+    /// pass is in another float than the caller's.
+    pub fn adjoint_precision(&self, span: Span) -> Option<&Ty> {
+        by_span(&self.precision_calls, span)
     }
 }
 
@@ -133,6 +145,7 @@ pub fn check_instance_types(
     cx.block(&function.body.stmts);
     cx.out.types.sort_by_key(|(s, _)| *s);
     cx.out.literal_arguments.sort_by_key(|(s, _)| *s);
+    cx.out.precision_calls.sort_by_key(|(s, _)| *s);
     cx.out.types.dedup_by_key(|(s, _)| *s);
     let types = FunctionTypes {
         defs: cx.defs,
@@ -987,11 +1000,36 @@ impl Cx<'_> {
             .then(|| crate::types::concrete_adjoint_scalar(&params))
             // A generic caller hands an `f64` callee its own scratch adjoints
             // (W0612 says what is lost); only `f32` adjoints on one side
-            // and not the other cannot be passed.
+            // and not the other need converting.
             .filter(|s| {
                 *s != scalar && (*s == Ty::Scalar(Scalar::F32) || scalar == Ty::Scalar(Scalar::F32))
             });
-            if let Some(callee_scalar) = callee_scalar {
+            // Between a concrete `f64` and a concrete `f32` reverse pass,
+            // the adjoints of float scalars and arrays are lent converted.
+            // So are those of a generic callee's one type parameter, bound
+            // to the other float.
+            let lent = |t: &Ty| match t {
+                Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_) => true,
+                Ty::Slice(inner) => {
+                    matches!(
+                        **inner,
+                        Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_)
+                    )
+                }
+                t => !t.has_adjoint(),
+            };
+            let lent_to = match (&callee_scalar, others.as_slice()) {
+                (Some(s), _) => Some(s.clone()),
+                (None, [(_, t)]) if bound.len() == 1 => Some((*t).clone()),
+                _ => None,
+            };
+            if let Some(lent_to) = lent_to
+                && matches!(scalar, Ty::Scalar(Scalar::F64 | Scalar::F32))
+                && matches!(lent_to, Ty::Scalar(Scalar::F64 | Scalar::F32))
+                && params.iter().all(lent)
+            {
+                self.out.precision_calls.push((call.callee.span, lent_to));
+            } else if let Some(callee_scalar) = callee_scalar {
                 self.error(
                     Diagnostic::error(
                         "E0701",

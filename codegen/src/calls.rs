@@ -37,6 +37,12 @@ impl Gen<'_> {
                 !sig.constant.get(i).copied().unwrap_or(false)
                     && adjoint::bar_param_type(&kind_of(ty)).is_some()
             });
+        // The float of the callee's reverse pass where it is not the
+        // caller's (the analysis decided it: `ExprTypes::adjoint_precision`).
+        let lent_to: Option<String> = ad
+            .then(|| self.expr_types.adjoint_precision(call.callee.span))
+            .flatten()
+            .map(|t| t.display());
         // A library function is generated in its own module under its
         // own name (`sig.module` says where).
         let own = nilang_analysis::modules::bare_name(&callee);
@@ -144,21 +150,46 @@ impl Gen<'_> {
                     args.push(code);
                 }
             }
-            if constant {
+            let bar = if constant {
                 // No adjoint argument.
+                None
             } else if ad && bound_literal {
                 let t = self.fresh("argbar");
                 let zero = self.ad_zero();
-                args.push(format!("&mut {t}"));
                 write_back.push((format!("let mut {t}: G = {zero};"), String::new()));
+                Some(format!("&mut {t}"))
             } else if ad && adjoint::bar_param_type(&param_kind).is_some() {
                 match self.ad_bar_arg(arg, &param_kind) {
                     Some((code, back)) => {
-                        args.push(code);
                         write_back.extend(back);
+                        Some(code)
                     }
                     None => return,
                 }
+            } else {
+                None
+            };
+            if let Some(code) = bar {
+                args.push(match &lent_to {
+                    // The callee's reverse pass is in another float: the
+                    // adjoint is lent converted, and written back when the
+                    // guard drops after the call.
+                    Some(s) => {
+                        let t = self.fresh("lent");
+                        let (guard, arg) = match param_kind {
+                            Kind::Array(_) => ("Precisions", format!("&mut {t}[..]")),
+                            _ => ("Precision", format!("&mut *{t}")),
+                        };
+                        write_back.push((
+                            format!(
+                                "let mut {t} = nilang::adjoint::{guard}::<_, {s}, _>::new({code});"
+                            ),
+                            String::new(),
+                        ));
+                        arg
+                    }
+                    None => code,
+                });
             }
         }
         for (kw_name, ty, default) in &sig.kwparams {

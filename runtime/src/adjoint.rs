@@ -17,6 +17,21 @@ pub trait Adjoint<T: Real>: Copy + 'static {
     fn lane(&self, l: usize) -> T;
     /// Adjoint number `l`, to change it.
     fn lane_mut(&mut self, l: usize) -> &mut T;
+    /// The same adjoints in the scalar `S`: what a reverse pass in `T`
+    /// hands a callee whose reverse pass is in another precision (an `f64`
+    /// function calling an `f32` one; see [`Precision`]).
+    type In<S: Real>: Adjoint<S>;
+    /// These adjoints in `S`, lane by lane.
+    fn to_precision<S: Real>(&self) -> Self::In<S>;
+    /// Adjoints in `S` back in `T`, lane by lane.
+    fn from_precision<S: Real>(a: &Self::In<S>) -> Self;
+}
+
+/// One lane from one precision to another. Through `f64`, which holds an
+/// `f32` exactly, so that `f32 -> f64 -> f32` gives the value back.
+#[inline]
+fn convert<A: Real, B: Real>(a: A) -> B {
+    B::from_f64(a.to_f64())
 }
 
 impl<T: Real> Adjoint<T> for T {
@@ -49,6 +64,15 @@ impl<T: Real> Adjoint<T> for T {
     fn lane_mut(&mut self, _l: usize) -> &mut T {
         self
     }
+    type In<S: Real> = S;
+    #[inline]
+    fn to_precision<S: Real>(&self) -> S {
+        convert(*self)
+    }
+    #[inline]
+    fn from_precision<S: Real>(a: &S) -> Self {
+        convert(*a)
+    }
 }
 
 impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
@@ -76,6 +100,101 @@ impl<T: Real, const N: usize> Adjoint<T> for [T; N] {
     #[inline]
     fn lane_mut(&mut self, l: usize) -> &mut T {
         &mut self[l]
+    }
+    type In<S: Real> = [S; N];
+    #[inline]
+    fn to_precision<S: Real>(&self) -> [S; N] {
+        self.map(convert)
+    }
+    #[inline]
+    fn from_precision<S: Real>(a: &[S; N]) -> Self {
+        a.map(convert)
+    }
+}
+
+/// A caller's adjoint lent to a call whose reverse pass is in the scalar
+/// `S` (an `f64` gradient calling a function whose gradient is in `f32`):
+/// it holds the adjoint converted to `S` for the call, and when dropped
+/// writes what the callee left back into the caller's place, converted
+/// back. The callee works in its own precision, as it would called alone.
+pub struct Precision<'a, T: Real, S: Real, G: Adjoint<T>> {
+    place: &'a mut G,
+    value: G::In<S>,
+    _scalar: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Real, S: Real, G: Adjoint<T>> Precision<'a, T, S, G> {
+    #[inline]
+    pub fn new(place: &'a mut G) -> Self {
+        let value = place.to_precision::<S>();
+        Precision {
+            place,
+            value,
+            _scalar: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> core::ops::Deref for Precision<'_, T, S, G> {
+    type Target = G::In<S>;
+    #[inline]
+    fn deref(&self) -> &G::In<S> {
+        &self.value
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> core::ops::DerefMut for Precision<'_, T, S, G> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut G::In<S> {
+        &mut self.value
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> Drop for Precision<'_, T, S, G> {
+    #[inline]
+    fn drop(&mut self) {
+        *self.place = G::from_precision::<S>(&self.value);
+    }
+}
+
+/// [`Precision`] for the adjoints of an array argument.
+pub struct Precisions<'a, T: Real, S: Real, G: Adjoint<T>> {
+    place: &'a mut [G],
+    values: Vec<G::In<S>>,
+    _scalar: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Real, S: Real, G: Adjoint<T>> Precisions<'a, T, S, G> {
+    pub fn new(place: &'a mut [G]) -> Self {
+        let values = place.iter().map(|g| g.to_precision::<S>()).collect();
+        Precisions {
+            place,
+            values,
+            _scalar: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> core::ops::Deref for Precisions<'_, T, S, G> {
+    type Target = [G::In<S>];
+    #[inline]
+    fn deref(&self) -> &[G::In<S>] {
+        &self.values
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> core::ops::DerefMut for Precisions<'_, T, S, G> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [G::In<S>] {
+        &mut self.values
+    }
+}
+
+impl<T: Real, S: Real, G: Adjoint<T>> Drop for Precisions<'_, T, S, G> {
+    fn drop(&mut self) {
+        for (g, v) in self.place.iter_mut().zip(&self.values) {
+            *g = G::from_precision::<S>(v);
+        }
     }
 }
 
@@ -181,5 +300,36 @@ pub mod wirtinger {
             real_complex(&mut bar, &3.0, z.conj(), z);
             assert_eq!(bar, Complex::new(3.0, -12.0));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `f64` adjoint lent to an `f32` reverse pass comes back with what
+    /// the callee added, in `f64`; an `f32` one lent to an `f64` pass
+    /// comes back rounded to `f32`.
+    #[test]
+    fn a_lent_adjoint_comes_back_converted() {
+        let mut bar = 0.1f64;
+        {
+            let mut lent = Precision::<f64, f32, _>::new(&mut bar);
+            assert_eq!(*lent, 0.1f32);
+            lent.add_scaled(&1.0f32, 2.0f32);
+        }
+        assert_eq!(bar, (0.1f32 + 2.0f32) as f64);
+        let mut lanes = [1.0f32, 2.0f32];
+        {
+            let mut lent = Precision::<f32, f64, _>::new(&mut lanes);
+            lent.scale(1.0 / 3.0);
+        }
+        assert_eq!(lanes, [(1.0f64 / 3.0) as f32, (2.0f64 / 3.0) as f32]);
+        let mut bars = vec![0.5f64, 0.25];
+        {
+            let mut lent = Precisions::<f64, f32, _>::new(&mut bars[..]);
+            lent[1] += 1.0f32;
+        }
+        assert_eq!(bars, [0.5, 1.25]);
     }
 }

@@ -173,3 +173,49 @@ fn an_integer_instance_of_a_generic_function_with_a_stack() {
     t::uncall_t41_integer_stack(&mut a, &mut b, c).unwrap();
     assert_eq!((a, b), (a0, b0));
 }
+
+#[test]
+fn an_f64_gradient_lends_its_adjoints_to_f32_callees() {
+    // Dyadic values, so that every f32 step is exact and each run's
+    // uncomputation gives its ancillas back exactly.
+    let b = 0.5f64;
+    let mut a = 0.25;
+    t::t41_f64_calls_f32(&mut a, b).unwrap();
+    // v = 2u + w₁u + 2u with u = b and w₁ = b², in f32.
+    let (u, w1) = (b as f32, (b * b) as f32);
+    let v = u * 2.0 + w1 * u + 2.0 * u;
+    assert_eq!(a, 0.25 + v as f64 * 3.0);
+    t::uncall_t41_f64_calls_f32(&mut a, b).unwrap();
+    assert_eq!(a, 0.25);
+    let (mut a_bar, mut b_bar) = (1.0, 0.0);
+    t::t41_f64_calls_f32_grad(&mut a, &mut a_bar, b, &mut b_bar).unwrap();
+    // d/db 3 (4b + b³), the callees' share computed in f32.
+    assert_eq!(b_bar, 3.0 * (4.0 + 3.0 * b * b));
+    let loss = |b: f64| {
+        let mut a = 0.0;
+        t::t41_f64_calls_f32(&mut a, b).unwrap();
+        a
+    };
+    // The central difference of a cubic is its derivative plus h² f'''/6
+    // (here 3h²).
+    let h = 0.0625;
+    let d = (loss(b + h) - loss(b - h)) / (2.0 * h);
+    assert!(
+        (b_bar - (d - 3.0 * h * h)).abs() < 1e-9,
+        "{b_bar} against {d}"
+    );
+}
+
+#[test]
+fn an_f32_gradient_lends_its_adjoints_to_an_f64_callee() {
+    let (x, z) = (0.75f32, -1.5f32);
+    let mut y = 0.5f32;
+    t::t41_f32_calls_f64(&mut y, x, z).unwrap();
+    assert_eq!(y, 0.5 + ((x as f64).powi(2) * z as f64) as f32);
+    t::uncall_t41_f32_calls_f64(&mut y, x, z).unwrap();
+    assert_eq!(y, 0.5);
+    let (mut y_bar, mut x_bar, mut z_bar) = (1.0f32, 0.0f32, 0.0f32);
+    t::t41_f32_calls_f64_grad(&mut y, &mut y_bar, x, &mut x_bar, z, &mut z_bar).unwrap();
+    assert!((x_bar - 2.0 * x * z).abs() < 1e-6, "{x_bar}");
+    assert!((z_bar - x * x).abs() < 1e-6, "{z_bar}");
+}
