@@ -412,11 +412,39 @@ impl Cx<'_> {
         let found = go(ty, &self.function.generics).map(|t| instantiate(&t, self.instance));
         if found.is_none() {
             let shown = crate::printer::print_type(ty);
-            self.error(
-                Diagnostic::error("E0602", ty.span, format!("unknown type `{shown}` in a typecast"))
-                    .with_label("not a number type")
-                    .with_help("typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>"),
-            );
+            const CASTS: &str = "typecasts convert between f64, f32, the integer types and Complex<f64>, Complex<f32>";
+            // A type the language has, which no cast converts (a number
+            // system, an array, a struct), is not called unknown.
+            let name = match &ty.kind {
+                TypeKind::Named { name, .. } => Some(name.as_str()),
+                _ => None,
+            };
+            let ctor = name.and_then(Ctor::written);
+            let known = ctor.is_some() || name.is_some_and(|n| self.structs.get(n).is_some());
+            let d = if known {
+                let help = match ctor {
+                    Some(Ctor::Fixed43 | Ctor::ULogarithmic | Ctor::Tropical) => format!(
+                        "{CASTS}; a number-system value is made from a number into a new ancilla: `q ← fixed(x)`, `l ← ulog(x)`, `t ← tropical(x)`"
+                    ),
+                    _ => CASTS.to_string(),
+                };
+                Diagnostic::error(
+                    "E0602",
+                    ty.span,
+                    format!("a typecast cannot convert to or from `{shown}`"),
+                )
+                .with_label("not a type a typecast converts")
+                .with_help(help)
+            } else {
+                Diagnostic::error(
+                    "E0602",
+                    ty.span,
+                    format!("unknown type `{shown}` in a typecast"),
+                )
+                .with_label("not a number type")
+                .with_help(CASTS)
+            };
+            self.error(d);
         }
         found
     }
