@@ -146,6 +146,12 @@ struct Frame<'db> {
     grads: Option<Vec<Value>>,
     /// Inside a `@tape` loop: overwrites and branches are recorded.
     taping: bool,
+    /// In a gradient run, the float the reverse pass takes its adjoints
+    /// in (`types::adjoint_scalar`): every adjoint of a float is one, and
+    /// the values a local derivative reads are taken in it, as the Rust
+    /// backend writes `(u as f64)` for an `f32` `u` in an `f64` reverse
+    /// pass. `None` outside gradient runs and where it is no float.
+    scalar: Option<Scalar>,
     generics: Generics<'db>,
     checks: bool,
     offset: u32,
@@ -413,9 +419,13 @@ impl<'db> Interpreter<'db> {
                 .as_ref()
                 .map(|_| vec![Value::Moved; body.locals.len()]),
             taping: false,
+            scalar: None,
         };
         for (&l, v) in body.params.iter().zip(&args) {
             bind_generics(&body.local(l).ty, v, &mut frame.generics);
+        }
+        if grads.is_some() {
+            frame.scalar = adjoint_scalar(body, &frame.generics);
         }
         if leading {
             frame.locals = args;
@@ -427,8 +437,10 @@ impl<'db> Interpreter<'db> {
             }
         }
         if let (Some(store), Some(grads)) = (&mut frame.grads, grads) {
+            // A caller whose reverse pass is in the other float lends its
+            // adjoints converted (`nilang::adjoint::Precision`).
             for (&l, g) in body.params.iter().zip(grads) {
-                store[l] = g;
+                store[l] = in_scalar(g, frame.scalar);
             }
         }
         for &(l, default) in &body.kwparams {
@@ -438,7 +450,7 @@ impl<'db> Interpreter<'db> {
                 None => self.eval(&mut frame, default)?,
             };
             if let Some(store) = &mut frame.grads {
-                store[l] = v.zero_like();
+                store[l] = in_scalar(v.zero_like(), frame.scalar);
             }
             frame.locals[l] = v;
         }
@@ -627,7 +639,8 @@ impl<'db> Interpreter<'db> {
         self.write(fr, &path, cast, span)?;
         if fr.grads.is_some() {
             let g = self.grad_read(fr, &path, span)?;
-            let like = zero_of(to).unwrap_or(Value::Moved);
+            // A float's adjoint stays in the reverse pass's float.
+            let like = in_scalar(zero_of(to).unwrap_or(Value::Moved), fr.scalar);
             let g = match (&g, &like) {
                 (_, Value::Int(..) | Value::Bool(_)) => like,
                 (Value::Int(..) | Value::Bool(_), _) => like,
@@ -682,7 +695,7 @@ impl<'db> Interpreter<'db> {
             _ => v,
         };
         if let Some(g) = &mut fr.grads {
-            g[local] = v.zero_like();
+            g[local] = in_scalar(v.zero_like(), fr.scalar);
         }
         fr.locals[local] = v;
         Ok(())
@@ -1567,6 +1580,12 @@ impl<'db> Interpreter<'db> {
             false => None,
         };
         let (results, grads) = self.invoke_as(f, &info, values, grads, kw, dir, Some(at))?;
+        // What a callee in the other float left, back in this one.
+        let grads = grads.map(|g| {
+            g.into_iter()
+                .map(|g| in_scalar(g, fr.scalar))
+                .collect::<Vec<_>>()
+        });
         for (path, v) in paths.iter().zip(results) {
             if let Some(p) = path {
                 self.write(fr, p, v, span)?;
@@ -3090,6 +3109,50 @@ fn resolve_generics(ty: &Ty, generics: &Generics<'_>) -> Ty {
             generic: generic.clone(),
         },
         t => t.clone(),
+    }
+}
+
+/// The float a reverse pass of `body` takes its adjoints in, as
+/// `types::adjoint_scalar` decides it: its first type parameter's binding,
+/// or for a function without one `f32` when every float of its parameters
+/// is `f32`, else `f64`; `None` where that is no float (a dual number).
+fn adjoint_scalar(body: &Body<'_>, generics: &Generics<'_>) -> Option<Scalar> {
+    let ty = match body.generics.first() {
+        Some(g) => generics.get(g)?.clone(),
+        None => nilang_analysis::types::concrete_adjoint_scalar(
+            &body
+                .params
+                .iter()
+                .map(|&l| body.local(l).ty.clone())
+                .collect::<Vec<_>>(),
+        ),
+    };
+    match ty {
+        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Some(s),
+        _ => None,
+    }
+}
+
+/// `v` with its floats (an array's elements too) in the float `s`: an
+/// adjoint, or a value a local derivative reads, in a reverse pass whose
+/// adjoints are `s` (see `Frame::scalar`).
+pub(super) fn in_scalar(v: Value, s: Option<Scalar>) -> Value {
+    match (s, v) {
+        (Some(Scalar::F64), Value::F32(x)) => Value::F64(x as f64),
+        (Some(Scalar::F32), Value::F64(x)) => Value::F32(x as f32),
+        (Some(_), Value::Array(items)) if items.iter().any(|x| other_float(x, s)) => Value::Array(
+            Rc::new(items.iter().map(|x| in_scalar(x.clone(), s)).collect()),
+        ),
+        (_, v) => v,
+    }
+}
+
+/// Whether `v` holds a float that is not `s`.
+fn other_float(v: &Value, s: Option<Scalar>) -> bool {
+    match (s, v) {
+        (Some(Scalar::F64), Value::F32(_)) | (Some(Scalar::F32), Value::F64(_)) => true,
+        (_, Value::Array(items)) => items.iter().any(|x| other_float(x, s)),
+        _ => false,
     }
 }
 
