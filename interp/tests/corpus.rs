@@ -180,7 +180,7 @@ fn every_function_that_runs_comes_back() {
         gradient agrees with central differences: 303
         gradient: no float parameter: 19
         gradient: not differentiable: the reverse pass of: 1
-        parameters not generated: 44
+        parameters not generated: 45
         ran forwards and back: 323
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3

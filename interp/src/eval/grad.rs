@@ -196,8 +196,14 @@ impl<'db> Interpreter<'db> {
     ) -> R<()> {
         // On a log number, `*=` and `/=` add and subtract logarithms, and
         // its adjoint is its logarithm's.
-        let ulog = matches!(executed, InstrOp::Mul | InstrOp::Div)
-            && matches!(self.read(fr, target, span)?, Value::ULog(_));
+        let current = self.read(fr, target, span)?;
+        // A place without an adjoint (a tropical number: `t *= e` adds
+        // `e` to its value) sends none, as the generated code sends none.
+        if !current.has_adjoint() {
+            return Ok(());
+        }
+        let ulog =
+            matches!(executed, InstrOp::Mul | InstrOp::Div) && matches!(current, Value::ULog(_));
         let subtract = match executed {
             InstrOp::Sub => false,
             InstrOp::Add => true,
@@ -328,7 +334,7 @@ impl<'db> Interpreter<'db> {
     /// Sends the cotangent `cot` of `e`'s value to the places `e` reads.
     /// The value of `e` as a local derivative reads it: in the reverse
     /// pass's float (`Frame::scalar`), as the Rust backend converts it.
-    fn operand(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
+    pub(super) fn operand(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
         Ok(super::in_scalar(self.eval(fr, e)?, fr.scalar))
     }
 
@@ -714,7 +720,9 @@ impl<'db> Interpreter<'db> {
                             share += g * f.at(theta) * current.get(j).and_then(real).unwrap_or(0.0);
                         }
                     }
-                    let like = self.eval(fr, args[k])?;
+                    // In the reverse pass's float: an `f32` angle of an
+                    // `f64` function gets an `f64` share, not one rounded.
+                    let like = self.operand(fr, args[k])?;
                     let share = convert(Value::F64(share), &like).unwrap_or(Value::F64(share));
                     self.backprop(fr, args[k], share, span)?;
                 }
@@ -737,6 +745,15 @@ impl<'db> Interpreter<'db> {
                         continue;
                     }
                     if !matches!(like, Value::F64(_) | Value::F32(_)) {
+                        // A whole struct or array moved by a permutation
+                        // (`SWAP(p, q)` of two `Pt`s): its adjoint moves
+                        // with it, whatever it holds.
+                        if let [(j, f)] = row.as_slice()
+                            && f.at(theta) == 1.0
+                            && let Some(moved) = after.get(*j)
+                        {
+                            self.grad_write(fr, &paths[i], moved.clone(), span)?;
+                        }
                         continue;
                     }
                     let mut acc = 0.0;

@@ -77,7 +77,11 @@ impl<'db> Interpreter<'db> {
         // no adjoint.
         let real = match &body.expr(e).ty {
             Ty::Scalar(Scalar::F64) | Ty::Generic(_) => Some(Value::F64(cot.0)),
-            Ty::Scalar(Scalar::F32) => Some(Value::F32(cot.0 as f32)),
+            // In an `f64` reverse pass an `f32`'s adjoint is an `f64`.
+            Ty::Scalar(Scalar::F32) => Some(match fr.scalar {
+                Some(Scalar::F64) => Value::F64(cot.0),
+                _ => Value::F32(cot.0 as f32),
+            }),
             Ty::Scalar(_) => return Ok(()),
             _ => None,
         };
@@ -98,6 +102,7 @@ impl<'db> Interpreter<'db> {
                 let cot = match self.read(fr, &p, span)? {
                     Value::Complex(..) => Value::Complex(cot.0, cot.1),
                     Value::F64(_) => Value::F64(cot.0),
+                    Value::F32(_) if fr.scalar == Some(Scalar::F64) => Value::F64(cot.0),
                     Value::F32(_) => Value::F32(cot.0 as f32),
                     _ => return Ok(()),
                 };
@@ -138,7 +143,7 @@ impl<'db> Interpreter<'db> {
                         &format!("`{}` of complex numbers", func.name()),
                     ));
                 };
-                let v = self.eval(fr, *x)?;
+                let v = self.operand(fr, *x)?;
                 match pure_pair(*func, &v) {
                     Some(Some((a, b))) => self.send(fr, *x, cot, a, b, span),
                     Some(None) => Ok(()),
@@ -178,7 +183,7 @@ impl<'db> Interpreter<'db> {
         cot: C,
         span: Span,
     ) -> R<bool> {
-        let (l, r) = (self.eval(fr, lhs)?, self.eval(fr, rhs)?);
+        let (l, r) = (self.operand(fr, lhs)?, self.operand(fr, rhs)?);
         let Some([(al, bl), (ar, br)]) = binary_pairs(op, &l, &r) else {
             return Ok(false);
         };
