@@ -480,39 +480,27 @@ fn gradient_harness(out: &mut String, p: &TypedProgram, mutated: &[bool], scalar
             ty: param.ty,
         };
         args.push(argument(&g, mu));
-        match param.ty {
-            Ty::F64 | Ty::F32 => {
-                let _ = writeln!(out, "        let mut {n}_bar: {scalar} = 1.0;");
-                args.push(format!("&mut {n}_bar"));
-                bars.push(format!("{n}_bar.canon()"));
-            }
-            Ty::Arr => {
-                let _ = writeln!(
-                    out,
-                    "        let mut {n}_bar: Vec<{scalar}> = vec![1.0; {n}_g.len()];"
-                );
-                args.push(format!("&mut {n}_bar[..]"));
-                bars.push(format!("{n}_bar.canon()"));
-            }
-            // (A complex or `Pt{f64}` parameter makes the scalar `f64`.)
-            Ty::C64 => {
-                let _ = writeln!(
-                    out,
-                    "        let mut {n}_bar = nilang::Complex::new(1.0_f64, 0.0);"
-                );
-                args.push(format!("&mut {n}_bar"));
-                bars.push(format!("{n}_bar.canon()"));
-            }
-            Ty::Pt => {
-                let _ = writeln!(
-                    out,
-                    "        let mut {n}_bar = crate::{m}::Pt {{ x: 1.0_f64, y: 1.0 }};"
-                );
-                args.push(format!("&mut {n}_bar"));
-                bars.push(format!("{n}_bar.canon()"));
-            }
-            _ => {}
-        }
+        // Each adjoint seeded 1, and how it is passed. (A complex or
+        // `Pt{f64}` parameter makes the scalar `f64`.)
+        let (seed, pass) = match param.ty {
+            Ty::F64 | Ty::F32 => (format!("{scalar} = 1.0"), format!("&mut {n}_bar")),
+            Ty::Arr => (
+                format!("Vec<{scalar}> = vec![1.0; {n}_g.len()]"),
+                format!("&mut {n}_bar[..]"),
+            ),
+            Ty::C64 => (
+                "nilang::Complex<f64> = nilang::Complex::new(1.0, 0.0)".to_string(),
+                format!("&mut {n}_bar"),
+            ),
+            Ty::Pt => (
+                format!("crate::{m}::Pt<f64> = crate::{m}::Pt {{ x: 1.0, y: 1.0 }}"),
+                format!("&mut {n}_bar"),
+            ),
+            _ => continue,
+        };
+        let _ = writeln!(out, "        let mut {n}_bar: {seed};");
+        args.push(pass);
+        bars.push(format!("{n}_bar.canon()"));
     }
     let _ = writeln!(
         out,
