@@ -272,6 +272,28 @@ impl Gen<'_> {
                             let (a, b) = (self.czero_at_zero(&z, &a), self.czero_at_zero(&z, &b));
                             self.push_cpartials(x, Self::compose(&m, a, Some(b)), out)
                         }
+                        // A real function of a real argument that reads a
+                        // complex value (`tanh(imag(z) - a)`): its real
+                        // rule, as a complex factor (the holomorphic ones
+                        // keep their complex formula below).
+                        (f, [x])
+                            if matches!(
+                                self.expr_types.at(x.span),
+                                Some(
+                                    nilang_analysis::ty::Ty::Scalar(
+                                        nilang_analysis::ty::Scalar::F64
+                                            | nilang_analysis::ty::Scalar::F32
+                                    ) | nilang_analysis::ty::Ty::Generic(_)
+                                )
+                            ) && let Some(rule) = PureFn::named(f)
+                                .filter(|f| !holomorphic(*f))
+                                .and_then(|f| super::real_call_derivative(self, f, x)) =>
+                        {
+                            if let Some(d) = rule {
+                                let d = self.cconst(&d, &zero);
+                                holo(self, x, d, out);
+                            }
+                        }
                         (f, [x]) => {
                             let local = PureFn::named(f)
                                 .filter(|f| holomorphic(*f))

@@ -37,7 +37,7 @@ mod rules;
 mod whole;
 
 use crate::builtins::Factor;
-pub(crate) use partials::{Deriv, push_partials};
+pub(crate) use partials::{Deriv, push_partials, real_call_derivative};
 
 /// The values a rule's lines compute into one vector before they use them
 /// (`Gen::bound_partials`): its name, given at the first value, and the

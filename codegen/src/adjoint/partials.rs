@@ -251,6 +251,33 @@ fn times_rule<D: Deriv + ?Sized>(
     }
 }
 
+/// The local derivative of `f(x)` at a real `x`, as real code: for a real
+/// function of a real argument that reads a complex value inside
+/// (`tanh(imag(z) - a)`), which the complex partials then carry on to `z`.
+/// `Some(None)` for a step function (no derivative), `None` where the
+/// catalogue has no rule of one argument.
+pub(crate) fn real_call_derivative<D: Deriv + ?Sized>(
+    d: &mut D,
+    f: PureFn,
+    x: &Expr,
+) -> Option<Option<String>> {
+    match call_rule(f, 1) {
+        CallRule::Unary(local) => {
+            let vars = Vars {
+                x: d.value(x),
+                ..Vars::default()
+            };
+            let q = render_real(d, local.formula, &vars);
+            Some(Some(times_rule(d, local.singular, &None, q)))
+        }
+        CallRule::Flat => {
+            let _ = d.value(x);
+            Some(None)
+        }
+        _ => None,
+    }
+}
+
 /// The partials of a call of a function of two arguments `a`, `b` (the
 /// catalogue's `partials`, also the remainder `a % b`'s): each rendered at
 /// the arguments' values and the call's value `e`, times `mult` (guarded
