@@ -250,6 +250,13 @@ impl Ty {
         }
     }
 
+    /// Whether a value of this type holds an `f32` ([`Ty::floats`]).
+    pub fn holds_f32(&self) -> bool {
+        let mut floats = Vec::new();
+        self.floats(&mut floats);
+        floats.contains(&"f32")
+    }
+
     /// The element type of an array type, the type itself for scalars.
     pub fn element(&self) -> &Ty {
         match self {

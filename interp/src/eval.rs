@@ -134,6 +134,9 @@ struct FnInfo<'db> {
     offset: u32,
     file: Rc<FileInfo>,
     mutated: Vec<bool>,
+    /// For a function without type parameters, the float its reverse pass
+    /// takes adjoints in (`concrete_adjoint`), decided once.
+    concrete_adjoint: Option<Scalar>,
 }
 
 /// How deep calls may nest before the run stops (runaway recursion).
@@ -330,6 +333,7 @@ impl<'db> Interpreter<'db> {
             offset: db::function_offset(self.db, f),
             file: self.file(f.file(self.db)),
             mutated: db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default(),
+            concrete_adjoint: body.and_then(concrete_adjoint),
         });
         self.functions.insert(f, info.clone());
         info
@@ -425,7 +429,10 @@ impl<'db> Interpreter<'db> {
             bind_generics(&body.local(l).ty, v, &mut frame.generics);
         }
         if grads.is_some() {
-            frame.scalar = adjoint_scalar(body, &frame.generics);
+            frame.scalar = match body.generics.first() {
+                Some(g) => frame.generics.get(g).and_then(float_scalar),
+                None => info.concrete_adjoint,
+            };
         }
         if leading {
             frame.locals = args;
@@ -3113,22 +3120,27 @@ fn resolve_generics(ty: &Ty, generics: &Generics<'_>) -> Ty {
 }
 
 /// The float a reverse pass of `body` takes its adjoints in, as
-/// `types::adjoint_scalar` decides it: its first type parameter's binding,
-/// or for a function without one `f32` when every float of its parameters
-/// is `f32`, else `f64`; `None` where that is no float (a dual number).
-fn adjoint_scalar(body: &Body<'_>, generics: &Generics<'_>) -> Option<Scalar> {
-    let ty = match body.generics.first() {
-        Some(g) => generics.get(g)?.clone(),
-        None => nilang_analysis::types::concrete_adjoint_scalar(
-            &body
-                .params
-                .iter()
-                .map(|&l| body.local(l).ty.clone())
-                .collect::<Vec<_>>(),
-        ),
-    };
+/// `types::adjoint_scalar` decides it, for a function without type
+/// parameters: `f32` when every float of its parameters is `f32`, else
+/// `f64`. (With one, it is the first type parameter's binding, known at
+/// the call: `invoke_as`.)
+fn concrete_adjoint(body: &Body<'_>) -> Option<Scalar> {
+    if !body.generics.is_empty() {
+        return None;
+    }
+    let params: Vec<Ty> = body
+        .params
+        .iter()
+        .map(|&l| body.local(l).ty.clone())
+        .collect();
+    float_scalar(&nilang_analysis::types::concrete_adjoint_scalar(&params))
+}
+
+/// `f64` or `f32`, where `ty` is one (a type parameter bound to a dual
+/// number is not).
+fn float_scalar(ty: &Ty) -> Option<Scalar> {
     match ty {
-        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Some(s),
+        Ty::Scalar(s @ (Scalar::F64 | Scalar::F32)) => Some(*s),
         _ => None,
     }
 }

@@ -21,7 +21,6 @@ use nilang_analysis::builtins::{self, Instruction, PureFn, Rule};
 use nilang_analysis::db;
 use nilang_analysis::db::body::{Expr, ExprId};
 use nilang_analysis::derivative_rules::{CallRule, Local, call_rule, remainder};
-use nilang_analysis::ty::{Scalar, Ty};
 
 impl<'db> Interpreter<'db> {
     /// `(∇f)(args…, seeds…)`: `f` run forwards, then backwards from its
@@ -150,7 +149,7 @@ impl<'db> Interpreter<'db> {
         // An `f64` function computing through `f32` locals rounds like one.
         let f32_inside = db::function_body(self.db, f)
             .as_ref()
-            .is_some_and(|b| b.locals.iter().any(|l| mentions_f32(&l.ty)));
+            .is_some_and(|b| b.locals.iter().any(|l| l.ty.holds_f32()));
         let mut differs = Vec::new();
         for (i, ((p, _), input)) in params.iter().zip(inputs).enumerate() {
             for k in 0..float_count(input) {
@@ -331,13 +330,13 @@ impl<'db> Interpreter<'db> {
         self.chain(fr, &[target, value], partials, &cot, span)
     }
 
-    /// Sends the cotangent `cot` of `e`'s value to the places `e` reads.
     /// The value of `e` as a local derivative reads it: in the reverse
     /// pass's float (`Frame::scalar`), as the Rust backend converts it.
     pub(super) fn operand(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<Value> {
         Ok(super::in_scalar(self.eval(fr, e)?, fr.scalar))
     }
 
+    /// Sends the cotangent `cot` of `e`'s value to the places `e` reads.
     pub(super) fn backprop(
         &mut self,
         fr: &mut Frame<'db>,
@@ -1263,16 +1262,6 @@ fn with_nth_float(v: &Value, k: usize, x: f64) -> Value {
 }
 
 /// Whether the floats of a value are `f32`.
-/// Whether a value of `ty` holds an `f32`.
-fn mentions_f32(ty: &Ty) -> bool {
-    match ty {
-        Ty::Scalar(Scalar::F32) => true,
-        Ty::Slice(inner) => mentions_f32(inner),
-        Ty::Constructed(_, args) | Ty::Tuple(args) => args.iter().any(mentions_f32),
-        _ => false,
-    }
-}
-
 fn is_f32(v: &Value) -> bool {
     match v {
         Value::F32(_) => true,

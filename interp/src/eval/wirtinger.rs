@@ -77,11 +77,7 @@ impl<'db> Interpreter<'db> {
         // no adjoint.
         let real = match &body.expr(e).ty {
             Ty::Scalar(Scalar::F64) | Ty::Generic(_) => Some(Value::F64(cot.0)),
-            // In an `f64` reverse pass an `f32`'s adjoint is an `f64`.
-            Ty::Scalar(Scalar::F32) => Some(match fr.scalar {
-                Some(Scalar::F64) => Value::F64(cot.0),
-                _ => Value::F32(cot.0 as f32),
-            }),
+            Ty::Scalar(Scalar::F32) => Some(f32_cotangent(cot.0, fr.scalar)),
             Ty::Scalar(_) => return Ok(()),
             _ => None,
         };
@@ -102,8 +98,7 @@ impl<'db> Interpreter<'db> {
                 let cot = match self.read(fr, &p, span)? {
                     Value::Complex(..) => Value::Complex(cot.0, cot.1),
                     Value::F64(_) => Value::F64(cot.0),
-                    Value::F32(_) if fr.scalar == Some(Scalar::F64) => Value::F64(cot.0),
-                    Value::F32(_) => Value::F32(cot.0 as f32),
+                    Value::F32(_) => f32_cotangent(cot.0, fr.scalar),
                     _ => return Ok(()),
                 };
                 let g = self.grad_read(fr, &p, span)?;
@@ -276,6 +271,15 @@ pub(super) fn pure_pair(func: PureFn, v: &Value) -> Option<Option<Pair>> {
         }
         _ => return None,
     }))
+}
+
+/// The real cotangent `x` of an `f32` value: an `f64` in a reverse pass
+/// whose adjoints are `f64` (`Frame::scalar`), else rounded to `f32`.
+fn f32_cotangent(x: f64, scalar: Option<Scalar>) -> Value {
+    match scalar {
+        Some(Scalar::F64) => Value::F64(x),
+        _ => Value::F32(x as f32),
+    }
 }
 
 /// `conj(a) c + conj(c) b`: what the cotangent `c` of a value sends to an
