@@ -218,3 +218,32 @@ fn an_f32_gradient_lends_its_adjoints_to_an_f64_callee() {
     assert!((x_bar - 2.0 * x * z).abs() < 1e-6, "{x_bar}");
     assert!((z_bar - x * x).abs() < 1e-6, "{z_bar}");
 }
+
+/// Rotations whose angles read a complex number (`real(z)`, `abs(z)`,
+/// `imag(z)`): each part of `z`'s adjoint is the derivative of the loss `x`
+/// along it (the Rust backend's gradient stopped here before).
+#[test]
+fn a_rotation_angle_read_from_a_complex_number_is_differentiated() {
+    let (x0, y0, z) = (0.3, 0.7, Complex::new(0.4, -0.9));
+    let loss = |x: f64, y: f64, re: f64, im: f64| {
+        let (mut x, mut y) = (x, y);
+        t::t41_rot_complex_angle(&mut x, &mut y, Complex::new(re, im)).unwrap();
+        x
+    };
+    let (mut x, mut y) = (x0, y0);
+    t::t41_rot_complex_angle(&mut x, &mut y, z).unwrap();
+    t::uncall_t41_rot_complex_angle(&mut x, &mut y, z).unwrap();
+    assert!((x - x0).abs() < 1e-12 && (y - y0).abs() < 1e-12, "{x} {y}");
+    let (mut x_bar, mut y_bar, mut z_bar) = (1.0, 0.0, Complex::new(0.0, 0.0));
+    t::t41_rot_complex_angle_grad(&mut x, &mut x_bar, &mut y, &mut y_bar, z, &mut z_bar).unwrap();
+    let want = [
+        central(|v| loss(v, y0, z.re, z.im), x0),
+        central(|v| loss(x0, v, z.re, z.im), y0),
+        central(|v| loss(x0, y0, v, z.im), z.re),
+        central(|v| loss(x0, y0, z.re, v), z.im),
+    ];
+    let got = [x_bar, y_bar, z_bar.re, z_bar.im];
+    for (g, w) in got.iter().zip(&want) {
+        assert!(close(*g, *w), "{got:?} against {want:?}");
+    }
+}

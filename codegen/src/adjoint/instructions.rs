@@ -90,7 +90,29 @@ impl Gen<'_> {
                             .map(|i| self.value_as(&call.args[i], &k))
                             .collect();
                         let derivatives = crate::Factors::angle_derivatives(dangle, &values);
-                        for (leaf, p) in self.partials(&call.args[at]) {
+                        // An angle that reads a complex number (`real(z)`,
+                        // `abs(z)`): θ̄ is summed first and sent through
+                        // the Wirtinger pairs of the angle's expression, as
+                        // `x += f(z)` sends its adjoint.
+                        if self.has_complex(&call.args[at]) {
+                            let theta_bar = self.fresh("tbar");
+                            let zero = self.ad_zero();
+                            self.line(&format!("let mut {theta_bar} = {zero};"));
+                            for (t, d) in temps.iter().zip(&derivatives) {
+                                let l = self.add_scaled(&theta_bar, t, d);
+                                self.line(&l);
+                            }
+                            let lines =
+                                self.complex_rule_lines(&theta_bar, false, true, &call.args[at]);
+                            for l in lines {
+                                self.line(&l);
+                            }
+                        }
+                        let real_leaves = match self.has_complex(&call.args[at]) {
+                            true => Vec::new(),
+                            false => self.partials(&call.args[at]),
+                        };
+                        for (leaf, p) in real_leaves {
                             if let Some(lb) = self.bar_place(&leaf) {
                                 for (t, d) in temps.iter().zip(&derivatives) {
                                     let l = self.add_scaled(&lb, t, &format!("({p} * {d})"));
