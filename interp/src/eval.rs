@@ -125,6 +125,8 @@ pub struct Interpreter<'db> {
     /// The 1-based index of the kernel invocation being run
     /// ([`Interpreter::launch`]): what `global_index()` reads.
     invocation: Option<i64>,
+    /// Emptied frames' vectors, reused by calls (`call_on_locals`).
+    spare: Vec<Vec<Value>>,
 }
 
 /// What a run of a function reads of the analysis: its typed body, where
@@ -206,6 +208,7 @@ impl<'db> Interpreter<'db> {
             nesting: 0,
             files: FxHashMap::default(),
             invocation: None,
+            spare: Vec::new(),
         }
     }
 
@@ -1488,6 +1491,13 @@ impl<'db> Interpreter<'db> {
         span: Span,
     ) -> R<()> {
         let info = self.info(f);
+        if captured.is_none()
+            && kwargs.is_empty()
+            && fr.grads.is_none()
+            && let Some(done) = self.call_on_locals(fr, f, &info, dir, args, span)?
+        {
+            return Ok(done);
+        }
         let mutated = &info.mutated;
         let mut given = args.iter();
         let slots: SmallVec<[Result<ExprId, Value>; 8]> = match captured {
@@ -1629,6 +1639,61 @@ impl<'db> Interpreter<'db> {
             }
         }
         Ok(())
+    }
+
+    /// [`Interpreter::call_function`] of a call whose changed arguments
+    /// are whole locals of the caller, each named once, outside a gradient
+    /// run (`imul(out, x, anc)`, the most frequent call): each is moved into
+    /// the callee's frame and back without the general path's places, and
+    /// the frame's vector is reused from call to call. `None`, with nothing
+    /// done, where the general path is needed.
+    fn call_on_locals(
+        &mut self,
+        fr: &mut Frame<'db>,
+        f: FnId<'db>,
+        info: &FnInfo<'db>,
+        dir: Direction,
+        args: &[ExprId],
+        span: Span,
+    ) -> R<Option<()>> {
+        let Some(body) = info.body else {
+            return Ok(None);
+        };
+        if body.params.len() != args.len() || info.mutated.len() != args.len() {
+            return Ok(None);
+        }
+        // The changed arguments' locals, each once (else the general path
+        // reports the alias).
+        let mut moved: SmallVec<[LocalId; 4]> = SmallVec::new();
+        for (&a, &changed) in args.iter().zip(&info.mutated) {
+            if !changed {
+                continue;
+            }
+            match fr.body.expr(a).kind {
+                Expr::Local(l) if !moved.contains(&l) => moved.push(l),
+                _ => return Ok(None),
+            }
+        }
+        let mut values = self.spare.pop().unwrap_or_default();
+        values.reserve(body.locals.len());
+        // In the order written, as the general path takes them: a changed
+        // local is moved out, anything else evaluated and converted.
+        for (i, (&a, &changed)) in args.iter().zip(&info.mutated).enumerate() {
+            let v = match (changed, &fr.body.expr(a).kind) {
+                (true, Expr::Local(l)) => std::mem::take(&mut fr.locals[*l]),
+                _ => argument_as(self.eval(fr, a)?, &body.local(body.params[i]).ty),
+            };
+            values.push(v);
+        }
+        let at = fr.site(span);
+        let (mut results, _) = self.invoke_as(f, info, values, None, Vec::new(), dir, Some(at))?;
+        for ((&a, &changed), v) in args.iter().zip(&info.mutated).zip(results.drain(..)) {
+            if changed && let Expr::Local(l) = fr.body.expr(a).kind {
+                fr.locals[l] = v;
+            }
+        }
+        self.spare.push(results);
+        Ok(Some(()))
     }
 
     fn instruction(
