@@ -2175,6 +2175,14 @@ impl<'db> Interpreter<'db> {
             Expr::Binary { op, lhs, rhs } if !matches!(op, BinaryOp::And | BinaryOp::Or) => {
                 self.operator(fr, *op, *lhs, *rhs, data.span)
             }
+            // `&&` and `||` read their right side only when needed.
+            Expr::Binary { op, lhs, rhs } => {
+                let l = self.condition(fr, *lhs)?;
+                if (*op == BinaryOp::And) != l {
+                    return Ok(Value::Bool(l));
+                }
+                Ok(Value::Bool(self.condition(fr, *rhs)?))
+            }
             // `abs` of an `f64` (`pure::call`'s `real`).
             Expr::Pure {
                 func: PureFn::Abs,
@@ -2331,17 +2339,8 @@ impl<'db> Interpreter<'db> {
                 let v = self.eval(fr, *operand)?;
                 ops::unary(*op, &v).map_err(|m| fr.domain(span, m))?
             }
-            Expr::Binary { op, lhs, rhs } => {
-                // `&&` and `||` read their right side only when needed.
-                if matches!(op, BinaryOp::And | BinaryOp::Or) {
-                    let l = self.condition(fr, *lhs)?;
-                    if (*op == BinaryOp::And) != l {
-                        return Ok(Value::Bool(l));
-                    }
-                    return Ok(Value::Bool(self.condition(fr, *rhs)?));
-                }
-                self.operator(fr, *op, *lhs, *rhs, span)?
-            }
+            // (`&&` and `||` are `eval_nested`'s.)
+            Expr::Binary { .. } => return self.eval_nested(fr, e),
             Expr::Tuple(items) => {
                 let mut values = Vec::with_capacity(items.len());
                 for &i in items {
