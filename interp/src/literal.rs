@@ -81,6 +81,15 @@ impl Parser<'_> {
         if matches!(self.peek(), Some('-' | '+')) {
             self.pos += 1;
         }
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.' || c.is_alphabetic())
+        {
+            // A sign before nothing a number starts with (`--check-inv`
+            // after `--`, where it is a value): the whole of it is named.
+            let text: String = self.chars[start..].iter().map(|&(_, c)| c).collect();
+            return Err(format!("`{text}` is not a number"));
+        }
         if self.peek().is_some_and(|c| c.is_alphabetic()) {
             // -Inf
             let w = self.word()?;
@@ -280,6 +289,8 @@ mod tests {
         assert_eq!(shown("Complex(1, -2)"), "1.0 - 2.0im");
         assert_eq!(shown("[]"), "[]");
         assert_eq!(shown("-Inf"), "-Inf");
+        assert_eq!(shown("--check-inv"), "error: `--check-inv` is not a number");
+        assert_eq!(shown("-"), "error: `-` is not a number");
         assert_eq!(
             shown("[1, 2"),
             "error: in `[1, 2`: expected `]`, found the end"

@@ -839,8 +839,13 @@ impl Generator {
                 format!("{} {op} {v}", p.text)
             }
             Bool => {
+                // At 1/16, not 0.0, as the branch conditions (`condition`):
+                // an ancilla at 0.0 comes back from an uncall only to
+                // within rounding, and `x > 0.0` of it could flip the bool
+                // backwards but not forwards (seed 0xfeed_beef_0000_0042,
+                // program 150: `h0(w2, w3, s1, c1)` on ancillas).
                 let (a, _) = self.real_atom(ctx, avoid).unwrap_or(("0.5".into(), vec![]));
-                format!("{} ⊻= {a} > 0.0", p.text)
+                format!("{} ⊻= {a} > 0.0625", p.text)
             }
             _ => unreachable!(),
         };
