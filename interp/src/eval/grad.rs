@@ -709,7 +709,38 @@ impl<'db> Interpreter<'db> {
                     }
                     None => 0.0,
                 };
-                if let Some(k) = angle {
+                // An angle that is a local takes its share term by term in
+                // its adjoint's float, `θ̄ += ā_i · d new_i / dθ` for each
+                // `i` whose `ā_i` is not zero, as the generated code adds
+                // them (bit for bit in `f32` too).
+                let local_angle = angle.and_then(|k| match fr.body.expr(args[k]).kind {
+                    Expr::Local(l) => Some(l),
+                    _ => None,
+                });
+                if let Some(l) = local_angle
+                    && let Some(grads) = &mut fr.grads
+                    && matches!(grads[l], Value::F64(_) | Value::F32(_))
+                {
+                    let cur = |j: usize| current.get(j).and_then(real).unwrap_or(0.0);
+                    for (i, row) in dangle.iter().enumerate() {
+                        let t = after.get(i).and_then(real).unwrap_or(0.0);
+                        match &mut grads[l] {
+                            Value::F32(acc) => {
+                                let d = jacobian_row(row, |j| cur(j) as f32, |f| f.at_f32(0.0));
+                                if t as f32 != 0.0 {
+                                    *acc += t as f32 * d;
+                                }
+                            }
+                            Value::F64(acc) => {
+                                let d = jacobian_row(row, cur, |f| f.at(0.0));
+                                if t != 0.0 {
+                                    *acc += t * d;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                } else if let Some(k) = angle {
                     // dθ: Σ_i ā_i · d new_i / dθ, with d new / dθ read off
                     // the current (new) values.
                     let mut share = 0.0;
@@ -755,11 +786,19 @@ impl<'db> Interpreter<'db> {
                         }
                         continue;
                     }
-                    let mut acc = 0.0;
-                    for &(j, f) in row {
-                        acc += f.at(theta) * after.get(j).and_then(real).unwrap_or(0.0);
-                    }
-                    let g = convert(Value::F64(acc), like).map_err(|m| fr.domain(span, m))?;
+                    let adj = |j: usize| after.get(j).and_then(real).unwrap_or(0.0);
+                    // In the adjoint's own float, factors and all, as the
+                    // generated code computes it (`G = T`): an `f32` row
+                    // rounded in `f32` at each step, not once at the end
+                    // (typed_random, seed 0x7777_0000_aaaa_5555, 763).
+                    let g = match like {
+                        Value::F32(_) => Value::F32(jacobian_row(
+                            row,
+                            |j| adj(j) as f32,
+                            |f| f.at_f32(theta as f32),
+                        )),
+                        _ => Value::F64(jacobian_row(row, adj, |f| f.at(theta))),
+                    };
                     self.grad_write(fr, &paths[i], g, span)?;
                 }
                 Ok(())
@@ -1312,4 +1351,33 @@ fn element(v: &Value, k: usize) -> Value {
         }
         v => v.clone(),
     }
+}
+
+/// One row of an instruction's transposed Jacobian, `Σ factor · ā_j`, in the
+/// adjoint's float and in the generated code's order: the first term's
+/// adjoint scaled (`Adjoint::scale`), then each other added scaled
+/// (`Adjoint::add_scaled`), an exactly zero adjoint skipped (no `0 · inf`).
+fn jacobian_row<F>(
+    row: &[(usize, builtins::Factor)],
+    adj: impl Fn(usize) -> F,
+    factor: impl Fn(builtins::Factor) -> F,
+) -> F
+where
+    F: Copy + PartialEq + Default + std::ops::Mul<Output = F> + std::ops::Add<Output = F>,
+{
+    let zero = F::default();
+    let Some(((first, f0), rest)) = row.split_first() else {
+        return zero;
+    };
+    let mut acc = adj(*first);
+    if *f0 != builtins::Factor::One && acc != zero {
+        acc = acc * factor(*f0);
+    }
+    for &(j, f) in rest {
+        let g = adj(j);
+        if g != zero {
+            acc = acc + g * factor(f);
+        }
+    }
+    acc
 }
