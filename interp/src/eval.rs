@@ -1493,7 +1493,6 @@ impl<'db> Interpreter<'db> {
         let info = self.info(f);
         if captured.is_none()
             && kwargs.is_empty()
-            && fr.grads.is_none()
             && let Some(done) = self.call_on_locals(fr, f, &info, dir, args, span)?
         {
             return Ok(done);
@@ -1642,11 +1641,13 @@ impl<'db> Interpreter<'db> {
     }
 
     /// [`Interpreter::call_function`] of a call whose changed arguments
-    /// are whole locals of the caller, each named once, outside a gradient
-    /// run (`imul(out, x, anc)`, the most frequent call): each is moved into
-    /// the callee's frame and back without the general path's places, and
-    /// the frame's vector is reused from call to call. `None`, with nothing
-    /// done, where the general path is needed.
+    /// are whole locals of the caller, each named once, and, in a gradient
+    /// run, whose other arguments are locals too (`imul(out, x, anc)`, the
+    /// most frequent call): each changed local, and its adjoint, is moved
+    /// into the callee's frame and back without the general path's places,
+    /// a read-only local's adjoint gets what the callee added to its zero,
+    /// and the frame's vector is reused from call to call. `None`, with
+    /// nothing done, where the general path is needed.
     fn call_on_locals(
         &mut self,
         fr: &mut Frame<'db>,
@@ -1663,14 +1664,14 @@ impl<'db> Interpreter<'db> {
             return Ok(None);
         }
         // The changed arguments' locals, each once (else the general path
-        // reports the alias).
+        // reports the alias); in a gradient run, every argument a local.
+        let gradient = fr.grads.is_some();
         let mut moved: SmallVec<[LocalId; 4]> = SmallVec::new();
         for (&a, &changed) in args.iter().zip(&info.mutated) {
-            if !changed {
-                continue;
-            }
-            match fr.body.expr(a).kind {
-                Expr::Local(l) if !moved.contains(&l) => moved.push(l),
+            match (changed, &fr.body.expr(a).kind) {
+                (true, Expr::Local(l)) if !moved.contains(l) => moved.push(*l),
+                (false, Expr::Local(_)) => {}
+                (false, _) if !gradient => {}
                 _ => return Ok(None),
             }
         }
@@ -1685,14 +1686,41 @@ impl<'db> Interpreter<'db> {
             };
             values.push(v);
         }
+        // A changed local's adjoint moves with it; a read-only argument's
+        // starts from zero.
+        let grads = fr.grads.as_mut().map(|store| {
+            args.iter()
+                .zip(&info.mutated)
+                .zip(&values)
+                .map(
+                    |((&a, &changed), v)| match (changed, &fr.body.expr(a).kind) {
+                        (true, Expr::Local(l)) => std::mem::take(&mut store[*l]),
+                        _ => v.zero_like(),
+                    },
+                )
+                .collect::<Vec<_>>()
+        });
         let at = fr.site(span);
-        let (mut results, _) = self.invoke_as(f, info, values, None, Vec::new(), dir, Some(at))?;
+        let (mut results, grads) =
+            self.invoke_as(f, info, values, grads, Vec::new(), dir, Some(at))?;
         for ((&a, &changed), v) in args.iter().zip(&info.mutated).zip(results.drain(..)) {
             if changed && let Expr::Local(l) = fr.body.expr(a).kind {
                 fr.locals[l] = v;
             }
         }
         self.spare.push(results);
+        if let (Some(grads), Some(store)) = (grads, &mut fr.grads) {
+            for ((&a, &changed), g) in args.iter().zip(&info.mutated).zip(grads) {
+                // What a callee in the other float left, back in this one.
+                let g = in_scalar(g, fr.scalar);
+                if let Expr::Local(l) = fr.body.expr(a).kind {
+                    store[l] = match changed {
+                        true => g,
+                        false => accumulate(&store[l], &g),
+                    };
+                }
+            }
+        }
         Ok(Some(()))
     }
 
