@@ -1663,57 +1663,64 @@ impl<'db> Interpreter<'db> {
         if body.params.len() != args.len() || info.mutated.len() != args.len() {
             return Ok(None);
         }
-        // The changed arguments' locals, each once (else the general path
-        // reports the alias); in a gradient run, every argument a local.
+        // Each argument's local, where it is one: the changed arguments'
+        // each once (else the general path reports the alias); in a
+        // gradient run, every argument a local.
         let gradient = fr.grads.is_some();
-        let mut moved: SmallVec<[LocalId; 4]> = SmallVec::new();
+        let mut locals: SmallVec<[Option<LocalId>; 4]> = SmallVec::with_capacity(args.len());
         for (&a, &changed) in args.iter().zip(&info.mutated) {
-            match (changed, &fr.body.expr(a).kind) {
-                (true, Expr::Local(l)) if !moved.contains(l) => moved.push(*l),
-                (false, Expr::Local(_)) => {}
-                (false, _) if !gradient => {}
-                _ => return Ok(None),
+            let local = match fr.body.expr(a).kind {
+                Expr::Local(l) => Some(l),
+                _ => None,
+            };
+            let twice = changed
+                && locals
+                    .iter()
+                    .zip(&info.mutated)
+                    .any(|(&m, &c)| c && m == local);
+            if twice || (local.is_none() && (changed || gradient)) {
+                return Ok(None);
             }
+            locals.push(local);
         }
+        let changed_local = |i: usize| locals[i].filter(|_| info.mutated[i]);
         let mut values = self.spare.pop().unwrap_or_default();
         values.reserve(body.locals.len());
         // In the order written, as the general path takes them: a changed
         // local is moved out, anything else evaluated and converted.
-        for (i, (&a, &changed)) in args.iter().zip(&info.mutated).enumerate() {
-            let v = match (changed, &fr.body.expr(a).kind) {
-                (true, Expr::Local(l)) => std::mem::take(&mut fr.locals[*l]),
-                _ => argument_as(self.eval(fr, a)?, &body.local(body.params[i]).ty),
+        for (i, &a) in args.iter().enumerate() {
+            let v = match changed_local(i) {
+                Some(l) => std::mem::take(&mut fr.locals[l]),
+                None => argument_as(self.eval(fr, a)?, &body.local(body.params[i]).ty),
             };
             values.push(v);
         }
         // A changed local's adjoint moves with it; a read-only argument's
         // starts from zero.
         let grads = fr.grads.as_mut().map(|store| {
-            args.iter()
-                .zip(&info.mutated)
-                .zip(&values)
-                .map(
-                    |((&a, &changed), v)| match (changed, &fr.body.expr(a).kind) {
-                        (true, Expr::Local(l)) => std::mem::take(&mut store[*l]),
-                        _ => v.zero_like(),
-                    },
-                )
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match changed_local(i) {
+                    Some(l) => std::mem::take(&mut store[l]),
+                    None => v.zero_like(),
+                })
                 .collect::<Vec<_>>()
         });
         let at = fr.site(span);
         let (mut results, grads) =
             self.invoke_as(f, info, values, grads, Vec::new(), dir, Some(at))?;
-        for ((&a, &changed), v) in args.iter().zip(&info.mutated).zip(results.drain(..)) {
-            if changed && let Expr::Local(l) = fr.body.expr(a).kind {
+        for (i, v) in results.drain(..).enumerate() {
+            if let Some(l) = changed_local(i) {
                 fr.locals[l] = v;
             }
         }
         self.spare.push(results);
         if let (Some(grads), Some(store)) = (grads, &mut fr.grads) {
-            for ((&a, &changed), g) in args.iter().zip(&info.mutated).zip(grads) {
+            for ((&local, &changed), g) in locals.iter().zip(&info.mutated).zip(grads) {
                 // What a callee in the other float left, back in this one.
                 let g = in_scalar(g, fr.scalar);
-                if let Expr::Local(l) = fr.body.expr(a).kind {
+                if let Some(l) = local {
                     store[l] = match changed {
                         true => g,
                         false => accumulate(&store[l], &g),

@@ -279,12 +279,7 @@ impl Gen<'_> {
                         (f, [x])
                             if matches!(
                                 self.expr_types.at(x.span),
-                                Some(
-                                    nilang_analysis::ty::Ty::Scalar(
-                                        nilang_analysis::ty::Scalar::F64
-                                            | nilang_analysis::ty::Scalar::F32
-                                    ) | nilang_analysis::ty::Ty::Generic(_)
-                                )
+                                Some(Ty::Scalar(Scalar::F64 | Scalar::F32) | Ty::Generic(_))
                             ) && let Some(rule) = PureFn::named(f)
                                 .filter(|f| !holomorphic(*f))
                                 .and_then(|f| super::real_call_derivative(self, f, x)) =>

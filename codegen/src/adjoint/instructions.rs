@@ -94,7 +94,8 @@ impl Gen<'_> {
                         // `abs(z)`): θ̄ is summed first and sent through
                         // the Wirtinger pairs of the angle's expression, as
                         // `x += f(z)` sends its adjoint.
-                        if self.has_complex(&call.args[at]) {
+                        let complex_angle = self.has_complex(&call.args[at]);
+                        if complex_angle {
                             let theta_bar = self.fresh("tbar");
                             let zero = self.ad_zero();
                             self.line(&format!("let mut {theta_bar} = {zero};"));
@@ -108,7 +109,7 @@ impl Gen<'_> {
                                 self.line(&l);
                             }
                         }
-                        let real_leaves = match self.has_complex(&call.args[at]) {
+                        let real_leaves = match complex_angle {
                             true => Vec::new(),
                             false => self.partials(&call.args[at]),
                         };

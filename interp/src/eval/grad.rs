@@ -722,6 +722,8 @@ impl<'db> Interpreter<'db> {
                     && matches!(grads[l], Value::F64(_) | Value::F32(_))
                 {
                     let cur = |j: usize| current.get(j).and_then(real).unwrap_or(0.0);
+                    // `dangle`'s factors are ±1, read at no angle, as
+                    // `Factors::angle_derivatives` renders them.
                     for (i, row) in dangle.iter().enumerate() {
                         let t = after.get(i).and_then(real).unwrap_or(0.0);
                         match &mut grads[l] {
