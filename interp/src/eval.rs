@@ -33,9 +33,11 @@ use std::rc::Rc;
 
 mod derivative;
 mod grad;
+mod lowered;
 mod wirtinger;
 
 use derivative::DerivativeCall;
+use lowered::Lowered;
 
 /// Which way a body runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -127,6 +129,13 @@ pub struct Interpreter<'db> {
     invocation: Option<i64>,
     /// Emptied frames' vectors, reused by calls (`call_on_locals`).
     spare: Vec<Vec<Value>>,
+    /// The functions called by name ([`Interpreter::call`]), looked up
+    /// once.
+    named: FxHashMap<String, FnId<'db>>,
+    /// Whether runs use each function's number code (`lowered`), a cache
+    /// of the general path: on unless a test turns it off to compare the
+    /// two.
+    pub lowered: bool,
 }
 
 /// What a run of a function reads of the analysis: its typed body, where
@@ -139,6 +148,12 @@ struct FnInfo<'db> {
     /// For a function without type parameters, the float its reverse pass
     /// takes adjoints in (`concrete_adjoint`), decided once.
     concrete_adjoint: Option<Scalar>,
+    /// Its number code (empty when [`Interpreter::lowered`] is off).
+    low: Rc<Lowered>,
+    /// Whether a run reads what its type parameters are bound to (a type
+    /// parameter named as a value, a struct built): else a run without
+    /// adjoints leaves them unbound.
+    reads_generics: bool,
 }
 
 /// How deep calls may nest before the run stops (runaway recursion).
@@ -146,6 +161,8 @@ const MAX_DEPTH: usize = 100_000;
 
 struct Frame<'db> {
     body: &'db Body<'db>,
+    /// The body's number code.
+    low: Rc<Lowered>,
     locals: Vec<Value>,
     /// In a gradient run, the adjoint of each local (shaped like it).
     grads: Option<Vec<Value>>,
@@ -209,6 +226,8 @@ impl<'db> Interpreter<'db> {
             files: FxHashMap::default(),
             invocation: None,
             spare: Vec::new(),
+            named: FxHashMap::default(),
+            lowered: true,
         }
     }
 
@@ -287,10 +306,24 @@ impl<'db> Interpreter<'db> {
         name: &str,
         args: Vec<Value>,
     ) -> Result<(FnId<'db>, Vec<Value>), Error> {
-        let f = self
-            .function(name)
-            .ok_or_else(|| Error::Usage(format!("no function `{name}` in the files given")))?;
-        let params = self.params(f);
+        let f = match self.named.get(name) {
+            Some(&f) => f,
+            None => {
+                let f = self.function(name).ok_or_else(|| {
+                    Error::Usage(format!("no function `{name}` in the files given"))
+                })?;
+                self.named.insert(name.to_string(), f);
+                f
+            }
+        };
+        let info = self.info(f);
+        let body = info.body;
+        let params: SmallVec<[(&str, &Ty); 4]> = body.map_or_else(SmallVec::new, |body| {
+            body.params
+                .iter()
+                .map(|&l| (body.local(l).name.as_str(), &body.local(l).ty))
+                .collect()
+        });
         if params.len() != args.len() {
             return Err(Error::Usage(format!(
                 "`{name}` takes {} argument{} ({}), {} given",
@@ -314,7 +347,8 @@ impl<'db> Interpreter<'db> {
                 bind_generics(ty, v, &mut generics);
             }
         }
-        let mut given = Vec::with_capacity(args.len());
+        // As long as the frame's locals will be (`invoke_as` takes it).
+        let mut given = Vec::with_capacity(body.map_or(0, |b| b.locals.len()).max(args.len()));
         for ((pname, ty), v) in params.iter().zip(args) {
             let ty = resolve_generics(ty, &generics);
             given.push(
@@ -337,6 +371,15 @@ impl<'db> Interpreter<'db> {
             file: self.file(f.file(self.db)),
             mutated: db::mutated_params(self.db, self.project, f.name(self.db)).unwrap_or_default(),
             concrete_adjoint: body.and_then(concrete_adjoint),
+            reads_generics: body.is_some_and(|b| {
+                !b.generics.is_empty()
+                    && b.expr_ids()
+                        .any(|e| matches!(b.expr(e).kind, Expr::Name(_) | Expr::Construct { .. }))
+            }),
+            low: Rc::new(match (body, self.lowered) {
+                (Some(body), true) => Lowered::of(body),
+                _ => Lowered::default(),
+            }),
         });
         self.functions.insert(f, info.clone());
         info
@@ -417,6 +460,7 @@ impl<'db> Interpreter<'db> {
             args.len() == body.params.len() && body.params.iter().enumerate().all(|(i, &l)| l == i);
         let mut frame = Frame {
             body,
+            low: info.low.clone(),
             locals: Vec::new(),
             generics: Generics::default(),
             checks: true,
@@ -428,8 +472,10 @@ impl<'db> Interpreter<'db> {
             taping: false,
             scalar: None,
         };
-        for (&l, v) in body.params.iter().zip(&args) {
-            bind_generics(&body.local(l).ty, v, &mut frame.generics);
+        if info.reads_generics || grads.is_some() {
+            for (&l, v) in body.params.iter().zip(&args) {
+                bind_generics(&body.local(l).ty, v, &mut frame.generics);
+            }
         }
         if grads.is_some() {
             frame.scalar = match body.generics.first() {
@@ -490,9 +536,24 @@ impl<'db> Interpreter<'db> {
     }
 
     fn block(&mut self, fr: &mut Frame<'db>, stmts: &[StmtId], dir: Direction) -> R<()> {
+        // A statement in number code runs here, without `stmt`'s dispatch,
+        // where no fuel is counted and no adjoints are kept (`stmt` runs
+        // it otherwise, after counting it).
+        let fast = self.fuel.is_none() && fr.grads.is_none();
+        let backward = dir == Direction::Backward;
+        let mut one = |s: StmtId| {
+            if fast
+                && fr
+                    .low
+                    .run(s, &mut fr.locals, backward, fr.checks, self.atol)
+            {
+                return Ok(());
+            }
+            self.stmt(fr, s, dir)
+        };
         match dir {
-            Direction::Forward => stmts.iter().try_for_each(|&s| self.stmt(fr, s, dir)),
-            Direction::Backward => stmts.iter().rev().try_for_each(|&s| self.stmt(fr, s, dir)),
+            Direction::Forward => stmts.iter().try_for_each(|&s| one(s)),
+            Direction::Backward => stmts.iter().rev().try_for_each(|&s| one(s)),
         }
     }
 
@@ -511,6 +572,17 @@ impl<'db> Interpreter<'db> {
                 ));
             }
             *fuel -= 1;
+        }
+        if fr.grads.is_none()
+            && fr.low.run(
+                s,
+                &mut fr.locals,
+                dir == Direction::Backward,
+                fr.checks,
+                self.atol,
+            )
+        {
+            return Ok(());
         }
         match &data.kind {
             Stmt::Instr {
@@ -926,6 +998,9 @@ impl<'db> Interpreter<'db> {
     }
 
     fn condition(&mut self, fr: &mut Frame<'db>, e: ExprId) -> R<bool> {
+        if let Some(b) = fr.low.condition(e, &fr.locals) {
+            return Ok(b);
+        }
         let v = self.eval(fr, e)?;
         v.as_bool().ok_or_else(|| {
             fr.error(
@@ -2167,6 +2242,8 @@ impl<'db> Interpreter<'db> {
             Expr::Int(v) => Ok(int_literal(*v, &fr.body.expr(e).ty)),
             Expr::Float(v) => Ok(float_literal(*v, &fr.body.expr(e).ty)),
             Expr::Bool(b) => Ok(Value::Bool(*b)),
+            // Number code computes it (`lowered`).
+            _ if let Some(v) = fr.low.value(e, &fr.locals) => Ok(v),
             // Integer arithmetic and an element of a local array by an
             // index `int_fast` computes (its depth bounded): no recursion
             // through `eval`, so no stack check.

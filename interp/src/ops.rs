@@ -467,7 +467,7 @@ pub fn same(a: &Value, b: &Value, atol: f64) -> bool {
     check_eq(a, b, atol) || a.to_string() == b.to_string()
 }
 
-fn approx(a: f64, b: f64, atol: f64) -> bool {
+pub(crate) fn approx(a: f64, b: f64, atol: f64) -> bool {
     a == b || (a - b).abs() <= atol
 }
 

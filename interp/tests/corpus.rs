@@ -100,7 +100,15 @@ fn every_function_that_runs_comes_back() {
                         .or_default() += 1;
                     continue;
                 };
-                let out = match interp.call(&name, args.clone(), Direction::Forward) {
+                let forward = interp.call(&name, args.clone(), Direction::Forward);
+                let mut plain = Plain {
+                    interp: Interpreter::new(&db, project),
+                    name: &name,
+                    shown: &shown,
+                };
+                plain.interp.lowered = false;
+                plain.agrees(&args, Direction::Forward, &forward, &mut failures);
+                let out = match forward {
                     Ok(out) => out,
                     Err(Error::Run(e)) if e.check == Check::Unsupported => {
                         if std::env::var_os("CORPUS_DETAIL").is_some() {
@@ -125,7 +133,9 @@ fn every_function_that_runs_comes_back() {
                         continue;
                     }
                 };
-                match interp.call(&name, out.clone(), Direction::Backward) {
+                let backward = interp.call(&name, out.clone(), Direction::Backward);
+                plain.agrees(&out, Direction::Backward, &backward, &mut failures);
+                match backward {
                     Ok(back) => {
                         let scale = |v: &Value| v.as_f64().map_or(1.0, |x| x.abs().max(1.0));
                         let same = args
@@ -192,6 +202,42 @@ fn every_function_that_runs_comes_back() {
         stopped by a check: stack check failed: 4
     "#]]
     .assert_eq(&summary);
+}
+
+/// A run of one function by an interpreter without number code
+/// (`Interpreter::lowered` off): the general path, the oracle of the
+/// number code, which must give the same values to the bit and the same
+/// errors. The same interpreter runs the function forwards, then back
+/// (whose `@tape` loops read what the forward run recorded).
+struct Plain<'a> {
+    interp: Interpreter<'a>,
+    name: &'a str,
+    shown: &'a str,
+}
+
+impl Plain<'_> {
+    fn agrees(
+        &mut self,
+        args: &[Value],
+        dir: Direction,
+        lowered: &Result<Vec<Value>, Error>,
+        failures: &mut Vec<String>,
+    ) {
+        let plain = self.interp.call(self.name, args.to_vec(), dir);
+        let show = |r: &Result<Vec<Value>, Error>| match r {
+            Ok(values) => format!("{values:?}"),
+            Err(e) => e.to_string(),
+        };
+        if show(&plain) != show(lowered) {
+            failures.push(format!(
+                "{}: {} ({dir:?}) with number code: {}, without: {}",
+                self.shown,
+                self.name,
+                show(lowered),
+                show(&plain)
+            ));
+        }
+    }
 }
 
 /// The gradient of `name` seeded on every float and complex parameter,

@@ -250,6 +250,31 @@ impl<'db> Body<'db> {
     pub fn local(&self, id: LocalId) -> &Local {
         &self.locals[id]
     }
+
+    /// Every expression's id, in the order they were made.
+    pub fn expr_ids(&self) -> impl Iterator<Item = ExprId> + use<> {
+        (0..self.exprs.len() as u32).map(ExprId)
+    }
+
+    /// Every statement's id, in the order they were made.
+    pub fn stmt_ids(&self) -> impl Iterator<Item = StmtId> + use<> {
+        (0..self.stmts.len() as u32).map(StmtId)
+    }
+}
+
+impl ExprId {
+    /// The position of the expression in its body (0-based, dense): an
+    /// index for tables kept beside the body.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl StmtId {
+    /// The position of the statement in its body (0-based, dense).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
 }
 
 /// The typed body of `f`, or `None` when `f` is not in its file any more.
