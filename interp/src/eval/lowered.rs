@@ -110,6 +110,30 @@ enum F {
     Abs(Box<F>),
     /// `zero(x)`: `0.0`, once `x` is read as an `f64`.
     Zero(Box<F>),
+    /// `sqrt(x)`, `exp(x)`, `sin(x)` and the other functions `pure::call`
+    /// computes by `real`.
+    Real(fn(f64) -> f64, Box<F>),
+}
+
+/// The `f64` function `pure::call` applies to an `f64` for `func` (by
+/// `real`), where it is one.
+fn real(func: PureFn) -> Option<fn(f64) -> f64> {
+    use PureFn as P;
+    Some(match func {
+        P::Sqrt => f64::sqrt,
+        P::Exp => f64::exp,
+        P::Log => f64::ln,
+        P::Sin => f64::sin,
+        P::Cos => f64::cos,
+        P::Tan => f64::tan,
+        P::Sinh => f64::sinh,
+        P::Cosh => f64::cosh,
+        P::Tanh => f64::tanh,
+        P::Asin => f64::asin,
+        P::Acos => f64::acos,
+        P::Atan => f64::atan,
+        _ => return None,
+    })
 }
 
 /// An expression giving a `Value::Int(_, I64)`.
@@ -221,6 +245,17 @@ fn lower(body: &Body<'_>, e: ExprId, depth: u32) -> Option<Num> {
             // `pure::call`'s `zero_like` of a number.
             (PureFn::Zero, Num::F(x)) => Num::F(F::Zero(Box::new(x))),
             (PureFn::Zero, Num::I(x)) => Num::I(I::Zero(Box::new(x))),
+            // `pure::call`'s `real`: the `f64` function of an `f64`, or of
+            // an integer converted.
+            (func, x @ (Num::F(_) | Num::I(_))) => {
+                let f = real(*func)?;
+                let x = match x {
+                    Num::F(x) => x,
+                    Num::I(k) => promoted(k),
+                    Num::B(_) => return None,
+                };
+                Num::F(F::Real(f, Box::new(x)))
+            }
             _ => return None,
         },
         Expr::Unary { op, operand } => match (op, sub(*operand)?) {
@@ -425,6 +460,7 @@ impl F {
             }
             F::Neg(x) => -x.get(locals)?,
             F::Abs(x) => x.get(locals)?.abs(),
+            F::Real(f, x) => f(x.get(locals)?),
             F::Zero(x) => {
                 x.get(locals)?;
                 0.0
@@ -695,6 +731,8 @@ mod tests {
     y! *= x
     s += 1.5
     k += n % 3
+    a += exp(x) - sin(n) * tanh(s)
+    a -= exp(x) - sin(n)
     SWAP(y!, a)
     a -= x * 2 + abs(x) ^ n
     a → zero(x)
@@ -711,6 +749,8 @@ end
             y! *= x                      general path
             s += 1.5                     general path
             k += n % 3                   update
+            a += exp(x) - sin(n) * tanh(s) general path
+            a -= exp(x) - sin(n)         update
             SWAP(y!, a)                  swap
             a -= x * 2 + abs(x) ^ n      update
             a → zero(x)                  dealloc
