@@ -133,8 +133,8 @@ pub struct Interpreter<'db> {
     /// once.
     named: FxHashMap<String, FnId<'db>>,
     /// Whether runs use each function's number code (`lowered`), a cache
-    /// of the general path: on unless a test turns it off to compare the
-    /// two.
+    /// of the general path: on unless a test turns it off, before the
+    /// first run, to compare the two.
     pub lowered: bool,
 }
 
