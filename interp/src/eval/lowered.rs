@@ -407,11 +407,47 @@ impl Num {
 
 /// The element `k` (1-based) of the local array `l`, in range.
 #[inline]
-fn element<'v>(locals: &'v [Value], l: LocalId, k: &I) -> Option<&'v Value> {
+fn element<T: Read>(locals: &[Value], l: LocalId, k: &I) -> Option<T> {
     let k = k.get(locals)?;
     match &locals[l] {
-        Value::Array(items) if k >= 1 => items.get(usize::try_from(k - 1).ok()?),
+        Value::Array(items) if k >= 1 => T::read(items.get(usize::try_from(k - 1).ok()?)?),
         _ => None,
+    }
+}
+
+/// A number as a node reads it out of a value: the one kind of value it
+/// takes (an `f64` node no `f32`, an `i64` node no narrower integer).
+trait Read: Sized {
+    fn read(v: &Value) -> Option<Self>;
+}
+
+impl Read for f64 {
+    #[inline(always)]
+    fn read(v: &Value) -> Option<f64> {
+        match v {
+            Value::F64(x) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+impl Read for i64 {
+    #[inline(always)]
+    fn read(v: &Value) -> Option<i64> {
+        match v {
+            Value::Int(x, Scalar::I64) => Some(*x),
+            _ => None,
+        }
+    }
+}
+
+impl Read for bool {
+    #[inline(always)]
+    fn read(v: &Value) -> Option<bool> {
+        match v {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
     }
 }
 
@@ -420,10 +456,7 @@ impl F {
     #[inline(always)]
     fn get(&self, locals: &[Value]) -> Option<f64> {
         match self {
-            F::Local(l) => match locals[*l] {
-                Value::F64(x) => Some(x),
-                _ => None,
-            },
+            F::Local(l) => Read::read(&locals[*l]),
             F::Const(x) => Some(*x),
             _ => self.eval(locals),
         }
@@ -431,14 +464,8 @@ impl F {
 
     fn eval(&self, locals: &[Value]) -> Option<f64> {
         Some(match self {
-            F::Local(l) => match locals[*l] {
-                Value::F64(x) => x,
-                _ => return None,
-            },
-            F::Element(l, k) => match element(locals, *l, k)? {
-                Value::F64(x) => *x,
-                _ => return None,
-            },
+            F::Local(l) => Read::read(&locals[*l])?,
+            F::Element(l, k) => element(locals, *l, k)?,
             F::Const(x) => *x,
             F::Arith(op, p, q) => {
                 let (p, q) = (p.get(locals)?, q.get(locals)?);
@@ -474,10 +501,7 @@ impl I {
     #[inline(always)]
     fn get(&self, locals: &[Value]) -> Option<i64> {
         match self {
-            I::Local(l) => match locals[*l] {
-                Value::Int(x, Scalar::I64) => Some(x),
-                _ => None,
-            },
+            I::Local(l) => Read::read(&locals[*l]),
             I::Const(x) => Some(*x),
             _ => self.eval(locals),
         }
@@ -485,14 +509,8 @@ impl I {
 
     fn eval(&self, locals: &[Value]) -> Option<i64> {
         Some(match self {
-            I::Local(l) => match locals[*l] {
-                Value::Int(x, Scalar::I64) => x,
-                _ => return None,
-            },
-            I::Element(l, k) => match element(locals, *l, k)? {
-                Value::Int(x, Scalar::I64) => *x,
-                _ => return None,
-            },
+            I::Local(l) => Read::read(&locals[*l])?,
+            I::Element(l, k) => element(locals, *l, k)?,
             I::Const(x) => *x,
             I::Arith(op, p, q) => {
                 let (p, q) = (p.get(locals)?, q.get(locals)?);
@@ -519,10 +537,7 @@ impl B {
     #[inline(always)]
     fn get(&self, locals: &[Value]) -> Option<bool> {
         match self {
-            B::Local(l) => match locals[*l] {
-                Value::Bool(b) => Some(b),
-                _ => None,
-            },
+            B::Local(l) => Read::read(&locals[*l]),
             B::Const(b) => Some(*b),
             _ => self.eval(locals),
         }
@@ -530,14 +545,8 @@ impl B {
 
     fn eval(&self, locals: &[Value]) -> Option<bool> {
         Some(match self {
-            B::Local(l) => match locals[*l] {
-                Value::Bool(b) => b,
-                _ => return None,
-            },
-            B::Element(l, k) => match element(locals, *l, k)? {
-                Value::Bool(b) => *b,
-                _ => return None,
-            },
+            B::Local(l) => Read::read(&locals[*l])?,
+            B::Element(l, k) => element(locals, *l, k)?,
             B::Const(b) => *b,
             B::CmpF(op, p, q) => compare(*op, p.get(locals)?, q.get(locals)?),
             B::CmpI(op, p, q) => compare(*op, p.get(locals)?, q.get(locals)?),
