@@ -146,6 +146,7 @@ fn every_function_that_runs_comes_back() {
                             *outcomes.entry("ran forwards and back".into()).or_default() += 1;
                             gradients(
                                 &mut interp,
+                                &mut plain,
                                 &name,
                                 &params,
                                 &args,
@@ -224,17 +225,29 @@ impl Plain<'_> {
         failures: &mut Vec<String>,
     ) {
         let plain = self.interp.call(self.name, args.to_vec(), dir);
-        let show = |r: &Result<Vec<Value>, Error>| match r {
+        self.same(&format!("{dir:?}"), &plain, lowered, failures);
+    }
+
+    /// Whether a run without number code (`plain`) gave what the run with
+    /// it gave, to the bit (`Debug` writes a float's shortest round trip).
+    fn same<T: std::fmt::Debug>(
+        &self,
+        run: &str,
+        plain: &Result<T, Error>,
+        lowered: &Result<T, Error>,
+        failures: &mut Vec<String>,
+    ) {
+        let show = |r: &Result<T, Error>| match r {
             Ok(values) => format!("{values:?}"),
             Err(e) => e.to_string(),
         };
-        if show(&plain) != show(lowered) {
+        if show(plain) != show(lowered) {
             failures.push(format!(
-                "{}: {} ({dir:?}) with number code: {}, without: {}",
+                "{}: {} ({run}) with number code: {}, without: {}",
                 self.shown,
                 self.name,
                 show(lowered),
-                show(&plain)
+                show(plain)
             ));
         }
     }
@@ -242,8 +255,10 @@ impl Plain<'_> {
 
 /// The gradient of `name` seeded on every float and complex parameter,
 /// against central differences.
+#[allow(clippy::too_many_arguments)]
 fn gradients(
     interp: &mut Interpreter<'_>,
+    plain: &mut Plain<'_>,
     name: &str,
     params: &[(String, Ty)],
     args: &[Value],
@@ -271,7 +286,10 @@ fn gradients(
             .or_default() += 1;
         return;
     }
-    let grads = match interp.gradient(name, args.to_vec(), &seeds) {
+    let gradient = interp.gradient(name, args.to_vec(), &seeds);
+    let without = plain.interp.gradient(name, args.to_vec(), &seeds);
+    plain.same("gradient", &without, &gradient, failures);
+    let grads = match gradient {
         Ok((_, grads)) => grads,
         Err(Error::Run(e)) => {
             let construct = e.what.split(" `").next().unwrap_or(&e.what);
