@@ -55,6 +55,8 @@ fn matrix(m: &Array2<f64>) -> Value {
 fn floats(v: &Value) -> Vec<f64> {
     match v {
         Value::F64(x) => vec![*x],
+        // (Exactly: an `f32`'s bits are compared as the `f64` it widens to.)
+        Value::F32(x) => vec![f64::from(*x)],
         Value::Complex(re, im) => vec![*re, *im],
         Value::Array(items) | Value::Matrix { data: items, .. } => {
             items.iter().flat_map(floats).collect()
@@ -113,6 +115,22 @@ fn scalar_programs_agree_bit_for_bit() {
             &back,
         );
     }
+    // The generic function run in `f32`: its literals (`z / 2`, `halfz ^ 2`)
+    // and its `f32` arithmetic as the generated code's, given the
+    // arguments as `nilc run` reads them (`0f0`, `1.5f0`).
+    for z in [0.3_f32, 1.0, 2.5] {
+        let mut out = 0.0_f32;
+        bessel::ibesselj(&mut out, 2, z, 1e-8).unwrap();
+        let forward = vec![vec![f64::from(out)], vec![2.0], vec![f64::from(z)]];
+        bessel::uncall_ibesselj(&mut out, 2, z, 1e-8).unwrap();
+        let back = vec![vec![f64::from(out)], vec![2.0], vec![f64::from(z)]];
+        let args = ["0f0".to_string(), "2".into(), format!("{z:?}f0")]
+            .iter()
+            .map(|a| nilang_interp::literal::parse(a).unwrap())
+            .collect();
+        same(&mut i, "ibesselj", args, &forward, &back);
+    }
+
     let (mut out, n) = (0.0, 12.0);
     fib::rfib(&mut out, n).unwrap();
     let forward = vec![vec![out], vec![n]];

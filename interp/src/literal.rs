@@ -1,4 +1,5 @@
-//! Values written as Julia writes them (`1.5`, `-2`, `true`, `[1, 2, 3]`,
+//! Values written as Julia writes them (`1.5`, `-2`, `true`, `1.5f0` and
+//! `Float32(1.5)` for an `f32`, `[1, 2, 3]`,
 //! `[1 2; 3 4]`, `Complex(1, 2)`, `Pt(1.0, 2.0)`, and the number systems
 //! `Fixed43(1.5)`, `exp(0.5)` (a log number by its logarithm) and
 //! `Tropical(2.0)`), for the arguments of
@@ -95,6 +96,7 @@ impl Parser<'_> {
             let w = self.word()?;
             return match w {
                 Value::F64(x) => Ok(Value::F64(if self.chars[start].1 == '-' { -x } else { x })),
+                Value::F32(x) => Ok(Value::F32(if self.chars[start].1 == '-' { -x } else { x })),
                 _ => Err("a sign before a word that is no number".into()),
             };
         }
@@ -113,6 +115,33 @@ impl Parser<'_> {
             .map(|&(_, c)| c)
             .filter(|&c| c != '_')
             .collect();
+        // Julia's `Float32` literal: `1.5f0`, `2f-3` (the exponent after
+        // `f`), as the interpreter shows an `f32` (`1.0e-8f0` too).
+        if self.peek() == Some('f') {
+            self.pos += 1;
+            let at = self.pos;
+            if matches!(self.peek(), Some('-' | '+')) {
+                self.pos += 1;
+            }
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+            let exponent: String = self.chars[at..self.pos].iter().map(|&(_, c)| c).collect();
+            let exponent = exponent
+                .parse::<i32>()
+                .map_err(|_| format!("`{text}f{exponent}` is not a `Float32` (`1.5f0`)"))?;
+            let digits = match exponent {
+                0 => text.clone(),
+                _ if text.contains(['e', 'E']) => {
+                    return Err(format!("`{text}f{exponent}` has two exponents"));
+                }
+                _ => format!("{text}e{exponent}"),
+            };
+            return digits
+                .parse::<f32>()
+                .map(Value::F32)
+                .map_err(|_| format!("`{text}f{exponent}` is not a number"));
+        }
         if float {
             text.parse::<f64>()
                 .map(Value::F64)
@@ -141,6 +170,8 @@ impl Parser<'_> {
             "false" => return Ok(Value::Bool(false)),
             "Inf" => return Ok(Value::F64(f64::INFINITY)),
             "NaN" => return Ok(Value::F64(f64::NAN)),
+            "Inf32" => return Ok(Value::F32(f32::INFINITY)),
+            "NaN32" => return Ok(Value::F32(f32::NAN)),
             "π" | "pi" => return Ok(Value::F64(std::f64::consts::PI)),
             _ => {}
         }
@@ -177,6 +208,8 @@ impl Parser<'_> {
             _ => Err(format!("`{what}` takes one real number")),
         };
         match word.as_str() {
+            "Float32" => return Ok(Value::F32(real("Float32")? as f32)),
+            "Float64" => return Ok(Value::F64(real("Float64")?)),
             "Fixed43" => {
                 return Ok(Value::Fixed(crate::numbers::fixed_from_f64(real(
                     "Fixed43",
@@ -275,6 +308,10 @@ impl Parser<'_> {
 mod tests {
     use super::parse;
 
+    fn nilang_value_f32(x: f32) -> crate::Value {
+        crate::Value::F32(x)
+    }
+
     #[test]
     fn values_as_julia_writes_them() {
         let shown = |t: &str| match parse(t) {
@@ -289,6 +326,16 @@ mod tests {
         assert_eq!(shown("Complex(1, -2)"), "1.0 - 2.0im");
         assert_eq!(shown("[]"), "[]");
         assert_eq!(shown("-Inf"), "-Inf");
+        // `Float32`s, as Julia writes them and as they are shown.
+        assert_eq!(shown("1.5f0"), "1.5f0");
+        assert_eq!(shown("-2f-3"), "-0.002f0");
+        assert_eq!(shown("Float32(0.1)"), "0.1f0");
+        assert_eq!(shown("Float64(1)"), "1.0");
+        assert_eq!(parse("1.0e-8f0"), Ok(nilang_value_f32(1e-8)));
+        assert_eq!(shown("1e-8f0"), "1.0f-8");
+        assert_eq!(shown("-Inf32"), "-Inf32");
+        assert_eq!(shown("1e2f1"), "error: `1e2f1` has two exponents");
+        assert_eq!(shown("1.5fx"), "error: `1.5f` is not a `Float32` (`1.5f0`)");
         assert_eq!(shown("--check-inv"), "error: `--check-inv` is not a number");
         assert_eq!(shown("-"), "error: `-` is not a number");
         assert_eq!(

@@ -367,11 +367,32 @@ pub fn float_text(x: f64) -> String {
     }
 }
 
+/// An `f32` as Julia shows a `Float32`: its shortest round trip with the
+/// exponent after `f` (`0.1f0`, `1.0f-8`), `Inf32`, `NaN32`.
+pub fn f32_text(x: f32) -> String {
+    if x.is_nan() {
+        return "NaN32".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 {
+            "Inf32".into()
+        } else {
+            "-Inf32".into()
+        };
+    }
+    let s = format!("{x:?}");
+    match s.split_once('e') {
+        Some((m, e)) if !m.contains('.') => format!("{m}.0f{e}"),
+        Some((m, e)) => format!("{m}f{e}"),
+        None => format!("{s}f0"),
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::F64(x) => f.write_str(&float_text(*x)),
-            Value::F32(x) => write!(f, "{}f0", float_text(*x as f64)),
+            Value::F32(x) => f.write_str(&f32_text(*x)),
             Value::Int(x, _) => write!(f, "{x}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Complex(re, im) => {

@@ -127,7 +127,7 @@ enum Command {
     /// the call.
     ///
     /// Arguments are written as Julia writes values: `1.5`, `-2`, `true`,
-    /// `[1.0, 2.0]`, `[1 2; 3 4]` (a matrix), `Complex(1, 2)`, `Pt(1.0, 2.0)`
+    /// `1.5f0` (an `f32`), `[1.0, 2.0]`, `[1 2; 3 4]` (a matrix), `Complex(1, 2)`, `Pt(1.0, 2.0)`
     /// (a struct), `Fixed43(1.25)`, `exp(0.5)` (a log number by its
     /// logarithm), `Tropical(2.0)`. Like `inverse`, the other `.nil` files of
     /// the folder are loaded for calls.
