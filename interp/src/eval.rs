@@ -540,12 +540,19 @@ impl<'db> Interpreter<'db> {
         // where no fuel is counted and no adjoints are kept (`stmt` runs
         // it otherwise, after counting it).
         let fast = self.fuel.is_none() && fr.grads.is_none();
+        let adjoints = self.fuel.is_none() && fr.f64_adjoints();
         let backward = dir == Direction::Backward;
         let mut one = |s: StmtId| {
             if fast
                 && fr
                     .low
                     .run(s, &mut fr.locals, backward, fr.checks, self.atol)
+            {
+                return Ok(());
+            }
+            if adjoints
+                && let Some(grads) = &mut fr.grads
+                && fr.low.run_adjoint(s, &mut fr.locals, grads, backward)
             {
                 return Ok(());
             }
@@ -581,6 +588,14 @@ impl<'db> Interpreter<'db> {
                 fr.checks,
                 self.atol,
             )
+        {
+            return Ok(());
+        }
+        if fr.f64_adjoints()
+            && let Some(grads) = &mut fr.grads
+            && fr
+                .low
+                .run_adjoint(s, &mut fr.locals, grads, dir == Direction::Backward)
         {
             return Ok(());
         }
@@ -3476,6 +3491,13 @@ impl FileInfo {
 }
 
 impl<'db> Frame<'db> {
+    /// Whether this is a gradient run whose adjoints of floats are `f64`s
+    /// and whose partials read `f64`s as they are (`in_scalar`): where
+    /// number code does updates, adjoints and all (`Lowered::run_adjoint`).
+    fn f64_adjoints(&self) -> bool {
+        self.grads.is_some() && matches!(self.scalar, Some(Scalar::F64) | None)
+    }
+
     fn location(&self, span: Span) -> Location {
         self.file.location(self.offset + span.start)
     }

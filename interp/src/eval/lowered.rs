@@ -31,6 +31,8 @@ const DEPTH: u32 = 24;
 pub(super) struct Lowered {
     exprs: Vec<Option<Num>>,
     stmts: Vec<Option<Step>>,
+    /// The updates a gradient run can do here, adjoints and all.
+    adjoints: Vec<Option<AdjointUpdate>>,
 }
 
 impl Lowered {
@@ -45,6 +47,26 @@ impl Lowered {
                 })
                 .collect(),
             stmts: body.stmt_ids().map(|s| step(body, s)).collect(),
+            adjoints: body.stmt_ids().map(|s| adjoint_update(body, s)).collect(),
+        }
+    }
+
+    /// Runs the statement `s` of a gradient run whose adjoints are `f64`s
+    /// (`backward`: its inverse) where it is an [`AdjointUpdate`]: the
+    /// adjoint of the place goes to what the value reads, then the place
+    /// is updated; `false`, with nothing changed, where the general path
+    /// must run it.
+    #[inline]
+    pub(super) fn run_adjoint(
+        &self,
+        s: StmtId,
+        locals: &mut [Value],
+        grads: &mut [Value],
+        backward: bool,
+    ) -> bool {
+        match self.adjoints.get(s.index()) {
+            Some(Some(u)) => u.run(locals, grads, backward),
+            _ => false,
         }
     }
 
@@ -467,15 +489,7 @@ impl F {
             F::Local(l) => Read::read(&locals[*l])?,
             F::Element(l, k) => element(locals, *l, k)?,
             F::Const(x) => *x,
-            F::Arith(op, p, q) => {
-                let (p, q) = (p.get(locals)?, q.get(locals)?);
-                match op {
-                    BinaryOp::Add => p + q,
-                    BinaryOp::Sub => p - q,
-                    BinaryOp::Mul => p * q,
-                    _ => p / q,
-                }
-            }
+            F::Arith(op, p, q) => arith(*op, p.get(locals)?, q.get(locals)?),
             F::Promoted(k) => k.get(locals)? as f64,
             F::Power(p, q) => p.get(locals)?.powf(q.get(locals)?),
             F::PowI(p, n) => {
@@ -697,6 +711,167 @@ impl Operand {
     }
 }
 
+/// `x += e` or `x -= e` of an `f64` local in a gradient run, where `e` is
+/// made of `f64` locals, `f64` literals, `+ - * /` and `identity`: what
+/// `instr_adjoint` and `backprop_f64` do for it (the place's adjoint,
+/// negated after a `+=`, sent down the value, each operator's partials
+/// times the cotangent, nothing where a cotangent is zero), then the
+/// update `update_in_place` makes.
+#[derive(Debug)]
+struct AdjointUpdate {
+    local: LocalId,
+    /// `-=` forwards.
+    sub: bool,
+    value: A,
+}
+
+/// The value of an [`AdjointUpdate`], as `backprop_f64` walks it.
+#[derive(Debug)]
+enum A {
+    Local(LocalId),
+    /// A literal read as an `f64` (it has no adjoint).
+    Const(f64),
+    Arith(BinaryOp, Box<A>, Box<A>),
+    /// `identity(x)`, `value(x)`, `unwrap(x)`.
+    Id(Box<A>),
+}
+
+fn adjoint_update(body: &Body<'_>, s: StmtId) -> Option<AdjointUpdate> {
+    let Stmt::Instr {
+        target,
+        op,
+        broadcast: false,
+        value,
+    } = &body.stmt(s).kind
+    else {
+        return None;
+    };
+    let sub = match op {
+        InstrOp::Add => false,
+        InstrOp::Sub => true,
+        _ => return None,
+    };
+    let target = body.expr(*target);
+    let Expr::Local(local) = target.kind else {
+        return None;
+    };
+    kind(&target.ty).filter(|&k| k == b'f')?;
+    Some(AdjointUpdate {
+        local,
+        sub,
+        value: adjoint_tree(body, *value, 0)?,
+    })
+}
+
+fn adjoint_tree(body: &Body<'_>, e: ExprId, depth: u32) -> Option<A> {
+    if depth > DEPTH {
+        return None;
+    }
+    let data = body.expr(e);
+    let sub = |e: ExprId| adjoint_tree(body, e, depth + 1).map(Box::new);
+    Some(match &data.kind {
+        Expr::Local(l) if kind(&data.ty) == Some(b'f') => A::Local(*l),
+        // As `float_literal` and `int_literal` make an `f64`.
+        Expr::Float(v) if !matches!(data.ty, Ty::Scalar(Scalar::F32)) => A::Const(*v),
+        Expr::Int(v) if matches!(data.ty, Ty::Scalar(Scalar::F64)) => A::Const(*v as f64),
+        Expr::Binary { op, lhs, rhs }
+            if matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+            ) =>
+        {
+            A::Arith(*op, sub(*lhs)?, sub(*rhs)?)
+        }
+        Expr::Pure {
+            func: PureFn::Identity | PureFn::Value | PureFn::Unwrap,
+            args,
+            broadcast: false,
+        } if args.len() == 1 => A::Id(sub(args[0])?),
+        _ => return None,
+    })
+}
+
+impl AdjointUpdate {
+    fn run(&self, locals: &mut [Value], grads: &mut [Value], backward: bool) -> bool {
+        let (Value::F64(cur), Value::F64(cot)) = (&locals[self.local], &grads[self.local]) else {
+            return false;
+        };
+        let (cur, cot) = (*cur, *cot);
+        // Every local the value reads an `f64` with an `f64` adjoint: then
+        // nothing below gives up once adjoints have moved.
+        let Some(v) = self.value.checked(locals, grads) else {
+            return false;
+        };
+        let sub = self.sub != backward;
+        self.value.back(if sub { cot } else { -cot }, locals, grads);
+        locals[self.local] = Value::F64(if sub { cur - v } else { cur + v });
+        true
+    }
+}
+
+impl A {
+    /// The value, where every local read holds an `f64` and its adjoint
+    /// is one.
+    fn checked(&self, locals: &[Value], grads: &[Value]) -> Option<f64> {
+        Some(match self {
+            A::Local(l) => match (&locals[*l], &grads[*l]) {
+                (Value::F64(x), Value::F64(_)) => *x,
+                _ => return None,
+            },
+            A::Const(x) => *x,
+            A::Arith(op, p, q) => arith(*op, p.checked(locals, grads)?, q.checked(locals, grads)?),
+            A::Id(x) => x.checked(locals, grads)?,
+        })
+    }
+
+    /// The value, once [`A::checked`] found it.
+    fn value(&self, locals: &[Value]) -> f64 {
+        match self {
+            A::Local(l) => f64::read(&locals[*l]).unwrap_or(f64::NAN),
+            A::Const(x) => *x,
+            A::Arith(op, p, q) => arith(*op, p.value(locals), q.value(locals)),
+            A::Id(x) => x.value(locals),
+        }
+    }
+
+    /// `backprop` of the cotangent `c`: `backprop_f64`'s sums, in its order.
+    fn back(&self, c: f64, locals: &[Value], grads: &mut [Value]) {
+        if c == 0.0 {
+            return;
+        }
+        match self {
+            A::Local(l) => {
+                if let Value::F64(g) = &mut grads[*l] {
+                    *g += c;
+                }
+            }
+            A::Const(_) => {}
+            A::Arith(op, p, q) => {
+                let (a, b) = (p.value(locals), q.value(locals));
+                let (dl, dr) = match op {
+                    BinaryOp::Add => (1.0, 1.0),
+                    BinaryOp::Sub => (1.0, -1.0),
+                    BinaryOp::Mul => (b, a),
+                    _ => (1.0 / b, -a / (b * b)),
+                };
+                p.back(c * dl, locals, grads);
+                q.back(c * dr, locals, grads);
+            }
+            A::Id(x) => x.back(c * 1.0, locals, grads),
+        }
+    }
+}
+
+/// `+ - * /` of two `f64`s.
+fn arith(op: BinaryOp, p: f64, q: f64) -> f64 {
+    match op {
+        BinaryOp::Add => p + q,
+        BinaryOp::Sub => p - q,
+        BinaryOp::Mul => p * q,
+        _ => p / q,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -722,17 +897,27 @@ mod tests {
                     Some(Step::Swap(..)) => "swap",
                     None => "general path",
                 };
+                let adjoint = match low.adjoints[s.index()] {
+                    Some(_) => ", with adjoints",
+                    None => "",
+                };
                 let text = &text[at + span.start as usize..at + span.end as usize];
-                format!("{:<28} {shown}\n", text.lines().next().unwrap_or(""))
+                format!(
+                    "{:<30} {shown}{adjoint}\n",
+                    text.lines().next().unwrap_or("")
+                )
             })
             .collect()
     }
 
     #[test]
     fn number_code_covers_f64_and_i64_arithmetic_only() {
+        // (With adjoints: an `f64` local updated by `+ - * /` and
+        // `identity` of `f64` locals and literals.)
         let text = "function f(y!::T, x::T, v::[f64], n::i64, s::f32) where T: Real
     k ← 0
     a ← zero(x)
+    y! += a * x - identity(1.5)
     a += x * 2 + abs(x) ^ n
     y! += identity(a) / k
     v[n ÷ 2] -= x - n
@@ -744,26 +929,29 @@ mod tests {
     a -= exp(x) - sin(n)
     SWAP(y!, a)
     a -= x * 2 + abs(x) ^ n
+    y! -= a * x - identity(1.5)
     a → zero(x)
     k → 0
 end
 ";
         expect_test::expect![[r#"
-            k ← 0                        alloc
-            a ← zero(x)                  alloc
-            a += x * 2 + abs(x) ^ n      update
-            y! += identity(a) / k        update
-            v[n ÷ 2] -= x - n            update
-            SWAP(y!, a)                  swap
-            y! *= x                      general path
-            s += 1.5                     general path
-            k += n % 3                   update
+            k ← 0                          alloc
+            a ← zero(x)                    alloc
+            y! += a * x - identity(1.5)    update, with adjoints
+            a += x * 2 + abs(x) ^ n        update
+            y! += identity(a) / k          update
+            v[n ÷ 2] -= x - n              update
+            SWAP(y!, a)                    swap
+            y! *= x                        general path
+            s += 1.5                       general path
+            k += n % 3                     update
             a += exp(x) - sin(n) * tanh(s) general path
-            a -= exp(x) - sin(n)         update
-            SWAP(y!, a)                  swap
-            a -= x * 2 + abs(x) ^ n      update
-            a → zero(x)                  dealloc
-            k → 0                        dealloc
+            a -= exp(x) - sin(n)           update
+            SWAP(y!, a)                    swap
+            a -= x * 2 + abs(x) ^ n        update
+            y! -= a * x - identity(1.5)    update, with adjoints
+            a → zero(x)                    dealloc
+            k → 0                          dealloc
         "#]]
         .assert_eq(&steps(text));
     }
