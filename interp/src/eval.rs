@@ -537,23 +537,12 @@ impl<'db> Interpreter<'db> {
 
     fn block(&mut self, fr: &mut Frame<'db>, stmts: &[StmtId], dir: Direction) -> R<()> {
         // A statement in number code runs here, without `stmt`'s dispatch,
-        // where no fuel is counted and no adjoints are kept (`stmt` runs
-        // it otherwise, after counting it).
-        let fast = self.fuel.is_none() && fr.grads.is_none();
-        let adjoints = self.fuel.is_none() && fr.f64_adjoints();
+        // where no fuel is counted (`stmt` runs it otherwise, after
+        // counting it).
+        let fast = self.fuel.is_none();
         let backward = dir == Direction::Backward;
         let mut one = |s: StmtId| {
-            if fast
-                && fr
-                    .low
-                    .run(s, &mut fr.locals, backward, fr.checks, self.atol)
-            {
-                return Ok(());
-            }
-            if adjoints
-                && let Some(grads) = &mut fr.grads
-                && fr.low.run_adjoint(s, &mut fr.locals, grads, backward)
-            {
+            if fast && fr.number_code(s, backward, self.atol) {
                 return Ok(());
             }
             self.stmt(fr, s, dir)
@@ -580,23 +569,7 @@ impl<'db> Interpreter<'db> {
             }
             *fuel -= 1;
         }
-        if fr.grads.is_none()
-            && fr.low.run(
-                s,
-                &mut fr.locals,
-                dir == Direction::Backward,
-                fr.checks,
-                self.atol,
-            )
-        {
-            return Ok(());
-        }
-        if fr.f64_adjoints()
-            && let Some(grads) = &mut fr.grads
-            && fr
-                .low
-                .run_adjoint(s, &mut fr.locals, grads, dir == Direction::Backward)
-        {
+        if fr.number_code(s, dir == Direction::Backward, self.atol) {
             return Ok(());
         }
         match &data.kind {
@@ -3491,11 +3464,22 @@ impl FileInfo {
 }
 
 impl<'db> Frame<'db> {
-    /// Whether this is a gradient run whose adjoints of floats are `f64`s
-    /// and whose partials read `f64`s as they are (`in_scalar`): where
-    /// number code does updates, adjoints and all (`Lowered::run_adjoint`).
-    fn f64_adjoints(&self) -> bool {
-        self.grads.is_some() && matches!(self.scalar, Some(Scalar::F64) | None)
+    /// Runs the statement `s` (`backward`: its inverse) by its number code
+    /// where this run has some for it: `Lowered::run` without adjoints;
+    /// `Lowered::run_adjoint` in a gradient run whose adjoints of floats
+    /// are `f64`s and whose partials read `f64`s as they are
+    /// (`in_scalar`). `false`, with nothing changed, where the general
+    /// path must run it.
+    fn number_code(&mut self, s: StmtId, backward: bool, atol: f64) -> bool {
+        match &mut self.grads {
+            None => self
+                .low
+                .run(s, &mut self.locals, backward, self.checks, atol),
+            Some(grads) => {
+                matches!(self.scalar, Some(Scalar::F64) | None)
+                    && self.low.run_adjoint(s, &mut self.locals, grads, backward)
+            }
+        }
     }
 
     fn location(&self, span: Span) -> Location {
