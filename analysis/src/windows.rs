@@ -15,6 +15,12 @@
 //! - `exclusive` when every mention of the vector in the body is an access
 //!   of that one form: only then may the window be borrowed mutably.
 //!
+//! A *line* is a window of a matrix: the accesses `x[i + c, j]` (or
+//! `x[j, i + c]`) with `j` read-only in the body as the offset is, so that
+//! the loop walks one column (or row) and the backend can take it as one
+//! strided view checked once. Lines are only read, never written, by
+//! the backends.
+//!
 //! A *cell* is the same for an element whose index does not depend on the
 //! loop at all (`x[j]` in a loop over `k`): the backend keeps it in a local
 //! for the whole loop and writes it back after, so that an accumulation
@@ -41,21 +47,39 @@ pub struct Window {
     pub first: Expr,
     /// The spans of the index expressions `x[...]` of this form.
     pub accesses: Vec<Span>,
+    /// For each access, the span of its index (inside the brackets).
+    pub index_spans: Vec<Span>,
+    /// For each access, how many elements past the window's first its
+    /// element is: 0 unless windows of one vector at whole-number offsets
+    /// (`x[i - 1]`, `x[i]`, `x[i + 1]`) were merged into this one, whose
+    /// `offset` is then the least of theirs.
+    pub shifts: Vec<i64>,
+    /// How many elements the window holds past the loop's trip count: the
+    /// greatest shift.
+    pub extra: i64,
+    /// For each access, its place in the order the body evaluates the
+    /// accesses of all windows (an update's value before its place).
+    pub order: Vec<usize>,
     /// Every mention of the vector in the body is one of `accesses`.
     pub exclusive: bool,
     /// The body may change the vector.
     pub written: bool,
+    /// For a matrix (a *line*): the axis the loop walks (0 for the rows,
+    /// `x[i + c, j]`; 1 for the columns, `x[j, i + c]`) and the index `j`
+    /// on the other axis. `None` for a vector.
+    pub line: Option<(usize, Expr)>,
 }
 
-/// The windows of the loop `for var = ...` with this body. `vector` says
-/// which definitions are one-dimensional arrays, `mutates` whether a call
+/// The windows of the loop `for var = ...` with this body. `dims` says
+/// which definitions are one-dimensional arrays (1) and which matrices
+/// (2); anything else is 0. `mutates` whether a call
 /// may change its argument at a position (what the callee's analysis says;
 /// `true` when unknown).
 pub fn windows(
     var: &str,
     body: &Block,
     resolution: &Resolution,
-    vector: &dyn Fn(DefId) -> bool,
+    dims: &dyn Fn(DefId) -> u8,
     mutates: &dyn Fn(&Call, usize) -> bool,
 ) -> Vec<Window> {
     let mut scan = Scan {
@@ -77,34 +101,56 @@ pub fn windows(
             span,
             cell,
             expr,
+            line,
             ..
         } = m
         else {
             continue;
         };
         let bound_here = written.contains(&resolution.defs[*def].name);
-        if !vector(*def)
+        let shape = if line.is_some() { 2 } else { 1 };
+        if dims(*def) != shape
             || bound_here && defined_inside(resolution, *def, body)
             || offset
-                .as_ref()
-                .is_some_and(|o| !invariant(o, var, &written))
+                .iter()
+                .chain(line.as_deref().map(|(_, j)| j))
+                .any(|o| !invariant(o, var, &written))
         {
             continue;
         }
         let text = offset.as_ref().map(print_expr);
-        match out
-            .iter_mut()
-            .find(|w| w.def == *def && w.cell == *cell && w.offset.as_ref().map(print_expr) == text)
-        {
-            Some(w) => w.accesses.push(*span),
+        let line_text = line.as_deref().map(|(axis, j)| (*axis, print_expr(j)));
+        let index_span = match &expr.kind {
+            ExprKind::Index { indices, .. } => match indices.first() {
+                Some(IndexArg::Expr(i)) => i.span,
+                _ => *span,
+            },
+            _ => *span,
+        };
+        match out.iter_mut().find(|w| {
+            w.def == *def
+                && w.cell == *cell
+                && w.offset.as_ref().map(print_expr) == text
+                && w.line.as_ref().map(|(axis, j)| (*axis, print_expr(j))) == line_text
+        }) {
+            Some(w) => {
+                w.accesses.push(*span);
+                w.index_spans.push(index_span);
+                w.shifts.push(0);
+            }
             None => out.push(Window {
                 def: *def,
                 offset: offset.clone(),
                 cell: *cell,
                 first: (**expr).clone(),
                 accesses: vec![*span],
+                index_spans: vec![index_span],
+                shifts: vec![0],
+                extra: 0,
+                order: Vec::new(),
                 exclusive: false,
                 written: written.contains(&resolution.defs[*def].name),
+                line: line.as_deref().cloned(),
             }),
         }
     }
@@ -114,6 +160,26 @@ pub fn windows(
             matches!(m, Mention::Access { span, unconditional: true, .. } if w.accesses.contains(span))
         })
     });
+    let mut out = merge_constant_offsets(out);
+    // Accesses in the order the body makes them (the mentions' order).
+    let order = |span: &Span| {
+        mentions
+            .iter()
+            .position(|m| matches!(m, Mention::Access { span: s, .. } if s == span))
+    };
+    for w in &mut out {
+        let mut all: Vec<(Span, Span, i64)> = (0..w.accesses.len())
+            .map(|k| (w.accesses[k], w.index_spans[k], w.shifts[k]))
+            .collect();
+        all.sort_by_key(|(a, _, _)| order(a));
+        w.order = all
+            .iter()
+            .map(|t| order(&t.0).unwrap_or(usize::MAX))
+            .collect();
+        w.accesses = all.iter().map(|t| t.0).collect();
+        w.index_spans = all.iter().map(|t| t.1).collect();
+        w.shifts = all.iter().map(|t| t.2).collect();
+    }
     for w in &mut out {
         w.exclusive = mentions.iter().all(|m| match m {
             Mention::Access { def, span, .. } => *def != w.def || w.accesses.contains(span),
@@ -123,9 +189,79 @@ pub fn windows(
     out
 }
 
+/// Windows of one vector whose offsets are whole numbers (`x[i - 1]`,
+/// `x[i]`, `x[i + 1]`: a stencil, or `p[j] += p[j - 1] * t`) become one
+/// window over the union of their elements, from the least offset, so that
+/// one slice serves them all (and a vector changed through one and read
+/// through another can still be borrowed once, mutably). Each window kept
+/// an access in every iteration, so the union holds no element the loop
+/// does not reach.
+fn merge_constant_offsets(windows: Vec<Window>) -> Vec<Window> {
+    let whole = |w: &Window| -> Option<i64> {
+        if w.cell || w.line.is_some() {
+            return None;
+        }
+        match &w.offset {
+            None => Some(0),
+            Some(o) => literal(o),
+        }
+    };
+    let mut out: Vec<Window> = Vec::new();
+    for w in windows {
+        let Some(k) = whole(&w) else {
+            out.push(w);
+            continue;
+        };
+        let Some(m) = out
+            .iter_mut()
+            .find(|m| m.def == w.def && whole(m).is_some())
+        else {
+            out.push(w);
+            continue;
+        };
+        // `m`'s offset is its least; its shifts are counted from it.
+        let base = whole(m).unwrap_or(0);
+        let w_shift = if k < base {
+            // `w` starts lower: it becomes the base.
+            let up = base - k;
+            for s in &mut m.shifts {
+                *s += up;
+            }
+            m.extra += up;
+            m.offset = w.offset.clone();
+            m.first = w.first.clone();
+            0
+        } else {
+            k - base
+        };
+        for ((a, i), s) in w.accesses.iter().zip(&w.index_spans).zip(&w.shifts) {
+            m.accesses.push(*a);
+            m.index_spans.push(*i);
+            m.shifts.push(s + w_shift);
+        }
+        m.extra = m.extra.max(w_shift);
+        m.written |= w.written;
+    }
+    out
+}
+
+/// A whole-number literal offset: `1`, `-1`, `(2)`.
+fn literal(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v) => v.replace('_', "").parse().ok(),
+        ExprKind::Paren(inner) => literal(inner),
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            operand,
+        } => literal(operand).and_then(i64::checked_neg),
+        _ => None,
+    }
+}
+
 enum Mention {
     /// `x[e]` with `e` the loop variable plus an offset, or (`cell`) an
-    /// index without the loop variable, then `offset` is the index.
+    /// index without the loop variable, then `offset` is the index; or
+    /// `x[e, j]` / `x[j, e]` of a matrix (`line`: the axis of `e`, and `j`).
     Access {
         def: DefId,
         offset: Option<Expr>,
@@ -133,6 +269,7 @@ enum Mention {
         unconditional: bool,
         cell: bool,
         expr: Box<Expr>,
+        line: Option<Box<(usize, Expr)>>,
     },
     /// Any other mention of a variable.
     Other(DefId),
@@ -156,10 +293,11 @@ impl Scan<'_> {
 
     fn stmt(&mut self, stmt: &Stmt, always: bool) {
         match &stmt.kind {
+            // The value is evaluated before the place it updates.
             StmtKind::Instr { target, value, .. } => {
                 self.write(target);
-                self.expr(target, always);
                 self.expr(value, always);
+                self.expr(target, always);
             }
             StmtKind::Call(call) => {
                 for (i, arg) in call.args.iter().enumerate() {
@@ -262,8 +400,36 @@ impl Scan<'_> {
                             unconditional: always,
                             cell,
                             expr: Box::new(e.clone()),
+                            line: None,
                         });
                         self.expr(index, always);
+                        return;
+                    }
+                }
+                if let (ExprKind::Var(_), [IndexArg::Expr(row), IndexArg::Expr(col)]) =
+                    (&base.kind, indices.as_slice())
+                    && let Some(def) = self.resolution.def_at(base.span)
+                {
+                    let walked = |walk: &Expr, fixed: &Expr| {
+                        offset_of(walk, self.var).filter(|_| !mentions(fixed, self.var))
+                    };
+                    let access = match (walked(row, col), walked(col, row)) {
+                        (Some(offset), _) => Some((offset, 0, col)),
+                        (None, Some(offset)) => Some((offset, 1, row)),
+                        (None, None) => None,
+                    };
+                    if let Some((offset, axis, fixed)) = access {
+                        self.mentions.push(Mention::Access {
+                            def,
+                            offset,
+                            span: e.span,
+                            unconditional: always,
+                            cell: false,
+                            expr: Box::new(e.clone()),
+                            line: Some(Box::new((axis, fixed.clone()))),
+                        });
+                        self.expr(row, always);
+                        self.expr(col, always);
                         return;
                     }
                 }

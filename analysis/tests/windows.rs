@@ -23,7 +23,11 @@ fn check(source: &str, expected: Expect) {
     let ast = function_ast(&db, f).expect("its tree");
     let resolution = resolve_function(&db, f);
     let types = function_types(&db, f);
-    let vector = |d: usize| matches!(types.defs[d], Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _));
+    let dims = |d: usize| match &types.defs[d] {
+        Ty::Slice(_) | Ty::Constructed(Ctor::Vec, _) => 1,
+        Ty::Constructed(Ctor::Matrix, _) => 2,
+        _ => 0,
+    };
     let mut out = String::new();
     walk_stmts(&ast.body.stmts, &mut |s: &Stmt| {
         if let StmtKind::For { var, body, .. } = &s.kind {
@@ -38,11 +42,21 @@ fn check(source: &str, expected: Expect) {
                         .unwrap_or(true),
                 }
             };
-            for w in windows(&var.name, body, resolution, &vector, &mutates) {
+            for w in windows(&var.name, body, resolution, &dims, &mutates) {
                 let offset = w.offset.as_ref().map(|o| format!(" + ({})", print_expr(o)));
                 let index = match (w.cell, &w.offset) {
                     (true, Some(i)) => format!("{} (cell)", print_expr(i)),
                     _ => format!("{}{}", var.name, offset.unwrap_or_default()),
+                };
+                let index = match &w.line {
+                    Some((0, j)) => format!("{index}, {} (line)", print_expr(j)),
+                    Some((_, j)) => format!("{}, {index} (line)", print_expr(j)),
+                    None => index,
+                };
+                let index = if w.extra > 0 {
+                    format!("{index} .. +{} {:?}", w.extra, w.shifts)
+                } else {
+                    index
                 };
                 out.push_str(&format!(
                     "  {}[{}]{}{} x{}\n",
@@ -73,13 +87,13 @@ end
 "#,
         expect![[r#"
             for c:
-              y[c + (off)] written x1
               q[c + (off)] exclusive x1
               x[c + (off)] exclusive x2
+              y[c + (off)] written x1
             for r:
-              y[r + (off)] exclusive written x1
               l[r + (d + ((c - 1) * (2 * d - c)) ÷ 2 - c)] exclusive x1
               x[off + c (cell)] exclusive x1
+              y[r + (off)] exclusive written x1
         "#]],
     );
 }
@@ -113,9 +127,8 @@ end
               x[i] x1
               z[i] written x1
             for i:
-              y[i] written x1
               x[i] exclusive x2
-              y[i + (1)] written x1
+              y[i .. +1 [0, 1]] exclusive written x2
               z[i] written x1
               z[1 (cell)] written x1
         "#]],
@@ -140,6 +153,65 @@ end
             for i:
               x[i] exclusive x1
               y[i] exclusive x1
+        "#]],
+    );
+}
+
+#[test]
+fn lines_of_a_matrix() {
+    check(
+        r#"
+function f(d::f64, x::Matrix{f64}, y::Matrix{f64}, a::i64, b::i64)
+    for i = 1:size(x, 1)
+        d += (x[i, a] - x[i, b]) ^ 2
+        d += x[a, i + 1] * y[i, a]
+    end
+    for j = 1:size(y, 2)
+        y[1, j] += x[j, j]
+        d += x[j, a + b]
+        if d > 0.0
+            d += x[j, 1]
+        end
+        y[j, j] += 1.0
+    end
+end
+"#,
+        expect![[r#"
+            for i:
+              x[i, a (line)] x1
+              x[i, b (line)] x1
+              x[a, i + (1) (line)] x1
+              y[i, a (line)] exclusive x1
+            for j:
+              y[1, j (line)] written x1
+              x[j, a + b (line)] x1
+        "#]],
+    );
+}
+
+#[test]
+fn whole_number_offsets_of_one_vector_are_one_window() {
+    check(
+        r#"
+function f(y::[f64], x::[f64], p::[f64], t::f64, o::i64)
+    for i = 2:length(x) - 1
+        y[i] += x[i + 1] - 2.0 * x[i] + x[i - 1]
+    end
+    for j = 2:length(p)
+        p[j] += p[j - 1] * t
+        y[j] += p[j] * x[j + o] + x[j - 1]
+    end
+end
+"#,
+        expect![[r#"
+            for i:
+              x[i + (-1) .. +2 [2, 1, 0]] exclusive x3
+              y[i] exclusive written x1
+            for j:
+              p[j + (-1) .. +1 [0, 1, 1]] exclusive written x3
+              x[j + (o)] x1
+              x[j + (-1)] x1
+              y[j] exclusive written x1
         "#]],
     );
 }

@@ -141,7 +141,7 @@ impl Gen<'_> {
         // elements, walked from its end.
         let down = range.step.as_ref().is_some_and(minus_one);
         let slices = if (range.step.is_none() || down) && !pops_only {
-            self.slices(var, body, &a, &n, &k, down)
+            self.slices(var, body, &a, &n, &k, down, range.reversed)
         } else {
             Vec::new()
         };
@@ -149,6 +149,17 @@ impl Gen<'_> {
         if windowed {
             self.line(&format!("if {n} > 0 {{"));
             self.level += 1;
+            // The first iteration's accesses are checked first, all of
+            // them in the order the body makes them, so that an index out
+            // of range there is the error the plain loop returns; then each
+            // window whole, for a later iteration (there the error names an
+            // index the loop reaches, the first window's that fails).
+            let mut firsts: Vec<&(usize, String)> = slices.iter().flat_map(|w| &w.first).collect();
+            firsts.sort_by_key(|(order, _)| *order);
+            let firsts: Vec<String> = firsts.into_iter().map(|(_, c)| c.clone()).collect();
+            for check in firsts {
+                self.line(&check);
+            }
             for w in &slices {
                 self.line(&w.declaration.clone());
             }
@@ -199,6 +210,7 @@ impl Gen<'_> {
     /// shared slice; one it changes, a mutable slice when every mention of
     /// it in the body is the windowed access. In a reverse pass the
     /// adjoint of an exclusively windowed vector gets its own slice.
+    #[allow(clippy::too_many_arguments)]
     fn slices(
         &mut self,
         var: &Ident,
@@ -207,6 +219,7 @@ impl Gen<'_> {
         n: &str,
         k: &str,
         down: bool,
+        reversed: bool,
     ) -> Vec<Slice> {
         // The window's first element: at the loop's start going up, at its
         // last value (start - (n - 1)) going down; the element of counter
@@ -221,7 +234,14 @@ impl Gen<'_> {
         } else {
             k.to_string()
         };
-        let vector = |d: usize| matches!(kind_of(&self.types.defs[d]), Kind::Array(_));
+        // Which way the loop walks the elements, for the error of a window
+        // out of range: a loop run backwards (an inverse) turns it.
+        let down = down != reversed;
+        let dims = |d: usize| match kind_of(&self.types.defs[d]) {
+            Kind::Array(_) => 1,
+            Kind::Matrix(_) => 2,
+            _ => 0,
+        };
         // What a call changes: an instruction's changed operands, a callee's
         // mutated parameters (an instance's, for a call of a template: the
         // instance's arguments are the call's but the functions passed).
@@ -250,7 +270,7 @@ impl Gen<'_> {
                 .unwrap_or(true)
         };
         let found =
-            nilang_analysis::windows::windows(&var.name, body, self.resolution, &vector, &mutates);
+            nilang_analysis::windows::windows(&var.name, body, self.resolution, &dims, &mutates);
         // What a `@routine` in the body writes may be handled whole inside
         // the loop (set back to zero, its adjoints set aside and restored:
         // `zeroing_uncomputation`, `plain_routine`), which a borrowed
@@ -274,6 +294,13 @@ impl Gen<'_> {
                 out.extend(self.cells(&w));
                 continue;
             }
+            if let Some((axis, fixed)) = &w.line {
+                // A matrix's line is only read.
+                if !w.written {
+                    out.extend(self.line_view(&w, *axis, fixed, &first, n, &counter, down));
+                }
+                continue;
+            }
             let def = &self.resolution.defs[w.def];
             let base = rust_name(&def.name);
             let int = Kind::Int(Scalar::I64);
@@ -283,34 +310,75 @@ impl Gen<'_> {
             };
             // In a checked build the window is checked once, here, for the
             // error an access out of range returns (`nilang::window`: the
-            // index the loop would have failed at first, the first access's
-            // place); `@inbounds` and unchecked builds keep the panic.
+            // index the loop would have failed at first); `@inbounds` and
+            // unchecked builds keep the panic. The first iteration's
+            // accesses are checked one by one (see `Slice::first`); past
+            // it, the window can only run out at its far end, which the
+            // access of the greatest shift reaches first going up, the
+            // least going down: the window's error names that one's place.
             let checked = self.mode.checks && !self.mode.inbounds;
-            let site = match &w.first.kind {
-                ExprKind::Index { indices, .. } if checked => match indices.first() {
-                    Some(IndexArg::Expr(i)) => Some(i.span),
-                    _ => None,
+            let what = format!("`{}`", def.name);
+            let mut sites: Vec<(i64, String, usize)> = Vec::new();
+            if checked {
+                for ((span, shift), order) in w.index_spans.iter().zip(&w.shifts).zip(&w.order) {
+                    if !sites.iter().any(|(s, _, _)| s == shift) {
+                        let site = self.index_site(*span, &what, "element");
+                        sites.push((*shift, site, *order));
+                    }
                 }
-                .map(|span| self.index_site(span, &format!("`{}`", def.name), "element")),
-                _ => None,
+            }
+            let far = if down { 0 } else { w.extra };
+            let site = sites
+                .iter()
+                .find(|(s, _, _)| *s == far)
+                .map(|(_, site, _)| site.clone());
+            let extra = w.extra;
+            let count = if extra > 0 {
+                format!("({n} + {extra})")
+            } else {
+                n.to_string()
             };
             let window = |g: &mut Gen<'_>, array: String, mutable: bool| {
                 let slice = g.fresh("w");
                 let m = if mutable { "mut " } else { "" };
+                let first_check: Vec<(usize, String)> = sites
+                    .iter()
+                    .map(|(shift, site, order)| {
+                        let at = match (down, *shift) {
+                            (true, 0) => format!("{first}{offset} + ({n} - 1)"),
+                            (true, k) => format!("{first}{offset} + ({n} - 1) + {k}"),
+                            (false, 0) => format!("{first}{offset}"),
+                            (false, k) => format!("{first}{offset} + {k}"),
+                        };
+                        (
+                            *order,
+                            format!("nilang::index({at}, {array}.len(), {site})?;"),
+                        )
+                    })
+                    .collect();
                 // The range is a local of its own: `&mut x[…x.len()…]`
                 // would read `x` while borrowing it.
                 let declaration = match &site {
                     Some(site) => format!(
-                        "let {slice} = nilang::window(({first}{offset}), {n}, {array}.len(), {down}, {site})?; let {slice} = &{m}{array}[{slice}];"
+                        "let {slice} = nilang::window(({first}{offset}), {count}, {array}.len(), {down}, {site})?; let {slice} = &{m}{array}[{slice}];"
                     ),
                     None => format!(
-                        "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({n} as usize)];"
+                        "let {slice} = &{m}{array}[(({first}{offset} - 1) as usize)..][..({count} as usize)];"
                     ),
                 };
+                let elements = w
+                    .shifts
+                    .iter()
+                    .map(|&k| match k {
+                        0 => format!("{slice}[{counter} as usize]"),
+                        k => format!("{slice}[{counter} as usize + {k}]"),
+                    })
+                    .collect();
                 Slice {
                     accesses: w.accesses.clone(),
                     declaration,
-                    element: format!("{slice}[{counter} as usize]"),
+                    first: first_check,
+                    elements,
                     array,
                     after: None,
                 }
@@ -321,6 +389,89 @@ impl Gen<'_> {
             }
         }
         out
+    }
+
+    /// A checked build's access to a matrix's line
+    /// (`nilang_analysis::windows`): the column `x[:, j]` walked by the
+    /// loop over its rows (`axis` 0), or the row `x[j, :]` walked over its
+    /// columns. The fixed index and the walked window are checked once,
+    /// before the loop (see `slices` for the order), and each access is
+    /// Rust's indexing at the checked positions, whose bounds the compiler
+    /// then knows. (A strided view per loop, `x.slice(s![..])`, cost more
+    /// than the checks it saved on short loops.) Unchecked builds and
+    /// `@inbounds` index as before: there is no `Result` to hoist there.
+    #[allow(clippy::too_many_arguments)]
+    fn line_view(
+        &mut self,
+        w: &nilang_analysis::windows::Window,
+        axis: usize,
+        fixed: &Expr,
+        first: &str,
+        n: &str,
+        counter: &str,
+        down: bool,
+    ) -> Option<Slice> {
+        if !self.mode.checks || self.mode.inbounds {
+            return None;
+        }
+        let def = &self.resolution.defs[w.def];
+        let base = rust_name(&def.name);
+        let what = format!("`{}`", def.name);
+        let int = Kind::Int(Scalar::I64);
+        let offset = match &w.offset {
+            Some(o) => format!(" + {}", self.value_as(o, &int)),
+            None => String::new(),
+        };
+        let j = self.value_as(fixed, &int);
+        let line = self.fresh("line");
+        let (walked, other, units) = if axis == 0 {
+            ("nrows", "ncols", ["row", "column"])
+        } else {
+            ("ncols", "nrows", ["column", "row"])
+        };
+        let walked_span = match &w.first.kind {
+            ExprKind::Index { indices, .. } => match indices.get(axis) {
+                Some(IndexArg::Expr(i)) => i.span,
+                _ => w.first.span,
+            },
+            _ => w.first.span,
+        };
+        let site = self.index_site(walked_span, &what, units[0]);
+        let fixed_site = self.index_site(fixed.span, &what, units[1]);
+        let start = if down {
+            format!("{first}{offset} + ({n} - 1)")
+        } else {
+            format!("{first}{offset}")
+        };
+        // The first iteration's access checks its row, then its column;
+        // the fixed index, checked there, is the same in every iteration,
+        // so the walked axis's window is all that is left to check.
+        let walked_check = format!("nilang::index({start}, {base}.{walked}(), {site})?;");
+        let fixed_check =
+            format!("let {line}_at = nilang::index({j}, {base}.{other}(), {fixed_site})?;");
+        let first_check = if axis == 0 {
+            format!("{walked_check} {fixed_check}")
+        } else {
+            format!("{fixed_check} {walked_check}")
+        };
+        let order = w.order.first().copied().unwrap_or(usize::MAX);
+        let declaration = format!(
+            "let {line} = nilang::window(({first}{offset}), {n}, {base}.{walked}(), {down}, {site})?;"
+        );
+        let at = format!("{line}.start + {counter} as usize");
+        let element = if axis == 0 {
+            format!("{base}[[{at}, {line}_at]]")
+        } else {
+            format!("{base}[[{line}_at, {at}]]")
+        };
+        Some(Slice {
+            accesses: w.accesses.clone(),
+            declaration,
+            first: vec![(order, first_check)],
+            elements: vec![element; w.accesses.len()],
+            array: base,
+            after: None,
+        })
     }
 
     /// In a reverse pass, the adjoint array of an exclusive window's or
@@ -347,10 +498,11 @@ impl Gen<'_> {
             let local = g.fresh("cell");
             out.push(Slice {
                 accesses: w.accesses.clone(),
+                first: Vec::new(),
                 array,
                 declaration: format!("let mut {local} = {element};"),
                 after: Some(format!("{element} = {local};")),
-                element: local,
+                elements: vec![local; w.accesses.len()],
             });
         };
         if w.written {
@@ -371,11 +523,10 @@ impl Gen<'_> {
     /// The windowed slice for the access `array[...]` at `span`, if any:
     /// the code of the element.
     pub(super) fn windowed(&self, array: &str, span: Span) -> Option<String> {
-        self.windows
-            .iter()
-            .rev()
-            .find(|w| w.array == array && w.accesses.contains(&span))
-            .map(|w| w.element.clone())
+        self.windows.iter().rev().find_map(|w| {
+            let k = w.accesses.iter().position(|a| *a == span)?;
+            (w.array == array).then(|| w.elements[k].clone())
+        })
     }
 
     /// A condition's value as a failed check shows it, with the values of
@@ -498,9 +649,14 @@ fn condition_reads<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 pub(super) struct Slice {
     accesses: Vec<Span>,
     array: String,
-    element: String,
+    /// The code of each access's element, in the order of `accesses`.
+    elements: Vec<String>,
     /// Before the loop.
     declaration: String,
+    /// In a checked build, the checks of the loop's first accesses
+    /// through the window, each with its place in the body's order of
+    /// evaluation, made before any window is checked whole.
+    first: Vec<(usize, String)>,
     /// A cell's write-back after the loop (`None` for a slice).
     after: Option<String>,
 }

@@ -192,6 +192,9 @@ impl Gen<'_> {
                 ))
             }
             (Kind::Matrix(elem), [IndexArg::Expr(row), IndexArg::Expr(col)]) => {
+                if let Some(code) = self.windowed(&base_code, span) {
+                    return Some((code, *elem));
+                }
                 if !checked {
                     let r = self.index(row);
                     let c = self.index(col);

@@ -188,16 +188,16 @@ fn every_function_that_runs_comes_back() {
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 310
+        gradient agrees with central differences: 311
         gradient: no float parameter: 19
         gradient: not differentiable: the reverse pass of: 1
         parameters not generated: 45
-        ran forwards and back: 330
+        ran forwards and back: 331
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
         stopped by a check: deallocation check failed: 8
         stopped by a check: fixed-point overflow: 1
-        stopped by a check: index out of range: 27
+        stopped by a check: index out of range: 29
         stopped by a check: lossy typecast: 3
         stopped by a check: shape check failed: 5
         stopped by a check: stack check failed: 4

@@ -96,6 +96,20 @@ fn a_loop_window_is_checked_once_and_fails_where_the_loop_would() {
         assert_eq!(err.found, index.to_string(), "n = {n}, o = {o}");
         assert_eq!(y, 0.5);
     }
+    // The inverse walks the other way, and fails where its own walk
+    // leaves the vector first.
+    for (n, o, index) in [(3, 5, 8), (2, -1, 0)] {
+        let mut y = 0.5;
+        let err = ie::uncall_window_sum(&mut y, &x, n, o).unwrap_err();
+        assert_eq!(err.found, index.to_string(), "~: n = {n}, o = {o}");
+        assert_eq!(y, 0.5);
+    }
+    for (n, o, index) in [(5, -2, -1), (2, 2, 4)] {
+        let mut y = 0.5;
+        let err = ie::uncall_window_sum_down(&mut y, &x, n, o).unwrap_err();
+        assert_eq!(err.found, index.to_string(), "~ down: n = {n}, o = {o}");
+        assert_eq!(y, 0.5);
+    }
     let mut y = 0.5;
     ie::window_sum(&mut y, &x, 2, 1).unwrap();
     assert_eq!(y, 5.5);

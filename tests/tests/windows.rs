@@ -215,3 +215,182 @@ fn matrix_columns_read_in_a_loop_fail_as_plain_loops_do() {
         assert_eq!(rust, interpreted, "a = {a}, b = {b}, c = {c}");
     }
 }
+
+/// `row_line` (a row walked down beside a column, each a matrix line
+/// checked once before the loop) computes what a plain loop does, undoes
+/// it, has the gradient central differences give, and fails with the
+/// error of the interpreter, which checks each access as it comes.
+#[test]
+fn a_matrix_row_walked_down_fails_as_the_plain_loop_does() {
+    use nilang::ndarray::Array2;
+    let data: Vec<f64> = (0..12).map(|v| 0.5 * v as f64 - 1.0).collect();
+    let a = Array2::from_shape_vec((4, 3), data.clone()).unwrap();
+    let run = |y: &[f64], r: i64, c: i64| {
+        let mut y = y.to_vec();
+        w::row_line(&mut y, a.view(), r, c).map(|()| y)
+    };
+    let plain = |y: &[f64], r: usize, c: usize| {
+        let mut y = y.to_vec();
+        for j in (1..=y.len()).rev() {
+            y[j - 1] += a[[r - 1, j + c - 1]] * a[[j - 1, 0]];
+        }
+        y
+    };
+    let y0 = [0.5, -0.25, 2.0];
+    assert_eq!(run(&y0, 2, 0).unwrap(), plain(&y0, 2, 0));
+    assert_eq!(run(&y0[..2], 4, 1).unwrap(), plain(&y0[..2], 4, 1));
+    let mut y = run(&y0, 3, 0).unwrap();
+    w::uncall_row_line(&mut y, a.view(), 3, 0).unwrap();
+    assert_eq!(y, y0);
+
+    // The gradient in `A` and `y`, against central differences of a
+    // weighted sum of `y`.
+    let weights = [1.0, -2.0, 0.75];
+    let loss = |p: &[f64]| {
+        let a = Array2::from_shape_vec((4, 3), p[3..].to_vec()).unwrap();
+        let mut y = p[..3].to_vec();
+        w::row_line(&mut y, a.view(), 2, 0).unwrap();
+        y.iter().zip(&weights).map(|(a, b)| a * b).sum::<f64>()
+    };
+    let mut y = y0.to_vec();
+    let mut y_bar = weights.to_vec();
+    let mut a_bar = Array2::zeros((4, 3));
+    w::row_line_grad(&mut y, &mut y_bar, a.view(), a_bar.view_mut(), 2, 0).unwrap();
+    let point: Vec<f64> = y0.iter().chain(&data).copied().collect();
+    let gradient: Vec<f64> = y_bar.iter().chain(a_bar.iter()).copied().collect();
+    nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
+
+    let db = nilang_compiler::db::RootDatabase::default();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
+    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
+    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
+    let mut interp = nilang_interp::Interpreter::new(&db, project);
+    let f64s =
+        |xs: &[f64]| std::rc::Rc::new(xs.iter().map(|&v| nilang_interp::Value::F64(v)).collect());
+    let matrix = nilang_interp::Value::Matrix {
+        rows: 4,
+        cols: 3,
+        data: f64s(&data),
+    };
+    // Rows and columns out of range, alone and together, at the first
+    // iteration and at a later one; and the column `A[j, 1]` past the
+    // rows where the row runs out first.
+    for (n, r, c) in [
+        (2, 5, 0),
+        (2, 5, 5),
+        (2, 0, -1),
+        (2, 1, 2),
+        (2, 1, -1),
+        (5, 2, 0),
+        (5, 2, -2),
+    ] {
+        let y = &[0.5, -0.25, 2.0, 1.0, 3.0][..n];
+        let rust = run(y, r, c).unwrap_err().to_string();
+        let args = vec![
+            nilang_interp::Value::Array(f64s(y)),
+            matrix.clone(),
+            nilang_interp::Value::int(r),
+            nilang_interp::Value::int(c),
+        ];
+        let interpreted = interp
+            .call("row_line", args, nilang_interp::Direction::Forward)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(rust, interpreted, "n = {n}, r = {r}, c = {c}");
+    }
+}
+
+/// `offsets` (windows of one vector at offsets -1, 0 and 1 merged into
+/// one slice, one of them changed) computes what plain loops do, undoes
+/// it, has the gradient of central differences, and fails as the
+/// interpreter does where the stencil runs off `x`.
+#[test]
+fn windows_at_whole_number_offsets_are_one_slice() {
+    let t = 0.75;
+    let x = [0.5, -1.0, 2.0, 3.0, -0.5];
+    let run = |y: &[f64], p: &[f64], x: &[f64], o: i64| {
+        let (mut y, mut p) = (y.to_vec(), p.to_vec());
+        w::offsets(&mut y, &mut p, x, t, o).map(|()| (y, p))
+    };
+    let plain = |y: &[f64], p: &[f64], x: &[f64]| {
+        let (mut y, mut p) = (y.to_vec(), p.to_vec());
+        for j in 2..=p.len() {
+            p[j - 1] += p[j - 2] * t;
+        }
+        for i in 2..y.len() {
+            y[i - 1] += x[i] - 2.0 * x[i - 1] + x[i - 2];
+        }
+        (y, p)
+    };
+    let (y0, p0) = ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 0.0, 0.0]);
+    let got = run(&y0, &p0, &x, 0).unwrap();
+    assert_eq!(got, plain(&y0, &p0, &x));
+    let (mut y, mut p) = got;
+    w::uncall_offsets(&mut y, &mut p, &x, t, 0).unwrap();
+    assert_eq!((y.as_slice(), p.as_slice()), (&y0[..], &p0[..]));
+
+    let weights = [1.0, -2.0, 0.5, 3.0, 0.25, -1.5, 2.0, 0.75];
+    let loss = |q: &[f64]| {
+        let (mut y, mut p) = (q[..4].to_vec(), q[4..8].to_vec());
+        w::offsets(&mut y, &mut p, &q[8..], t, 0).unwrap();
+        y.iter()
+            .chain(&p)
+            .zip(&weights)
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+    };
+    let (mut y, mut p) = (y0.to_vec(), p0.to_vec());
+    let (mut y_bar, mut p_bar) = (weights[..4].to_vec(), weights[4..].to_vec());
+    let (mut x_bar, mut t_bar) = (vec![0.0; 5], 0.0);
+    w::offsets_grad(
+        &mut y, &mut y_bar, &mut p, &mut p_bar, &x, &mut x_bar, t, &mut t_bar, 0,
+    )
+    .unwrap();
+    let point: Vec<f64> = y0.iter().chain(&p0).chain(&x).copied().collect();
+    let gradient: Vec<f64> = y_bar.iter().chain(&p_bar).chain(&x_bar).copied().collect();
+    nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
+
+    let db = nilang_compiler::db::RootDatabase::default();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
+    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
+    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
+    let mut interp = nilang_interp::Interpreter::new(&db, project);
+    let f64s = |xs: &[f64]| {
+        nilang_interp::Value::Array(std::rc::Rc::new(
+            xs.iter().map(|&v| nilang_interp::Value::F64(v)).collect(),
+        ))
+    };
+    // `x` shorter than `y` (its end first), the stencil starting at 0
+    // (its start first), and both.
+    for (ny, nx, o) in [(5, 3, 0), (4, 5, -1), (6, 2, -1), (6, 4, 1)] {
+        let y = &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0][..ny];
+        let rust = run(y, &p0, &x[..nx], o).unwrap_err().to_string();
+        let args = vec![
+            f64s(y),
+            f64s(&p0),
+            f64s(&x[..nx]),
+            nilang_interp::Value::F64(t),
+            nilang_interp::Value::int(o),
+        ];
+        let interpreted = interp
+            .call("offsets", args, nilang_interp::Direction::Forward)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(rust, interpreted, "ny = {ny}, nx = {nx}, o = {o}");
+    }
+    // `interleaved`: `x[0]` and `p[1 + o]` both out of range in the first
+    // iteration, `p` read first; and `x` short at its far end only.
+    for (nx, np, o) in [(3, 2, 2), (3, 2, 0), (2, 4, 0), (3, 1, -1)] {
+        let (y, xs, p) = ([1.0, 2.0], &x[..nx], &[0.5, 1.5, -1.0, 2.0][..np]);
+        let mut out = y;
+        let rust = w::interleaved(&mut out, xs, p, o).unwrap_err().to_string();
+        let args = vec![f64s(&y), f64s(xs), f64s(p), nilang_interp::Value::int(o)];
+        let interpreted = interp
+            .call("interleaved", args, nilang_interp::Direction::Forward)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(rust, interpreted, "nx = {nx}, np = {np}, o = {o}");
+    }
+}
