@@ -10,7 +10,9 @@
 //! The analysis is a forward "varied" analysis over variables (not over
 //! versions of them): the differentiable parameters that are not `Const`
 //! are active, and a statement that reads or writes an active variable makes
-//! every variable it writes active, until nothing changes. Control flow
+//! every variable it writes active, until nothing changes, except variables
+//! whose type holds no derivative (integers, `bool`s, arrays of them): a
+//! size read from an active array does not make what it sizes active. Control flow
 //! carries no derivative; a deallocation only checks its variable; `@safe`
 //! may write anything it names.
 
@@ -18,6 +20,7 @@ use crate::ast::*;
 use crate::builtins;
 use crate::effects::visit_block;
 use crate::resolve::{DefId, DefKind, Resolution};
+use crate::ty::Ty;
 use crate::types::FunctionTypes;
 
 /// Which definitions of a function (by [`DefId`]) carry a derivative.
@@ -54,6 +57,12 @@ pub fn activity(
     }
     // Each leaf statement as (the definitions it reads or writes, those it
     // writes), collected once.
+    // A variable whose type carries no derivative (an integer, a `bool`,
+    // an array of them) never becomes active, so that `m ← length(x)`
+    // does not make what is sized by `m` active.
+    let discrete: Vec<bool> = (0..resolution.defs.len())
+        .map(|id| types.defs.get(id).is_some_and(Ty::is_discrete))
+        .collect();
     let mut flows: Vec<(Vec<DefId>, Vec<DefId>)> = Vec::new();
     visit_block(&function.body, &mut |stmt| {
         if let Some(flow) = leaf_flow(stmt, resolution, mutated) {
@@ -65,7 +74,7 @@ pub fn activity(
         for (touched, written) in &flows {
             if touched.iter().any(|&d| active[d]) {
                 for &w in written {
-                    if !active[w] {
+                    if !active[w] && !discrete[w] {
                         active[w] = true;
                         changed = true;
                     }

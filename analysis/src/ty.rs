@@ -223,6 +223,22 @@ impl Ty {
         }
     }
 
+    /// Whether no value of this type can carry a derivative: an integer or
+    /// a `bool`, or an array, matrix, sparse matrix or stack of them. (A
+    /// tuple, a struct, a type parameter or an unknown type may.)
+    pub fn is_discrete(&self) -> bool {
+        match self {
+            Ty::Scalar(s) => !s.is_float(),
+            Ty::Slice(inner) => inner.is_discrete(),
+            Ty::Constructed(Ctor::Vec | Ctor::Matrix | Ctor::Csc | Ctor::Stack, args)
+                if args.len() == 1 =>
+            {
+                args[0].is_discrete()
+            }
+            _ => false,
+        }
+    }
+
     /// Whether a parameter of this type gets an adjoint parameter in the
     /// reverse pass: a differentiable value, or an array, matrix, sparse
     /// matrix or stack of them.
