@@ -900,7 +900,19 @@ impl Gen<'_> {
                         self.tape = local;
                         self.mode.tape = self.mode.tape.map(|_| tape::TapeMode::Pop);
                     }
+                    // In a reverse pass, the updates of scalar scratch
+                    // ancillas nothing in the uncomputation reads are left
+                    // out, and the ancillas set back to zero after it.
+                    let dead = routine
+                        .map(|j| self.dead_scratch_updates(&stmts[j]))
+                        .unwrap_or_default();
+                    let kept = self.mode.skip_values.len();
+                    self.mode.skip_values.extend(dead.iter().map(|(id, _)| *id));
                     self.stmt(&expansion);
+                    self.mode.skip_values.truncate(kept);
+                    for (_, zero) in dead {
+                        self.line(&zero);
+                    }
                     (self.tape, self.mode.tape) = saved;
                 }
                 if let Some(k) = after.iter().position(|(at, _)| *at == i) {

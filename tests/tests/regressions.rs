@@ -245,3 +245,39 @@ fn narrow_integer_ancillas() {
     regressions::uncall_narrow_integers(&mut y, 3, -2).unwrap();
     assert_eq!(y, 0.5);
 }
+
+/// Without checks, the reverse pass drops the uncomputation's update of a
+/// scalar scratch ancilla that the routine only adds into (`r`) and sets
+/// it to zero after the `~@routine`; with `r` allocated outside the loop,
+/// each iteration the reverse pass handles must still start from zero (a
+/// build that leaves out the zeroing fails here). The gradient agrees with
+/// central differences and, bit for bit, with the checked build, which
+/// uncomputes `r`.
+#[test]
+fn a_summed_scratch_is_zeroed_in_an_unchecked_reverse_pass() {
+    let x = [0.3, -1.2, 2.0, 0.7, -0.4];
+    let grad = |checked: bool| {
+        let (mut out, mut out_bar, mut x_bar) = (0.5, 1.0, [0.0; 5]);
+        if checked {
+            regressions::summed_residuals_checked_grad(&mut out, &mut out_bar, &x, &mut x_bar)
+        } else {
+            regressions::summed_residuals_grad(&mut out, &mut out_bar, &x, &mut x_bar)
+        }
+        .unwrap();
+        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
+        x_bar
+    };
+    let unchecked = grad(false);
+    assert_eq!(unchecked, grad(true));
+    let loss = |p: &[f64]| {
+        let mut out = 0.0;
+        regressions::summed_residuals(&mut out, p).unwrap();
+        out
+    };
+    nilang::check_gradient(loss, &x, &unchecked, RTOL, ATOL).unwrap();
+    // The forward value: Σ_i x_i² sin(2 x_i).
+    let mut out = 0.0;
+    regressions::summed_residuals(&mut out, &x).unwrap();
+    let expected: f64 = x.iter().map(|v| v * v * (2.0 * v).sin()).sum();
+    assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
+}

@@ -154,6 +154,74 @@ impl Gen<'_> {
     /// but its own allocation, where it is discarded. `plain_routine` can
     /// then set that adjoint to zero instead of saving and adding it back,
     /// which for an array would allocate each time the routine runs.
+    /// In a reverse pass with checks off, the scratch ancillas
+    /// (`scratch_ancilla`) of the `@routine` `routine` that are scalar
+    /// numbers its body mentions only as the whole target of `+=` or `-=`
+    /// (a residual summed up, `r -= x[j] * p[j]`), with the line that sets
+    /// each back to zero. Its `~@routine`'s updates of them are dead: in
+    /// the uncomputation no adjoint rule reads them (the rule of `a ±= e`
+    /// reads `e` and `ā`) and no update reads them but their own, and after
+    /// it they hold the zeros they were allocated with, which that line
+    /// writes instead (`block_from`; as `zeroing_uncomputation` does in
+    /// plain code, where the whole uncomputation goes). Not in a tape loop,
+    /// nor for a routine that records.
+    pub(crate) fn dead_scratch_updates(&self, routine: &Stmt) -> Vec<(usize, String)> {
+        let StmtKind::Routine(inner) = &routine.kind else {
+            return Vec::new();
+        };
+        if !self.differentiating()
+            || !self.uncomputation_skippable()
+            || self.mode.tape.is_some()
+            || self.routine_needs_tape(inner)
+        {
+            return Vec::new();
+        }
+        // Each candidate with the number of times it is an accumulated
+        // target in the body.
+        let mut targets: Vec<(usize, usize)> = Vec::new();
+        crate::effects::visit_stmt(inner, &mut |s| {
+            if let StmtKind::Instr {
+                target,
+                op: InstrOp::Add | InstrOp::Sub,
+                broadcast: false,
+                ..
+            } = &s.kind
+                && let ExprKind::Var(_) = target.kind
+                && let Some(id) = self.resolution.def_at(target.span)
+            {
+                // Counted as the mentions below are (a name may be
+                // recorded more than once at its span).
+                let n = self
+                    .resolution
+                    .defs_in(target.span)
+                    .filter(|&d| d == id)
+                    .count();
+                match targets.iter_mut().find(|(d, _)| *d == id) {
+                    Some((_, m)) => *m += n,
+                    None => targets.push((id, n)),
+                }
+            }
+        });
+        let mut out = Vec::new();
+        for (id, n) in targets {
+            // Every mention of it in the body is one of those targets.
+            let mentions = self.resolution.defs_in(inner.span).filter(|&d| d == id);
+            if mentions.count() != n || !self.scratch_ancilla(id, inner) {
+                continue;
+            }
+            let kind = kind_of(&self.types.defs[id]);
+            let Some(scalar) = (match &kind {
+                Kind::Float(_) | Kind::Int(_) | Kind::Generic(_) => rust_scalar(&kind),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let name = rust_name(&self.resolution.defs[id].name);
+            out.push((id, format!("{name} = nilang::zero::<{scalar}>();")));
+        }
+        out
+    }
+
     pub(crate) fn scratch_ancilla(&self, id: usize, inner: &Stmt) -> bool {
         if !matches!(self.resolution.defs[id].kind, DefKind::Ancilla) {
             return false;
