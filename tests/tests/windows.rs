@@ -4,6 +4,38 @@
 
 use nilang_tests::windows as w;
 
+/// The error the reference interpreter stops `function` of
+/// `nil/windows.nil` with: the oracle for the generated loops' errors,
+/// since it checks each access as it comes.
+fn interpreted_error(function: &str, args: Vec<nilang_interp::Value>) -> String {
+    let db = nilang_compiler::db::RootDatabase::default();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
+    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
+    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
+    let mut interp = nilang_interp::Interpreter::new(&db, project);
+    interp
+        .call(function, args, nilang_interp::Direction::Forward)
+        .unwrap_err()
+        .to_string()
+}
+
+/// A vector of `f64` as the interpreter takes it.
+fn f64s(xs: &[f64]) -> nilang_interp::Value {
+    nilang_interp::Value::Array(std::rc::Rc::new(
+        xs.iter().map(|&v| nilang_interp::Value::F64(v)).collect(),
+    ))
+}
+
+/// A row-major `rows` × `cols` matrix of `f64` as the interpreter takes it.
+fn matrix_value(rows: usize, cols: usize, data: &[f64]) -> nilang_interp::Value {
+    nilang_interp::Value::Matrix {
+        rows,
+        cols,
+        data: std::rc::Rc::new(data.iter().map(|&v| nilang_interp::Value::F64(v)).collect()),
+    }
+}
+
 fn shifted_plain(y: &mut [f64], x: &[f64], c: f64) {
     let n = x.len();
     for i in 1..n {
@@ -185,18 +217,7 @@ fn matrix_columns_read_in_a_loop_fail_as_plain_loops_do() {
     w::uncall_columns(&mut d, x.view(), 3, 1, 2).unwrap();
     assert_eq!(d, 0.25);
 
-    // The interpreter on the same file, as the oracle for the errors.
-    let db = nilang_compiler::db::RootDatabase::default();
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
-    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
-    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
-    let mut interp = nilang_interp::Interpreter::new(&db, project);
-    let matrix = nilang_interp::Value::Matrix {
-        rows: 4,
-        cols: 3,
-        data: std::rc::Rc::new(data.iter().map(|&v| nilang_interp::Value::F64(v)).collect()),
-    };
+    let matrix = matrix_value(4, 3, &data);
     // A column out of range, rows out of range at the first and at a later
     // iteration, and both.
     for (a, b, c) in [(4, 1, 0), (1, 0, 1), (1, 2, -1), (5, 1, -1)] {
@@ -208,10 +229,7 @@ fn matrix_columns_read_in_a_loop_fail_as_plain_loops_do() {
             nilang_interp::Value::int(b),
             nilang_interp::Value::int(c),
         ];
-        let interpreted = interp
-            .call("columns", args, nilang_interp::Direction::Forward)
-            .unwrap_err()
-            .to_string();
+        let interpreted = interpreted_error("columns", args);
         assert_eq!(rust, interpreted, "a = {a}, b = {b}, c = {c}");
     }
 }
@@ -260,19 +278,7 @@ fn a_matrix_row_walked_down_fails_as_the_plain_loop_does() {
     let gradient: Vec<f64> = y_bar.iter().chain(a_bar.iter()).copied().collect();
     nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
 
-    let db = nilang_compiler::db::RootDatabase::default();
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
-    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
-    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
-    let mut interp = nilang_interp::Interpreter::new(&db, project);
-    let f64s =
-        |xs: &[f64]| std::rc::Rc::new(xs.iter().map(|&v| nilang_interp::Value::F64(v)).collect());
-    let matrix = nilang_interp::Value::Matrix {
-        rows: 4,
-        cols: 3,
-        data: f64s(&data),
-    };
+    let matrix = matrix_value(4, 3, &data);
     // Rows and columns out of range, alone and together, at the first
     // iteration and at a later one; and the column `A[j, 1]` past the
     // rows where the row runs out first.
@@ -288,15 +294,12 @@ fn a_matrix_row_walked_down_fails_as_the_plain_loop_does() {
         let y = &[0.5, -0.25, 2.0, 1.0, 3.0][..n];
         let rust = run(y, r, c).unwrap_err().to_string();
         let args = vec![
-            nilang_interp::Value::Array(f64s(y)),
+            f64s(y),
             matrix.clone(),
             nilang_interp::Value::int(r),
             nilang_interp::Value::int(c),
         ];
-        let interpreted = interp
-            .call("row_line", args, nilang_interp::Direction::Forward)
-            .unwrap_err()
-            .to_string();
+        let interpreted = interpreted_error("row_line", args);
         assert_eq!(rust, interpreted, "n = {n}, r = {r}, c = {c}");
     }
 }
@@ -351,17 +354,6 @@ fn windows_at_whole_number_offsets_are_one_slice() {
     let gradient: Vec<f64> = y_bar.iter().chain(&p_bar).chain(&x_bar).copied().collect();
     nilang::check_gradient(loss, &point, &gradient, 1e-6, 1e-8).unwrap();
 
-    let db = nilang_compiler::db::RootDatabase::default();
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/nil/windows.nil")).unwrap();
-    let file = nilang_compiler::db::SourceFile::new(&db, "tests/nil/windows.nil".into(), text);
-    let project = nilang_compiler::db::project_with_std(&db, vec![file], Vec::new());
-    let mut interp = nilang_interp::Interpreter::new(&db, project);
-    let f64s = |xs: &[f64]| {
-        nilang_interp::Value::Array(std::rc::Rc::new(
-            xs.iter().map(|&v| nilang_interp::Value::F64(v)).collect(),
-        ))
-    };
     // `x` shorter than `y` (its end first), the stencil starting at 0
     // (its start first), and both.
     for (ny, nx, o) in [(5, 3, 0), (4, 5, -1), (6, 2, -1), (6, 4, 1)] {
@@ -374,10 +366,7 @@ fn windows_at_whole_number_offsets_are_one_slice() {
             nilang_interp::Value::F64(t),
             nilang_interp::Value::int(o),
         ];
-        let interpreted = interp
-            .call("offsets", args, nilang_interp::Direction::Forward)
-            .unwrap_err()
-            .to_string();
+        let interpreted = interpreted_error("offsets", args);
         assert_eq!(rust, interpreted, "ny = {ny}, nx = {nx}, o = {o}");
     }
     // `interleaved`: `x[0]` and `p[1 + o]` both out of range in the first
@@ -387,10 +376,7 @@ fn windows_at_whole_number_offsets_are_one_slice() {
         let mut out = y;
         let rust = w::interleaved(&mut out, xs, p, o).unwrap_err().to_string();
         let args = vec![f64s(&y), f64s(xs), f64s(p), nilang_interp::Value::int(o)];
-        let interpreted = interp
-            .call("interleaved", args, nilang_interp::Direction::Forward)
-            .unwrap_err()
-            .to_string();
+        let interpreted = interpreted_error("interleaved", args);
         assert_eq!(rust, interpreted, "nx = {nx}, np = {np}, o = {o}");
     }
 }
