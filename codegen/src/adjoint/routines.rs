@@ -146,14 +146,6 @@ impl Gen<'_> {
         Some((save, restore))
     }
 
-    /// Whether the array ancilla `id` is scratch space of the routine
-    /// `inner`: allocated and freed as zeros, and written by no statement of
-    /// the function outside `inner` (its `~@routine` included, as the marker
-    /// it is here). Between two runs of such a pair it holds zeros, which
-    /// depend on no input, so the adjoint it carries there reaches nothing
-    /// but its own allocation, where it is discarded. `plain_routine` can
-    /// then set that adjoint to zero instead of saving and adding it back,
-    /// which for an array would allocate each time the routine runs.
     /// In a reverse pass with checks off, the scratch ancillas
     /// (`scratch_ancilla`) of the `@routine` `routine` that are scalar
     /// numbers its body mentions only as the whole target of `+=` or `-=`
@@ -222,12 +214,25 @@ impl Gen<'_> {
         out
     }
 
+    /// Whether the ancilla `id` is scratch space of the routine
+    /// `inner`: allocated and freed as zeros (`zeros(...)`, `zero(...)`, or
+    /// `0.0`), and written by no statement of
+    /// the function outside `inner` (its `~@routine` included, as the marker
+    /// it is here). Between two runs of such a pair it holds zeros, which
+    /// depend on no input, so the adjoint it carries there reaches nothing
+    /// but its own allocation, where it is discarded. `plain_routine` can
+    /// then set that adjoint to zero instead of saving and adding it back,
+    /// which for an array would allocate each time the routine runs.
     pub(crate) fn scratch_ancilla(&self, id: usize, inner: &Stmt) -> bool {
         if !matches!(self.resolution.defs[id].kind, DefKind::Ancilla) {
             return false;
         }
+        // `zeros(...)`, `zero(...)`, or a zero written as a number (`0.0`,
+        // `0`).
         let zeros = |e: &Expr| match &e.kind {
             ExprKind::Call { callee, .. } => matches!(callee.name.as_str(), "zeros" | "zero"),
+            ExprKind::Float(text) => text.replace('_', "").parse::<f64>() == Ok(0.0),
+            ExprKind::Int(text) => text.replace('_', "").parse::<i64>() == Ok(0),
             _ => false,
         };
         let mut constant = true;
