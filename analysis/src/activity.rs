@@ -60,11 +60,19 @@ pub fn activity(
     // A variable whose type carries no derivative (an integer, a `bool`,
     // an array of them) never becomes active, so that `m ← length(x)`
     // does not make what is sized by `m` active.
-    let discrete: Vec<bool> = (0..resolution.defs.len())
+    // A variable's type here is the one it is allocated with: a typecast
+    // (`(i64 => f64)(z)`) can make an integer ancilla a float, so a
+    // variable a typecast names is never taken for discrete.
+    let mut discrete: Vec<bool> = (0..resolution.defs.len())
         .map(|id| types.defs.get(id).is_some_and(Ty::is_discrete))
         .collect();
     let mut flows: Vec<(Vec<DefId>, Vec<DefId>)> = Vec::new();
     visit_block(&function.body, &mut |stmt| {
+        if let StmtKind::Typecast { value, .. } = &stmt.kind {
+            for id in resolution.defs_in(value.span) {
+                discrete[id] = false;
+            }
+        }
         if let Some(flow) = leaf_flow(stmt, resolution, mutated) {
             flows.push(flow);
         }

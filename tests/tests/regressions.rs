@@ -281,3 +281,22 @@ fn a_summed_scratch_is_zeroed_in_an_unchecked_reverse_pass() {
     let expected: f64 = x.iter().map(|v| v * v * (2.0 * v).sin()).sum();
     assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
 }
+
+/// An integer ancilla made a float by a typecast keeps the derivative of
+/// what flows into it, and a typecast scratch ancilla is not zeroed with
+/// its allocated type in an unchecked build (that code did not compile).
+#[test]
+fn typecast_ancillas_keep_their_derivatives_and_types() {
+    let (mut y, mut y_bar, mut x_bar) = (0.5, 1.0, 0.0);
+    regressions::cast_carries_a_derivative_grad(&mut y, &mut y_bar, 0.25, &mut x_bar).unwrap();
+    assert_eq!((y, x_bar), (0.5, 3.0));
+
+    let mut y = 0.5;
+    regressions::cast_scratch_unchecked(&mut y, 4, 0.25).unwrap();
+    assert_eq!(y, 0.5 + 2.5);
+    regressions::uncall_cast_scratch_unchecked(&mut y, 4, 0.25).unwrap();
+    assert_eq!(y, 0.5);
+    let (mut y, mut y_bar, mut x_bar) = (0.5, 1.0, 0.0);
+    regressions::cast_scratch_unchecked_grad(&mut y, &mut y_bar, 4, 0.25, &mut x_bar).unwrap();
+    assert_eq!((y, x_bar), (0.5, 2.0));
+}

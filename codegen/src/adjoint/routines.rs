@@ -216,7 +216,7 @@ impl Gen<'_> {
 
     /// Whether the ancilla `id` is scratch space of the routine
     /// `inner`: allocated and freed as zeros (`zeros(...)`, `zero(...)`, or
-    /// `0.0`), and written by no statement of
+    /// `0.0`), never typecast, and written by no statement of
     /// the function outside `inner` (its `~@routine` included, as the marker
     /// it is here). Between two runs of such a pair it holds zeros, which
     /// depend on no input, so the adjoint it carries there reaches nothing
@@ -244,6 +244,14 @@ impl Gen<'_> {
                 {
                     constant &= zeros(value);
                     spans.push(name.span);
+                }
+                // A typecast changes its type (and `visit_writes` below
+                // does not count it as a write): the zero its callers
+                // write back would have the allocated type.
+                StmtKind::Typecast { value, .. }
+                    if self.resolution.defs_in(value.span).any(|d| d == id) =>
+                {
+                    constant = false;
                 }
                 _ => {}
             });
