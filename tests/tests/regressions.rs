@@ -252,7 +252,7 @@ fn narrow_integer_ancillas() {
 /// each iteration the reverse pass handles must still start from zero (a
 /// build that leaves out the zeroing fails here). The gradient agrees with
 /// central differences and, bit for bit, with the checked build, which
-/// uncomputes `r`.
+/// uncomputes `r`. `s`, read in the routine after its update, is zeroed too.
 #[test]
 fn a_summed_scratch_is_zeroed_in_an_unchecked_reverse_pass() {
     let x = [0.3, -1.2, 2.0, 0.7, -0.4];
@@ -280,6 +280,43 @@ fn a_summed_scratch_is_zeroed_in_an_unchecked_reverse_pass() {
     regressions::summed_residuals(&mut out, &x).unwrap();
     let expected: f64 = x.iter().map(|v| v * v * (2.0 * v).sin()).sum();
     assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
+}
+
+/// Without checks, the reverse pass drops the uncomputation of a scratch
+/// vector that the routine fills in and then only reads (a table of
+/// distances), and fills it with zeros after the `~@routine`: each
+/// iteration the reverse pass handles adds into it again, so a build
+/// without the zeroing gets the gradient wrong. The gradient, in the
+/// centres and the points, agrees with central differences and, bit for
+/// bit, with the checked build.
+#[test]
+fn a_filled_in_table_is_zeroed_in_an_unchecked_reverse_pass() {
+    let c = [0.3, -1.2, 2.0];
+    let p = [1.1, -0.4, 0.9, -2.5];
+    let grad = |checked: bool| {
+        let (mut out, mut out_bar) = (0.5, 1.0);
+        let (mut c_bar, mut p_bar) = ([0.0; 3], [0.0; 4]);
+        let f = if checked {
+            regressions::nearest_table_checked_grad
+        } else {
+            regressions::nearest_table_grad
+        };
+        f(&mut out, &mut out_bar, &c, &mut c_bar, &p, &mut p_bar).unwrap();
+        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
+        (c_bar, p_bar)
+    };
+    let (c_bar, p_bar) = grad(false);
+    assert_eq!((c_bar, p_bar), grad(true));
+    // Σ_i min_j (c_j - p_i)²: the nearest centres are 0.3, 0.3, 0.3, -1.2.
+    let loss = |c: &[f64], p: &[f64]| {
+        let mut out = 0.0;
+        regressions::nearest_table(&mut out, c, p).unwrap();
+        out
+    };
+    let expected = 0.64 + 0.49 + 0.36 + 1.69;
+    assert!((loss(&c, &p) - expected).abs() < 1e-12);
+    nilang::check_gradient(|c| loss(c, &p), &c, &c_bar, RTOL, ATOL).unwrap();
+    nilang::check_gradient(|p| loss(&c, p), &p, &p_bar, RTOL, ATOL).unwrap();
 }
 
 /// An integer ancilla made a float by a typecast keeps the derivative of

@@ -147,16 +147,22 @@ impl Gen<'_> {
     }
 
     /// In a reverse pass with checks off, the scratch ancillas
-    /// (`scratch_ancilla`) of the `@routine` `routine` that are scalar
-    /// numbers its body mentions only as the whole target of `+=` or `-=`
-    /// (a residual summed up, `r -= x[j] * p[j]`), with the line that sets
-    /// each back to zero. Its `~@routine`'s updates of them are dead: in
-    /// the uncomputation no adjoint rule reads them (the rule of `a ±= e`
-    /// reads `e` and `ā`) and no update reads them but their own, and after
-    /// it they hold the zeros they were allocated with, which that line
-    /// writes instead (`block_from`; as `zeroing_uncomputation` does in
-    /// plain code, where the whole uncomputation goes). Not in a tape loop,
-    /// nor for a routine that records.
+    /// (`scratch_ancilla`) of the `@routine` `routine` whose values its
+    /// `~@routine` updates for nothing, with the line that sets each back to
+    /// zero. Such an ancilla is a number or a vector of numbers, and the
+    /// routine's top-level statements fall into two runs: the first mentions
+    /// it only as the target of `+=` or `-=` (a whole variable, or an
+    /// element whose index does not read it: a residual summed up,
+    /// `r -= x[j] * p[j]`, or a table of distances filled in), the second
+    /// only reads it, in the values and indices of updates of other places
+    /// (`runmin[j] += min(runmin[j - 1], dist[j])`). The uncomputation runs
+    /// the statements last first, so every read (by an update or its adjoint
+    /// rule) comes before the first update left out, and the rule of
+    /// `a ±= e` reads `e` and `ā`, never `a`. After it the ancilla holds the
+    /// zeros it was allocated with, which that line writes instead
+    /// (`block_from`; as `zeroing_uncomputation` does in plain code, where
+    /// the whole uncomputation goes). Not in a tape loop, nor for a routine
+    /// that records.
     pub(crate) fn dead_scratch_updates(&self, routine: &Stmt) -> Vec<(usize, String)> {
         let StmtKind::Routine(inner) = &routine.kind else {
             return Vec::new();
@@ -168,50 +174,103 @@ impl Gen<'_> {
         {
             return Vec::new();
         }
-        // Each candidate with the number of times it is an accumulated
-        // target in the body.
-        let mut targets: Vec<(usize, usize)> = Vec::new();
+        let top: &[Stmt] = match &inner.kind {
+            StmtKind::Begin(block) => &block.stmts,
+            _ => std::slice::from_ref(&**inner),
+        };
+        let mut candidates: Vec<usize> = Vec::new();
         crate::effects::visit_stmt(inner, &mut |s| {
-            if let StmtKind::Instr {
-                target,
-                op: InstrOp::Add | InstrOp::Sub,
-                broadcast: false,
-                ..
-            } = &s.kind
-                && let ExprKind::Var(_) = target.kind
-                && let Some(id) = self.resolution.def_at(target.span)
+            if let Some((id, _)) = self.accumulated_root(s)
+                && !candidates.contains(&id)
             {
-                // Counted as the mentions below are (a name may be
-                // recorded more than once at its span).
-                let n = self
-                    .resolution
-                    .defs_in(target.span)
-                    .filter(|&d| d == id)
-                    .count();
-                match targets.iter_mut().find(|(d, _)| *d == id) {
-                    Some((_, m)) => *m += n,
-                    None => targets.push((id, n)),
-                }
+                candidates.push(id);
             }
         });
         let mut out = Vec::new();
-        for (id, n) in targets {
-            // Every mention of it in the body is one of those targets.
-            let mentions = self.resolution.defs_in(inner.span).filter(|&d| d == id);
-            if mentions.count() != n || !self.scratch_ancilla(id, inner) {
+        for id in candidates {
+            if !self.scratch_ancilla(id, inner) {
                 continue;
             }
-            let kind = kind_of(&self.types.defs[id]);
-            let Some(scalar) = (match &kind {
-                Kind::Float(_) | Kind::Int(_) | Kind::Generic(_) => rust_scalar(&kind),
+            let scalar = |k: &Kind| match k {
+                Kind::Float(_) | Kind::Int(_) | Kind::Generic(_) => rust_scalar(k),
                 _ => None,
-            }) else {
-                continue;
             };
             let name = rust_name(&self.resolution.defs[id].name);
-            out.push((id, format!("{name} = nilang::zero::<{scalar}>();")));
+            let zero = match kind_of(&self.types.defs[id]) {
+                Kind::Array(elem) => {
+                    scalar(&elem).map(|s| format!("{name}.fill(nilang::zero::<{s}>());"))
+                }
+                k => scalar(&k).map(|s| format!("{name} = nilang::zero::<{s}>();")),
+            };
+            let Some(zero) = zero else { continue };
+            // The first run: every mention is an accumulated target.
+            let split = top
+                .iter()
+                .position(|s| self.mentions(s.span, id) != self.accumulated_mentions(s, id))
+                .unwrap_or(top.len());
+            if top[split..].iter().all(|s| self.only_read(s, id)) {
+                out.push((id, zero));
+            }
         }
         out
+    }
+
+    /// The variable an update `a ±= e` or `a[i] ±= e` accumulates into, with
+    /// the number of its mentions there (none in the index).
+    fn accumulated_root(&self, s: &Stmt) -> Option<(usize, usize)> {
+        let StmtKind::Instr {
+            target,
+            op: InstrOp::Add | InstrOp::Sub,
+            broadcast: false,
+            ..
+        } = &s.kind
+        else {
+            return None;
+        };
+        let (_, root) = match &target.kind {
+            ExprKind::Var(_) | ExprKind::Index { .. } => target.root_var()?,
+            _ => return None,
+        };
+        let id = self.resolution.def_at(root)?;
+        // Counted as other mentions are (a name may be recorded more than
+        // once at its span).
+        let n = self.mentions(root, id);
+        (self.mentions(target.span, id) == n).then_some((id, n))
+    }
+
+    /// How many times `id` is mentioned in `span`.
+    fn mentions(&self, span: Span, id: usize) -> usize {
+        self.resolution.defs_in(span).filter(|&d| d == id).count()
+    }
+
+    /// The mentions of `id` in `stmt` that are accumulated targets.
+    fn accumulated_mentions(&self, stmt: &Stmt, id: usize) -> usize {
+        let mut n = 0;
+        crate::effects::visit_stmt(stmt, &mut |s| {
+            if let Some((d, m)) = self.accumulated_root(s)
+                && d == id
+            {
+                n += m;
+            }
+        });
+        n
+    }
+
+    /// Whether `stmt` mentions `id` only where updates of other places
+    /// read it (their values and indices), never as what they write.
+    fn only_read(&self, stmt: &Stmt, id: usize) -> bool {
+        let mut read = 0;
+        crate::effects::visit_stmt(stmt, &mut |s| {
+            if let StmtKind::Instr { target, value, .. } = &s.kind
+                && target
+                    .root_var()
+                    .and_then(|(_, span)| self.resolution.def_at(span))
+                    != Some(id)
+            {
+                read += self.mentions(target.span, id) + self.mentions(value.span, id);
+            }
+        });
+        read == self.mentions(stmt.span, id)
     }
 
     /// Whether the ancilla `id` is scratch space of the routine
