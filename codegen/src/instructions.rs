@@ -17,8 +17,22 @@ impl Gen<'_> {
         }
         let code = convert(code, &from, &kind);
         let t = self.fresh("v");
-        let Some(update) = self.update(&place, &kind, op, &t, span) else {
-            return;
+        let first = !negated
+            && matches!(kind, Kind::Float(_) | Kind::Generic(_))
+            && target
+                .root_var()
+                .and_then(|(_, root)| self.resolution.def_at(root))
+                .is_some_and(|id| self.mode.first_writes.contains(&(span, id)));
+        let update = match op {
+            // The cell holds zero (`first_writes`).
+            InstrOp::Add if first => format!("{place} = {t};"),
+            InstrOp::Sub if first && matches!(kind, Kind::Float(_)) => {
+                format!("{place} = -{t};")
+            }
+            _ => match self.update(&place, &kind, op, &t, span) {
+                Some(update) => update,
+                None => return,
+            },
         };
         self.line(&format!("let {t} = {code};"));
         self.line(&update);

@@ -30,6 +30,7 @@ mod cast;
 mod control;
 pub(crate) mod derivatives;
 mod exprs;
+mod first_writes;
 mod instructions;
 mod kinds;
 pub(crate) mod numbers;
@@ -294,6 +295,7 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
             ad: None,
             plain: false,
             skip_values: Vec::new(),
+            first_writes: Vec::new(),
             tape: None,
             cast_report: true,
         },
@@ -482,6 +484,10 @@ struct Mode {
     /// out, applying only their adjoint rules: set while generating
     /// `f_adjoint_accumulating` (see `adjoint::skip_forward`).
     skip_values: Vec<usize>,
+    /// The updates (statement, and the ancilla they write) that are the
+    /// first writes of a scratch ancilla's cells in the `@routine` being
+    /// generated: assignments (see `first_writes`).
+    first_writes: Vec<(Span, usize)>,
     /// Inside a tape loop: whether it records or reads back.
     tape: Option<tape::TapeMode>,
     /// The forward program is generated (ancillas are allocated with their
@@ -940,16 +946,29 @@ impl Gen<'_> {
                     self.line(&l);
                 }
                 self.mode.plain = true;
-                self.stmt(stmt);
+                self.routine(stmt, inner);
                 self.mode.plain = false;
                 after.push((end, restore));
                 (self.tape, self.mode.tape) = saved;
                 continue;
             }
             self.alias_guarded = None;
-            self.stmt(stmt);
+            match (&stmt.kind, pairs[i]) {
+                (StmtKind::Routine(inner), Some(_)) => self.routine(stmt, inner),
+                _ => self.stmt(stmt),
+            }
             (self.tape, self.mode.tape) = saved;
         }
+    }
+
+    /// A `@routine` that a `~@routine` undoes, its first writes of scratch
+    /// ancillas as assignments (`first_writes`).
+    fn routine(&mut self, stmt: &Stmt, inner: &Stmt) {
+        let first = self.first_writes(inner);
+        let kept = self.mode.first_writes.len();
+        self.mode.first_writes.extend(first);
+        self.stmt(stmt);
+        self.mode.first_writes.truncate(kept);
     }
 
     /// Before an instruction or call whose places may be one array element

@@ -153,6 +153,9 @@ fn properties(fixture: &str, modules: &[(String, String)]) {
             assert_eq!(f.matches("(*out) -=").count(), 1, "{f}");
             assert_eq!(g.matches("a -=").count(), 0, "{g}");
             assert_eq!(g.matches("a = nilang::zero::<f64>();").count(), 2, "{g}");
+            // ... and the routine's update of it, from zero, an assignment.
+            assert_eq!(g.matches("a += ").count(), 0, "{g}");
+            assert_eq!(g.matches("a = __v").count(), 2, "{g}");
             // With checks the uncomputation runs and its result is checked.
             let checked = code("gradients=false");
             let f = &checked[..checked.find("pub fn g(").unwrap()];

@@ -337,3 +337,65 @@ fn typecast_ancillas_keep_their_derivatives_and_types() {
     regressions::cast_scratch_unchecked_grad(&mut y, &mut y_bar, 4, 0.25, &mut x_bar).unwrap();
     assert_eq!((y, x_bar), (0.5, 2.0));
 }
+
+/// Without checks, the first update of each cell of a scratch vector in a
+/// run of its routine is an assignment (the vector holds zeros then):
+/// forwards, backwards and in the gradient, the build agrees bit for bit
+/// with the checked one, which adds, and with the polynomial written out. A
+/// build that took `p[1]`'s second update for a first would halve every
+/// power; one that did not set the vector back to zero would add each run
+/// onto the last.
+#[test]
+fn first_writes_of_a_scratch_vector_are_assignments_without_checks() {
+    let x: [f64; 4] = [0.3, -1.2, 2.0, 0.7];
+    let ts: [f64; 3] = [0.5, -1.5, 2.25];
+    let run = |checked: bool| {
+        let f = if checked {
+            regressions::running_powers_checked
+        } else {
+            regressions::running_powers
+        };
+        let mut out: f64 = 0.125;
+        f(&mut out, &x, &ts).unwrap();
+        out
+    };
+    let out = run(false);
+    assert_eq!(out.to_bits(), run(true).to_bits());
+    let expected: f64 = 0.125
+        + ts.iter()
+            .map(|t| {
+                x.iter()
+                    .enumerate()
+                    .map(|(j, xj)| xj * t.powi(j as i32))
+                    .sum::<f64>()
+            })
+            .sum::<f64>();
+    assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
+    let (mut back, mut back_checked) = (out, out);
+    regressions::uncall_running_powers(&mut back, &x, &ts).unwrap();
+    regressions::uncall_running_powers_checked(&mut back_checked, &x, &ts).unwrap();
+    assert_eq!(back.to_bits(), back_checked.to_bits());
+    assert!((back - 0.125).abs() < 1e-12, "{back}");
+
+    let grad = |checked: bool| {
+        let (mut out, mut out_bar) = (0.5, 1.0);
+        let (mut x_bar, mut ts_bar) = ([0.0; 4], [0.0; 3]);
+        let f = if checked {
+            regressions::running_powers_checked_grad
+        } else {
+            regressions::running_powers_grad
+        };
+        f(&mut out, &mut out_bar, &x, &mut x_bar, &ts, &mut ts_bar).unwrap();
+        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
+        (x_bar, ts_bar)
+    };
+    let (x_bar, ts_bar) = grad(false);
+    assert_eq!((x_bar, ts_bar), grad(true));
+    let loss = |x: &[f64], ts: &[f64]| {
+        let mut out = 0.0;
+        regressions::running_powers(&mut out, x, ts).unwrap();
+        out
+    };
+    nilang::check_gradient(|x| loss(x, &ts), &x, &x_bar, RTOL, ATOL).unwrap();
+    nilang::check_gradient(|ts| loss(&x, ts), &ts, &ts_bar, RTOL, ATOL).unwrap();
+}
