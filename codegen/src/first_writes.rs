@@ -154,7 +154,7 @@ impl Gen<'_> {
 
     /// `target ±= e`, not broadcast nor negated, with its root variable's
     /// span.
-    fn accumulated<'s>(&self, stmt: &'s Stmt) -> Option<(&'s Expr, Span)> {
+    pub(crate) fn accumulated<'s>(&self, stmt: &'s Stmt) -> Option<(&'s Expr, Span)> {
         let StmtKind::Instr {
             target,
             op: InstrOp::Add | InstrOp::Sub,
@@ -214,7 +214,7 @@ impl Gen<'_> {
 }
 
 /// A whole-number literal: `2`, `(2)`, `-1`.
-fn literal(e: &Expr) -> Option<i64> {
+pub(crate) fn literal(e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v) => v.replace('_', "").parse().ok(),
         ExprKind::Paren(inner) => literal(inner),
@@ -227,7 +227,7 @@ fn literal(e: &Expr) -> Option<i64> {
 }
 
 /// `var`, `var + c`, `c + var` or `var - c` with a literal `c`: the offset.
-fn offset(index: &Expr, is_var: &dyn Fn(&Expr) -> bool) -> Option<i64> {
+pub(crate) fn offset(index: &Expr, is_var: &dyn Fn(&Expr) -> bool) -> Option<i64> {
     match &index.kind {
         _ if is_var(index) => Some(0),
         ExprKind::Paren(inner) => offset(inner, is_var),

@@ -399,3 +399,47 @@ fn first_writes_of_a_scratch_vector_are_assignments_without_checks() {
     nilang::check_gradient(|x| loss(x, &ts), &x, &x_bar, RTOL, ATOL).unwrap();
     nilang::check_gradient(|ts| loss(&x, ts), &ts, &ts_bar, RTOL, ATOL).unwrap();
 }
+
+/// Without checks, the reverse pass leaves out the updates of a chain
+/// walked up through a scratch vector (`p[j] += p[j - 1] * t`, each cell
+/// read only after its write) and fills it with zeros, and keeps those of
+/// one read before its write (`q`). Forwards and in the gradient the build
+/// agrees bit for bit with the checked one; a rule that also left out
+/// `q`'s updates gets `x`'s gradient wrong.
+#[test]
+fn an_unchecked_reverse_pass_leaves_out_a_walked_chain() {
+    let x: [f64; 4] = [0.3, -1.2, 2.0, 0.7];
+    let ts: [f64; 3] = [0.5, -1.5, 2.25];
+    let run = |checked: bool| {
+        let f = if checked {
+            regressions::walked_chains_checked
+        } else {
+            regressions::walked_chains
+        };
+        let mut out: f64 = 0.125;
+        f(&mut out, &x, &ts).unwrap();
+        out
+    };
+    assert_eq!(run(false).to_bits(), run(true).to_bits());
+    let grad = |checked: bool| {
+        let (mut out, mut out_bar) = (0.5, 1.0);
+        let (mut x_bar, mut ts_bar) = ([0.0; 4], [0.0; 3]);
+        let f = if checked {
+            regressions::walked_chains_checked_grad
+        } else {
+            regressions::walked_chains_grad
+        };
+        f(&mut out, &mut out_bar, &x, &mut x_bar, &ts, &mut ts_bar).unwrap();
+        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
+        (x_bar, ts_bar)
+    };
+    let (x_bar, ts_bar) = grad(false);
+    assert_eq!((x_bar, ts_bar), grad(true));
+    let loss = |x: &[f64], ts: &[f64]| {
+        let mut out = 0.0;
+        regressions::walked_chains(&mut out, x, ts).unwrap();
+        out
+    };
+    nilang::check_gradient(|x| loss(x, &ts), &x, &x_bar, RTOL, ATOL).unwrap();
+    nilang::check_gradient(|ts| loss(&x, ts), &ts, &ts_bar, RTOL, ATOL).unwrap();
+}

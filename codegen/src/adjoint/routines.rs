@@ -2,6 +2,7 @@
 //! rules, and scratch ancillas.
 
 use super::*;
+use crate::first_writes::{literal, offset};
 
 impl Gen<'_> {
     /// In an adjoint, whether the `@routine` `stmts[at]` (`inner`, undone by
@@ -155,7 +156,9 @@ impl Gen<'_> {
     /// element whose index does not read it: a residual summed up,
     /// `r -= x[j] * p[j]`, or a table of distances filled in), the second
     /// only reads it, in the values and indices of updates of other places
-    /// (`runmin[j] += min(runmin[j - 1], dist[j])`). The uncomputation runs
+    /// (`dist[j]` in `runmin[j] += min(runmin[j - 1], dist[j])`); or one loop
+    /// of the routine walks a chain up through it (`walked_chain`:
+    /// `runmin` there). The uncomputation runs
     /// the statements last first, so every read (by an update or its adjoint
     /// rule) comes before the first update left out, and the rule of
     /// `a ±= e` reads `e` and `ā`, never `a`. After it the ancilla holds the
@@ -208,11 +211,167 @@ impl Gen<'_> {
                 .iter()
                 .position(|s| self.mentions(s.span, id) != self.accumulated_mentions(s, id))
                 .unwrap_or(top.len());
-            if top[split..].iter().all(|s| self.only_read(s, id)) {
+            if top[split..].iter().all(|s| self.only_read(s, id)) || self.walked_chain(top, id) {
                 out.push((id, zero));
             }
         }
         out
+    }
+
+    /// Whether the routine's top-level statements `top` walk a chain through
+    /// the scratch vector `id` whose updates its uncomputation need not
+    /// make: one `for j = lo:hi` loop (a literal start, a positive literal
+    /// step or none) writes it, once an iteration, at `id[j + k]`, a
+    /// statement of the loop's top level (`p[j] += p[j - 1] * t`,
+    /// `runmax[j] += max(runmax[j - 1], x[j])`); in the loop every other
+    /// mention reads a cell below `lo + k` at a literal index, or `id[j + c]`
+    /// with `c < k` up to the write (its value included) and `c <= k` after
+    /// it; before the loop it is updated and read only at literal indices
+    /// below `lo + k` (`p[1] += 1.0`, then `r -= x[1] * p[1]`), each cell's
+    /// updates before its reads; after the loop it is only read. Going
+    /// backwards, the loop runs `j` down and each iteration's statements last
+    /// first, so whatever reads a cell runs before the update that would
+    /// restore it: in iteration `j`, the statements after the write read at
+    /// most the written cell and run before its update; those before it, and
+    /// every later iteration, read lower cells; the statements before the
+    /// loop, cells the loop never writes.
+    fn walked_chain(&self, top: &[Stmt], id: usize) -> bool {
+        let writes = |stmts: &[Stmt]| {
+            let (mut n, mut unknown) = (0, false);
+            self.visit_writes(stmts, &mut |root| match root {
+                Some(span) if self.resolution.def_at(span) == Some(id) => n += 1,
+                Some(_) => {}
+                None => unknown = true,
+            });
+            (n, unknown)
+        };
+        let loops: Vec<usize> = (0..top.len())
+            .filter(|&i| writes(&top[i..=i]).0 > 0 && matches!(top[i].kind, StmtKind::For { .. }))
+            .collect();
+        let [at] = loops[..] else {
+            return false;
+        };
+        let StmtKind::For { var, range, body } = &top[at].kind else {
+            return false;
+        };
+        let (Some(lo), Some(step)) = (
+            literal(&range.start),
+            range.step.as_ref().map_or(Some(1), literal),
+        ) else {
+            return false;
+        };
+        if range.reversed || step < 1 || writes(&body.stmts) != (1, false) {
+            return false;
+        }
+        let loop_var = self.resolution.def_at(var.span);
+        let is_var = |e: &Expr| {
+            matches!(e.kind, ExprKind::Var(_)) && self.resolution.def_at(e.span) == loop_var
+        };
+        // The loop's one write, `id[j + k]`, and the first cell it writes.
+        let Some((u, k, value)) = body.stmts.iter().enumerate().find_map(|(i, s)| {
+            let (target, root) = self.accumulated(s)?;
+            (self.resolution.def_at(root) == Some(id)).then_some(())?;
+            let (ExprKind::Index { indices, .. }, StmtKind::Instr { value, .. }) =
+                (&target.kind, &s.kind)
+            else {
+                return None;
+            };
+            let [IndexArg::Expr(index)] = &indices[..] else {
+                return None;
+            };
+            Some((i, offset(index, &is_var)?, value))
+        }) else {
+            return false;
+        };
+        let Some(first) = lo.checked_add(k) else {
+            return false;
+        };
+        let below = |index: &Expr| literal(index).is_some_and(|c| c < first);
+        for (i, s) in body.stmts.iter().enumerate() {
+            let most = if i <= u { k - 1 } else { k };
+            let ok = &mut |index: &Expr| match offset(index, &is_var) {
+                Some(c) => c <= most,
+                None => below(index),
+            };
+            let fine = if i == u {
+                self.cells_read(std::slice::from_ref(value), value.span, id, ok)
+            } else {
+                let mut exprs = Vec::new();
+                crate::effects::visit_stmt(s, &mut |s| {
+                    super::stmt_exprs(s, &mut |e| exprs.push(e.clone()))
+                });
+                self.cells_read(&exprs, s.span, id, ok)
+            };
+            if !fine {
+                return false;
+            }
+        }
+        // Before the loop: updates of cells, then their reads.
+        let mut read: Vec<i64> = Vec::new();
+        for s in &top[..at] {
+            let update = self.accumulated(s).and_then(|(target, root)| {
+                (self.resolution.def_at(root) == Some(id)).then_some(())?;
+                let (ExprKind::Index { indices, .. }, StmtKind::Instr { value, .. }) =
+                    (&target.kind, &s.kind)
+                else {
+                    return None;
+                };
+                let [IndexArg::Expr(index)] = &indices[..] else {
+                    return None;
+                };
+                (self.mentions(value.span, id) == 0).then_some(literal(index)?)
+            });
+            match update {
+                Some(c) if c < first && !read.contains(&c) => {}
+                Some(_) => return false,
+                None => {
+                    if writes(std::slice::from_ref(s)) != (0, false) {
+                        return false;
+                    }
+                    let mut exprs = Vec::new();
+                    crate::effects::visit_stmt(s, &mut |s| {
+                        super::stmt_exprs(s, &mut |e| exprs.push(e.clone()))
+                    });
+                    let ok = &mut |index: &Expr| match literal(index) {
+                        Some(c) if c < first => {
+                            read.push(c);
+                            true
+                        }
+                        _ => false,
+                    };
+                    if !self.cells_read(&exprs, s.span, id, ok) {
+                        return false;
+                    }
+                }
+            }
+        }
+        top[at + 1..].iter().all(|s| self.only_read(s, id))
+    }
+
+    /// Whether each of the mentions of `id` in `span` is an element
+    /// `id[index]` in `exprs` with `ok(index)`.
+    fn cells_read(
+        &self,
+        exprs: &[Expr],
+        span: Span,
+        id: usize,
+        ok: &mut dyn FnMut(&Expr) -> bool,
+    ) -> bool {
+        let (mut seen, mut fine) = (0, true);
+        for e in exprs {
+            e.walk(&mut |x| {
+                if let ExprKind::Index { base, indices } = &x.kind
+                    && matches!(base.kind, ExprKind::Var(_))
+                    && self.resolution.def_at(base.span) == Some(id)
+                {
+                    // Counted as `mentions` counts them (a name may be
+                    // recorded more than once at its span).
+                    seen += self.mentions(base.span, id);
+                    fine &= matches!(&indices[..], [IndexArg::Expr(i)] if ok(i));
+                }
+            });
+        }
+        fine && seen == self.mentions(span, id)
     }
 
     /// The variable an update `a ±= e` or `a[i] ±= e` accumulates into, with
