@@ -203,7 +203,7 @@ fn merge_constant_offsets(windows: Vec<Window>) -> Vec<Window> {
         }
         match &w.offset {
             None => Some(0),
-            Some(o) => literal(o),
+            Some(o) => o.whole_number(),
         }
     };
     let mut out: Vec<Window> = Vec::new();
@@ -243,19 +243,6 @@ fn merge_constant_offsets(windows: Vec<Window>) -> Vec<Window> {
         m.written |= w.written;
     }
     out
-}
-
-/// A whole-number literal offset: `1`, `-1`, `(2)`.
-fn literal(e: &Expr) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Int(v) => v.replace('_', "").parse().ok(),
-        ExprKind::Paren(inner) => literal(inner),
-        ExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => literal(operand).and_then(i64::checked_neg),
-        _ => None,
-    }
 }
 
 enum Mention {

@@ -145,9 +145,28 @@ impl Gen<'_> {
         match &target.kind {
             ExprKind::Var(_) => Some(None),
             ExprKind::Index { indices, .. } => match &indices[..] {
-                [IndexArg::Expr(e)] => literal(e).map(Some),
+                [IndexArg::Expr(e)] => e.whole_number().map(Some),
                 _ => None,
             },
+            _ => None,
+        }
+    }
+
+    /// `id[index] ±= value` with one index: the index and the value.
+    pub(crate) fn element_update<'s>(
+        &self,
+        stmt: &'s Stmt,
+        id: usize,
+    ) -> Option<(&'s Expr, &'s Expr)> {
+        let (target, root) = self.accumulated(stmt)?;
+        (self.resolution.def_at(root) == Some(id)).then_some(())?;
+        let (ExprKind::Index { indices, .. }, StmtKind::Instr { value, .. }) =
+            (&target.kind, &stmt.kind)
+        else {
+            return None;
+        };
+        match &indices[..] {
+            [IndexArg::Expr(index)] => Some((index, value)),
             _ => None,
         }
     }
@@ -179,8 +198,8 @@ impl Gen<'_> {
         id: usize,
         state: &Written,
     ) -> Option<(Span, i64)> {
-        let start = literal(&range.start)?;
-        let step = range.step.as_ref().map_or(Some(1), literal)?;
+        let start = range.start.whole_number()?;
+        let step = range.step.as_ref().map_or(Some(1), Expr::whole_number)?;
         if range.reversed || step < 1 {
             return None;
         }
@@ -195,14 +214,7 @@ impl Gen<'_> {
             return None;
         }
         body.stmts.iter().find_map(|stmt| {
-            let (target, root) = self.accumulated(stmt)?;
-            (self.resolution.def_at(root) == Some(id)).then_some(())?;
-            let ExprKind::Index { indices, .. } = &target.kind else {
-                return None;
-            };
-            let [IndexArg::Expr(index)] = &indices[..] else {
-                return None;
-            };
+            let (index, _) = self.element_update(stmt, id)?;
             let loop_var = self.resolution.def_at(var.span);
             let is_var = |e: &Expr| {
                 matches!(e.kind, ExprKind::Var(_)) && self.resolution.def_at(e.span) == loop_var
@@ -213,28 +225,15 @@ impl Gen<'_> {
     }
 }
 
-/// A whole-number literal: `2`, `(2)`, `-1`.
-pub(crate) fn literal(e: &Expr) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Int(v) => v.replace('_', "").parse().ok(),
-        ExprKind::Paren(inner) => literal(inner),
-        ExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => literal(operand).and_then(i64::checked_neg),
-        _ => None,
-    }
-}
-
 /// `var`, `var + c`, `c + var` or `var - c` with a literal `c`: the offset.
 pub(crate) fn offset(index: &Expr, is_var: &dyn Fn(&Expr) -> bool) -> Option<i64> {
     match &index.kind {
         _ if is_var(index) => Some(0),
         ExprKind::Paren(inner) => offset(inner, is_var),
         ExprKind::Binary { op, lhs, rhs } => match op {
-            BinaryOp::Add if is_var(lhs) => literal(rhs),
-            BinaryOp::Add if is_var(rhs) => literal(lhs),
-            BinaryOp::Sub if is_var(lhs) => literal(rhs)?.checked_neg(),
+            BinaryOp::Add if is_var(lhs) => rhs.whole_number(),
+            BinaryOp::Add if is_var(rhs) => lhs.whole_number(),
+            BinaryOp::Sub if is_var(lhs) => rhs.whole_number()?.checked_neg(),
             _ => None,
         },
         _ => None,

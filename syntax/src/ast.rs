@@ -633,6 +633,20 @@ impl<'a> ForEach<'a> {
 }
 
 impl Expr {
+    /// The value of a whole-number literal, maybe in parentheses or
+    /// negated: `2`, `(2)`, `-1`.
+    pub fn whole_number(&self) -> Option<i64> {
+        match &self.kind {
+            ExprKind::Int(v) => v.replace('_', "").parse().ok(),
+            ExprKind::Paren(inner) => inner.whole_number(),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => operand.whole_number().and_then(i64::checked_neg),
+            _ => None,
+        }
+    }
+
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }

@@ -2,7 +2,7 @@
 //! rules, and scratch ancillas.
 
 use super::*;
-use crate::first_writes::{literal, offset};
+use crate::first_writes::offset;
 
 impl Gen<'_> {
     /// In an adjoint, whether the `@routine` `stmts[at]` (`inner`, undone by
@@ -255,8 +255,8 @@ impl Gen<'_> {
             return false;
         };
         let (Some(lo), Some(step)) = (
-            literal(&range.start),
-            range.step.as_ref().map_or(Some(1), literal),
+            range.start.whole_number(),
+            range.step.as_ref().map_or(Some(1), Expr::whole_number),
         ) else {
             return false;
         };
@@ -269,16 +269,7 @@ impl Gen<'_> {
         };
         // The loop's one write, `id[j + k]`, and the first cell it writes.
         let Some((u, k, value)) = body.stmts.iter().enumerate().find_map(|(i, s)| {
-            let (target, root) = self.accumulated(s)?;
-            (self.resolution.def_at(root) == Some(id)).then_some(())?;
-            let (ExprKind::Index { indices, .. }, StmtKind::Instr { value, .. }) =
-                (&target.kind, &s.kind)
-            else {
-                return None;
-            };
-            let [IndexArg::Expr(index)] = &indices[..] else {
-                return None;
-            };
+            let (index, value) = self.element_update(s, id)?;
             Some((i, offset(index, &is_var)?, value))
         }) else {
             return false;
@@ -286,7 +277,7 @@ impl Gen<'_> {
         let Some(first) = lo.checked_add(k) else {
             return false;
         };
-        let below = |index: &Expr| literal(index).is_some_and(|c| c < first);
+        let below = |index: &Expr| index.whole_number().is_some_and(|c| c < first);
         for (i, s) in body.stmts.iter().enumerate() {
             let most = if i <= u { k - 1 } else { k };
             let ok = &mut |index: &Expr| match offset(index, &is_var) {
@@ -309,17 +300,8 @@ impl Gen<'_> {
         // Before the loop: updates of cells, then their reads.
         let mut read: Vec<i64> = Vec::new();
         for s in &top[..at] {
-            let update = self.accumulated(s).and_then(|(target, root)| {
-                (self.resolution.def_at(root) == Some(id)).then_some(())?;
-                let (ExprKind::Index { indices, .. }, StmtKind::Instr { value, .. }) =
-                    (&target.kind, &s.kind)
-                else {
-                    return None;
-                };
-                let [IndexArg::Expr(index)] = &indices[..] else {
-                    return None;
-                };
-                (self.mentions(value.span, id) == 0).then_some(literal(index)?)
+            let update = self.element_update(s, id).and_then(|(index, value)| {
+                (self.mentions(value.span, id) == 0).then_some(index.whole_number()?)
             });
             match update {
                 Some(c) if c < first && !read.contains(&c) => {}
@@ -332,7 +314,7 @@ impl Gen<'_> {
                     crate::effects::visit_stmt(s, &mut |s| {
                         super::stmt_exprs(s, &mut |e| exprs.push(e.clone()))
                     });
-                    let ok = &mut |index: &Expr| match literal(index) {
+                    let ok = &mut |index: &Expr| match index.whole_number() {
                         Some(c) if c < first => {
                             read.push(c);
                             true
