@@ -130,11 +130,21 @@ impl Gen<'_> {
     }
 
     fn forget_if_written(&self, stmt: &Stmt, id: usize, state: &mut Written) {
-        self.visit_writes(std::slice::from_ref(stmt), &mut |root| {
-            if root.is_none_or(|span| self.resolution.def_at(span) == Some(id)) {
-                state.all = true;
-            }
+        if self.writes_of(std::slice::from_ref(stmt), id) != (0, false) {
+            state.all = true;
+        }
+    }
+
+    /// How many writes of `id` the statements make, and whether any of
+    /// their effects is not a write of a variable (which might be one).
+    pub(crate) fn writes_of(&self, stmts: &[Stmt], id: usize) -> (usize, bool) {
+        let (mut n, mut unknown) = (0, false);
+        self.visit_writes(stmts, &mut |root| match root {
+            Some(span) if self.resolution.def_at(span) == Some(id) => n += 1,
+            Some(_) => {}
+            None => unknown = true,
         });
+        (n, unknown)
     }
 
     /// For `id ±= e` (`Some(None)`) or `id[c] ±= e` with a literal `c`
@@ -188,8 +198,8 @@ impl Gen<'_> {
     }
 
     /// In `for var = range body`, the update that is the body's only write
-    /// of `id`, at `id[var + c]`, with the first cell the loop writes, when
-    /// every cell it writes is fresh.
+    /// of `id`, when every cell it writes is fresh: its span and the first
+    /// cell it writes.
     fn loop_first_write(
         &self,
         var: &Ident,
@@ -198,31 +208,58 @@ impl Gen<'_> {
         id: usize,
         state: &Written,
     ) -> Option<(Span, i64)> {
+        let write = self.loop_write(var, range, body, id)?;
+        state
+            .clear_from(write.first)
+            .then_some((body.stmts[write.at].span, write.first))
+    }
+
+    /// In `for var = lo:hi body` with a literal `lo` and a positive literal
+    /// step (or none), not reversed, whose body writes `id` once, at a
+    /// statement of its top level `id[var + k] ±= value`: that write.
+    pub(crate) fn loop_write<'s>(
+        &self,
+        var: &Ident,
+        range: &Range,
+        body: &'s Block,
+        id: usize,
+    ) -> Option<LoopWrite<'s>> {
         let start = range.start.whole_number()?;
         let step = range.step.as_ref().map_or(Some(1), Expr::whole_number)?;
-        if range.reversed || step < 1 {
+        if range.reversed || step < 1 || self.writes_of(&body.stmts, id) != (1, false) {
             return None;
         }
-        let mut writes = 0;
-        let mut unknown = false;
-        self.visit_writes(&body.stmts, &mut |root| match root {
-            Some(span) if self.resolution.def_at(span) == Some(id) => writes += 1,
-            Some(_) => {}
-            None => unknown = true,
-        });
-        if unknown || writes != 1 {
-            return None;
-        }
-        body.stmts.iter().find_map(|stmt| {
-            let (index, _) = self.element_update(stmt, id)?;
-            let loop_var = self.resolution.def_at(var.span);
-            let is_var = |e: &Expr| {
-                matches!(e.kind, ExprKind::Var(_)) && self.resolution.def_at(e.span) == loop_var
-            };
-            let first = start.checked_add(offset(index, &is_var)?)?;
-            state.clear_from(first).then_some((stmt.span, first))
+        let is_var = self.is_loop_var(var);
+        body.stmts.iter().enumerate().find_map(|(at, stmt)| {
+            let (index, value) = self.element_update(stmt, id)?;
+            let offset = offset(index, &is_var)?;
+            let first = start.checked_add(offset)?;
+            Some(LoopWrite {
+                at,
+                offset,
+                first,
+                value,
+            })
         })
     }
+
+    /// Whether an expression is the loop variable `var`.
+    pub(crate) fn is_loop_var(&self, var: &Ident) -> impl Fn(&Expr) -> bool + '_ {
+        let def = self.resolution.def_at(var.span);
+        move |e: &Expr| matches!(e.kind, ExprKind::Var(_)) && self.resolution.def_at(e.span) == def
+    }
+}
+
+/// A loop's one write of an ancilla (`Gen::loop_write`).
+pub(crate) struct LoopWrite<'s> {
+    /// Its position among the statements of the loop's body.
+    pub(crate) at: usize,
+    /// `k` of `id[var + k]`.
+    pub(crate) offset: i64,
+    /// The first cell it writes: the loop's start plus `k`.
+    pub(crate) first: i64,
+    /// What it adds.
+    pub(crate) value: &'s Expr,
 }
 
 /// `var`, `var + c`, `c + var` or `var - c` with a literal `c`: the offset.

@@ -338,6 +338,47 @@ fn typecast_ancillas_keep_their_derivatives_and_types() {
     assert_eq!((y, x_bar), (0.5, 2.0));
 }
 
+/// `out! += f(x, ts)` and its gradient program, of a build without checks
+/// and of the same function with them.
+type Forward = fn(&mut f64, &[f64], &[f64]) -> nilang::Result;
+type Gradient = fn(&mut f64, &mut f64, &[f64], &mut [f64], &[f64], &mut [f64]) -> nilang::Result;
+
+/// Runs `unchecked` and `checked` (each a function and its gradient
+/// program) at `x` and `ts`: their values from 0.125 and their gradients
+/// agree bit for bit, and the unchecked gradient agrees with central
+/// differences. Gives the unchecked value.
+fn agrees_with_the_checked_build(
+    unchecked: (Forward, Gradient),
+    checked: (Forward, Gradient),
+    x: &[f64],
+    ts: &[f64],
+) -> f64 {
+    let run = |f: Forward| {
+        let mut out: f64 = 0.125;
+        f(&mut out, x, ts).unwrap();
+        out
+    };
+    let out = run(unchecked.0);
+    assert_eq!(out.to_bits(), run(checked.0).to_bits());
+    let grad = |f: Gradient| {
+        let (mut out, mut out_bar) = (0.5, 1.0);
+        let (mut x_bar, mut ts_bar) = (vec![0.0; x.len()], vec![0.0; ts.len()]);
+        f(&mut out, &mut out_bar, x, &mut x_bar, ts, &mut ts_bar).unwrap();
+        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
+        (x_bar, ts_bar)
+    };
+    let (x_bar, ts_bar) = grad(unchecked.1);
+    assert_eq!((x_bar.clone(), ts_bar.clone()), grad(checked.1));
+    let loss = |x: &[f64], ts: &[f64]| {
+        let mut out = 0.0;
+        unchecked.0(&mut out, x, ts).unwrap();
+        out
+    };
+    nilang::check_gradient(|x| loss(x, ts), x, &x_bar, RTOL, ATOL).unwrap();
+    nilang::check_gradient(|ts| loss(x, ts), ts, &ts_bar, RTOL, ATOL).unwrap();
+    out
+}
+
 /// Without checks, the first update of each cell of a scratch vector in a
 /// run of its routine is an assignment (the vector holds zeros then):
 /// forwards, backwards and in the gradient, the build agrees bit for bit
@@ -349,18 +390,18 @@ fn typecast_ancillas_keep_their_derivatives_and_types() {
 fn first_writes_of_a_scratch_vector_are_assignments_without_checks() {
     let x: [f64; 4] = [0.3, -1.2, 2.0, 0.7];
     let ts: [f64; 3] = [0.5, -1.5, 2.25];
-    let run = |checked: bool| {
-        let f = if checked {
-            regressions::running_powers_checked
-        } else {
-            regressions::running_powers
-        };
-        let mut out: f64 = 0.125;
-        f(&mut out, &x, &ts).unwrap();
-        out
-    };
-    let out = run(false);
-    assert_eq!(out.to_bits(), run(true).to_bits());
+    let out = agrees_with_the_checked_build(
+        (
+            regressions::running_powers,
+            regressions::running_powers_grad,
+        ),
+        (
+            regressions::running_powers_checked,
+            regressions::running_powers_checked_grad,
+        ),
+        &x,
+        &ts,
+    );
     let expected: f64 = 0.125
         + ts.iter()
             .map(|t| {
@@ -376,70 +417,23 @@ fn first_writes_of_a_scratch_vector_are_assignments_without_checks() {
     regressions::uncall_running_powers_checked(&mut back_checked, &x, &ts).unwrap();
     assert_eq!(back.to_bits(), back_checked.to_bits());
     assert!((back - 0.125).abs() < 1e-12, "{back}");
-
-    let grad = |checked: bool| {
-        let (mut out, mut out_bar) = (0.5, 1.0);
-        let (mut x_bar, mut ts_bar) = ([0.0; 4], [0.0; 3]);
-        let f = if checked {
-            regressions::running_powers_checked_grad
-        } else {
-            regressions::running_powers_grad
-        };
-        f(&mut out, &mut out_bar, &x, &mut x_bar, &ts, &mut ts_bar).unwrap();
-        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
-        (x_bar, ts_bar)
-    };
-    let (x_bar, ts_bar) = grad(false);
-    assert_eq!((x_bar, ts_bar), grad(true));
-    let loss = |x: &[f64], ts: &[f64]| {
-        let mut out = 0.0;
-        regressions::running_powers(&mut out, x, ts).unwrap();
-        out
-    };
-    nilang::check_gradient(|x| loss(x, &ts), &x, &x_bar, RTOL, ATOL).unwrap();
-    nilang::check_gradient(|ts| loss(&x, ts), &ts, &ts_bar, RTOL, ATOL).unwrap();
 }
 
 /// Without checks, the reverse pass leaves out the updates of a chain
 /// walked up through a scratch vector (`p[j] += p[j - 1] * t`, each cell
 /// read only after its write) and fills it with zeros, and keeps those of
 /// one read before its write (`q`). Forwards and in the gradient the build
-/// agrees bit for bit with the checked one; a rule that also left out
-/// `q`'s updates gets `x`'s gradient wrong.
+/// agrees bit for bit with the checked one, and with central differences;
+/// a rule that also left out `q`'s updates gets `x`'s gradient wrong.
 #[test]
 fn an_unchecked_reverse_pass_leaves_out_a_walked_chain() {
-    let x: [f64; 4] = [0.3, -1.2, 2.0, 0.7];
-    let ts: [f64; 3] = [0.5, -1.5, 2.25];
-    let run = |checked: bool| {
-        let f = if checked {
-            regressions::walked_chains_checked
-        } else {
-            regressions::walked_chains
-        };
-        let mut out: f64 = 0.125;
-        f(&mut out, &x, &ts).unwrap();
-        out
-    };
-    assert_eq!(run(false).to_bits(), run(true).to_bits());
-    let grad = |checked: bool| {
-        let (mut out, mut out_bar) = (0.5, 1.0);
-        let (mut x_bar, mut ts_bar) = ([0.0; 4], [0.0; 3]);
-        let f = if checked {
-            regressions::walked_chains_checked_grad
-        } else {
-            regressions::walked_chains_grad
-        };
-        f(&mut out, &mut out_bar, &x, &mut x_bar, &ts, &mut ts_bar).unwrap();
-        assert_eq!(out, 0.5, "the gradient leaves `out` as it found it");
-        (x_bar, ts_bar)
-    };
-    let (x_bar, ts_bar) = grad(false);
-    assert_eq!((x_bar, ts_bar), grad(true));
-    let loss = |x: &[f64], ts: &[f64]| {
-        let mut out = 0.0;
-        regressions::walked_chains(&mut out, x, ts).unwrap();
-        out
-    };
-    nilang::check_gradient(|x| loss(x, &ts), &x, &x_bar, RTOL, ATOL).unwrap();
-    nilang::check_gradient(|ts| loss(&x, ts), &ts, &ts_bar, RTOL, ATOL).unwrap();
+    agrees_with_the_checked_build(
+        (regressions::walked_chains, regressions::walked_chains_grad),
+        (
+            regressions::walked_chains_checked,
+            regressions::walked_chains_checked_grad,
+        ),
+        &[0.3, -1.2, 2.0, 0.7],
+        &[0.5, -1.5, 2.25],
+    );
 }

@@ -4,6 +4,14 @@
 use super::*;
 use crate::first_writes::offset;
 
+/// What visits expressions one by one.
+type Visit<'a> = &'a mut dyn FnMut(&Expr);
+
+/// Every expression of `stmt` and of the statements inside it.
+fn statement_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
+    crate::effects::visit_stmt(stmt, &mut |s| super::stmt_exprs(s, &mut *f));
+}
+
 impl Gen<'_> {
     /// In an adjoint, whether the `@routine` `stmts[at]` (`inner`, undone by
     /// `~@routine` at `end`) can run without adjoint rules, and if so the
@@ -236,17 +244,10 @@ impl Gen<'_> {
     /// every later iteration, read lower cells; the statements before the
     /// loop, cells the loop never writes.
     fn walked_chain(&self, top: &[Stmt], id: usize) -> bool {
-        let writes = |stmts: &[Stmt]| {
-            let (mut n, mut unknown) = (0, false);
-            self.visit_writes(stmts, &mut |root| match root {
-                Some(span) if self.resolution.def_at(span) == Some(id) => n += 1,
-                Some(_) => {}
-                None => unknown = true,
-            });
-            (n, unknown)
-        };
         let loops: Vec<usize> = (0..top.len())
-            .filter(|&i| writes(&top[i..=i]).0 > 0 && matches!(top[i].kind, StmtKind::For { .. }))
+            .filter(|&i| {
+                matches!(top[i].kind, StmtKind::For { .. }) && self.writes_of(&top[i..=i], id).0 > 0
+            })
             .collect();
         let [at] = loops[..] else {
             return false;
@@ -254,44 +255,25 @@ impl Gen<'_> {
         let StmtKind::For { var, range, body } = &top[at].kind else {
             return false;
         };
-        let (Some(lo), Some(step)) = (
-            range.start.whole_number(),
-            range.step.as_ref().map_or(Some(1), Expr::whole_number),
-        ) else {
+        let Some(write) = self.loop_write(var, range, body, id) else {
             return false;
         };
-        if range.reversed || step < 1 || writes(&body.stmts) != (1, false) {
-            return false;
-        }
-        let loop_var = self.resolution.def_at(var.span);
-        let is_var = |e: &Expr| {
-            matches!(e.kind, ExprKind::Var(_)) && self.resolution.def_at(e.span) == loop_var
-        };
-        // The loop's one write, `id[j + k]`, and the first cell it writes.
-        let Some((u, k, value)) = body.stmts.iter().enumerate().find_map(|(i, s)| {
-            let (index, value) = self.element_update(s, id)?;
-            Some((i, offset(index, &is_var)?, value))
-        }) else {
-            return false;
-        };
-        let Some(first) = lo.checked_add(k) else {
-            return false;
-        };
-        let below = |index: &Expr| index.whole_number().is_some_and(|c| c < first);
+        let is_var = self.is_loop_var(var);
+        let below = |index: &Expr| index.whole_number().is_some_and(|c| c < write.first);
         for (i, s) in body.stmts.iter().enumerate() {
-            let most = if i <= u { k - 1 } else { k };
+            let most = if i <= write.at {
+                write.offset - 1
+            } else {
+                write.offset
+            };
             let ok = &mut |index: &Expr| match offset(index, &is_var) {
                 Some(c) => c <= most,
                 None => below(index),
             };
-            let fine = if i == u {
-                self.cells_read(std::slice::from_ref(value), value.span, id, ok)
+            let fine = if i == write.at {
+                self.cells_read(&mut |f| f(write.value), write.value.span, id, ok)
             } else {
-                let mut exprs = Vec::new();
-                crate::effects::visit_stmt(s, &mut |s| {
-                    super::stmt_exprs(s, &mut |e| exprs.push(e.clone()))
-                });
-                self.cells_read(&exprs, s.span, id, ok)
+                self.cells_read(&mut |f| statement_exprs(s, f), s.span, id, ok)
             };
             if !fine {
                 return false;
@@ -304,24 +286,20 @@ impl Gen<'_> {
                 (self.mentions(value.span, id) == 0).then_some(index.whole_number()?)
             });
             match update {
-                Some(c) if c < first && !read.contains(&c) => {}
+                Some(c) if c < write.first && !read.contains(&c) => {}
                 Some(_) => return false,
                 None => {
-                    if writes(std::slice::from_ref(s)) != (0, false) {
+                    if self.writes_of(std::slice::from_ref(s), id) != (0, false) {
                         return false;
                     }
-                    let mut exprs = Vec::new();
-                    crate::effects::visit_stmt(s, &mut |s| {
-                        super::stmt_exprs(s, &mut |e| exprs.push(e.clone()))
-                    });
                     let ok = &mut |index: &Expr| match index.whole_number() {
-                        Some(c) if c < first => {
+                        Some(c) if c < write.first => {
                             read.push(c);
                             true
                         }
                         _ => false,
                     };
-                    if !self.cells_read(&exprs, s.span, id, ok) {
+                    if !self.cells_read(&mut |f| statement_exprs(s, f), s.span, id, ok) {
                         return false;
                     }
                 }
@@ -331,16 +309,16 @@ impl Gen<'_> {
     }
 
     /// Whether each of the mentions of `id` in `span` is an element
-    /// `id[index]` in `exprs` with `ok(index)`.
+    /// `id[index]`, among the expressions `each` visits, with `ok(index)`.
     fn cells_read(
         &self,
-        exprs: &[Expr],
+        each: &mut dyn FnMut(Visit),
         span: Span,
         id: usize,
         ok: &mut dyn FnMut(&Expr) -> bool,
     ) -> bool {
         let (mut seen, mut fine) = (0, true);
-        for e in exprs {
+        each(&mut |e| {
             e.walk(&mut |x| {
                 if let ExprKind::Index { base, indices } = &x.kind
                     && matches!(base.kind, ExprKind::Var(_))
@@ -351,27 +329,15 @@ impl Gen<'_> {
                     seen += self.mentions(base.span, id);
                     fine &= matches!(&indices[..], [IndexArg::Expr(i)] if ok(i));
                 }
-            });
-        }
+            })
+        });
         fine && seen == self.mentions(span, id)
     }
 
     /// The variable an update `a ±= e` or `a[i] ±= e` accumulates into, with
     /// the number of its mentions there (none in the index).
     fn accumulated_root(&self, s: &Stmt) -> Option<(usize, usize)> {
-        let StmtKind::Instr {
-            target,
-            op: InstrOp::Add | InstrOp::Sub,
-            broadcast: false,
-            ..
-        } = &s.kind
-        else {
-            return None;
-        };
-        let (_, root) = match &target.kind {
-            ExprKind::Var(_) | ExprKind::Index { .. } => target.root_var()?,
-            _ => return None,
-        };
+        let (target, root) = self.accumulated(s)?;
         let id = self.resolution.def_at(root)?;
         // Counted as other mentions are (a name may be recorded more than
         // once at its span).
