@@ -497,6 +497,17 @@ impl Gen {
         }
     }
 
+    /// The prefix of the next `@routine`: every other one (by ancilla
+    /// count, drawing nothing from the generator) is `@store @routine`, so
+    /// that the stored reverse passes meet the same programs.
+    fn storing(&self) -> &'static str {
+        if self.ancillas.is_multiple_of(2) {
+            "@store "
+        } else {
+            ""
+        }
+    }
+
     /// Whether the function being generated is past the first [`PLAIN`].
     fn rich(&self) -> bool {
         self.functions > PLAIN
@@ -655,7 +666,7 @@ impl Gen {
                 let t = self.pick(writable);
                 let value = self.value(t, loops);
                 Self::indent(out, depth);
-                let _ = writeln!(out, "@routine begin");
+                let _ = writeln!(out, "{}@routine begin", self.storing());
                 Self::indent(out, depth + 1);
                 let _ = writeln!(out, "{z} ← 0.0");
                 Self::indent(out, depth + 1);
@@ -678,7 +689,7 @@ impl Gen {
                 let n = 1 + self.below(3);
                 let value = self.value(t, loops);
                 for line in [
-                    "@routine begin".to_string(),
+                    format!("{}@routine begin", self.storing()),
                     format!("    {k} ← 0.0"),
                     format!("    {z} ← 0.0"),
                     format!("    while ({k} < abs({c}) * 2.0 && {k} < {n}.0, {k} > 0.0)"),
@@ -734,7 +745,7 @@ impl Gen {
                 for line in [
                     format!("{w} ← 0.0"),
                     format!("for {var} = 1:{n}"),
-                    "    @routine begin".to_string(),
+                    format!("    {}@routine begin", self.storing()),
                     format!("        {w} += {value}"),
                     format!("        {u} += sin({w}) * 0.5"),
                     "    end".to_string(),

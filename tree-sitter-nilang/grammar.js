@@ -356,7 +356,13 @@ module.exports = grammar({
       ),
     ),
 
-    routine_statement: $ => seq('@routine', field('body', $._statement)),
+    // `@store @routine ...`: the reverse pass keeps what the routine's
+    // forward run computes for it instead of computing it again.
+    routine_statement: $ => seq(
+      optional(field('storing', '@store')),
+      '@routine',
+      field('body', $._statement),
+    ),
 
     unroutine_statement: _ => token(seq('~', /[ \t]*/, '@routine')),
 

@@ -109,7 +109,7 @@ fn leaf_flow(
         | StmtKind::For { .. }
         | StmtKind::Begin(_)
         | StmtKind::Inverse(_)
-        | StmtKind::Routine(_)
+        | StmtKind::Routine(..)
         | StmtKind::Tape(_)
         | StmtKind::InvCheckOff(_)
         | StmtKind::InBounds(_)

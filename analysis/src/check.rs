@@ -550,9 +550,9 @@ impl Checker<'_> {
                 self.stmt(inner);
                 self.tape -= 1;
             }
-            StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
-                self.stmt(inner)
-            }
+            StmtKind::Routine(inner, _)
+            | StmtKind::InvCheckOff(inner)
+            | StmtKind::InBounds(inner) => self.stmt(inner),
             StmtKind::Typecast { value, .. } => {
                 if !value.is_place() {
                     self.not_a_place(value, "a typecast converts a variable in place");

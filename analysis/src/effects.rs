@@ -452,7 +452,7 @@ pub fn visit_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
             visit_block(body, f)
         }
         StmtKind::Inverse(inner)
-        | StmtKind::Routine(inner)
+        | StmtKind::Routine(inner, _)
         | StmtKind::Tape(inner)
         | StmtKind::InvCheckOff(inner)
         | StmtKind::InBounds(inner) => visit_stmt(inner, f),

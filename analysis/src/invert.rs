@@ -115,7 +115,9 @@ fn complete_stmt(stmt: &Stmt, live: &mut Live) -> Stmt {
             body: scope(body, end),
         },
         StmtKind::Begin(block) => StmtKind::Begin(Block::new(complete(&block.stmts, live))),
-        StmtKind::Routine(inner) => StmtKind::Routine(Box::new(complete_stmt(inner, live))),
+        StmtKind::Routine(inner, storing) => {
+            StmtKind::Routine(Box::new(complete_stmt(inner, live)), *storing)
+        }
         StmtKind::Tape(inner) => StmtKind::Tape(Box::new(complete_stmt(inner, live))),
         StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(complete_stmt(inner, live))),
         StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(complete_stmt(inner, live))),
@@ -163,7 +165,7 @@ fn track(stmt: &Stmt, live: &mut Live) {
                 track(s, live);
             }
         }
-        StmtKind::Routine(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
+        StmtKind::Routine(inner, _) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
             track(inner, live)
         }
         // A loop is a scope of its own, run forwards or backwards.
@@ -184,7 +186,7 @@ pub fn routine_pairs(stmts: &[Stmt]) -> Vec<Option<usize>> {
     let mut open = Vec::new();
     for (i, stmt) in stmts.iter().enumerate() {
         match stmt.kind {
-            StmtKind::Routine(_) => open.push(i),
+            StmtKind::Routine(..) => open.push(i),
             StmtKind::Unroutine => {
                 if let Some(start) = open.pop() {
                     pairs[start] = Some(i);
@@ -273,7 +275,7 @@ pub fn invert_stmt(stmt: &Stmt) -> Stmt {
         StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => inner.kind.clone(),
         StmtKind::Tape(_) => StmtKind::Inverse(Box::new(stmt.clone())),
         StmtKind::Inverse(inner) => StmtKind::Inverse(Box::new(invert_stmt(inner))),
-        StmtKind::Routine(inner) => StmtKind::Routine(inner.clone()),
+        StmtKind::Routine(inner, storing) => StmtKind::Routine(inner.clone(), *storing),
         StmtKind::Unroutine => StmtKind::Unroutine,
         StmtKind::Safe(e) => StmtKind::Safe(e.clone()),
         StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(invert_stmt(inner))),
@@ -327,7 +329,7 @@ pub fn unroutine_expansion(stmts: &[Stmt], pairs: &[Option<usize>], at: usize) -
         .rev()
         .find(|&k| pairs[k] == Some(at))?;
     match &stmts[start].kind {
-        StmtKind::Routine(inner) => Some(invert_stmt(inner)),
+        StmtKind::Routine(inner, _) => Some(invert_stmt(inner)),
         _ => None,
     }
 }

@@ -268,7 +268,7 @@ impl Analysis<'_> {
             }
             StmtKind::Begin(b) => self.collect_written(&b.stmts),
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.visit_stmt_writes(inner),
@@ -632,7 +632,7 @@ impl Analysis<'_> {
             }
             StmtKind::Begin(b) => self.block(&b.stmts),
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.stmt(inner),

@@ -237,7 +237,7 @@ impl Limits<'_> {
                 self.tape -= 1;
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.stmt(inner),
             StmtKind::Unroutine => {}

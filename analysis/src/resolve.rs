@@ -353,7 +353,7 @@ impl Resolver<'_> {
                         ),
                     ),
                 },
-                StmtKind::Routine(_) if pairs[i].is_none() => {
+                StmtKind::Routine(..) if pairs[i].is_none() => {
                     self.out.diagnostics.push(
                         Diagnostic::error(
                             "E0406",
@@ -489,7 +489,7 @@ impl Resolver<'_> {
             // A tape loop run backwards defines what it does forwards.
             StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => self.stmt(inner),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner)
+            StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.stmt(inner),

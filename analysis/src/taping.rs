@@ -67,7 +67,7 @@ pub fn stmt_uses_tape(stmt: &Stmt, in_tape: bool, r: &Recording<'_>) -> bool {
         StmtKind::Inverse(inner) | StmtKind::InvCheckOff(inner) | StmtKind::InBounds(inner) => {
             stmt_uses_tape(inner, in_tape, r)
         }
-        StmtKind::Routine(_)
+        StmtKind::Routine(..)
         | StmtKind::Unroutine
         | StmtKind::Alloc { .. }
         | StmtKind::Dealloc { .. }
@@ -148,7 +148,9 @@ fn tape_stmt(stmt: &Stmt) -> Stmt {
             otherwise: otherwise.as_ref().map(tape_block),
         },
         StmtKind::Begin(b) => StmtKind::Begin(tape_block(b)),
-        StmtKind::Routine(inner) => StmtKind::Routine(Box::new(tape_stmt(inner))),
+        StmtKind::Routine(inner, storing) => {
+            StmtKind::Routine(Box::new(tape_stmt(inner)), *storing)
+        }
         StmtKind::InvCheckOff(inner) => StmtKind::InvCheckOff(Box::new(tape_stmt(inner))),
         StmtKind::InBounds(inner) => StmtKind::InBounds(Box::new(tape_stmt(inner))),
         // Run backwards in place: left reversible.
@@ -214,7 +216,7 @@ fn uncalled_taped_stmt(
         StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Begin(body) => {
             uncalled_taped(&body.stmts, inverted, taped, out)
         }
-        StmtKind::Routine(inner)
+        StmtKind::Routine(inner, _)
         | StmtKind::Tape(inner)
         | StmtKind::InvCheckOff(inner)
         | StmtKind::InBounds(inner) => uncalled_taped_stmt(inner, inverted, taped, out),
@@ -268,7 +270,7 @@ pub fn visit_writes(
             }
             StmtKind::Begin(block) => visit_writes(&block.stmts, mutates, f),
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InBounds(inner)
             | StmtKind::InvCheckOff(inner) => visit_writes(std::slice::from_ref(inner), mutates, f),
@@ -299,7 +301,7 @@ impl RoutineTapes<'_> {
     pub fn routine_tapes(&mut self, stmts: &[Stmt]) {
         let pairs = routine_pairs(stmts);
         for (i, stmt) in stmts.iter().enumerate() {
-            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i]) {
+            if let (StmtKind::Routine(inner, _), Some(end)) = (&stmt.kind, pairs[i]) {
                 let mut overwritten = Vec::new();
                 self.overwritten(inner, false, &mut overwritten);
                 let ids: Vec<usize> = overwritten
@@ -359,7 +361,7 @@ impl RoutineTapes<'_> {
                 self.routine_tapes(&body.stmts)
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.nested_routine_tapes(inner),
@@ -409,7 +411,7 @@ impl RoutineTapes<'_> {
                 }
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.overwritten(inner, in_tape, out),
             _ => {}
@@ -444,7 +446,9 @@ pub fn tropical_tape(
                     ..
                 } => in_tape && is_tropical(target),
                 StmtKind::Tape(inner) => walk(inner, true, routines, is_tropical),
-                StmtKind::Routine(inner) => routines && walk(inner, in_tape, routines, is_tropical),
+                StmtKind::Routine(inner, _) => {
+                    routines && walk(inner, in_tape, routines, is_tropical)
+                }
                 StmtKind::Inverse(inner)
                 | StmtKind::InvCheckOff(inner)
                 | StmtKind::InBounds(inner) => walk(inner, in_tape, routines, is_tropical),

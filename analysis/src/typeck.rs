@@ -361,7 +361,7 @@ impl Cx<'_> {
             }
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) => self.scoped(|cx| cx.stmt(inner)),
-            StmtKind::Routine(inner) => {
+            StmtKind::Routine(inner, _) => {
                 self.routines.push(Vec::new());
                 self.in_routine += 1;
                 self.stmt(inner);

@@ -335,7 +335,7 @@ impl Scan<'_> {
             }
             StmtKind::Begin(b) => self.block(b, always),
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => self.stmt(inner, always),

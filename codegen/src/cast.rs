@@ -39,7 +39,7 @@ impl Gen<'_> {
                 for stmt in stmts {
                     match &stmt.kind {
                         StmtKind::Begin(block) => flatten(&block.stmts, out),
-                        StmtKind::Routine(inner)
+                        StmtKind::Routine(inner, _)
                         | StmtKind::InvCheckOff(inner)
                         | StmtKind::InBounds(inner) => flatten(std::slice::from_ref(inner), out),
                         _ => out.push(stmt),

@@ -277,7 +277,7 @@ impl Gen<'_> {
         // slice would forbid.
         let mut routine_writes: Vec<usize> = Vec::new();
         nilang_analysis::ast::walk_stmts(&body.stmts, &mut |s| {
-            if let StmtKind::Routine(inner) = &s.kind {
+            if let StmtKind::Routine(inner, _) = &s.kind {
                 self.visit_writes(std::slice::from_ref(&**inner), &mut |root| {
                     if let Some(id) = root.and_then(|span| self.resolution.def_at(span)) {
                         routine_writes.push(id);

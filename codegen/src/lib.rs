@@ -278,6 +278,8 @@ pub fn generate_function(input: &Input<'_>, place: &Place<'_>, options: &Options
         alias_checks: input.alias_checks,
         expr_types: input.expr_types,
         alias_guarded: None,
+        store: None,
+        seeded_stores: Vec::new(),
         body: Vec::new(),
         tape: None,
         reserve: Vec::new(),
@@ -428,6 +430,12 @@ struct Gen<'a> {
     alias_checks: &'a [nilang_analysis::check::AliasCheck],
     /// The analysis's types of the function's expressions.
     expr_types: &'a nilang_analysis::typeck::ExprTypes,
+    /// The `@store @routine` whose run (pushing) or `~@routine` (popping)
+    /// is being generated (see `adjoint::storing`).
+    store: Option<adjoint::Store>,
+    /// The tapes of stored routines generated before `block_from` starts,
+    /// by the index of their `~@routine` (the fused gradient's).
+    seeded_stores: Vec<(usize, String)>,
     /// The statement whose alias checks were generated last (a statement
     /// rewritten into others gets them once).
     alias_guarded: Option<Span>,
@@ -883,6 +891,9 @@ impl Gen<'_> {
         // The local tapes of the `@routine`s that record, by the index of
         // their `~@routine`.
         let mut local_tapes: Vec<(usize, String)> = Vec::new();
+        // The tapes of the `@store @routine`s, by the index of their
+        // `~@routine` (`adjoint::storing`).
+        let mut stores = std::mem::take(&mut self.seeded_stores);
         for (i, stmt) in stmts.iter().enumerate().skip(start) {
             if let StmtKind::Unroutine = stmt.kind {
                 let routine = pairs.iter().position(|end| *end == Some(i));
@@ -914,7 +925,19 @@ impl Gen<'_> {
                         .unwrap_or_default();
                     let kept = self.mode.skip_values.len();
                     self.mode.skip_values.extend(dead.iter().map(|(id, _)| *id));
+                    // A stored routine's rules pop; any other pair's
+                    // leave an enclosing one's tape alone.
+                    let popping =
+                        stores
+                            .iter()
+                            .find(|(end, _)| *end == i)
+                            .map(|(_, tape)| adjoint::Store {
+                                tape: tape.clone(),
+                                mode: tape::TapeMode::Pop,
+                            });
+                    let outer = std::mem::replace(&mut self.store, popping);
                     self.stmt(&expansion);
+                    self.store = outer;
                     self.mode.skip_values.truncate(kept);
                     for (_, zero) in dead {
                         self.line(&zero);
@@ -929,7 +952,23 @@ impl Gen<'_> {
                 continue;
             }
             let saved = (self.tape.clone(), self.mode.tape);
-            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
+            // A routine pair leaves an enclosing stored routine's tape
+            // alone; a stored one, whose `~@routine` gets rules, pushes.
+            let pair = matches!(stmt.kind, StmtKind::Routine(..)) && pairs[i].is_some();
+            let outer_store = pair.then(|| self.store.take());
+            if let (StmtKind::Routine(_, Storing::Store), Some(end)) = (&stmt.kind, pairs[i])
+                && self.differentiating()
+                && matches!(self.ad_kind(), Kind::Float(_))
+            {
+                let tape = self.fresh("store");
+                self.line(&format!("let mut {tape} = nilang::Tape::new();"));
+                stores.push((end, tape.clone()));
+                self.store = Some(adjoint::Store {
+                    tape,
+                    mode: tape::TapeMode::Push,
+                });
+            }
+            if let (StmtKind::Routine(inner, _), Some(end)) = (&stmt.kind, pairs[i])
                 && self.routine_needs_tape(inner)
             {
                 let t = self.fresh("tape_r");
@@ -938,7 +977,7 @@ impl Gen<'_> {
                 self.tape = Some(t);
                 self.mode.tape = self.mode.tape.map(|_| tape::TapeMode::Push);
             }
-            if let (StmtKind::Routine(inner), Some(end)) = (&stmt.kind, pairs[i])
+            if let (StmtKind::Routine(inner, _), Some(end)) = (&stmt.kind, pairs[i])
                 && self.differentiating()
                 && let Some((save, restore)) = self.plain_routine(stmts, i, end, inner)
             {
@@ -950,14 +989,20 @@ impl Gen<'_> {
                 self.mode.plain = false;
                 after.push((end, restore));
                 (self.tape, self.mode.tape) = saved;
+                if let Some(outer) = outer_store {
+                    self.store = outer;
+                }
                 continue;
             }
             self.alias_guarded = None;
             match (&stmt.kind, pairs[i]) {
-                (StmtKind::Routine(inner), Some(_)) => self.routine(stmt, inner),
+                (StmtKind::Routine(inner, _), Some(_)) => self.routine(stmt, inner),
                 _ => self.stmt(stmt),
             }
             (self.tape, self.mode.tape) = saved;
+            if let Some(outer) = outer_store {
+                self.store = outer;
+            }
         }
     }
 
@@ -1065,7 +1110,7 @@ impl Gen<'_> {
         if !self.uncomputation_skippable() || self.differentiating() || self.mode.tape.is_some() {
             return None;
         }
-        let StmtKind::Routine(inner) = &routine.kind else {
+        let StmtKind::Routine(inner, _) = &routine.kind else {
             return None;
         };
         if self.routine_needs_tape(inner) {
@@ -1198,6 +1243,8 @@ impl Gen<'_> {
                     if !skip {
                         self.instruction(target, *op, value, stmt.span);
                     }
+                    // In the run of a `@store @routine` before its rules.
+                    self.push_stored(target, *op, value);
                 }
             }
             StmtKind::Call(call) => self.call(call, stmt.span),
@@ -1350,7 +1397,7 @@ impl Gen<'_> {
             StmtKind::For { var, range, body } => self.for_loop(var, range, body),
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner) => self.stmt(inner),
+            StmtKind::Routine(inner, _) => self.stmt(inner),
             StmtKind::InBounds(inner) => {
                 let was = self.mode.inbounds;
                 self.mode.inbounds = true;
@@ -1388,7 +1435,7 @@ fn nested_allocations(stmt: &Stmt, inside: bool, f: &mut dyn FnMut(Span)) {
                 nested_allocations(s, inside, f);
             }
         }
-        StmtKind::Routine(s)
+        StmtKind::Routine(s, _)
         | StmtKind::Inverse(s)
         | StmtKind::InvCheckOff(s)
         | StmtKind::InBounds(s)

@@ -86,7 +86,7 @@ fn all_names_in_scope(function: &Function, rel: u32) -> Vec<ScopeName> {
                     // `begin` and `@routine` open no scope: what they allocate
                     // stays visible after them.
                     StmtKind::Begin(body) => walk(&body.stmts, rel, out),
-                    StmtKind::Routine(inner)
+                    StmtKind::Routine(inner, _)
                     | StmtKind::Tape(inner)
                     | StmtKind::InvCheckOff(inner)
                     | StmtKind::InBounds(inner) => walk(std::slice::from_ref(inner), rel, out),
@@ -108,6 +108,7 @@ pub const KEYWORD_SNIPPETS: &[(&str, &str)] = &[
     ("for", "for ${1:i} = ${2:1}:${3:n}\n\t$0\nend"),
     ("begin", "begin\n\t$0\nend"),
     ("@routine", "@routine begin\n\t$0\nend"),
+    ("@store", "@store @routine begin\n\t$0\nend"),
     ("~@routine", "~@routine"),
     ("@safe", "@safe $0"),
     ("@invcheckoff", "@invcheckoff $0"),

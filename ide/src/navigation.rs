@@ -403,7 +403,7 @@ pub fn statement_at(function: &Function, rel: u32) -> Option<(&[Stmt], usize)> {
                 in_block(&body.stmts, rel)
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => in_block(std::slice::from_ref(inner), rel),

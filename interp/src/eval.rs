@@ -643,9 +643,9 @@ impl<'db> Interpreter<'db> {
             ),
             Stmt::Block(stmts) => self.block(fr, stmts, dir),
             Stmt::Inverse(inner) => self.stmt(fr, *inner, dir.flip()),
-            Stmt::Routine(inner) => self.stmt(fr, *inner, dir),
+            Stmt::Routine(inner, _) => self.stmt(fr, *inner, dir),
             Stmt::Unroutine(routine) => match routine.map(|r| &body.stmt(r).kind) {
-                Some(Stmt::Routine(inner)) => self.stmt(fr, *inner, dir.flip()),
+                Some(Stmt::Routine(inner, _)) => self.stmt(fr, *inner, dir.flip()),
                 _ => Ok(()),
             },
             Stmt::Tape(inner) => {

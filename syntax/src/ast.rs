@@ -203,8 +203,8 @@ pub enum StmtKind {
     Begin(Block),
     /// `~stmt`: run the inverse of `stmt`.
     Inverse(Box<Stmt>),
-    /// `@routine stmt`
-    Routine(Box<Stmt>),
+    /// `@routine stmt`, or `@store @routine stmt`
+    Routine(Box<Stmt>, Storing),
     /// `~@routine`
     Unroutine,
     /// `@tape for ...` / `@tape while ...`: a loop that records on a tape
@@ -220,6 +220,19 @@ pub enum StmtKind {
     InBounds(Box<Stmt>),
     /// `(from => to)(value)`
     Typecast { from: Type, to: Type, value: Expr },
+}
+
+/// Where a reverse pass takes the local derivatives of a `@routine`'s
+/// instructions from, when its `~@routine` is differentiated.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Storing {
+    /// `@routine`: from the values the reverse pass recomputes (no memory
+    /// beyond the ancillas).
+    #[default]
+    Recompute,
+    /// `@store @routine`: from a tape that the routine's run before the
+    /// reverse rules fills (memory for time).
+    Store,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -928,7 +941,7 @@ pub fn walk_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
                 walk_stmts(&body.stmts, f)
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => walk_stmts(std::slice::from_ref(&**inner), f),
@@ -958,7 +971,7 @@ pub fn walk_calls_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
                 walk_calls_mut(&mut body.stmts, f)
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => walk_calls_mut(std::slice::from_mut(&mut **inner), f),
@@ -987,7 +1000,7 @@ pub fn walk_stmts_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
                 walk_stmts_mut(&mut body.stmts, f)
             }
             StmtKind::Inverse(inner)
-            | StmtKind::Routine(inner)
+            | StmtKind::Routine(inner, _)
             | StmtKind::Tape(inner)
             | StmtKind::InvCheckOff(inner)
             | StmtKind::InBounds(inner) => walk_stmts_mut(std::slice::from_mut(&mut **inner), f),
@@ -1029,7 +1042,7 @@ pub fn stmt_exprs_mut(stmt: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
         StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
         StmtKind::Begin(_)
         | StmtKind::Inverse(_)
-        | StmtKind::Routine(_)
+        | StmtKind::Routine(..)
         | StmtKind::Tape(_)
         | StmtKind::Unroutine
         | StmtKind::InvCheckOff(_)
@@ -1074,7 +1087,7 @@ pub fn stmt_exprs(stmt: &Stmt, f: &mut dyn FnMut(&Expr)) {
         StmtKind::Safe(e) | StmtKind::Typecast { value: e, .. } => f(e),
         StmtKind::Begin(_)
         | StmtKind::Inverse(_)
-        | StmtKind::Routine(_)
+        | StmtKind::Routine(..)
         | StmtKind::Tape(_)
         | StmtKind::Unroutine
         | StmtKind::InvCheckOff(_)

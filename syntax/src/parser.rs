@@ -885,7 +885,11 @@ impl<'a> Lower<'a> {
                 }
             }
             "routine_statement" => {
-                StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?))
+                let storing = match node.child_by_field_name("storing") {
+                    Some(_) => Storing::Store,
+                    None => Storing::Recompute,
+                };
+                StmtKind::Routine(Box::new(self.stmt(field("body")?, depth + 1)?), storing)
             }
             "unroutine_statement" => StmtKind::Unroutine,
             "tape_statement" => StmtKind::Tape(Box::new(self.stmt(field("body")?, depth + 1)?)),

@@ -245,7 +245,13 @@ impl Printer {
                     self.line(&format!("{prefix}~({body})"));
                 }
             }
-            StmtKind::Routine(inner) => self.stmt_with_prefix(inner, &format!("{prefix}@routine ")),
+            StmtKind::Routine(inner, storing) => {
+                let store = match storing {
+                    Storing::Store => "@store ",
+                    Storing::Recompute => "",
+                };
+                self.stmt_with_prefix(inner, &format!("{prefix}{store}@routine "))
+            }
             StmtKind::Unroutine => self.line(&format!("{prefix}~@routine")),
             StmtKind::Tape(inner) => self.stmt_with_prefix(inner, &format!("{prefix}@tape ")),
             StmtKind::Safe(expr) => {

@@ -34,6 +34,7 @@ nilang::include_nil!(pub mod modules);
 nilang::include_nil!(pub mod stdlib_use);
 nilang::include_nil!(pub mod regressions);
 nilang::include_nil!(pub mod derivatives);
+nilang::include_nil!(pub mod storing);
 
 /// xorshift64, seeded: the random points at which the property tests run
 /// the random programs.

@@ -110,6 +110,7 @@
 
 [
   "@routine"
+  "@store"
   "@tape"
   "@safe"
   "@invcheckoff"

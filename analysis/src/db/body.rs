@@ -17,7 +17,7 @@
 use super::front::{Callable, function_expr_types, function_types, resolve_function};
 use super::functions::function_ast;
 use super::inputs::{Db, FnId};
-use crate::ast::{self, BinaryOp, InstrOp, UnaryOp};
+use crate::ast::{self, BinaryOp, InstrOp, Storing, UnaryOp};
 use crate::builtins::{self, Instruction, PureFn};
 use crate::resolve::{Callee, DefId, DefKind, Resolution};
 use crate::ty::Ty;
@@ -212,7 +212,9 @@ pub enum Stmt<'db> {
     },
     Block(Vec<StmtId>),
     Inverse(StmtId),
-    Routine(StmtId),
+    /// `@routine`, and whether the reverse pass stores (`@store`) or
+    /// recomputes its local derivatives (the interpreter recomputes).
+    Routine(StmtId, Storing),
     /// `~@routine`: undoes the `@routine` it closes (`None` when there is
     /// none before it; an error was reported).
     Unroutine(Option<StmtId>),
@@ -484,7 +486,7 @@ impl<'db> Lower<'_, '_, 'db> {
             }
             K::Begin(block) => Stmt::Block(self.block(&block.stmts)),
             K::Inverse(inner) => Stmt::Inverse(self.stmt(inner)),
-            K::Routine(inner) => Stmt::Routine(self.stmt(inner)),
+            K::Routine(inner, storing) => Stmt::Routine(self.stmt(inner), *storing),
             // Paired in `block`; one written alone closes nothing.
             K::Unroutine => Stmt::Unroutine(None),
             K::Tape(inner) => Stmt::Tape(self.stmt(inner)),

@@ -34,10 +34,12 @@ mod partials;
 mod primitive;
 mod routines;
 mod rules;
+mod storing;
 mod whole;
 
 use crate::builtins::Factor;
 pub(crate) use partials::{Deriv, push_partials, real_call_derivative};
+pub(crate) use storing::Store;
 
 /// The values a rule's lines compute into one vector before they use them
 /// (`Gen::bound_partials`): its name, given at the first value, and the

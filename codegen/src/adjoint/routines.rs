@@ -175,7 +175,7 @@ impl Gen<'_> {
     /// the whole uncomputation goes). Not in a tape loop, nor for a routine
     /// that records.
     pub(crate) fn dead_scratch_updates(&self, routine: &Stmt) -> Vec<(usize, String)> {
-        let StmtKind::Routine(inner) = &routine.kind else {
+        let StmtKind::Routine(inner, _) = &routine.kind else {
             return Vec::new();
         };
         if !self.differentiating()

@@ -225,6 +225,10 @@ impl Gen<'_> {
     /// undoes `target (inverse op)= value`: the places `value` reads get
     /// `target`'s adjoint times their local derivative.
     pub(crate) fn ad_instruction(&mut self, target: &Expr, op: InstrOp, value: &Expr, span: Span) {
+        // In the `~@routine` of a `@store @routine`: from the tape.
+        if self.pop_stored(target, op, value, span) {
+            return;
+        }
         let Some((_, kind, negated)) = self.lvalue(target) else {
             return;
         };

@@ -304,7 +304,7 @@ pub(crate) fn fused_gradient(
         return None;
     }
     let at = routine_pairs(fs).iter().position(|p| *p == Some(end))?;
-    let StmtKind::Routine(inner) = &fs[at].kind else {
+    let StmtKind::Routine(inner, _) = &fs[at].kind else {
         return None;
     };
     // The reverse pass: `~D` (allocations), then the same routine.
@@ -333,7 +333,20 @@ pub(crate) fn fused_gradient(
         for l in save {
             g.line(&l);
         }
+        // A stored routine pushes here what the rules of its
+        // `~@routine` in the reverse pass pop (`storing`).
+        let store = matches!(fs[at].kind, StmtKind::Routine(_, Storing::Store))
+            && matches!(g.ad_kind(), Kind::Float(_));
+        if store {
+            let tape = g.fresh("store");
+            g.line(&format!("let mut {tape} = nilang::Tape::new();"));
+            g.store = Some(Store {
+                tape,
+                mode: crate::tape::TapeMode::Push,
+            });
+        }
         g.stmt(&fs[at]);
+        let store = g.store.take();
         g.block(&fs[at + 1..end]);
         // The final deallocations are not run (their variables live on
         // into the reverse pass, which would allocate them again), but
@@ -358,6 +371,7 @@ pub(crate) fn fused_gradient(
             .collect();
         g.block(&unwritten);
         g.mode.plain = false;
+        g.seeded_stores.extend(store.map(|s| (b_end, s.tape)));
         g.block_from(bs, b + 1, vec![(b_end, restore)]);
         g.line("Ok(())");
     }

@@ -181,9 +181,9 @@ impl W<'_> {
             StmtKind::Begin(block) => self.block(&block.stmts),
             StmtKind::Inverse(inner) if matches!(inner.kind, StmtKind::Tape(_)) => self.stmt(inner),
             StmtKind::Inverse(inner) => self.stmt(&invert_stmt(inner)),
-            StmtKind::Routine(inner) | StmtKind::InBounds(inner) | StmtKind::InvCheckOff(inner) => {
-                self.stmt(inner)
-            }
+            StmtKind::Routine(inner, _)
+            | StmtKind::InBounds(inner)
+            | StmtKind::InvCheckOff(inner) => self.stmt(inner),
             // The analysis refuses a tape loop in a kernel and in each
             // function it calls (`db::kernel_callee_tapes`).
             StmtKind::Tape(_) => {}

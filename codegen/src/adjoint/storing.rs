@@ -1,0 +1,214 @@
+//! `@store @routine` in a reverse pass: the local derivatives of the
+//! routine's costly instructions are kept on a tape instead of derived again.
+//!
+//! A reverse pass runs a routine `R` forwards, then the rules of what
+//! follows it, then the rules of `~R`, whose instruction `y -= e` (undoing
+//! `R`'s `y += e`) sends `ȳ` to what `e` reads, times `e`'s local
+//! derivatives. Those are read off the state after `R`'s `y += e`, which is
+//! the state `~R` has restored when it reaches the rule (`y += e` cannot
+//! read `y`). Under `@store`, `R`'s run pushes each such derivative, after
+//! its instruction, on a tape local to the routine, and `~R`'s rule pops
+//! them instead of computing them: the two runs visit the instructions in
+//! opposite orders, loops and branches included, so a stack gives each rule
+//! the values its instruction pushed. Only instructions whose right-hand
+//! side calls an elementary function or raises to a power store
+//! ([`worth_storing`]): a derivative made of loads, products and
+//! comparisons costs no more to recompute than to load back. Nested
+//! routine pairs are left out on both sides (a nested `@store @routine`
+//! keeps its own tape). Only real adjoints (`f32`, `f64`) store.
+//!
+//! `~R` still runs its updates: they restore what branches, loops and
+//! indices read and what the checks compare, and without checks the
+//! updates of scratch ancillas nothing reads are left out as before
+//! (`dead_scratch_updates`). The interpreter recomputes: `@store` changes
+//! how long a gradient takes and how much memory it holds, never its value
+//! beyond rounding (a stored derivative is the one at the forward's values,
+//! a recomputed one at the values the uncomputation restored).
+
+use super::*;
+use crate::tape::TapeMode;
+
+/// The tape of the `@store @routine` whose run or `~@routine` is being
+/// generated.
+#[derive(Clone)]
+pub(crate) struct Store {
+    pub(crate) tape: String,
+    pub(crate) mode: TapeMode,
+}
+
+/// A rule whose local derivatives a stored routine keeps: the adjoint it
+/// sends on, its sign, the lines its derivatives need first, the codes of
+/// the values on the tape (each once: `y += exp(a - b)` stores `exp(a - b)`
+/// for both `a` and `b`), and each receiving adjoint with the value it
+/// reads and whether negated.
+pub(crate) struct StoredRule {
+    target_bar: String,
+    sign_plus: bool,
+    lets: Vec<String>,
+    values: Vec<String>,
+    partials: Vec<(String, usize, bool)>,
+}
+
+/// The values a rule's derivatives take, each once, a derivative that is
+/// another's negation (`(-code)`) reading it negated; each derivative's
+/// value and whether it is negated.
+fn distinct(codes: Vec<String>) -> (Vec<String>, Vec<(usize, bool)>) {
+    let mut values: Vec<String> = Vec::new();
+    let mut reads = Vec::new();
+    for code in codes {
+        let negation = |v: &String| code == format!("(-{v})") || *v == format!("(-{code})");
+        if let Some(at) = values.iter().position(|v| *v == code) {
+            reads.push((at, false));
+        } else if let Some(at) = values.iter().position(negation) {
+            reads.push((at, true));
+        } else {
+            values.push(code);
+            reads.push((values.len() - 1, false));
+        }
+    }
+    (values, reads)
+}
+
+/// Whether the local derivatives of `value` are worth a tape: it calls an
+/// elementary function (`exp`, `log`, `sqrt`, trigonometric and hyperbolic
+/// functions and their inverses, `logaddexp`) or raises to a power.
+pub(crate) fn worth_storing(value: &Expr) -> bool {
+    use crate::builtins::PureFn as F;
+    let mut costly = false;
+    value.walk(&mut |e| match &e.kind {
+        ExprKind::Call { callee, .. } => {
+            costly |= matches!(
+                crate::builtins::PureFn::named(&callee.name),
+                Some(
+                    F::Sqrt
+                        | F::Exp
+                        | F::Log
+                        | F::Sin
+                        | F::Cos
+                        | F::Tan
+                        | F::Sinh
+                        | F::Cosh
+                        | F::Tanh
+                        | F::Asin
+                        | F::Acos
+                        | F::Atan
+                        | F::Logaddexp
+                        | F::Logsubexp
+                )
+            )
+        }
+        ExprKind::Binary {
+            op: BinaryOp::Pow | BinaryOp::DotPow,
+            ..
+        } => costly = true,
+        _ => {}
+    });
+    costly
+}
+
+impl Gen<'_> {
+    /// The rule of `target op= value` in `~R` when it takes its derivatives
+    /// from a tape: asked with `R`'s instruction inverted on the pushing
+    /// side and with `~R`'s on the popping side, so that both decide alike.
+    /// `None` for an instruction that stores nothing.
+    pub(crate) fn stored_rule(
+        &mut self,
+        target: &Expr,
+        op: InstrOp,
+        value: &Expr,
+    ) -> Option<StoredRule> {
+        if !matches!(self.ad_kind(), Kind::Float(_)) || !worth_storing(value) {
+            return None;
+        }
+        let sign_plus = match op {
+            InstrOp::Sub => true,
+            InstrOp::Add => false,
+            _ => return None,
+        };
+        let (_, kind, negated) = self.whole(|g| g.lvalue(target))?;
+        if !differentiable(&kind) || matches!(kind, Kind::Complex(_)) || self.has_complex(value) {
+            return None;
+        }
+        let target_bar = self.bar_place(target)?;
+        let (lets, partials) = self.bound_partials(value);
+        let (bars, codes): (Vec<String>, Vec<String>) = partials
+            .into_iter()
+            .filter_map(|(leaf, code)| Some((self.bar_elem(&leaf)?, code)))
+            .unzip();
+        let (values, reads) = distinct(codes);
+        (!bars.is_empty()).then_some(StoredRule {
+            target_bar,
+            sign_plus: sign_plus != negated,
+            lets,
+            values,
+            partials: bars
+                .into_iter()
+                .zip(reads)
+                .map(|(bar, (at, negate))| (bar, at, negate))
+                .collect(),
+        })
+    }
+
+    /// After `R`'s instruction `target op= value`, under `@store`: push the
+    /// local derivatives that `~R`'s rule of its inverse will pop.
+    pub(crate) fn push_stored(&mut self, target: &Expr, op: InstrOp, value: &Expr) {
+        let Some(Store {
+            tape,
+            mode: TapeMode::Push,
+        }) = self.store.clone()
+        else {
+            return;
+        };
+        let Some(rule) = self.stored_rule(target, op.inverse(), value) else {
+            return;
+        };
+        let scalar = self.ad_scalar();
+        for l in rule.lets {
+            self.line(&l);
+        }
+        for code in rule.values {
+            self.line(&format!("{tape}.push::<{scalar}>({code});"));
+        }
+    }
+
+    /// In `~R` under `@store`, the rule of `target op= value` with its local
+    /// derivatives popped (last pushed, first popped); `false` when the
+    /// instruction stores nothing and its rule is derived as usual.
+    pub(crate) fn pop_stored(
+        &mut self,
+        target: &Expr,
+        op: InstrOp,
+        value: &Expr,
+        span: Span,
+    ) -> bool {
+        let Some(Store {
+            tape,
+            mode: TapeMode::Pop,
+        }) = self.store.clone()
+        else {
+            return false;
+        };
+        let Some(rule) = self.stored_rule(target, op, value) else {
+            return false;
+        };
+        let scalar = self.ad_scalar();
+        let location = self.location(span);
+        let g = self.fresh("g");
+        self.line(&format!("let {g} = {};", rule.target_bar));
+        let names: Vec<String> = rule.values.iter().map(|_| self.fresh("d")).collect();
+        for d in names.iter().rev() {
+            self.line(&format!("let {d} = {tape}.pop::<{scalar}>({location})?;"));
+        }
+        for (bar, at, negate) in &rule.partials {
+            let d = &names[*at];
+            let s = if rule.sign_plus != *negate {
+                d.clone()
+            } else {
+                format!("(-{d})")
+            };
+            let l = self.add_scaled(bar, &g, &s);
+            self.line(&l);
+        }
+        true
+    }
+}
