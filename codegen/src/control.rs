@@ -127,6 +127,10 @@ impl Gen<'_> {
                 "{tape}.reserve::<{ty}>(({n} as usize).saturating_mul({per}));"
             ));
         }
+        // So does a `for` in the run of a stored routine (`storing`).
+        if let Some(line) = self.stored_reserve(&n, &body.stmts) {
+            self.line(&line);
+        }
         let iter = if range.reversed {
             format!("(0..{n}).rev()")
         } else {

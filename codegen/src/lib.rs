@@ -958,7 +958,7 @@ impl Gen<'_> {
             let outer_store = pair.then(|| self.store.take());
             if let (StmtKind::Routine(_, Storing::Store), Some(end)) = (&stmt.kind, pairs[i])
                 && self.differentiating()
-                && matches!(self.ad_kind(), Kind::Float(_))
+                && self.stores_adjoint_scalars()
             {
                 let tape = self.fresh("store");
                 self.line(&format!("let mut {tape} = nilang::Tape::new();"));

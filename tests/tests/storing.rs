@@ -86,8 +86,9 @@ fn a_stored_routine_in_a_loop_agrees_with_recomputing() {
     }
 }
 
-/// LogSumExp with its routine at the end, checked and unchecked (whose
-/// reverse pass also leaves out the running maximum's uncomputation).
+/// LogSumExp with its routine at the end, checked, generic (`T = f64`) and
+/// unchecked (whose reverse pass also leaves out the running maximum's
+/// uncomputation).
 #[test]
 fn a_stored_routine_at_the_end_agrees_with_recomputing() {
     let x = [0.3, -1.2, 2.0, -0.7, 2.5, 0.1];
@@ -101,6 +102,16 @@ fn a_stored_routine_at_the_end_agrees_with_recomputing() {
             storing::stored_at_the_end,
             storing::uncall_stored_at_the_end,
             storing::stored_at_the_end_grad,
+        ),
+        twin,
+        &x,
+        &w,
+    );
+    agrees_with_recomputing(
+        (
+            storing::stored_generic::<f64>,
+            storing::uncall_stored_generic::<f64>,
+            storing::stored_generic_grad::<f64, f64>,
         ),
         twin,
         &x,

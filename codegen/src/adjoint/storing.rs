@@ -15,7 +15,9 @@
 //! ([`worth_storing`]): a derivative made of loads, products and
 //! comparisons costs no more to recompute than to load back. Nested
 //! routine pairs are left out on both sides (a nested `@store @routine`
-//! keeps its own tape). Only real adjoints (`f32`, `f64`) store.
+//! keeps its own tape). Real adjoints store: `f32`, `f64`, or a type
+//! parameter (`T: nilang::Real`, `'static`), whose values the tape keeps in
+//! its typed buffer once monomorphized.
 //!
 //! `~R` still runs its updates: they restore what branches, loops and
 //! indices read and what the checks compare, and without checks the
@@ -71,7 +73,8 @@ fn distinct(codes: Vec<String>) -> (Vec<String>, Vec<(usize, bool)>) {
 
 /// Whether the local derivatives of `value` are worth a tape: it calls an
 /// elementary function (`exp`, `log`, `sqrt`, trigonometric and hyperbolic
-/// functions and their inverses, `logaddexp`) or raises to a power.
+/// functions and their inverses, `logaddexp`) or raises to a power other
+/// than a whole-number literal.
 pub(crate) fn worth_storing(value: &Expr) -> bool {
     use crate::builtins::PureFn as F;
     let mut costly = false;
@@ -97,16 +100,24 @@ pub(crate) fn worth_storing(value: &Expr) -> bool {
                 )
             )
         }
+        // `x ^ 2` is a product, and so is its derivative.
         ExprKind::Binary {
             op: BinaryOp::Pow | BinaryOp::DotPow,
+            rhs,
             ..
-        } => costly = true,
+        } if rhs.whole_number().is_none() => costly = true,
         _ => {}
     });
     costly
 }
 
 impl Gen<'_> {
+    /// Whether this reverse pass's adjoints are real numbers that a tape
+    /// keeps: `f32`, `f64` or a type parameter (`T: nilang::Real`).
+    pub(crate) fn stores_adjoint_scalars(&self) -> bool {
+        matches!(self.ad_kind(), Kind::Float(_) | Kind::Generic(_))
+    }
+
     /// The rule of `target op= value` in `~R` when it takes its derivatives
     /// from a tape: asked with `R`'s instruction inverted on the pushing
     /// side and with `~R`'s on the popping side, so that both decide alike.
@@ -117,7 +128,7 @@ impl Gen<'_> {
         op: InstrOp,
         value: &Expr,
     ) -> Option<StoredRule> {
-        if !matches!(self.ad_kind(), Kind::Float(_)) || !worth_storing(value) {
+        if !self.stores_adjoint_scalars() || !worth_storing(value) {
             return None;
         }
         let sign_plus = match op {
@@ -169,6 +180,42 @@ impl Gen<'_> {
         for code in rule.values {
             self.line(&format!("{tape}.push::<{scalar}>({code});"));
         }
+    }
+
+    /// In the run of a stored routine, the line that makes room on its tape
+    /// before a `for` of `count` iterations for what the loop's own
+    /// instructions push (nested loops and branches reserve or grow on
+    /// their own); `None` elsewhere or when they push nothing.
+    pub(crate) fn stored_reserve(&mut self, count: &str, body: &[Stmt]) -> Option<String> {
+        let Some(Store {
+            tape,
+            mode: TapeMode::Push,
+        }) = self.store.clone()
+        else {
+            return None;
+        };
+        // Deciding emits no code, but keep whatever it might write out.
+        let (out, tmp) = (self.out.len(), self.tmp);
+        let mut per = 0;
+        for s in body {
+            if let StmtKind::Instr {
+                target,
+                op,
+                broadcast: false,
+                value,
+                ..
+            } = &s.kind
+                && let Some(rule) = self.stored_rule(target, op.inverse(), value)
+            {
+                per += rule.values.len();
+            }
+        }
+        self.out.truncate(out);
+        self.tmp = tmp;
+        let scalar = self.ad_scalar();
+        (per > 0).then(|| {
+            format!("{tape}.reserve::<{scalar}>(({count} as usize).saturating_mul({per}));")
+        })
     }
 
     /// In `~R` under `@store`, the rule of `target op= value` with its local

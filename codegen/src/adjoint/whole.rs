@@ -336,7 +336,7 @@ pub(crate) fn fused_gradient(
         // A stored routine pushes here what the rules of its
         // `~@routine` in the reverse pass pop (`storing`).
         let store = matches!(fs[at].kind, StmtKind::Routine(_, Storing::Store))
-            && matches!(g.ad_kind(), Kind::Float(_));
+            && g.stores_adjoint_scalars();
         if store {
             let tape = g.fresh("store");
             g.line(&format!("let mut {tape} = nilang::Tape::new();"));
