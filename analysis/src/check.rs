@@ -74,6 +74,7 @@ pub fn check_function(
     };
     checker.block(&function.body);
     checker.open_ancillas(function);
+    crate::storing::check(&function.body.stmts, differentiated, &mut checker.out);
     Checked {
         diagnostics: checker.out,
         alias_checks: checker.alias_checks,

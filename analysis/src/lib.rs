@@ -28,6 +28,7 @@ pub mod names;
 pub mod primitive;
 pub mod resolve;
 pub mod stdlib;
+pub mod storing;
 pub mod struct_checks;
 pub mod structs;
 pub mod taping;

@@ -194,6 +194,10 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0409", "a `@tape` loop under `~`"),
     ("E0410", "`for` range with step 0"),
     ("E0411", "`for x in xs` body changes `xs`"),
+    (
+        "W0412",
+        "`@store` on a routine that stores nothing: no costly instruction, or no gradient",
+    ),
     ("E0601", "parameter without a type"),
     ("E0602", "unknown type"),
     ("E0603", "a complex value added to a real place"),

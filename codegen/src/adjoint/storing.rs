@@ -11,9 +11,9 @@
 //! them instead of computing them: the two runs visit the instructions in
 //! opposite orders, loops and branches included, so a stack gives each rule
 //! the values its instruction pushed. Only instructions whose right-hand
-//! side calls an elementary function or raises to a power store
-//! ([`worth_storing`]): a derivative made of loads, products and
-//! comparisons costs no more to recompute than to load back. Nested
+//! side calls an elementary function or raises to a power store (the
+//! analysis's `storing::worth_storing`, which also warns, W0412, where a
+//! `@store` keeps nothing). Nested
 //! routine pairs are left out on both sides (a nested `@store @routine`
 //! keeps its own tape). Real adjoints store: `f32`, `f64`, or a type
 //! parameter (`T: nilang::Real`, `'static`), whose values the tape keeps in
@@ -29,6 +29,7 @@
 
 use super::*;
 use crate::tape::TapeMode;
+use nilang_analysis::storing::worth_storing;
 
 /// The tape of the `@store @routine` whose run or `~@routine` is being
 /// generated.
@@ -69,46 +70,6 @@ fn distinct(codes: Vec<String>) -> (Vec<String>, Vec<(usize, bool)>) {
         }
     }
     (values, reads)
-}
-
-/// Whether the local derivatives of `value` are worth a tape: it calls an
-/// elementary function (`exp`, `log`, `sqrt`, trigonometric and hyperbolic
-/// functions and their inverses, `logaddexp`) or raises to a power other
-/// than a whole-number literal.
-pub(crate) fn worth_storing(value: &Expr) -> bool {
-    use crate::builtins::PureFn as F;
-    let mut costly = false;
-    value.walk(&mut |e| match &e.kind {
-        ExprKind::Call { callee, .. } => {
-            costly |= matches!(
-                crate::builtins::PureFn::named(&callee.name),
-                Some(
-                    F::Sqrt
-                        | F::Exp
-                        | F::Log
-                        | F::Sin
-                        | F::Cos
-                        | F::Tan
-                        | F::Sinh
-                        | F::Cosh
-                        | F::Tanh
-                        | F::Asin
-                        | F::Acos
-                        | F::Atan
-                        | F::Logaddexp
-                        | F::Logsubexp
-                )
-            )
-        }
-        // `x ^ 2` is a product, and so is its derivative.
-        ExprKind::Binary {
-            op: BinaryOp::Pow | BinaryOp::DotPow,
-            rhs,
-            ..
-        } if rhs.whole_number().is_none() => costly = true,
-        _ => {}
-    });
-    costly
 }
 
 impl Gen<'_> {
