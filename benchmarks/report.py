@@ -12,7 +12,8 @@ Usage:
 in turn, one at a time, and keeps its raw output in benchmarks/results/
 (ID.txt, with ID.json saying when, at which commit, under what load, and how
 long it took); then it renders. `--only` runs some suites and keeps the
-others' last results, each section saying when it was measured.
+others' last results, each section saying when it was measured (and on which
+machine, where that is not the page's); `--only gradbench` builds no bench.
 `--gradbench GB_DIR` also runs gradbench/compare.sh against a harness made by
 ../shared/tools/gradbench/setup.sh (GradBench's CLI, manual, ADOL-C,
 PyTorch); without it that section keeps its last results. Run it on a quiet
@@ -339,8 +340,13 @@ def run(only, gb):
     if gb is None:
         suites = [s for s in suites if s.kind != "gradbench"]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "machine.json").write_text(json.dumps(machine(), indent=1) + "\n")
-    exes, dirs = build()
+    here = machine()
+    # The page's machine line is the machine of a full run; a run of some
+    # suites records its machine in each suite's own results instead.
+    if not only:
+        (RESULTS / "machine.json").write_text(json.dumps(here, indent=1) + "\n")
+    # GradBench's run builds its own tool (compare.sh): no bench to build.
+    exes, dirs = build() if any(s.kind != "gradbench" for s in suites) else ({}, {})
     for suite in suites:
         print(f"report.py: {suite.id}: {suite.command}", file=sys.stderr)
         before, started = loadavg(), time.time()
@@ -351,6 +357,7 @@ def run(only, gb):
             "load_before": before,
             "load_after": loadavg(),
             "seconds": round(time.time() - started),
+            "machine": describe(here),
         }
         (RESULTS / f"{suite.id}.txt").write_text(stdout)
         (RESULTS / f"{suite.id}.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -433,8 +440,18 @@ def meta(suite):
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def describe(m):
+    """A machine in the words of the page's machine line."""
+    return f"{m['cpu']}, {m['cpus']} CPUs, {m['memory']}, {m['os']}; {m['rustc']}"
+
+
 def when(m):
-    return (f"Measured {m['date']} at {m['commit']}, in {m['seconds']} s; load average "
+    """When, at which commit and under what load a suite ran, and on which
+    machine where that is not the page's."""
+    page = json.loads((RESULTS / "machine.json").read_text())
+    on = (f" on {m['machine']}" if m.get("machine") and m["machine"] != describe(page)
+          else "")
+    return (f"Measured {m['date']} at {m['commit']}{on}, in {m['seconds']} s; load average "
             f"{m['load_before']} before, {m['load_after']} after.")
 
 
@@ -618,8 +635,8 @@ def render():
         "behind these numbers, and why the code is as it is, are told in "
         "[`benchmarks/HISTORY.md`](benchmarks/HISTORY.md).",
         "",
-        f"Machine: {m['cpu']}, {m['cpus']} CPUs, {m['memory']}, {m['os']}; {m['rustc']}, "
-        "release profile. Ratios are of medians taken in one run of a suite, so a slow "
+        f"Machine: {describe(m)}, release profile (a section measured elsewhere says "
+        "where). Ratios are of medians taken in one run of a suite, so a slow "
         "spell of the machine falls on both sides; times move from run to run on a "
         "shared machine, ratios much less.",
         "",

@@ -73,6 +73,15 @@ fn distinct(codes: Vec<String>) -> (Vec<String>, Vec<(usize, bool)>) {
 }
 
 impl Gen<'_> {
+    /// The tape of the stored routine being generated, when this run of it
+    /// is the one that works the tape in `mode` (pushes in `R`, pops in `~R`).
+    fn store_tape(&self, mode: TapeMode) -> Option<String> {
+        match &self.store {
+            Some(Store { tape, mode: m }) if *m == mode => Some(tape.clone()),
+            _ => None,
+        }
+    }
+
     /// Whether this reverse pass's adjoints are real numbers that a tape
     /// keeps: `f32`, `f64` or a type parameter (`T: nilang::Real`).
     pub(crate) fn stores_adjoint_scalars(&self) -> bool {
@@ -124,11 +133,7 @@ impl Gen<'_> {
     /// After `R`'s instruction `target op= value`, under `@store`: push the
     /// local derivatives that `~R`'s rule of its inverse will pop.
     pub(crate) fn push_stored(&mut self, target: &Expr, op: InstrOp, value: &Expr) {
-        let Some(Store {
-            tape,
-            mode: TapeMode::Push,
-        }) = self.store.clone()
-        else {
+        let Some(tape) = self.store_tape(TapeMode::Push) else {
             return;
         };
         let Some(rule) = self.stored_rule(target, op.inverse(), value) else {
@@ -148,13 +153,7 @@ impl Gen<'_> {
     /// instructions push (nested loops and branches reserve or grow on
     /// their own); `None` elsewhere or when they push nothing.
     pub(crate) fn stored_reserve(&mut self, count: &str, body: &[Stmt]) -> Option<String> {
-        let Some(Store {
-            tape,
-            mode: TapeMode::Push,
-        }) = self.store.clone()
-        else {
-            return None;
-        };
+        let tape = self.store_tape(TapeMode::Push)?;
         // Deciding emits no code, but keep whatever it might write out.
         let (out, tmp) = (self.out.len(), self.tmp);
         let mut per = 0;
@@ -189,11 +188,7 @@ impl Gen<'_> {
         value: &Expr,
         span: Span,
     ) -> bool {
-        let Some(Store {
-            tape,
-            mode: TapeMode::Pop,
-        }) = self.store.clone()
-        else {
+        let Some(tape) = self.store_tape(TapeMode::Pop) else {
             return false;
         };
         let Some(rule) = self.stored_rule(target, op, value) else {
