@@ -353,16 +353,31 @@ fn assert_close(got: &Value, want: &[f64], rtol: f64) {
 
 #[test]
 fn lse_against_a_reference_and_differences() {
-    // Large values: the maximum taken out keeps exp finite.
-    let x = [0.5, -1.25, 3.0, 700.0, 699.5, 2.0];
-    let input = json!({ "x": x, "min_runs": 1, "min_seconds": 0.0 });
-    let primal = output("lse", "primal", input.clone()).as_f64().unwrap();
-    assert!((primal - lse_reference(&x)).abs() <= 1e-12 * primal.abs());
-    assert_close(
-        &output("lse", "gradient", input),
-        &differences(lse_reference, &x),
-        1e-6,
-    );
+    // Large values: the maximum taken out keeps exp finite. The program
+    // keeps each earlier maximum on a stack: one input raises the maximum
+    // at every element (the stack as long as the input), one never after
+    // the first, one ties it, and one has a single element.
+    let inputs: [&[f64]; 5] = [
+        &[0.5, -1.25, 3.0, 700.0, 699.5, 2.0],
+        &[-3.0, -1.0, 0.25, 2.0, 40.0, 41.5],
+        &[9.0, 1.0, -2.0, 8.5, 0.0],
+        &[1.5, 4.0, 4.0, -1.0, 4.0],
+        &[-0.75],
+    ];
+    for x in inputs {
+        let input = json!({ "x": x, "min_runs": 1, "min_seconds": 0.0 });
+        let primal = output("lse", "primal", input.clone()).as_f64().unwrap();
+        let want = lse_reference(x);
+        assert!(
+            (primal - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{x:?}: {primal} vs {want}"
+        );
+        assert_close(
+            &output("lse", "gradient", input),
+            &differences(lse_reference, x),
+            1e-6,
+        );
+    }
 }
 
 #[test]
