@@ -92,8 +92,15 @@ where
     S: ndarray::Data<Elem = T>,
 {
     type Shape = (usize, usize);
+    /// A matrix whose elements lie in one piece of memory (any owned one)
+    /// is checked as that slice, in blocks; a strided view element by
+    /// element.
     fn check_fill(&self, (rows, cols): (usize, usize), value: &T, atol: f64) -> bool {
-        self.dim() == (rows, cols) && self.iter().all(|a| a.check_eq(value, atol))
+        self.dim() == (rows, cols)
+            && match self.as_slice_memory_order() {
+                Some(all) => all.check_fill(all.len(), value, atol),
+                None => self.iter().all(|a| a.check_eq(value, atol)),
+            }
     }
 }
 
@@ -177,6 +184,25 @@ mod tests {
                 }
             }
         }
+        // A matrix in one piece is checked as its slice; a strided view
+        // (every other column) element by element: the same answers.
+        let mut m = ndarray::Array2::<f64>::zeros((5, 8));
+        assert!(m.check_fill((5, 8), &0.0, 1e-8));
+        assert!(
+            m.slice(ndarray::s![.., ..;2])
+                .check_fill((5, 4), &0.0, 1e-8)
+        );
+        m[[3, 6]] = f64::NAN;
+        assert!(!m.check_fill((5, 8), &0.0, 1e-8));
+        assert!(!m.t().check_fill((8, 5), &0.0, 1e-8));
+        assert!(
+            !m.slice(ndarray::s![.., ..;2])
+                .check_fill((5, 4), &0.0, 1e-8)
+        );
+        assert!(
+            m.slice(ndarray::s![.., 1..;2])
+                .check_fill((5, 4), &0.0, 1e-8)
+        );
     }
 
     #[test]
