@@ -1105,7 +1105,9 @@ impl Gen<'_> {
     /// numbers only; not where adjoint rules run (a reverse pass passes the
     /// ancillas' adjoints on through the uncomputation's rules), but in the
     /// routines a reverse pass runs plainly (`plain_routine`, such as the
-    /// forward sweep of a gradient); not in a tape loop.
+    /// forward sweep of a gradient); not in a tape loop. Outside adjoints, a
+    /// vector whose leftover values nothing can read is not even set back
+    /// (`stale_scratch_unread`).
     fn zeroing_uncomputation(&self, routine: &Stmt) -> Option<Vec<String>> {
         if !self.uncomputation_skippable() || self.differentiating() || self.mode.tape.is_some() {
             return None;
@@ -1152,7 +1154,9 @@ impl Gen<'_> {
             match &kind {
                 Kind::Array(elem) => {
                     let s = scalar(elem)?;
-                    lines.push(format!("{name}.fill(nilang::zero::<{s}>());"));
+                    if !self.stale_scratch_unread(inner, id) {
+                        lines.push(format!("{name}.fill(nilang::zero::<{s}>());"));
+                    }
                 }
                 k => {
                     let s = scalar(k)?;

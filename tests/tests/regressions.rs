@@ -379,6 +379,50 @@ fn agrees_with_the_checked_build(
     out
 }
 
+/// Without checks, a scratch vector walked up by its routine and read
+/// nowhere else is not set back to zero between runs, while two that are
+/// read where a run may not have written (above a shorter chain, or
+/// outside the routine) still are: forwards, backwards and in the
+/// gradient, the build agrees bit for bit with the checked one, and with
+/// the sums written out.
+#[test]
+fn a_walked_scratch_left_as_it_is_agrees_with_the_checked_build() {
+    let x: [f64; 5] = [0.3, -1.2, 2.0, 0.7, -0.4];
+    let ts: [f64; 4] = [0.5, -1.5, 2.25, 0.75];
+    let out = agrees_with_the_checked_build(
+        (
+            regressions::shrinking_chains,
+            regressions::shrinking_chains_grad,
+        ),
+        (
+            regressions::shrinking_chains_checked,
+            regressions::shrinking_chains_checked_grad,
+        ),
+        &x,
+        &ts,
+    );
+    let m = x.len();
+    let expected: f64 = 0.125
+        + ts.iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let len = m - i;
+                let mut r: f64 = (0..len).map(|j| x[j] * t.powi(j as i32)).sum();
+                // `q[m]`: the top of `q`'s chain, reached in the first run only.
+                if len == m {
+                    r += t.powi(m as i32 - 1);
+                }
+                r * t.powi(m as i32 - 1)
+            })
+            .sum::<f64>();
+    assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
+    let (mut back, mut back_checked) = (out, out);
+    regressions::uncall_shrinking_chains(&mut back, &x, &ts).unwrap();
+    regressions::uncall_shrinking_chains_checked(&mut back_checked, &x, &ts).unwrap();
+    assert_eq!(back.to_bits(), back_checked.to_bits());
+    assert!((back - 0.125).abs() < 1e-12, "{back}");
+}
+
 /// Without checks, the first update of each cell of a scratch vector in a
 /// run of its routine is an assignment (the vector holds zeros then):
 /// forwards, backwards and in the gradient, the build agrees bit for bit

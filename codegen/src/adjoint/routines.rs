@@ -308,6 +308,80 @@ impl Gen<'_> {
         top[at + 1..].iter().all(|s| self.only_read(s, id))
     }
 
+    /// Whether, in a function that is not an adjoint, the scratch vector
+    /// `id` of the `@routine` `inner` may be left holding what a run of the
+    /// routine wrote instead of being set back to zero at its `~@routine`
+    /// (`zeroing_uncomputation`, checks off): nothing can tell the
+    /// difference.
+    /// - The routine walks a chain up through it (`walked_chain`), and
+    ///   nothing after the chain's loop mentions it.
+    /// - Every update of it in the routine is the first write of its cell
+    ///   in the run (`first_writes`), written as an assignment: its
+    ///   elements are floats (a type parameter's `-=` stays an update), so
+    ///   no update reads what an earlier run left.
+    /// - Every read is of a cell this run wrote before it, or of a cell no
+    ///   run ever writes (zero since the allocation): the chain reads
+    ///   `id[j + c]` with `c` below the written offset (a cell an earlier
+    ///   iteration wrote, or one below the loop's first cell) and the cell
+    ///   just written; below the first cell, the cells are written only by
+    ///   the updates before the loop at literal indices, which run every
+    ///   time and before their reads (`walked_chain` checks both).
+    /// - Outside the routine nothing mentions it but its allocation and its
+    ///   deallocation, which checks nothing with checks off.
+    ///
+    /// A work array walked by a running product (`llsq`'s powers) then
+    /// costs no `fill` for every run of its routine, which the processor
+    /// cannot overlap with the next run's chain.
+    pub(crate) fn stale_scratch_unread(&self, inner: &Stmt, id: usize) -> bool {
+        let floats = matches!(
+            kind_of(&self.types.defs[id]),
+            Kind::Array(elem) if matches!(*elem, Kind::Float(_))
+        );
+        if self.mode.ad.is_some() || !floats {
+            return false;
+        }
+        let top: &[Stmt] = match &inner.kind {
+            StmtKind::Begin(block) => &block.stmts,
+            _ => std::slice::from_ref(inner),
+        };
+        if !self.walked_chain(top, id) {
+            return false;
+        }
+        let Some(at) = top.iter().position(|s| {
+            matches!(s.kind, StmtKind::For { .. })
+                && self.writes_of(std::slice::from_ref(s), id).0 > 0
+        }) else {
+            return false;
+        };
+        if top[at + 1..].iter().any(|s| self.mentions(s.span, id) > 0) {
+            return false;
+        }
+        let firsts = self
+            .first_writes(inner)
+            .iter()
+            .filter(|(_, d)| *d == id)
+            .count();
+        if self.writes_of(top, id) != (firsts, false) {
+            return false;
+        }
+        let mut outside = 0;
+        for stmt in &self.body {
+            outside += self.mentions(stmt.span, id);
+        }
+        let mut own = self.mentions(inner.span, id);
+        for stmt in &self.body {
+            crate::effects::visit_stmt(stmt, &mut |s| match &s.kind {
+                StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. }
+                    if self.resolution.def_at(name.span) == Some(id) =>
+                {
+                    own += self.mentions(s.span, id);
+                }
+                _ => {}
+            });
+        }
+        outside == own
+    }
+
     /// Whether each of the mentions of `id` in `span` is an element
     /// `id[index]`, among the expressions `each` visits, with `ok(index)`.
     fn cells_read(
