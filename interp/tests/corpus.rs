@@ -188,11 +188,11 @@ fn every_function_that_runs_comes_back() {
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 328
+        gradient agrees with central differences: 330
         gradient: no float parameter: 19
         gradient: not differentiable: the reverse pass of: 1
         parameters not generated: 45
-        ran forwards and back: 348
+        ran forwards and back: 350
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
         stopped by a check: deallocation check failed: 8
