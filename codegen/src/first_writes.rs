@@ -24,6 +24,15 @@
 
 use super::*;
 
+/// The top-level statements of a routine's body `inner` (`@routine begin
+/// ... end`, or one statement).
+pub(crate) fn routine_top(inner: &Stmt) -> &[Stmt] {
+    match &inner.kind {
+        StmtKind::Begin(block) => &block.stmts,
+        _ => std::slice::from_ref(inner),
+    }
+}
+
 /// What of one ancilla a run of the routine has written so far.
 #[derive(Default)]
 struct Written {
@@ -72,10 +81,7 @@ impl Gen<'_> {
                 written.push(id);
             }
         });
-        let top: &[Stmt] = match &inner.kind {
-            StmtKind::Begin(block) => &block.stmts,
-            _ => std::slice::from_ref(inner),
-        };
+        let top = routine_top(inner);
         let mut out = Vec::new();
         for id in written {
             let number = |k: &Kind| matches!(k, Kind::Float(_) | Kind::Generic(_));

@@ -185,10 +185,7 @@ impl Gen<'_> {
         {
             return Vec::new();
         }
-        let top: &[Stmt] = match &inner.kind {
-            StmtKind::Begin(block) => &block.stmts,
-            _ => std::slice::from_ref(&**inner),
-        };
+        let top = crate::first_writes::routine_top(inner);
         let mut candidates: Vec<usize> = Vec::new();
         crate::effects::visit_stmt(inner, &mut |s| {
             if let Some((id, _)) = self.accumulated_root(s)
@@ -219,7 +216,9 @@ impl Gen<'_> {
                 .iter()
                 .position(|s| self.mentions(s.span, id) != self.accumulated_mentions(s, id))
                 .unwrap_or(top.len());
-            if top[split..].iter().all(|s| self.only_read(s, id)) || self.walked_chain(top, id) {
+            if top[split..].iter().all(|s| self.only_read(s, id))
+                || self.walked_chain(top, id).is_some()
+            {
                 out.push((id, zero));
             }
         }
@@ -242,22 +241,20 @@ impl Gen<'_> {
     /// restore it: in iteration `j`, the statements after the write read at
     /// most the written cell and run before its update; those before it, and
     /// every later iteration, read lower cells; the statements before the
-    /// loop, cells the loop never writes.
-    fn walked_chain(&self, top: &[Stmt], id: usize) -> bool {
+    /// loop, cells the loop never writes. The index of the loop in `top`.
+    fn walked_chain(&self, top: &[Stmt], id: usize) -> Option<usize> {
         let loops: Vec<usize> = (0..top.len())
             .filter(|&i| {
                 matches!(top[i].kind, StmtKind::For { .. }) && self.writes_of(&top[i..=i], id).0 > 0
             })
             .collect();
         let [at] = loops[..] else {
-            return false;
+            return None;
         };
         let StmtKind::For { var, range, body } = &top[at].kind else {
-            return false;
+            return None;
         };
-        let Some(write) = self.loop_write(var, range, body, id) else {
-            return false;
-        };
+        let write = self.loop_write(var, range, body, id)?;
         let is_var = self.is_loop_var(var);
         let below = |index: &Expr| index.whole_number().is_some_and(|c| c < write.first);
         for (i, s) in body.stmts.iter().enumerate() {
@@ -276,7 +273,7 @@ impl Gen<'_> {
                 self.cells_read(&mut |f| statement_exprs(s, f), s.span, id, ok)
             };
             if !fine {
-                return false;
+                return None;
             }
         }
         // Before the loop: updates of cells, then their reads.
@@ -287,10 +284,10 @@ impl Gen<'_> {
             });
             match update {
                 Some(c) if c < write.first && !read.contains(&c) => {}
-                Some(_) => return false,
+                Some(_) => return None,
                 None => {
                     if self.writes_of(std::slice::from_ref(s), id) != (0, false) {
-                        return false;
+                        return None;
                     }
                     let ok = &mut |index: &Expr| match index.whole_number() {
                         Some(c) if c < write.first => {
@@ -300,12 +297,15 @@ impl Gen<'_> {
                         _ => false,
                     };
                     if !self.cells_read(&mut |f| statement_exprs(s, f), s.span, id, ok) {
-                        return false;
+                        return None;
                     }
                 }
             }
         }
-        top[at + 1..].iter().all(|s| self.only_read(s, id))
+        top[at + 1..]
+            .iter()
+            .all(|s| self.only_read(s, id))
+            .then_some(at)
     }
 
     /// Whether, in a function that is not an adjoint, the scratch vector
@@ -340,17 +340,8 @@ impl Gen<'_> {
         if self.mode.ad.is_some() || !floats {
             return false;
         }
-        let top: &[Stmt] = match &inner.kind {
-            StmtKind::Begin(block) => &block.stmts,
-            _ => std::slice::from_ref(inner),
-        };
-        if !self.walked_chain(top, id) {
-            return false;
-        }
-        let Some(at) = top.iter().position(|s| {
-            matches!(s.kind, StmtKind::For { .. })
-                && self.writes_of(std::slice::from_ref(s), id).0 > 0
-        }) else {
+        let top = crate::first_writes::routine_top(inner);
+        let Some(at) = self.walked_chain(top, id) else {
             return false;
         };
         if top[at + 1..].iter().any(|s| self.mentions(s.span, id) > 0) {
@@ -364,12 +355,9 @@ impl Gen<'_> {
         if self.writes_of(top, id) != (firsts, false) {
             return false;
         }
-        let mut outside = 0;
+        let (mut outside, mut own) = (0, self.mentions(inner.span, id));
         for stmt in &self.body {
             outside += self.mentions(stmt.span, id);
-        }
-        let mut own = self.mentions(inner.span, id);
-        for stmt in &self.body {
             crate::effects::visit_stmt(stmt, &mut |s| match &s.kind {
                 StmtKind::Alloc { name, .. } | StmtKind::Dealloc { name, .. }
                     if self.resolution.def_at(name.span) == Some(id) =>
