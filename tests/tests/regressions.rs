@@ -379,6 +379,22 @@ fn agrees_with_the_checked_build(
     out
 }
 
+/// Uncalls `unchecked` and `checked` from `out` (the value both builds
+/// gave from 0.125): they agree bit for bit and come back to 0.125.
+fn uncalls_agree_back_to_the_start(
+    unchecked: Forward,
+    checked: Forward,
+    out: f64,
+    x: &[f64],
+    ts: &[f64],
+) {
+    let (mut back, mut back_checked) = (out, out);
+    unchecked(&mut back, x, ts).unwrap();
+    checked(&mut back_checked, x, ts).unwrap();
+    assert_eq!(back.to_bits(), back_checked.to_bits());
+    assert!((back - 0.125).abs() < 1e-12, "{back}");
+}
+
 /// Without checks, a scratch vector walked up by its routine and read
 /// nowhere else is not set back to zero between runs, while two that are
 /// read where a run may not have written (above a shorter chain, or
@@ -416,11 +432,13 @@ fn a_walked_scratch_left_as_it_is_agrees_with_the_checked_build() {
             })
             .sum::<f64>();
     assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
-    let (mut back, mut back_checked) = (out, out);
-    regressions::uncall_shrinking_chains(&mut back, &x, &ts).unwrap();
-    regressions::uncall_shrinking_chains_checked(&mut back_checked, &x, &ts).unwrap();
-    assert_eq!(back.to_bits(), back_checked.to_bits());
-    assert!((back - 0.125).abs() < 1e-12, "{back}");
+    uncalls_agree_back_to_the_start(
+        regressions::uncall_shrinking_chains,
+        regressions::uncall_shrinking_chains_checked,
+        out,
+        &x,
+        &ts,
+    );
 }
 
 /// Without checks, the first update of each cell of a scratch vector in a
@@ -456,11 +474,13 @@ fn first_writes_of_a_scratch_vector_are_assignments_without_checks() {
             })
             .sum::<f64>();
     assert!((out - expected).abs() < 1e-12, "{out} vs {expected}");
-    let (mut back, mut back_checked) = (out, out);
-    regressions::uncall_running_powers(&mut back, &x, &ts).unwrap();
-    regressions::uncall_running_powers_checked(&mut back_checked, &x, &ts).unwrap();
-    assert_eq!(back.to_bits(), back_checked.to_bits());
-    assert!((back - 0.125).abs() < 1e-12, "{back}");
+    uncalls_agree_back_to_the_start(
+        regressions::uncall_running_powers,
+        regressions::uncall_running_powers_checked,
+        out,
+        &x,
+        &ts,
+    );
 }
 
 /// Without checks, the reverse pass leaves out the updates of a chain
