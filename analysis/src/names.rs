@@ -171,6 +171,13 @@ pub fn bar_name(name: &str) -> String {
     format!("{}{BAR}", bare(name))
 }
 
+/// The small buffer that holds an array ancilla whose name then stands
+/// for a slice of it (`__small_x` for `x`, `__small_x_bar` for `x_bar`):
+/// `__` keeps it apart from every user name.
+pub fn small_buffer_name(spelled: &str) -> String {
+    format!("__small_{}", spelled.trim_start_matches("r#"))
+}
+
 /// The Rust spelling of the variable whose adjoint is spelled `spelled`,
 /// if it is an adjoint's name (`x` for `x_bar`): [`bar_name`] read back.
 pub fn bar_of(spelled: &str) -> Option<&str> {

@@ -36,6 +36,7 @@ mod kinds;
 pub(crate) mod numbers;
 mod places;
 mod sites;
+mod small;
 use places::Indexed;
 pub mod queries;
 mod stack;
@@ -1257,16 +1258,24 @@ impl Gen<'_> {
                     .def_kind(name.span)
                     .map(|(_, k)| k)
                     .unwrap_or(Kind::Unknown);
-                let code = self.value_as(value, &kind);
-                let annotation = rust_scalar(&kind)
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default();
-                self.line(&format!(
-                    "let mut {}{annotation} = {code};",
-                    rust_name(&name.name)
-                ));
+                let small = self
+                    .resolution
+                    .def_at(name.span)
+                    .is_some_and(|id| self.small_buffer(id, value));
+                if small {
+                    self.small_alloc(name, value, &kind);
+                } else {
+                    let code = self.value_as(value, &kind);
+                    let annotation = rust_scalar(&kind)
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default();
+                    self.line(&format!(
+                        "let mut {}{annotation} = {code};",
+                        rust_name(&name.name)
+                    ));
+                }
                 if self.mode.ad.is_some() {
-                    self.ad_alloc(name, &kind);
+                    self.ad_alloc(name, &kind, small);
                 }
             }
             StmtKind::Dealloc { name, .. } if self.is_stack_def(name.span) => {
@@ -1332,11 +1341,16 @@ impl Gen<'_> {
                     _ => None,
                 };
                 let var = rust_name(&name.name);
+                // A small buffer's name is a slice of it (`codegen::small`).
+                let whole = match self.resolution.def_at(name.span) {
+                    Some(id) if self.small_buffer(id, value) => format!("{var}[..]"),
+                    _ => var.clone(),
+                };
                 let e = self.fresh("expected");
                 let (test, build) = match filled {
                     Some(fill) => (
                         format!(
-                            "nilang::CheckFill::check_fill(&{var}, {}, &{}, ATOL)",
+                            "nilang::CheckFill::check_fill(&{whole}, {}, &{}, ATOL)",
                             fill.shape(),
                             fill.elem
                         ),

@@ -188,14 +188,14 @@ fn every_function_that_runs_comes_back() {
     // (the tests of failures among them).
     expect_test::expect![[r#"
         file with errors (skipped): 1
-        gradient agrees with central differences: 330
+        gradient agrees with central differences: 332
         gradient: no float parameter: 19
         gradient: not differentiable: the reverse pass of: 1
         parameters not generated: 45
-        ran forwards and back: 350
+        ran forwards and back: 352
         stopped by a check: `while` postcondition was already true on entry: 2
         stopped by a check: assertion failed: 3
-        stopped by a check: deallocation check failed: 8
+        stopped by a check: deallocation check failed: 9
         stopped by a check: fixed-point overflow: 1
         stopped by a check: index out of range: 29
         stopped by a check: lossy typecast: 3

@@ -11,6 +11,18 @@ use std::ops::{Deref, DerefMut};
 
 use ndarray::{ArrayView1, ArrayViewMut1};
 
+/// How many elements of an ancilla array live in the frame of the function
+/// that allocates it: a longer array goes to the heap. 32 holds the work
+/// vectors of the examples (the graph loss's 15 and 30 distances) while a
+/// buffer of `f64` stays at 256 bytes of stack.
+pub const SMALL: usize = 32;
+
+/// The storage of an ancilla array that the code generator keeps off the
+/// heap when it is short (`codegen::small` decides which arrays): a
+/// `smallvec::SmallVec` of [`SMALL`] elements inline, which generated code
+/// reads through a slice of it.
+pub type SmallBuf<T> = smallvec::SmallVec<[T; SMALL]>;
+
 /// A read-only column as a slice: borrowed when contiguous, copied if not.
 #[inline]
 pub fn column<'a, T: Clone>(view: ArrayView1<'a, T>) -> Cow<'a, [T]> {

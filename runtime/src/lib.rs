@@ -69,7 +69,7 @@ pub mod ulog;
 pub mod wrapping;
 
 pub use adjoint::Adjoint;
-pub use array::{ColumnMut, column};
+pub use array::{ColumnMut, SMALL, SmallBuf, column};
 pub use check::{CheckEq, CheckFill, check_inv};
 pub use complex::Complex;
 pub use dual::Dual;

@@ -313,9 +313,9 @@ fn the_interpreter_and_the_generated_code_agree_on_every_function_of_nil() {
     }
     let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
-        forward: the same bits: 299
-        forward: the same error: 31
-        uncall: the same bits: 299
+        forward: the same bits: 301
+        forward: the same error: 32
+        uncall: the same bits: 301
     "#]]
     .assert_eq(&summary);
 }
@@ -514,8 +514,8 @@ fn the_interpreter_and_the_generated_code_agree_on_the_gradients_of_nil() {
     }
     let summary = summary(&outcomes, &failures);
     expect_test::expect![[r#"
-        the same error: 30
-        the same gradient within 1e-12: 285
+        the same error: 31
+        the same gradient within 1e-12: 287
     "#]]
     .assert_eq(&summary);
 }

@@ -501,3 +501,41 @@ fn an_unchecked_reverse_pass_leaves_out_a_walked_chain() {
         &[0.5, -1.5, 2.25],
     );
 }
+
+/// A work array lent whole to a function is held in a small buffer
+/// (`codegen::small`): on either side of `nilang::SMALL` elements (in the
+/// frame, and spilled to the heap) the value, the inverse and the gradient
+/// are those of `Σ x_i²`.
+#[test]
+fn a_work_array_in_a_small_buffer_on_either_side_of_its_capacity() {
+    for n in [1, nilang::SMALL - 1, nilang::SMALL, nilang::SMALL + 1, 100] {
+        let x: Vec<f64> = (0..n).map(|i| 0.25 * i as f64 - 1.5).collect();
+        let squares: f64 = x.iter().map(|v| v * v).sum();
+        let mut out = 0.5;
+        regressions::lent_squares(&mut out, &x).unwrap();
+        assert!((out - (0.5 + squares)).abs() < 1e-12, "n = {n}: {out}");
+        regressions::uncall_lent_squares(&mut out, &x).unwrap();
+        assert!((out - 0.5).abs() < 1e-12, "n = {n}: {out}");
+        let (mut out, mut out_bar, mut x_bar) = (0.5, 1.0, vec![0.0; n]);
+        regressions::lent_squares_grad(&mut out, &mut out_bar, &x, &mut x_bar).unwrap();
+        for (g, v) in x_bar.iter().zip(&x) {
+            assert!((g - 2.0 * v).abs() < 1e-12, "n = {n}: {g} vs {}", 2.0 * v);
+        }
+    }
+}
+
+/// The deallocation check of an array in a small buffer reads all of it,
+/// in the frame and spilled: a last cell left holding a value fails with
+/// the array's name, and one left at zero passes.
+#[test]
+fn a_dirty_small_buffer_fails_its_deallocation_check() {
+    for n in [3, nilang::SMALL + 8] {
+        let mut x = vec![0.0; n];
+        regressions::frees_a_dirty_work_array(&x).unwrap();
+        x[n - 1] = 0.75;
+        let err = regressions::frees_a_dirty_work_array(&x).unwrap_err();
+        assert_eq!(err.check, Check::Deallocation, "n = {n}");
+        assert!(err.what.contains("`w`"), "n = {n}: {}", err.what);
+        assert!(err.found.contains("0.75"), "n = {n}: {}", err.found);
+    }
+}

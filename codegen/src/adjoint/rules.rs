@@ -38,7 +38,7 @@ impl Gen<'_> {
     }
 
     /// The adjoint of a new ancilla, zero.
-    pub(crate) fn ad_alloc(&mut self, name: &Ident, kind: &Kind) {
+    pub(crate) fn ad_alloc(&mut self, name: &Ident, kind: &Kind, small: bool) {
         if !self.active_at(name.span) {
             // Computed from constants only: no adjoint.
             return;
@@ -55,12 +55,22 @@ impl Gen<'_> {
                 },
                 _ => zero,
             },
-            Kind::Array(inner) if differentiable(inner) => match **inner {
-                Kind::Complex(_) => {
-                    format!("vec![nilang::Complex::new({zero}, {zero}); {n}.len()]")
+            Kind::Array(inner) if differentiable(inner) => {
+                let elem = match **inner {
+                    Kind::Complex(_) => format!("nilang::Complex::new({zero}, {zero})"),
+                    _ => zero,
+                };
+                if small {
+                    // Held as the array is (`codegen::small`).
+                    let buf = nilang_analysis::names::small_buffer_name(&b);
+                    self.line(&format!(
+                        "let mut {buf} = nilang::SmallBuf::from_elem({elem}, {n}.len());"
+                    ));
+                    self.line(&format!("let mut {b} = &mut {buf}[..];"));
+                    return;
                 }
-                _ => format!("vec![{zero}; {n}.len()]"),
-            },
+                format!("vec![{elem}; {n}.len()]")
+            }
             Kind::Matrix(inner) if differentiable(inner) => match **inner {
                 Kind::Complex(_) => format!(
                     "nilang::ndarray::Array2::from_elem({n}.raw_dim(), nilang::Complex::new({zero}, {zero}))"
