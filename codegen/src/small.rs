@@ -2,9 +2,8 @@
 //!
 //! An ancilla array `a ← zeros(T, n)` (or `ones`) that the function only
 //! reads and writes cell by cell, asks the length of, or lends whole to a
-//! function that takes an array, is generated as a
-//! [`nilang::SmallBuf`](../../nilang_runtime/type.SmallBuf.html): up to
-//! [`nilang::SMALL`] elements sit inside the function's frame, and only a
+//! function that takes an array, is generated as a `nilang::SmallBuf`: up
+//! to `nilang::SMALL` (32) elements sit inside the function's frame, and only a
 //! longer array goes to the heap. The name then stands for a slice of that
 //! buffer (`&mut [T]`), which is what the rest of the generated code
 //! already reads for an array parameter, so the function's other lines are
