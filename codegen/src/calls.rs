@@ -279,7 +279,7 @@ impl Gen<'_> {
 
     /// The positions of a callee's `Fn` parameters (none unless it is a
     /// template).
-    pub(super) fn function_positions(&self, name: &str) -> Vec<usize> {
+    fn function_positions(&self, name: &str) -> Vec<usize> {
         self.ctx.callee(name).map_or_else(Vec::new, |sig| {
             sig.params
                 .iter()

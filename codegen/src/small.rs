@@ -64,14 +64,17 @@ impl Gen<'_> {
                 });
             });
         }
-        // Every mention the resolution recorded is one of those walked.
+        // Every mention the resolution recorded is one of those walked (a
+        // binary search: a long function can mention an array thousands of
+        // times).
+        spans.sort_unstable();
         let recorded = self.body.iter().all(|s| {
             let uses = &self.resolution.uses;
             let from = uses.partition_point(|(u, _)| u.start < s.span.start);
             uses[from..]
                 .iter()
                 .take_while(|(u, _)| u.start < s.span.end)
-                .all(|(u, d)| *d != id || spans.contains(u))
+                .all(|(u, d)| *d != id || spans.binary_search(u).is_ok())
         });
         fine && left == 0 && recorded
     }
@@ -111,15 +114,20 @@ impl Gen<'_> {
         };
         if crate::builtins::instruction(&call.callee.name).is_some()
             || crate::ast::Derivative::of(&call.callee.name).is_some()
-            || !self.function_positions(&call.callee.name).is_empty()
         {
             return 0;
         }
         let Some(sig) = self.ctx.callee(&call.callee.name) else {
             return 0;
         };
-        if sig.params.len() != call.args.len() {
-            // A template's instance takes captured values too.
+        // A template (a function with an `Fn` parameter) is called through
+        // its instance, which takes its arguments in another order.
+        if sig.params.len() != call.args.len()
+            || sig
+                .params
+                .iter()
+                .any(|(_, ty)| matches!(ty, Ty::Constructed(Ctor::Fn, _)))
+        {
             return 0;
         }
         call.args
